@@ -1,0 +1,133 @@
+//! The ask/tell interface of population methods (argmin's solver state machine, pycma's loop).
+
+use serde::{Deserialize, Serialize};
+
+use crate::{CoreError, Population};
+
+/// What `tell` does with a NaN or infinite objective value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum NonFinitePolicy {
+    /// Reject the whole `tell` with [`CoreError::NonFinite`] naming the first offending row.
+    /// The optimizer's state is left unchanged, so the caller may re-evaluate and tell again.
+    #[default]
+    Error,
+    /// Treat NaN, `+inf` and `-inf` alike as `+inf`: the point is ranked worst. Methods that need
+    /// finite differences document how they use such points (e.g. Nesterov–Spokoiny drops the pair).
+    TreatAsInf,
+}
+
+/// Something an optimizer wants reported (e.g. a step-size backtracking); the driver forwards
+/// events to observers. Algorithm crates never print.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    /// A short machine-readable kind, e.g. `"backtrack"`.
+    pub kind: String,
+    /// A human-readable sentence.
+    pub message: String,
+}
+
+/// A population-based optimizer as a state machine: [`AskTell::ask_into`] proposes points and
+/// [`AskTell::tell`] takes their values. Drivers, budgets and printing live outside.
+///
+/// Contract: every `tell` follows an `ask` of the same generation; `tell` validates the shape and
+/// values with [`check_tell`] before it changes any state, so a rejected `tell` can be retried.
+pub trait AskTell {
+    /// Short algorithm name as used by the CLI, e.g. `"nesterov-spokoiny"`.
+    fn name(&self) -> &'static str;
+
+    /// Dimension of the search space.
+    fn dim(&self) -> usize;
+
+    /// Number of points the next `ask` proposes.
+    fn population_size(&self) -> usize;
+
+    /// Writes the next population into `out`, resizing it to `population_size() x dim()`.
+    /// Reusing the same `out` every generation avoids allocation.
+    fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError>;
+
+    /// Convenience: a freshly allocated population.
+    fn ask(&mut self) -> Result<Population, CoreError> {
+        let mut p = Population::empty(self.dim());
+        self.ask_into(&mut p)?;
+        Ok(p)
+    }
+
+    /// Updates the search distribution from `values[i] = f(population.row(i))`.
+    fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError>;
+
+    /// Center of the current search distribution (the recommendation when no point is better).
+    fn mean(&self) -> &[f64];
+
+    /// Characteristic length of the current search step, used by the `tol-x` stop rule. Each
+    /// method documents what it returns (e.g. `sigma * sqrt(max C_ii)` for an ES).
+    fn scale(&self) -> f64;
+
+    /// Events since the last call, for observers.
+    fn take_events(&mut self) -> Vec<Event> {
+        Vec::new()
+    }
+}
+
+/// Validates what is told: the population is `expected_n x dim`, there is one value per point, and
+/// values are finite (or, under [`NonFinitePolicy::TreatAsInf`], mapped to `+inf`). Writes the
+/// values to use into `out`, which is resized (its allocation reused).
+pub fn check_tell(
+    population: &Population,
+    values: &[f64],
+    dim: usize,
+    expected_n: usize,
+    policy: NonFinitePolicy,
+    out: &mut Vec<f64>,
+) -> Result<(), CoreError> {
+    if population.dim() != dim {
+        return Err(CoreError::DimensionMismatch { what: "population dimension", expected: dim, got: population.dim() });
+    }
+    if population.len() != expected_n {
+        return Err(CoreError::DimensionMismatch { what: "population size", expected: expected_n, got: population.len() });
+    }
+    if values.len() != expected_n {
+        return Err(CoreError::DimensionMismatch { what: "number of objective values", expected: expected_n, got: values.len() });
+    }
+    out.clear();
+    for (index, &value) in values.iter().enumerate() {
+        if value.is_finite() {
+            out.push(value);
+        } else {
+            match policy {
+                NonFinitePolicy::Error => return Err(CoreError::NonFinite { index, value }),
+                NonFinitePolicy::TreatAsInf => out.push(f64::INFINITY),
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rejects_shapes_and_nan() {
+        let pop = Population::zeros(4, 3);
+        let mut out = Vec::new();
+        let ok = [1.0, 2.0, 3.0, 4.0];
+        assert!(check_tell(&pop, &ok, 3, 4, NonFinitePolicy::Error, &mut out).is_ok());
+        assert_eq!(out, ok);
+        assert!(matches!(
+            check_tell(&pop, &ok, 2, 4, NonFinitePolicy::Error, &mut out),
+            Err(CoreError::DimensionMismatch { what: "population dimension", expected: 2, got: 3 })
+        ));
+        assert!(matches!(
+            check_tell(&pop, &ok, 3, 5, NonFinitePolicy::Error, &mut out),
+            Err(CoreError::DimensionMismatch { what: "population size", .. })
+        ));
+        assert!(matches!(
+            check_tell(&pop, &ok[..3], 3, 4, NonFinitePolicy::Error, &mut out),
+            Err(CoreError::DimensionMismatch { what: "number of objective values", .. })
+        ));
+        let bad = [1.0, f64::NAN, 3.0, f64::NEG_INFINITY];
+        assert!(matches!(check_tell(&pop, &bad, 3, 4, NonFinitePolicy::Error, &mut out), Err(CoreError::NonFinite { index: 1, .. })));
+        check_tell(&pop, &bad, 3, 4, NonFinitePolicy::TreatAsInf, &mut out).unwrap();
+        assert_eq!(out, [1.0, f64::INFINITY, 3.0, f64::INFINITY]);
+    }
+}

@@ -1,0 +1,196 @@
+//! Box constraints `l <= x <= u` and how an unconstrained optimizer is made to respect them.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{CoreError, GfRng};
+use rand::RngExt;
+
+/// A box `[lower_i, upper_i]` in every coordinate; finite, with `lower_i < upper_i`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Bounds {
+    lower: Vec<f64>,
+    upper: Vec<f64>,
+}
+
+impl Bounds {
+    /// Checked constructor: same lengths, non-empty, finite, `lower < upper` everywhere.
+    pub fn new(lower: Vec<f64>, upper: Vec<f64>) -> Result<Self, CoreError> {
+        if lower.is_empty() {
+            return Err(CoreError::Empty("bounds"));
+        }
+        if lower.len() != upper.len() {
+            return Err(CoreError::DimensionMismatch { what: "upper bound length", expected: lower.len(), got: upper.len() });
+        }
+        for (i, (l, u)) in lower.iter().zip(&upper).enumerate() {
+            if !l.is_finite() || !u.is_finite() || l >= u {
+                return Err(CoreError::invalid("bounds", format!("[{l}, {u}] in coordinate {i}"), "finite with lower < upper"));
+            }
+        }
+        Ok(Bounds { lower, upper })
+    }
+
+    /// The box `[lo, hi]^d`.
+    pub fn uniform(d: usize, lo: f64, hi: f64) -> Result<Self, CoreError> {
+        Bounds::new(vec![lo; d], vec![hi; d])
+    }
+
+    /// Dimension.
+    pub fn dim(&self) -> usize {
+        self.lower.len()
+    }
+
+    /// Lower corner.
+    pub fn lower(&self) -> &[f64] {
+        &self.lower
+    }
+
+    /// Upper corner.
+    pub fn upper(&self) -> &[f64] {
+        &self.upper
+    }
+
+    /// Whether `x` lies in the closed box.
+    pub fn contains(&self, x: &[f64]) -> bool {
+        x.len() == self.dim() && x.iter().zip(&self.lower).zip(&self.upper).all(|((v, l), u)| *v >= *l && *v <= *u)
+    }
+
+    /// Writes the repaired point into `out` (same length as `x`).
+    pub fn repair_into(&self, method: BoundaryRepair, x: &[f64], out: &mut [f64]) {
+        for (((o, &v), &l), &u) in out.iter_mut().zip(x).zip(&self.lower).zip(&self.upper) {
+            *o = match method {
+                BoundaryRepair::Clip => v.clamp(l, u),
+                BoundaryRepair::Reflect => reflect(v, l, u),
+            };
+        }
+    }
+
+    /// Squared Euclidean distance from `x` to the box, `sum_i dist(x_i, [l_i, u_i])^2`.
+    pub fn violation_sq(&self, x: &[f64]) -> f64 {
+        x.iter()
+            .zip(&self.lower)
+            .zip(&self.upper)
+            .map(|((&v, &l), &u)| {
+                let e = if v < l { l - v } else if v > u { v - u } else { 0.0 };
+                e * e
+            })
+            .sum()
+    }
+
+    /// A point drawn uniformly from the box.
+    pub fn sample_uniform(&self, rng: &mut GfRng) -> Vec<f64> {
+        self.lower.iter().zip(&self.upper).map(|(&l, &u)| l + (u - l) * rng.random::<f64>()).collect()
+    }
+
+    /// Center of the box.
+    pub fn center(&self) -> Vec<f64> {
+        self.lower.iter().zip(&self.upper).map(|(l, u)| 0.5 * (l + u)).collect()
+    }
+
+    /// Largest side length.
+    pub fn max_width(&self) -> f64 {
+        self.lower.iter().zip(&self.upper).map(|(l, u)| u - l).fold(0.0, f64::max)
+    }
+}
+
+/// Mirror `v` into `[l, u]`: reflection at the nearer bound, periodic with period `2(u-l)` for
+/// points far outside, so the result is always inside and continuous in `v`.
+fn reflect(v: f64, l: f64, u: f64) -> f64 {
+    if (l..=u).contains(&v) {
+        return v;
+    }
+    if !v.is_finite() {
+        return v.clamp(l, u);
+    }
+    let w = u - l;
+    let t = (v - l).rem_euclid(2.0 * w);
+    if t <= w { l + t } else { u - (t - w) }
+}
+
+/// How a point outside the box is mapped inside before it is evaluated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BoundaryRepair {
+    /// Projection onto the box (coordinate-wise clamp).
+    Clip,
+    /// Mirror reflection at the bounds.
+    Reflect,
+}
+
+/// How the driver enforces a box on an unconstrained optimizer.
+///
+/// In both modes the objective is evaluated only at feasible (repaired) points, the optimizer is
+/// told the values of the points it proposed (pycma's non-Lamarckian handling, which keeps the
+/// distribution update consistent), and the reported best `x` is the feasible point that was
+/// evaluated.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum BoundsHandling {
+    /// Value `f(repair(x))`.
+    Repair(BoundaryRepair),
+    /// Value `f(repair(x)) + weight * ||x - repair(x)||^2`: steers the search back into the box.
+    Penalty {
+        /// Repair used for the evaluation point.
+        repair: BoundaryRepair,
+        /// Weight of the squared distance to the box (`> 0`).
+        weight: f64,
+    },
+}
+
+impl BoundsHandling {
+    /// Checks the penalty weight.
+    pub fn validate(&self) -> Result<(), CoreError> {
+        if let BoundsHandling::Penalty { weight, .. } = self
+            && !(weight.is_finite() && *weight > 0.0)
+        {
+            return Err(CoreError::invalid("penalty weight", weight, "finite and > 0"));
+        }
+        Ok(())
+    }
+
+    /// Repair method used for the evaluation point.
+    pub fn repair(&self) -> BoundaryRepair {
+        match self {
+            BoundsHandling::Repair(r) | BoundsHandling::Penalty { repair: r, .. } => *r,
+        }
+    }
+
+    /// Penalty added to `f(repair(x))`.
+    pub fn penalty(&self, bounds: &Bounds, x: &[f64]) -> f64 {
+        match self {
+            BoundsHandling::Repair(_) => 0.0,
+            BoundsHandling::Penalty { weight, .. } => weight * bounds.violation_sq(x),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checked_constructor() {
+        assert!(Bounds::new(vec![0.0], vec![0.0]).is_err());
+        assert!(Bounds::new(vec![0.0, 1.0], vec![1.0]).is_err());
+        assert!(Bounds::new(vec![f64::NAN], vec![1.0]).is_err());
+        assert!(Bounds::new(vec![], vec![]).is_err());
+        assert!(Bounds::uniform(3, -2.0, 2.0).is_ok());
+    }
+
+    #[test]
+    fn repairs_land_inside() {
+        let b = Bounds::uniform(1, -1.0, 2.0).unwrap();
+        let mut o = [0.0];
+        for (v, clip, refl) in [(3.0, 2.0, 1.0), (-1.5, -1.0, -0.5), (0.5, 0.5, 0.5), (8.5, 2.0, 1.5), (-7.0, -1.0, -1.0)] {
+            b.repair_into(BoundaryRepair::Clip, &[v], &mut o);
+            assert_eq!(o[0], clip);
+            b.repair_into(BoundaryRepair::Reflect, &[v], &mut o);
+            assert!((o[0] - refl).abs() < 1e-12, "reflect({v}) = {}", o[0]);
+        }
+        assert_eq!(b.violation_sq(&[3.5]), 2.25);
+        assert_eq!(b.violation_sq(&[0.0]), 0.0);
+    }
+
+    #[test]
+    fn penalty_weight_validated() {
+        assert!(BoundsHandling::Penalty { repair: BoundaryRepair::Clip, weight: -1.0 }.validate().is_err());
+        assert!(BoundsHandling::Penalty { repair: BoundaryRepair::Clip, weight: 1e3 }.validate().is_ok());
+    }
+}

@@ -1,0 +1,74 @@
+//! Typed errors of the core crate.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong in the shared machinery. Messages name the parameter and the
+/// accepted range, so that a CLI can print them as they are.
+#[derive(Debug, thiserror::Error)]
+pub enum CoreError {
+    /// A vector or matrix had the wrong size.
+    #[error("{what}: expected {expected}, got {got}")]
+    DimensionMismatch {
+        /// What was measured, e.g. "population dimension".
+        what: &'static str,
+        /// The size that was required.
+        expected: usize,
+        /// The size that was given.
+        got: usize,
+    },
+    /// An objective value was NaN or infinite under [`crate::NonFinitePolicy::Error`].
+    #[error(
+        "objective value {value} at population index {index} is not finite (policy: error; use the treat-as-inf policy to rank it last)"
+    )]
+    NonFinite {
+        /// Row of the population.
+        index: usize,
+        /// The offending value.
+        value: f64,
+    },
+    /// A parameter is outside its accepted range.
+    #[error("invalid parameter `{name}` = {value}: must be {expected}")]
+    InvalidParameter {
+        /// Parameter name as the user spells it.
+        name: &'static str,
+        /// The rejected value, formatted.
+        value: String,
+        /// The accepted range, in words.
+        expected: String,
+    },
+    /// A method was called in the wrong state, e.g. `tell` without a preceding `ask`.
+    #[error("out of order: {0}")]
+    OutOfOrder(&'static str),
+    /// An input that must not be empty was empty.
+    #[error("empty input: {0}")]
+    Empty(&'static str),
+    /// The covariance (or another matrix) left the positive-definite cone and could not be repaired.
+    #[error("numerical failure: {0}")]
+    Numerical(String),
+    /// Reading or writing a file failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A checkpoint or log file exists but is not what it should be.
+    #[error("{path}: not a valid checkpoint: {message}")]
+    Checkpoint {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// An observer failed (e.g. a log file could not be written).
+    #[error("observer: {0}")]
+    Observer(String),
+}
+
+impl CoreError {
+    /// Shorthand for [`CoreError::InvalidParameter`].
+    pub fn invalid(name: &'static str, value: impl std::fmt::Display, expected: impl Into<String>) -> Self {
+        CoreError::InvalidParameter { name, value: value.to_string(), expected: expected.into() }
+    }
+}

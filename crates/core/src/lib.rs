@@ -1,0 +1,38 @@
+//! # gradfree-core
+//!
+//! The pieces every gradfree algorithm shares:
+//!
+//! - [`Objective`]: a function `f: R^d -> R` that can only be evaluated, with sequential and
+//!   parallel (rayon) evaluation of a [`Population`] stored row-major as an `n x d` matrix.
+//! - [`Bounds`]: a box `[l, u]`, with repair (clip, reflect) and penalty handling.
+//! - [`AskTell`]: the state-machine interface of population methods (`ask` proposes points,
+//!   `tell` takes their values), with shared validation of what is told ([`check_tell`]).
+//! - [`Driver`] and [`minimize`]: the loop around an `AskTell` optimizer, with [`StopRules`]
+//!   (evaluations, generations, target, tolerance on f and on x, wall time) and [`Observer`]s
+//!   (JSON-lines log, in-memory history; the CLI adds a progress bar).
+//! - [`seed`]: the one way to turn a `u64` seed into the project's portable generator.
+//! - [`checkpoint`]: atomic files and checkpoints from which a run resumes bit-identically.
+//!
+//! No algorithm lives here; see `gradfree-es` for the optimizers.
+
+pub mod asktell;
+pub mod bounds;
+pub mod checkpoint;
+pub mod driver;
+pub mod error;
+pub mod objective;
+pub mod observer;
+pub mod population;
+pub mod seed;
+pub mod stop;
+
+pub use asktell::{AskTell, Event, NonFinitePolicy, check_tell};
+pub use bounds::{BoundaryRepair, Bounds, BoundsHandling};
+pub use checkpoint::{Checkpoint, atomic_write, load_checkpoint, save_checkpoint};
+pub use driver::{Driver, DriverOptions, DriverState, RunResult, minimize};
+pub use error::CoreError;
+pub use objective::{FnObjective, Objective, eval_population, eval_population_par};
+pub use observer::{GenerationRecord, History, JsonLinesLog, Observer, RunInfo};
+pub use population::Population;
+pub use seed::{GfRng, derive_seed, rng_from_seed};
+pub use stop::{StopReason, StopRules};

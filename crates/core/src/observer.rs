@@ -1,0 +1,151 @@
+//! Observers: how a run reports progress without the algorithm doing any I/O.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::{CoreError, Event, RunResult, StopRules};
+
+/// Static facts about a run, given to observers once at the start.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunInfo {
+    /// Algorithm name.
+    pub algorithm: String,
+    /// Dimension.
+    pub dim: usize,
+    /// Points per generation.
+    pub population_size: usize,
+    /// The stop rules in force.
+    pub stop: StopRules,
+    /// Generations already done when the run (re)started: 0 for a fresh run.
+    pub start_generation: u64,
+}
+
+/// One generation's summary. Values that are not finite are reported as `None` (`null` in JSON).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GenerationRecord {
+    /// Generation number, starting at 1.
+    pub generation: u64,
+    /// Evaluations so far, this generation included.
+    pub evaluations: u64,
+    /// Best value seen so far.
+    pub best_f: Option<f64>,
+    /// Best value of this generation.
+    pub gen_best_f: Option<f64>,
+    /// Median value of this generation (non-finite values count as `+inf`).
+    pub gen_median_f: Option<f64>,
+    /// The optimizer's step length ([`crate::AskTell::scale`]).
+    pub scale: f64,
+    /// Wall time so far, in seconds, counted across resumes.
+    pub seconds: f64,
+    /// What the optimizer reported during this generation.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<Event>,
+}
+
+/// Receives a run's progress. Every method has a no-op default except `on_generation`.
+pub trait Observer {
+    /// Called once before the first generation of this session (also after a resume).
+    fn on_start(&mut self, _info: &RunInfo) -> Result<(), CoreError> {
+        Ok(())
+    }
+    /// Called after every generation.
+    fn on_generation(&mut self, record: &GenerationRecord) -> Result<(), CoreError>;
+    /// Called once when the run stops.
+    fn on_finish(&mut self, _result: &RunResult) -> Result<(), CoreError> {
+        Ok(())
+    }
+}
+
+/// Keeps every generation record in memory (for plots and tests).
+#[derive(Clone, Debug, Default)]
+pub struct History {
+    /// The records, in order.
+    pub records: Vec<GenerationRecord>,
+}
+
+impl Observer for History {
+    fn on_generation(&mut self, record: &GenerationRecord) -> Result<(), CoreError> {
+        self.records.push(record.clone());
+        Ok(())
+    }
+}
+
+/// Writes one JSON object per line: `{"type":"start",...}`, then `{"type":"generation",...}` for
+/// every generation (the fields of [`GenerationRecord`]), then `{"type":"finish",...}` with the
+/// [`RunResult`]. Each line is flushed, so a killed run leaves a readable log; `gradfree plot`
+/// reads it.
+pub struct JsonLinesLog {
+    path: PathBuf,
+    out: BufWriter<File>,
+}
+
+#[derive(Serialize)]
+struct Tagged<'a, T> {
+    r#type: &'a str,
+    #[serde(flatten)]
+    body: &'a T,
+}
+
+impl JsonLinesLog {
+    /// Creates (truncates) the log file.
+    pub fn create(path: impl AsRef<Path>) -> Result<Self, CoreError> {
+        Self::open(path.as_ref(), false)
+    }
+
+    /// Appends to the log file (used when a run resumes), creating it if needed.
+    pub fn append(path: impl AsRef<Path>) -> Result<Self, CoreError> {
+        Self::open(path.as_ref(), true)
+    }
+
+    fn open(path: &Path, append: bool) -> Result<Self, CoreError> {
+        let file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .append(append)
+            .truncate(!append)
+            .open(path)
+            .map_err(|source| CoreError::Io { path: path.to_owned(), source })?;
+        Ok(JsonLinesLog { path: path.to_owned(), out: BufWriter::new(file) })
+    }
+
+    fn write<T: Serialize>(&mut self, kind: &str, body: &T) -> Result<(), CoreError> {
+        let io = |source| CoreError::Io { path: self.path.clone(), source };
+        serde_json::to_writer(&mut self.out, &Tagged { r#type: kind, body }).map_err(|e| CoreError::Observer(e.to_string()))?;
+        self.out.write_all(b"\n").map_err(io)?;
+        self.out.flush().map_err(|source| CoreError::Io { path: self.path.clone(), source })
+    }
+}
+
+impl Observer for JsonLinesLog {
+    fn on_start(&mut self, info: &RunInfo) -> Result<(), CoreError> {
+        self.write("start", info)
+    }
+    fn on_generation(&mut self, record: &GenerationRecord) -> Result<(), CoreError> {
+        self.write("generation", record)
+    }
+    fn on_finish(&mut self, result: &RunResult) -> Result<(), CoreError> {
+        self.write("finish", result)
+    }
+}
+
+/// Reads the generation records of a JSON-lines log written by [`JsonLinesLog`]. Lines of other
+/// types are skipped; a malformed line is an error naming its line number.
+pub fn read_generation_log(path: impl AsRef<Path>) -> Result<Vec<GenerationRecord>, CoreError> {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path).map_err(|source| CoreError::Io { path: path.to_owned(), source })?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let bad = |m: String| CoreError::Checkpoint { path: path.to_owned(), message: format!("line {}: {m}", i + 1) };
+        let v: serde_json::Value = serde_json::from_str(line).map_err(|e| bad(e.to_string()))?;
+        if v.get("type").and_then(|t| t.as_str()) == Some("generation") {
+            out.push(serde_json::from_value(v).map_err(|e| bad(e.to_string()))?);
+        }
+    }
+    Ok(out)
+}

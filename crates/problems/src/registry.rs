@@ -1,0 +1,146 @@
+//! Problems by name, for the CLI, the Python package and the experiments.
+
+use gradfree_core::derive_seed;
+use serde::Serialize;
+
+use crate::logistic::MINES_BETA;
+use crate::quadratic::MINES_CONDITION;
+use crate::{Analytic, BinaryReconstruction, LogisticRegression, Problem, ProblemError, Quadratic, Rotated, Shifted};
+
+/// A registry entry.
+#[derive(Clone, Debug, Serialize)]
+pub struct ProblemSpec {
+    /// Registry name.
+    pub name: &'static str,
+    /// Where it comes from.
+    pub source: &'static str,
+    /// One-line description.
+    pub summary: &'static str,
+}
+
+const SPECS: &[ProblemSpec] = &[
+    ProblemSpec { name: "sphere", source: "smoke test", summary: "sum x_i^2; min 0 at 0" },
+    ProblemSpec { name: "ellipsoid", source: "thesis Table 3.1", summary: "sum 10^(6(i-1)/(d-1)) x_i^2; min 0 at 0" },
+    ProblemSpec { name: "discus", source: "thesis Table 3.1", summary: "10^6 x_1^2 + sum_{i>=2} x_i^2 (erratum 40); min 0 at 0" },
+    ProblemSpec { name: "l1-ellipsoid", source: "thesis Table 3.1", summary: "sum 10^(6(i-1)/(d-1)) |x_i|; min 0 at 0" },
+    ProblemSpec { name: "lhalf-ellipsoid", source: "thesis Table 3.1", summary: "sum 10^(6(i-1)/(d-1)) |x_i|^(1/2); min 0 at 0" },
+    ProblemSpec { name: "levy", source: "thesis Tables 3.1, 4.4", summary: "Levy, domain [-10,10]^d; min 0 at 1" },
+    ProblemSpec { name: "rastrigin10", source: "thesis Table 3.1", summary: "Rastrigin with scaling 10^((i-1)/(d-1)); min 0 at 0" },
+    ProblemSpec { name: "rosenbrock", source: "thesis Table 4.4", summary: "Rosenbrock, domain [-2,2]^d, d >= 2; min 0 at 1" },
+    ProblemSpec { name: "nesterov", source: "thesis Table 4.4", summary: "nonsmooth Chebyshev-Rosenbrock, domain [-2,2]^d; min 0 at 1" },
+    ProblemSpec { name: "different-powers", source: "thesis Table 4.4", summary: "sum |x_i|^(2+10(i-1)/(d-1)), domain [-2,2]^d; min 0 at 0" },
+    ProblemSpec { name: "dixon-price", source: "thesis Table 4.4", summary: "Dixon-Price, domain [-2,2]^d; min 0 at 2^(-(2^i-2)/2^i)" },
+    ProblemSpec { name: "ackley", source: "thesis Table 4.4", summary: "Ackley, domain [-2,2]^d; min 0 at 0" },
+    ProblemSpec { name: "ssphere", source: "MiNES Table 1", summary: "sqrt(sum x_i^2); min 0 at 0" },
+    ProblemSpec { name: "diffpow", source: "MiNES Table 1", summary: "different powers, unconstrained; min 0 at 0" },
+    ProblemSpec { name: "quadratic", source: "MiNES sec. 6.1", summary: "1/2 x^T A x, cond(A) = 2.306e3, A from the seed; min 0 at 0" },
+    ProblemSpec { name: "logistic", source: "MiNES sec. 6.2", summary: "l2-logistic regression (beta 1e-4) on synthetic data n = max(100, 10d) from the seed" },
+    ProblemSpec { name: "binary-reconstruction", source: "thesis sec. 3.7.3", summary: "||sign(x-0.5) - w||^2 - ||sign(w) - w||^2 on {0,1}^d; min 0" },
+    ProblemSpec { name: "rastrigin", source: "smoke test", summary: "Rastrigin, domain [-5.12,5.12]^d; min 0 at 0" },
+    ProblemSpec { name: "griewank", source: "smoke test", summary: "Griewank, domain [-600,600]^d; min 0 at 0" },
+    ProblemSpec { name: "failing-sphere", source: "smoke test", summary: "sphere returning NaN where x_1 < 0 (tests the NaN policy)" },
+];
+
+/// Every registered problem.
+pub fn list() -> &'static [ProblemSpec] {
+    SPECS
+}
+
+/// Builds problem `name` in dimension `d`. Problems with random data (quadratic, logistic,
+/// binary-reconstruction) draw it from `seed`; closed-form ones ignore it.
+pub fn build(name: &str, d: usize, seed: u64) -> Result<Box<dyn Problem>, ProblemError> {
+    if d == 0 {
+        return Err(ProblemError::Dimension { problem: name.to_string(), dim: 0, expected: ">= 1".into() });
+    }
+    if let Some(p) = Analytic::by_name(name, d) {
+        return Ok(Box::new(p?));
+    }
+    Ok(match name {
+        "quadratic" => Box::new(Quadratic::new(d, MINES_CONDITION, seed)?),
+        "logistic" => Box::new(LogisticRegression::synthetic((10 * d).max(100), d, MINES_BETA, seed)?),
+        "binary-reconstruction" => Box::new(BinaryReconstruction::new(d, seed)?),
+        _ => {
+            return Err(ProblemError::Unknown {
+                name: name.to_string(),
+                known: SPECS.iter().map(|s| s.name).collect::<Vec<_>>().join(", "),
+            });
+        }
+    })
+}
+
+/// [`build`], then optionally rotate (random orthogonal about the minimizer) and shift (uniform in
+/// `[-shift, shift]^d`); rotation and shift draw from sub-streams of `seed`.
+pub fn build_with(name: &str, d: usize, seed: u64, rotate: bool, shift: Option<f64>) -> Result<Box<dyn Problem>, ProblemError> {
+    let mut p = build(name, d, seed)?;
+    if rotate {
+        p = Box::new(Rotated::new(p, derive_seed(seed, 0x0207)));
+    }
+    if let Some(r) = shift {
+        p = Box::new(Shifted::random(p, r, derive_seed(seed, 0x5417))?);
+    }
+    Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every problem: f(x*) = f*, f* is a lower bound on random points, x* in the domain.
+    #[test]
+    fn every_problem_attains_its_minimum() {
+        for spec in list() {
+            for d in [2usize, 7, 100] {
+                let p = build(spec.name, d, 4).unwrap();
+                assert_eq!(p.dimension(), d);
+                assert_eq!(p.name(), spec.name);
+                let region = p.init_region();
+                let mut rng = gradfree_core::rng_from_seed(d as u64);
+                if let (Some(x), Some(fstar)) = (p.minimizer(), p.minimum()) {
+                    let fx = p.eval(&x);
+                    assert!((fx - fstar).abs() <= 1e-12, "{} d={d}: f(x*) = {fx}", spec.name);
+                    if let Some(dom) = p.domain() {
+                        assert!(dom.contains(&x), "{}: minimizer outside domain", spec.name);
+                    }
+                    for _ in 0..200 {
+                        let y = region.sample_uniform(&mut rng);
+                        let fy = p.eval(&y);
+                        if spec.name == "failing-sphere" && y[0] < 0.0 {
+                            continue;
+                        }
+                        assert!(fy >= fstar - 1e-12, "{} d={d}: f(y) = {fy} < f*", spec.name);
+                    }
+                } else {
+                    assert_eq!(spec.name, "logistic");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn errors_are_clear() {
+        let e = build("nope", 3, 0).err().unwrap().to_string();
+        assert!(e.contains("unknown problem `nope`") && e.contains("ellipsoid"), "{e}");
+        let e = build("sphere", 0, 0).err().unwrap().to_string();
+        assert!(e.contains("invalid dimension 0"), "{e}");
+        assert!(build_with("sphere", 3, 0, false, Some(-1.0)).is_err());
+    }
+
+    #[test]
+    fn rotated_and_shifted_keep_their_minimum() {
+        for name in ["ellipsoid", "rosenbrock", "levy", "quadratic"] {
+            let p = build_with(name, 6, 3, true, Some(2.0)).unwrap();
+            let x = p.minimizer().unwrap();
+            assert!(p.eval(&x).abs() < 1e-12, "{name}");
+        }
+    }
+
+    #[test]
+    fn seeded_problems_are_reproducible() {
+        let a = build("quadratic", 5, 9).unwrap();
+        let b = build("quadratic", 5, 9).unwrap();
+        let c = build("quadratic", 5, 10).unwrap();
+        let x = [0.1, 0.2, 0.3, 0.4, 0.5];
+        assert_eq!(a.eval(&x), b.eval(&x));
+        assert_ne!(a.eval(&x), c.eval(&x));
+    }
+}

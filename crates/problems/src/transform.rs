@@ -1,0 +1,244 @@
+//! Rotation and shift wrappers, and the random orthogonal matrices they use.
+
+use faer::Mat;
+use gradfree_core::{Bounds, Objective, rng_from_seed};
+use rand_distr::{Distribution, StandardNormal};
+
+use crate::{Problem, ProblemError};
+
+/// A Haar-distributed random orthogonal `d x d` matrix, row-major, from `seed`: the Q factor of
+/// the QR decomposition of a standard Gaussian matrix, with columns multiplied by `sign(R_jj)`
+/// (Mezzadri 2007) so the distribution is exactly uniform on O(d).
+pub fn random_orthogonal(d: usize, seed: u64) -> Vec<f64> {
+    let mut rng = rng_from_seed(seed);
+    let g: Vec<f64> = (0..d * d).map(|_| StandardNormal.sample(&mut rng)).collect();
+    let gm = Mat::from_fn(d, d, |i, j| g[i * d + j]);
+    let qr = gm.qr();
+    let q = qr.compute_Q();
+    let r = qr.R();
+    let mut out = vec![0.0; d * d];
+    for j in 0..d {
+        let s = if r[(j, j)] < 0.0 { -1.0 } else { 1.0 };
+        for i in 0..d {
+            out[i * d + j] = s * q[(i, j)];
+        }
+    }
+    out
+}
+
+/// `y = M x` for a row-major `d x d` matrix.
+pub(crate) fn matvec(m: &[f64], x: &[f64], y: &mut [f64]) {
+    let d = x.len();
+    for (yi, row) in y.iter_mut().zip(m.chunks_exact(d)) {
+        *yi = row.iter().zip(x).map(|(a, b)| a * b).sum();
+    }
+}
+
+/// `g(x) = f(c + R (x - c))`: the problem rotated by a random orthogonal `R` about its minimizer
+/// `c` (the origin when the minimizer is unknown), so minimizer, minimum and domain are kept while
+/// the coordinate axes are no longer special. Costs one `d x d` product per evaluation.
+pub struct Rotated<P> {
+    inner: P,
+    rot: Vec<f64>,
+    center: Vec<f64>,
+    name: String,
+}
+
+impl<P: Problem> Rotated<P> {
+    /// Wraps `inner` with the rotation drawn from `seed`.
+    pub fn new(inner: P, seed: u64) -> Self {
+        let d = inner.dimension();
+        let center = inner.minimizer().unwrap_or_else(|| vec![0.0; d]);
+        let name = format!("rotated-{}", inner.name());
+        Rotated { rot: random_orthogonal(d, seed), inner, center, name }
+    }
+
+    /// The rotation, row-major.
+    pub fn rotation(&self) -> &[f64] {
+        &self.rot
+    }
+}
+
+impl<P: Problem> Objective for Rotated<P> {
+    fn eval(&self, x: &[f64]) -> f64 {
+        let d = x.len();
+        let dx: Vec<f64> = x.iter().zip(&self.center).map(|(a, c)| a - c).collect();
+        let mut y = vec![0.0; d];
+        matvec(&self.rot, &dx, &mut y);
+        for (yi, c) in y.iter_mut().zip(&self.center) {
+            *yi += c;
+        }
+        self.inner.eval(&y)
+    }
+    fn dim(&self) -> Option<usize> {
+        Some(self.inner.dimension())
+    }
+}
+
+impl<P: Problem> Problem for Rotated<P> {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn dimension(&self) -> usize {
+        self.inner.dimension()
+    }
+    fn formula(&self) -> &str {
+        self.inner.formula()
+    }
+    fn source(&self) -> &str {
+        self.inner.source()
+    }
+    fn domain(&self) -> Option<Bounds> {
+        self.inner.domain()
+    }
+    fn minimizer(&self) -> Option<Vec<f64>> {
+        self.inner.minimizer()
+    }
+    fn minimum(&self) -> Option<f64> {
+        self.inner.minimum()
+    }
+}
+
+/// `g(x) = f(x - s)`: the problem shifted by `s`; minimizer and domain move by `s`.
+pub struct Shifted<P> {
+    inner: P,
+    shift: Vec<f64>,
+    name: String,
+}
+
+impl<P: Problem> Shifted<P> {
+    /// Shift by a vector drawn uniformly from `[-radius, radius]^d` with `seed` (`radius > 0`).
+    pub fn random(inner: P, radius: f64, seed: u64) -> Result<Self, ProblemError> {
+        let b = Bounds::uniform(inner.dimension(), -radius, radius)
+            .map_err(|_| ProblemError::Invalid { name: "shift radius", message: format!("{radius}: must be finite and > 0") })?;
+        let shift = b.sample_uniform(&mut rng_from_seed(seed));
+        Ok(Self::new(inner, shift))
+    }
+
+    /// Shift by the given vector (its length must be the dimension).
+    pub fn new(inner: P, shift: Vec<f64>) -> Self {
+        assert_eq!(shift.len(), inner.dimension(), "shift length must equal the dimension");
+        let name = format!("shifted-{}", inner.name());
+        Shifted { inner, shift, name }
+    }
+
+    /// The shift vector.
+    pub fn shift(&self) -> &[f64] {
+        &self.shift
+    }
+}
+
+impl<P: Problem> Objective for Shifted<P> {
+    fn eval(&self, x: &[f64]) -> f64 {
+        let y: Vec<f64> = x.iter().zip(&self.shift).map(|(a, s)| a - s).collect();
+        self.inner.eval(&y)
+    }
+    fn dim(&self) -> Option<usize> {
+        Some(self.inner.dimension())
+    }
+}
+
+impl<P: Problem> Problem for Shifted<P> {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn dimension(&self) -> usize {
+        self.inner.dimension()
+    }
+    fn formula(&self) -> &str {
+        self.inner.formula()
+    }
+    fn source(&self) -> &str {
+        self.inner.source()
+    }
+    fn domain(&self) -> Option<Bounds> {
+        self.inner.domain().map(|b| {
+            let lo = b.lower().iter().zip(&self.shift).map(|(l, s)| l + s).collect();
+            let hi = b.upper().iter().zip(&self.shift).map(|(u, s)| u + s).collect();
+            Bounds::new(lo, hi).expect("shifted box stays valid")
+        })
+    }
+    fn minimizer(&self) -> Option<Vec<f64>> {
+        self.inner.minimizer().map(|m| m.iter().zip(&self.shift).map(|(a, s)| a + s).collect())
+    }
+    fn minimum(&self) -> Option<f64> {
+        self.inner.minimum()
+    }
+    fn init_region(&self) -> Bounds {
+        let b = self.inner.init_region();
+        let lo = b.lower().iter().zip(&self.shift).map(|(l, s)| l + s).collect();
+        let hi = b.upper().iter().zip(&self.shift).map(|(u, s)| u + s).collect();
+        Bounds::new(lo, hi).expect("shifted box stays valid")
+    }
+}
+
+/// Boxed problems wrap too.
+impl Problem for Box<dyn Problem> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn dimension(&self) -> usize {
+        (**self).dimension()
+    }
+    fn formula(&self) -> &str {
+        (**self).formula()
+    }
+    fn source(&self) -> &str {
+        (**self).source()
+    }
+    fn domain(&self) -> Option<Bounds> {
+        (**self).domain()
+    }
+    fn minimizer(&self) -> Option<Vec<f64>> {
+        (**self).minimizer()
+    }
+    fn minimum(&self) -> Option<f64> {
+        (**self).minimum()
+    }
+    fn init_region(&self) -> Bounds {
+        (**self).init_region()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Analytic;
+
+    #[test]
+    fn orthogonal_is_orthogonal_and_seeded() {
+        let d = 17;
+        let q = random_orthogonal(d, 5);
+        for i in 0..d {
+            for j in 0..d {
+                let dot: f64 = (0..d).map(|k| q[i * d + k] * q[j * d + k]).sum();
+                assert!((dot - if i == j { 1.0 } else { 0.0 }).abs() < 1e-12);
+            }
+        }
+        assert_eq!(q, random_orthogonal(d, 5));
+        assert_ne!(q, random_orthogonal(d, 6));
+    }
+
+    #[test]
+    fn rotation_keeps_optimum_and_norm_structure() {
+        let p = Rotated::new(Analytic::by_name("ellipsoid", 8).unwrap().unwrap(), 3);
+        assert_eq!(p.eval(&[0.0; 8]), 0.0);
+        // Sphere is rotation invariant.
+        let s = Rotated::new(Analytic::by_name("sphere", 8).unwrap().unwrap(), 3);
+        let x = [0.3, -1.0, 2.0, 0.0, 0.5, 0.1, -0.7, 1.1];
+        assert!((s.eval(&x) - x.iter().map(|v| v * v).sum::<f64>()).abs() < 1e-12);
+        // Rosenbrock rotated about x* = 1 keeps f(1) = 0.
+        let r = Rotated::new(Analytic::by_name("rosenbrock", 5).unwrap().unwrap(), 9);
+        assert!(r.eval(&[1.0; 5]).abs() < 1e-20);
+        assert!(r.eval(&[1.1; 5]) > 0.0);
+    }
+
+    #[test]
+    fn shift_moves_minimizer() {
+        let p = Shifted::new(Analytic::by_name("levy", 3).unwrap().unwrap(), vec![1.0, -2.0, 0.5]);
+        let m = p.minimizer().unwrap();
+        assert_eq!(m, vec![2.0, -1.0, 1.5]);
+        assert!(p.eval(&m).abs() < 1e-24);
+        assert_eq!(p.domain().unwrap().lower(), &[-9.0, -12.0, -9.5]);
+    }
+}
