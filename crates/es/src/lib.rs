@@ -1,1 +1,18 @@
-//! placeholder
+//! # gradfree-es
+//!
+//! Evolution strategies and random-search methods as [`gradfree_core::AskTell`] state machines.
+//! One folder per family, one file per algorithm:
+//!
+//! - [`random_search::NesterovSpokoiny`]: the random gradient-free method of Nesterov & Spokoiny
+//!   (2017), as MiNES eq. (4.18)-(4.19) states it.
+//!
+//! [`registry`] builds any of them by CLI name with defaults from just a start point; [`Algorithm`]
+//! is the serializable sum of all of them, used for checkpoints.
+
+pub mod error;
+pub mod random_search;
+pub mod registry;
+pub mod sizes;
+
+pub use error::EsError;
+pub use registry::{Algorithm, AlgorithmSpec, StartSpec, build, list};

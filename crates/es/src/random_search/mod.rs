@@ -1,0 +1,5 @@
+//! Random-search methods that estimate a gradient from function-value differences.
+
+mod nesterov_spokoiny;
+
+pub use nesterov_spokoiny::{NesterovSpokoiny, NesterovSpokoinyParams, StepSchedule};

@@ -1,0 +1,249 @@
+//! The random gradient-free method of Nesterov & Spokoiny (2017), in the mini-batch, central
+//! difference form of MiNES eq. (4.18)-(4.19):
+//!
+//! ```text
+//! g(mu_k) = 1/b sum_{i=1}^b (f(mu_k + alpha u_i) - f(mu_k - alpha u_i)) / (2 alpha) u_i,  u_i ~ N(0, I_d)   (4.18)
+//! mu_{k+1} = mu_k - eta_k g(mu_k)                                                                     (4.19)
+//! ```
+//!
+//! `g` is an unbiased estimate of the gradient of the Gaussian smoothing
+//! `f_alpha(mu) = E f(mu + alpha u)`; MiNES with `Sigma = I` is this method (MiNES sec. 4.2).
+
+use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
+use rand_distr::{Distribution, StandardNormal};
+use serde::{Deserialize, Serialize};
+
+use crate::sizes::thesis_population;
+
+/// Step-size schedule `eta_k`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StepSchedule {
+    /// `eta_k = eta`.
+    #[default]
+    Constant,
+    /// `eta_k = eta / k`, `k = 1, 2, ...` (the decreasing schedule of the convergence theorems).
+    InverseK,
+}
+
+/// Parameters of [`NesterovSpokoiny`]; `None` fields take the documented defaults.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NesterovSpokoinyParams {
+    /// Directions per iteration `b` (2b evaluations). Default: half the thesis' sample size,
+    /// `floor(3 + floor(3 ln d)/2)`.
+    pub directions: Option<usize>,
+    /// Smoothing `alpha > 0`. Default `1e-6`: Nesterov–Spokoiny's bound
+    /// `alpha <= 5/(3(n+4)) sqrt(eps/(2L))` for a target accuracy `eps = 1e-8`, `L = 1`, `n` up to
+    /// ~20. The evaluated points lie about `alpha sqrt(d)` from the mean, so the best value seen
+    /// cannot go much below `L alpha^2 d`; nonsmooth problems may want a larger `alpha`.
+    pub smoothing: Option<f64>,
+    /// Step size `eta > 0`. Default `b / (4 (d + 4))`: Nesterov–Spokoiny's `1/(4(n+4)L)` for a
+    /// gradient Lipschitz constant `L = 1`, times the `b` directions averaged per step. Problems
+    /// with a larger `L` (ill-conditioned ones) need a smaller `eta`.
+    pub step_size: Option<f64>,
+    /// Step schedule. Default constant.
+    pub schedule: StepSchedule,
+    /// What `tell` does with NaN/inf values. Default: error. Under `treat-as-inf`, a pair with a
+    /// non-finite value is dropped from the average (a finite difference with an infinite value
+    /// has no meaning); if every pair is dropped, the mean does not move.
+    pub on_nonfinite: NonFinitePolicy,
+}
+
+/// Validated parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Checked {
+    b: usize,
+    alpha: f64,
+    eta: f64,
+    schedule: StepSchedule,
+    policy: NonFinitePolicy,
+}
+
+impl NesterovSpokoinyParams {
+    fn check(&self, d: usize) -> Result<Checked, CoreError> {
+        let b = self.directions.unwrap_or(thesis_population(d) / 2);
+        if b == 0 {
+            return Err(CoreError::invalid("directions", b, ">= 1"));
+        }
+        let alpha = self.smoothing.unwrap_or(1e-6);
+        if !(alpha.is_finite() && alpha > 0.0) {
+            return Err(CoreError::invalid("smoothing", alpha, "finite and > 0"));
+        }
+        let eta = self.step_size.unwrap_or(b as f64 / (4.0 * (d as f64 + 4.0)));
+        if !(eta.is_finite() && eta > 0.0) {
+            return Err(CoreError::invalid("step_size", eta, "finite and > 0"));
+        }
+        Ok(Checked { b, alpha, eta, schedule: self.schedule, policy: self.on_nonfinite })
+    }
+}
+
+/// Nesterov–Spokoiny random search (MiNES eq. 4.18-4.19). Population: `2b` points, row `2i` is
+/// `mu + alpha u_i`, row `2i+1` is `mu - alpha u_i`. [`AskTell::scale`] is the infinity norm of the
+/// last step `mu_{k+1} - mu_k` (the search distribution's own width `alpha` is fixed).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct NesterovSpokoiny {
+    p: Checked,
+    mu: Vec<f64>,
+    /// Directions of the pending generation, row-major `b x d`.
+    u: Vec<f64>,
+    rng: GfRng,
+    k: u64,
+    pending: bool,
+    last_step: f64,
+    grad: Vec<f64>,
+    #[serde(skip)]
+    vals: Vec<f64>,
+    #[serde(skip)]
+    events: Vec<Event>,
+}
+
+/// Equality of the algorithm state (scratch buffers and undelivered events excluded).
+impl PartialEq for NesterovSpokoiny {
+    fn eq(&self, o: &Self) -> bool {
+        self.p == o.p
+            && self.mu == o.mu
+            && self.u == o.u
+            && self.rng == o.rng
+            && self.k == o.k
+            && self.pending == o.pending
+            && self.last_step.to_bits() == o.last_step.to_bits()
+            && self.grad == o.grad
+    }
+}
+
+impl NesterovSpokoiny {
+    /// Starts at `x0` with `params` and `seed`.
+    pub fn new(x0: Vec<f64>, params: &NesterovSpokoinyParams, seed: u64) -> Result<Self, CoreError> {
+        if x0.is_empty() {
+            return Err(CoreError::Empty("x0"));
+        }
+        if let Some(i) = x0.iter().position(|v| !v.is_finite()) {
+            return Err(CoreError::invalid("x0", format!("x0[{i}] = {}", x0[i]), "finite"));
+        }
+        let d = x0.len();
+        let p = params.check(d)?;
+        let p_alpha_width = p.alpha * (d as f64).sqrt();
+        Ok(NesterovSpokoiny {
+            u: vec![0.0; p.b * d],
+            grad: vec![0.0; d],
+            p,
+            mu: x0,
+            rng: rng_from_seed(seed),
+            k: 0,
+            pending: false,
+            // Before the first step, the width of the sampled pairs stands in for the step length.
+            last_step: p_alpha_width,
+            vals: Vec::new(),
+            events: Vec::new(),
+        })
+    }
+
+    /// Iterations done.
+    pub fn iterations(&self) -> u64 {
+        self.k
+    }
+
+    /// The last gradient estimate `g(mu_k)` (4.18).
+    pub fn gradient_estimate(&self) -> &[f64] {
+        &self.grad
+    }
+
+    /// The step size used at iteration `k` (1-based).
+    fn eta(&self, k: u64) -> f64 {
+        match self.p.schedule {
+            StepSchedule::Constant => self.p.eta,
+            StepSchedule::InverseK => self.p.eta / k as f64,
+        }
+    }
+}
+
+impl AskTell for NesterovSpokoiny {
+    fn name(&self) -> &'static str {
+        "nesterov-spokoiny"
+    }
+
+    fn dim(&self) -> usize {
+        self.mu.len()
+    }
+
+    fn population_size(&self) -> usize {
+        2 * self.p.b
+    }
+
+    fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
+        let d = self.dim();
+        if !self.pending {
+            for v in self.u.iter_mut() {
+                *v = StandardNormal.sample(&mut self.rng);
+            }
+            self.pending = true;
+        }
+        // Asking twice without telling returns the same population (no directions are lost).
+        out.resize(2 * self.p.b, d);
+        for (i, u) in self.u.chunks_exact(d).enumerate() {
+            for j in 0..d {
+                let step = self.p.alpha * u[j];
+                out.row_mut(2 * i)[j] = self.mu[j] + step;
+                out.row_mut(2 * i + 1)[j] = self.mu[j] - step;
+            }
+        }
+        Ok(())
+    }
+
+    fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
+        if !self.pending {
+            return Err(CoreError::OutOfOrder("tell called without a preceding ask"));
+        }
+        let d = self.dim();
+        check_tell(population, values, d, 2 * self.p.b, self.p.policy, &mut self.vals)?;
+        self.grad.fill(0.0);
+        let mut used = 0usize;
+        for (i, u) in self.u.chunks_exact(d).enumerate() {
+            let (fp, fm) = (self.vals[2 * i], self.vals[2 * i + 1]);
+            if !(fp.is_finite() && fm.is_finite()) {
+                continue;
+            }
+            used += 1;
+            let c = (fp - fm) / (2.0 * self.p.alpha);
+            for (g, uj) in self.grad.iter_mut().zip(u) {
+                *g += c * uj;
+            }
+        }
+        self.k += 1;
+        self.pending = false;
+        if used == 0 {
+            self.events.push(Event { kind: "no-finite-pair".into(), message: format!("iteration {}: every pair had a non-finite value; mean unchanged", self.k) });
+            self.last_step = 0.0;
+            return Ok(());
+        }
+        if used < self.p.b {
+            self.events.push(Event {
+                kind: "dropped-pairs".into(),
+                message: format!("iteration {}: {} of {} pairs dropped for non-finite values", self.k, self.p.b - used, self.p.b),
+            });
+        }
+        let eta = self.eta(self.k);
+        let mut max_step: f64 = 0.0;
+        for (m, g) in self.mu.iter_mut().zip(self.grad.iter_mut()) {
+            *g /= used as f64;
+            let s = eta * *g;
+            *m -= s;
+            max_step = max_step.max(s.abs());
+        }
+        self.last_step = max_step;
+        Ok(())
+    }
+
+    fn mean(&self) -> &[f64] {
+        &self.mu
+    }
+
+    fn scale(&self) -> f64 {
+        self.last_step
+    }
+
+    fn take_events(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.events)
+    }
+}

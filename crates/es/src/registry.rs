@@ -1,0 +1,111 @@
+//! Algorithms by name, and [`Algorithm`], the serializable sum of all of them.
+
+use gradfree_core::{AskTell, CoreError, Event, Population};
+use serde::{Deserialize, Serialize};
+
+use crate::EsError;
+use crate::random_search::{NesterovSpokoiny, NesterovSpokoinyParams};
+
+/// A registry entry.
+#[derive(Clone, Debug, Serialize)]
+pub struct AlgorithmSpec {
+    /// CLI name.
+    pub name: &'static str,
+    /// Where it is defined.
+    pub source: &'static str,
+    /// One-line description.
+    pub summary: &'static str,
+}
+
+const SPECS: &[AlgorithmSpec] = &[AlgorithmSpec {
+    name: "nesterov-spokoiny",
+    source: "MiNES eq. (4.18)-(4.19); Nesterov & Spokoiny 2017",
+    summary: "random gradient-free descent with antithetic Gaussian finite differences",
+}];
+
+/// Every registered algorithm.
+pub fn list() -> &'static [AlgorithmSpec] {
+    SPECS
+}
+
+/// How to start an algorithm: initial mean, initial scale, seed and algorithm-specific parameters
+/// (as a JSON object whose keys are the fields of the algorithm's `*Params` struct).
+#[derive(Clone, Debug)]
+pub struct StartSpec {
+    /// Initial mean.
+    pub x0: Vec<f64>,
+    /// Initial scale of the search distribution (methods with a fixed smoothing ignore it).
+    pub sigma0: f64,
+    /// Seed of the algorithm's generator.
+    pub seed: u64,
+    /// Algorithm parameters; unknown keys are an error.
+    pub params: serde_json::Map<String, serde_json::Value>,
+}
+
+impl StartSpec {
+    /// Start at `x0` with scale `sigma0`, `seed` and default parameters.
+    pub fn new(x0: Vec<f64>, sigma0: f64, seed: u64) -> Self {
+        StartSpec { x0, sigma0, seed, params: serde_json::Map::new() }
+    }
+}
+
+fn params<P: serde::de::DeserializeOwned>(algorithm: &'static str, spec: &StartSpec) -> Result<P, EsError> {
+    serde_json::from_value(serde_json::Value::Object(spec.params.clone())).map_err(|e| EsError::Params { algorithm, message: e.to_string() })
+}
+
+/// Every optimizer of this crate, as one serializable type (the checkpoint stores the variant).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "algorithm", rename_all = "kebab-case")]
+pub enum Algorithm {
+    /// [`NesterovSpokoiny`].
+    NesterovSpokoiny(NesterovSpokoiny),
+}
+
+/// Builds algorithm `name` from `spec`.
+pub fn build(name: &str, spec: &StartSpec) -> Result<Algorithm, EsError> {
+    if !(spec.sigma0.is_finite() && spec.sigma0 > 0.0) {
+        return Err(CoreError::invalid("sigma0", spec.sigma0, "finite and > 0").into());
+    }
+    match name {
+        "nesterov-spokoiny" => {
+            let p: NesterovSpokoinyParams = params("nesterov-spokoiny", spec)?;
+            Ok(Algorithm::NesterovSpokoiny(NesterovSpokoiny::new(spec.x0.clone(), &p, spec.seed)?))
+        }
+        _ => Err(EsError::UnknownAlgorithm { name: name.to_string(), known: SPECS.iter().map(|s| s.name).collect::<Vec<_>>().join(", ") }),
+    }
+}
+
+macro_rules! dispatch {
+    ($self:ident, $a:ident => $e:expr) => {
+        match $self {
+            Algorithm::NesterovSpokoiny($a) => $e,
+        }
+    };
+}
+
+impl AskTell for Algorithm {
+    fn name(&self) -> &'static str {
+        dispatch!(self, a => a.name())
+    }
+    fn dim(&self) -> usize {
+        dispatch!(self, a => a.dim())
+    }
+    fn population_size(&self) -> usize {
+        dispatch!(self, a => a.population_size())
+    }
+    fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
+        dispatch!(self, a => a.ask_into(out))
+    }
+    fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
+        dispatch!(self, a => a.tell(population, values))
+    }
+    fn mean(&self) -> &[f64] {
+        dispatch!(self, a => a.mean())
+    }
+    fn scale(&self) -> f64 {
+        dispatch!(self, a => a.scale())
+    }
+    fn take_events(&mut self) -> Vec<Event> {
+        dispatch!(self, a => a.take_events())
+    }
+}
