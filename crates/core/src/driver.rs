@@ -102,6 +102,7 @@ pub struct Driver<A: AskTell> {
     pop: Population,
     eval_pop: Population,
     values: Vec<f64>,
+    told: Vec<f64>,
     sorted: Vec<f64>,
     clock: Instant,
 }
@@ -142,6 +143,7 @@ impl<A: AskTell> Driver<A> {
             pop: Population::empty(d),
             eval_pop: Population::empty(d),
             values: Vec::new(),
+            told: Vec::new(),
             sorted: Vec::new(),
             clock: Instant::now(),
         })
@@ -237,12 +239,16 @@ impl<A: AskTell> Driver<A> {
         } else {
             eval_population(objective, evaluated, &mut self.values)?;
         }
-        if let Some((b, h)) = &self.options.bounds {
-            for (v, x) in self.values.iter_mut().zip(self.pop.rows()) {
-                *v += h.penalty(b, x);
+        // The optimizer is told the penalized values; the bookkeeping (best point, logs) uses the
+        // objective's own values at the feasible points, so best_f = f(best_x).
+        match &self.options.bounds {
+            Some((b, h @ BoundsHandling::Penalty { .. })) => {
+                self.told.clear();
+                self.told.extend(self.values.iter().zip(self.pop.rows()).map(|(v, x)| v + h.penalty(b, x)));
+                self.optimizer.tell(&self.pop, &self.told)?;
             }
+            _ => self.optimizer.tell(&self.pop, &self.values)?,
         }
-        self.optimizer.tell(&self.pop, &self.values)?;
 
         // Bookkeeping on the finite values only.
         self.state.evaluations += n as u64;

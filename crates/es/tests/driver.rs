@@ -1,0 +1,128 @@
+//! The core driver, exercised with a real optimizer: budgets, stop rules, bounds, logs, errors.
+
+use gradfree_core::observer::read_generation_log;
+use gradfree_core::{
+    BoundaryRepair, Bounds, BoundsHandling, CoreError, Driver, DriverOptions, FnObjective, History, JsonLinesLog, StopReason, StopRules,
+};
+use gradfree_es::random_search::{NesterovSpokoiny, NesterovSpokoinyParams};
+
+fn ns(d: usize, b: usize, eta: f64, seed: u64) -> NesterovSpokoiny {
+    let p = NesterovSpokoinyParams { directions: Some(b), step_size: Some(eta), ..Default::default() };
+    NesterovSpokoiny::new(vec![0.5; d], &p, seed).unwrap()
+}
+
+fn sphere() -> FnObjective<impl Fn(&[f64]) -> f64 + Sync> {
+    FnObjective::new(|x: &[f64]| x.iter().map(|v| v * v).sum())
+}
+
+#[test]
+fn evaluation_budget_is_never_exceeded() {
+    let mut d = Driver::new(ns(3, 3, 0.01, 1), DriverOptions::new(StopRules::max_evaluations(100))).unwrap();
+    let r = d.run(&sphere(), &mut []).unwrap();
+    assert_eq!(r.stop_reason, Some(StopReason::MaxEvaluations));
+    assert_eq!(r.evaluations, 96);
+    assert_eq!(r.generations, 16);
+    let e = Driver::new(ns(3, 3, 0.01, 1), DriverOptions::new(StopRules::max_evaluations(5))).err().unwrap();
+    assert!(e.to_string().contains("max-evaluations") && e.to_string().contains(">= the population size 6"), "{e}");
+}
+
+#[test]
+fn generation_budget_target_and_wall_time() {
+    let mut d = Driver::new(ns(3, 2, 0.01, 1), DriverOptions::new(StopRules { max_generations: Some(7), ..Default::default() })).unwrap();
+    let r = d.run(&sphere(), &mut []).unwrap();
+    assert_eq!((r.stop_reason, r.generations, r.evaluations), (Some(StopReason::MaxGenerations), 7, 28));
+
+    let stop = StopRules { target: Some(1e-3), ..StopRules::max_evaluations(100_000) };
+    let mut d = Driver::new(ns(3, 2, 0.2, 1), DriverOptions::new(stop)).unwrap();
+    let r = d.run(&sphere(), &mut []).unwrap();
+    assert_eq!(r.stop_reason, Some(StopReason::Target));
+    assert!(r.best_f <= 1e-3);
+
+    let stop = StopRules { max_seconds: Some(1e-9), ..Default::default() };
+    let mut d = Driver::new(ns(3, 2, 0.2, 1), DriverOptions::new(stop)).unwrap();
+    assert_eq!(d.run(&sphere(), &mut []).unwrap().stop_reason, Some(StopReason::WallTime));
+}
+
+#[test]
+fn tolerances_on_f_and_x() {
+    // A constant function: the f-range is 0 once the window is full.
+    let flat = FnObjective::new(|_: &[f64]| 1.0);
+    let stop = StopRules { tol_f: Some(1e-12), tol_f_window: 5, ..StopRules::max_evaluations(10_000) };
+    let mut d = Driver::new(ns(3, 2, 0.1, 1), DriverOptions::new(stop)).unwrap();
+    let r = d.run(&flat, &mut []).unwrap();
+    assert_eq!((r.stop_reason, r.generations), (Some(StopReason::TolF), 5));
+
+    // On the sphere the steps shrink geometrically: tol-x fires.
+    let stop = StopRules { tol_x: Some(1e-6), ..StopRules::max_evaluations(100_000) };
+    let mut d = Driver::new(ns(3, 2, 0.2, 1), DriverOptions::new(stop)).unwrap();
+    let r = d.run(&sphere(), &mut []).unwrap();
+    assert_eq!(r.stop_reason, Some(StopReason::TolX));
+    assert!(r.best_f < 1e-8);
+}
+
+#[test]
+fn bounds_keep_evaluations_feasible() {
+    // min sum (x_i - 3)^2 on [-1, 1]^4: the constrained optimum is x = 1, f = 16.
+    let seen_outside = std::sync::atomic::AtomicBool::new(false);
+    let f = FnObjective::new(|x: &[f64]| {
+        if x.iter().any(|v| v.abs() > 1.0) {
+            seen_outside.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        x.iter().map(|v| (v - 3.0).powi(2)).sum()
+    });
+    for handling in [
+        BoundsHandling::Repair(BoundaryRepair::Clip),
+        BoundsHandling::Repair(BoundaryRepair::Reflect),
+        BoundsHandling::Penalty { repair: BoundaryRepair::Clip, weight: 10.0 },
+    ] {
+        let mut opts = DriverOptions::new(StopRules::max_evaluations(20_000));
+        opts.bounds = Some((Bounds::uniform(4, -1.0, 1.0).unwrap(), handling));
+        let mut d = Driver::new(ns(4, 4, 0.05, 2), opts).unwrap();
+        let r = d.run(&f, &mut []).unwrap();
+        assert!(r.best_x.iter().all(|v| (-1.0..=1.0).contains(v)), "{handling:?}: {:?}", r.best_x);
+        // Reflection makes the optimum a kink, where a constant step oscillates: looser there.
+        let tol = if handling == BoundsHandling::Repair(BoundaryRepair::Reflect) { 0.5 } else { 1e-3 };
+        assert!(r.best_f >= 16.0 - 1e-12 && r.best_f - 16.0 < tol, "{handling:?}: {}", r.best_f);
+    }
+    assert!(!seen_outside.load(std::sync::atomic::Ordering::Relaxed), "objective evaluated outside the box");
+    let mut opts = DriverOptions::new(StopRules::max_evaluations(100));
+    opts.bounds = Some((Bounds::uniform(3, -1.0, 1.0).unwrap(), BoundsHandling::Repair(BoundaryRepair::Clip)));
+    assert!(matches!(Driver::new(ns(4, 2, 0.1, 1), opts), Err(CoreError::DimensionMismatch { .. })));
+}
+
+#[test]
+fn nan_objective_is_an_error_and_changes_nothing() {
+    let f = FnObjective::new(|x: &[f64]| if x[0] > 0.0 { f64::NAN } else { 1.0 });
+    let mut d = Driver::new(ns(2, 2, 0.1, 1), DriverOptions::new(StopRules::max_evaluations(100))).unwrap();
+    let e = d.step(&f, &mut []).unwrap_err();
+    assert!(matches!(e, CoreError::NonFinite { .. }), "{e}");
+    assert!(e.to_string().contains("not finite"));
+    assert_eq!(d.state().evaluations, 0);
+    let wrong_dim = FnObjective::with_dim(|_: &[f64]| 0.0, 3);
+    assert!(matches!(d.step(&wrong_dim, &mut []), Err(CoreError::DimensionMismatch { what: "objective dimension", .. })));
+}
+
+#[test]
+fn json_lines_log_round_trips_the_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.jsonl");
+    let mut log = JsonLinesLog::create(&path).unwrap();
+    let mut hist = History::default();
+    let mut d = Driver::new(ns(5, 3, 0.05, 3), DriverOptions::new(StopRules { max_generations: Some(12), ..Default::default() })).unwrap();
+    let r = d.run(&sphere(), &mut [&mut log, &mut hist]).unwrap();
+    drop(log);
+    let records = read_generation_log(&path).unwrap();
+    assert_eq!(records, hist.records);
+    assert_eq!(records.len(), 12);
+    assert!(records.windows(2).all(|w| w[1].best_f <= w[0].best_f && w[1].evaluations == w[0].evaluations + 6));
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.starts_with("{\"type\":\"start\""));
+    let last: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "finish");
+    assert_eq!(last["best_f"].as_f64().unwrap(), r.best_f);
+    // Parallel and sequential evaluation give the same run.
+    let mut opts = DriverOptions::new(StopRules { max_generations: Some(12), ..Default::default() });
+    opts.parallel = false;
+    let mut seq = Driver::new(ns(5, 3, 0.05, 3), opts).unwrap();
+    assert_eq!(seq.run(&sphere(), &mut []).unwrap().best_x, r.best_x);
+}
