@@ -77,12 +77,7 @@ mod faer_impl {
             let mut lc = l.clone();
             let mut w = Mat::from_fn(d, 1, |i, _| v[i]);
             let mut alpha = faer::diag::Diag::<f64>::full(1, 0.1);
-            faer::linalg::cholesky::llt::update::rank_r_update_clobber(
-                lc.as_mut(),
-                w.as_mut(),
-                alpha.as_mut(),
-            )
-            .unwrap();
+            faer::linalg::cholesky::llt::update::rank_r_update_clobber(lc.as_mut(), w.as_mut(), alpha.as_mut()).unwrap();
             lc
         });
     }

@@ -6,6 +6,7 @@ use crate::{CoreError, Population};
 
 /// What `tell` does with a NaN or infinite objective value.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum NonFinitePolicy {
     /// Reject the whole `tell` with [`CoreError::NonFinite`] naming the first offending row.
     /// The optimizer's state is left unchanged, so the caller may re-evaluate and tell again.

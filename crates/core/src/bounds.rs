@@ -70,7 +70,13 @@ impl Bounds {
             .zip(&self.lower)
             .zip(&self.upper)
             .map(|((&v, &l), &u)| {
-                let e = if v < l { l - v } else if v > u { v - u } else { 0.0 };
+                let e = if v < l {
+                    l - v
+                } else if v > u {
+                    v - u
+                } else {
+                    0.0
+                };
                 e * e
             })
             .sum()

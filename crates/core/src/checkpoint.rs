@@ -20,7 +20,7 @@ const VERSION: u32 = 1;
 /// Writes `bytes` to `path` atomically (temp file in the same folder + fsync + rename).
 pub fn atomic_write(path: impl AsRef<Path>, bytes: &[u8]) -> Result<(), CoreError> {
     let path = path.as_ref();
-    let io = |source| CoreError::Io { path: path.to_owned(), source };
+    let io = |source| CoreError::Io { path: path.to_owned(), cause: source };
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
         _ => std::path::PathBuf::from("."),
@@ -73,7 +73,8 @@ pub fn save_checkpoint<O: Serialize>(
 ) -> Result<(), CoreError> {
     let path = path.as_ref();
     let doc = CheckpointRef { format: FORMAT, version: VERSION, meta, optimizer, driver };
-    let bytes = serde_json::to_vec(&doc).map_err(|e| CoreError::Checkpoint { path: path.to_owned(), message: e.to_string() })?;
+    let bytes = serde_json::to_vec(&doc)
+        .map_err(|e| CoreError::Format { path: path.to_owned(), message: format!("cannot serialize checkpoint: {e}") })?;
     atomic_write(path, &bytes)
 }
 
@@ -81,8 +82,8 @@ pub fn save_checkpoint<O: Serialize>(
 /// [`CoreError::Checkpoint`] or [`CoreError::Io`] naming the file.
 pub fn load_checkpoint<O: DeserializeOwned>(path: impl AsRef<Path>) -> Result<Checkpoint<O>, CoreError> {
     let path = path.as_ref();
-    let bytes = std::fs::read(path).map_err(|source| CoreError::Io { path: path.to_owned(), source })?;
-    let bad = |message: String| CoreError::Checkpoint { path: path.to_owned(), message };
+    let bytes = std::fs::read(path).map_err(|source| CoreError::Io { path: path.to_owned(), cause: source })?;
+    let bad = |message: String| CoreError::Format { path: path.to_owned(), message: format!("not a valid checkpoint: {message}") };
     let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| bad(format!("not JSON ({e})")))?;
     match value.get("format").and_then(|f| f.as_str()) {
         Some(FORMAT) => {}

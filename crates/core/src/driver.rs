@@ -115,8 +115,12 @@ impl<A: AskTell> Driver<A> {
 
     /// Continues a run from a checkpointed [`DriverState`] (with the optimizer restored from the
     /// same checkpoint): the trajectory is the one the uninterrupted run would have taken.
-    pub fn resume(optimizer: A, options: DriverOptions, state: DriverState) -> Result<Self, CoreError> {
+    ///
+    /// The stop rules are those of `options`, which may differ from the saved run's (e.g. a larger
+    /// budget): a run that had stopped continues if the new rules allow it.
+    pub fn resume(optimizer: A, options: DriverOptions, mut state: DriverState) -> Result<Self, CoreError> {
         options.stop.validate()?;
+        state.stopped = None;
         let d = optimizer.dim();
         if let Some((b, h)) = &options.bounds {
             h.validate()?;
@@ -300,8 +304,14 @@ impl<A: AskTell> Driver<A> {
         Ok(self.state.stopped)
     }
 
+    /// The rules that can be judged before a generation: target and budgets.
     fn budget_exhausted(&self) -> Option<StopReason> {
         let s = &self.options.stop;
+        if let (Some(t), Some(b)) = (s.target, self.state.best_f)
+            && b <= t
+        {
+            return Some(StopReason::Target);
+        }
         if let Some(max) = s.max_evaluations
             && self.state.evaluations + self.optimizer.population_size() as u64 > max
         {
@@ -318,10 +328,8 @@ impl<A: AskTell> Driver<A> {
 
     fn check_stop(&self) -> Option<StopReason> {
         let s = &self.options.stop;
-        if let (Some(t), Some(b)) = (s.target, self.state.best_f)
-            && b <= t
-        {
-            return Some(StopReason::Target);
+        if let Some(r @ StopReason::Target) = self.budget_exhausted() {
+            return Some(r);
         }
         if let Some(tol) = s.tol_f
             && self.state.recent_best.len() >= s.tol_f_window

@@ -46,16 +46,16 @@ pub enum CoreError {
     #[error("numerical failure: {0}")]
     Numerical(String),
     /// Reading or writing a file failed.
-    #[error("{path}: {source}")]
+    #[error("{path}: {cause}")]
     Io {
         /// The file.
         path: PathBuf,
-        /// The cause.
-        source: std::io::Error,
+        /// The cause (shown in the message, so not chained as a `source`).
+        cause: std::io::Error,
     },
     /// A checkpoint or log file exists but is not what it should be.
-    #[error("{path}: not a valid checkpoint: {message}")]
-    Checkpoint {
+    #[error("{path}: {message}")]
+    Format {
         /// The file.
         path: PathBuf,
         /// What is wrong with it.

@@ -107,15 +107,15 @@ impl JsonLinesLog {
             .append(append)
             .truncate(!append)
             .open(path)
-            .map_err(|source| CoreError::Io { path: path.to_owned(), source })?;
+            .map_err(|source| CoreError::Io { path: path.to_owned(), cause: source })?;
         Ok(JsonLinesLog { path: path.to_owned(), out: BufWriter::new(file) })
     }
 
     fn write<T: Serialize>(&mut self, kind: &str, body: &T) -> Result<(), CoreError> {
-        let io = |source| CoreError::Io { path: self.path.clone(), source };
+        let io = |source| CoreError::Io { path: self.path.clone(), cause: source };
         serde_json::to_writer(&mut self.out, &Tagged { r#type: kind, body }).map_err(|e| CoreError::Observer(e.to_string()))?;
         self.out.write_all(b"\n").map_err(io)?;
-        self.out.flush().map_err(|source| CoreError::Io { path: self.path.clone(), source })
+        self.out.flush().map_err(|source| CoreError::Io { path: self.path.clone(), cause: source })
     }
 }
 
@@ -135,13 +135,13 @@ impl Observer for JsonLinesLog {
 /// types are skipped; a malformed line is an error naming its line number.
 pub fn read_generation_log(path: impl AsRef<Path>) -> Result<Vec<GenerationRecord>, CoreError> {
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path).map_err(|source| CoreError::Io { path: path.to_owned(), source })?;
+    let text = std::fs::read_to_string(path).map_err(|source| CoreError::Io { path: path.to_owned(), cause: source })?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        let bad = |m: String| CoreError::Checkpoint { path: path.to_owned(), message: format!("line {}: {m}", i + 1) };
+        let bad = |m: String| CoreError::Format { path: path.to_owned(), message: format!("not a gradfree log: line {}: {m}", i + 1) };
         let v: serde_json::Value = serde_json::from_str(line).map_err(|e| bad(e.to_string()))?;
         if v.get("type").and_then(|t| t.as_str()) == Some("generation") {
             out.push(serde_json::from_value(v).map_err(|e| bad(e.to_string()))?);

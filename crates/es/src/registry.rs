@@ -50,7 +50,8 @@ impl StartSpec {
 }
 
 fn params<P: serde::de::DeserializeOwned>(algorithm: &'static str, spec: &StartSpec) -> Result<P, EsError> {
-    serde_json::from_value(serde_json::Value::Object(spec.params.clone())).map_err(|e| EsError::Params { algorithm, message: e.to_string() })
+    serde_json::from_value(serde_json::Value::Object(spec.params.clone()))
+        .map_err(|e| EsError::Params { algorithm, message: e.to_string() })
 }
 
 /// Every optimizer of this crate, as one serializable type (the checkpoint stores the variant).

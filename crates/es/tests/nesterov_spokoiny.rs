@@ -98,7 +98,7 @@ fn treat_as_inf_drops_pairs() {
     assert_ne!(ns.mean(), &mean0[..]);
     let pop = ns.ask().unwrap();
     let mean1 = ns.mean().to_vec();
-    ns.tell(&pop, &vec![f64::INFINITY; 6]).unwrap();
+    ns.tell(&pop, &[f64::INFINITY; 6]).unwrap();
     assert_eq!(ns.mean(), &mean1[..]);
     assert_eq!(ns.take_events()[0].kind, "no-finite-pair");
 }
@@ -181,7 +181,9 @@ fn checkpoint_resume_is_bit_identical() {
     resumed.run(&p, &mut [&mut part_hist]).unwrap();
 
     assert_eq!(resumed.optimizer(), full.optimizer());
-    let strip = |h: &History| h.records.iter().map(|r| (r.generation, r.evaluations, r.best_f, r.gen_best_f, r.gen_median_f, r.scale)).collect::<Vec<_>>();
+    let strip = |h: &History| {
+        h.records.iter().map(|r| (r.generation, r.evaluations, r.best_f, r.gen_best_f, r.gen_median_f, r.scale)).collect::<Vec<_>>()
+    };
     assert_eq!(strip(&part_hist), strip(&full_hist));
     assert_eq!(resumed.result().best_x, full.result().best_x);
     assert_eq!(resumed.result().generations, 50);
@@ -195,7 +197,10 @@ fn corrupt_checkpoints_are_errors() {
         ("{not json", "not JSON"),
         ("{\"format\":\"other\"}", "format tag"),
         ("{\"format\":\"gradfree-checkpoint\",\"version\":99}", "unsupported version"),
-        ("{\"format\":\"gradfree-checkpoint\",\"version\":1,\"meta\":null,\"optimizer\":{\"algorithm\":\"nesterov-spokoiny\"},\"driver\":{}}", "missing field"),
+        (
+            "{\"format\":\"gradfree-checkpoint\",\"version\":1,\"meta\":null,\"optimizer\":{\"algorithm\":\"nesterov-spokoiny\"},\"driver\":{}}",
+            "missing field",
+        ),
     ] {
         std::fs::write(&path, content).unwrap();
         let e = load_checkpoint::<Algorithm>(&path).unwrap_err().to_string();
@@ -207,7 +212,8 @@ fn corrupt_checkpoints_are_errors() {
 
 #[test]
 fn inverse_k_schedule_shrinks_steps() {
-    let params = NesterovSpokoinyParams { schedule: StepSchedule::InverseK, step_size: Some(0.1), directions: Some(4), ..Default::default() };
+    let params =
+        NesterovSpokoinyParams { schedule: StepSchedule::InverseK, step_size: Some(0.1), directions: Some(4), ..Default::default() };
     let ns = NesterovSpokoiny::new(vec![1.0; 4], &params, 5).unwrap();
     let r = minimize(&sphere(), ns, StopRules::max_evaluations(4000), &mut []).unwrap();
     assert!(r.best_f < 4.0 && r.best_f.is_finite());

@@ -186,8 +186,11 @@ impl Analytic {
             "ellipsoid" => Self::make("ellipsoid", d, 1, ellipsoid, zeros, None, "sum_i 10^(6(i-1)/(d-1)) x_i^2", T31),
             "discus" => Self::make("discus", d, 1, discus, zeros, None, "10^6 x_1^2 + sum_{i>=2} x_i^2 (erratum 40: x_1^2)", T31),
             "l1-ellipsoid" => Self::make("l1-ellipsoid", d, 1, l1_ellipsoid, zeros, None, "sum_i 10^(6(i-1)/(d-1)) |x_i|", T31),
-            "lhalf-ellipsoid" => Self::make("lhalf-ellipsoid", d, 1, lhalf_ellipsoid, zeros, None, "sum_i 10^(6(i-1)/(d-1)) |x_i|^(1/2)", T31),
-            "levy" => Self::make("levy",
+            "lhalf-ellipsoid" => {
+                Self::make("lhalf-ellipsoid", d, 1, lhalf_ellipsoid, zeros, None, "sum_i 10^(6(i-1)/(d-1)) |x_i|^(1/2)", T31)
+            }
+            "levy" => Self::make(
+                "levy",
                 d,
                 1,
                 levy,
@@ -196,27 +199,22 @@ impl Analytic {
                 "sin^2(pi w_1) + sum_{i<d} (w_i-1)^2 (1+10 sin^2(pi w_i+1)) + (w_d-1)^2 (1+sin^2(2 pi w_d)), w_i = 1+(x_i-1)/4",
                 "thesis Tables 3.1 and 4.4",
             ),
-            "rastrigin10" => {
-                Self::make("rastrigin10", d, 1, rastrigin10, zeros, None, "10d + sum_i (y_i^2 - 10 cos(2 pi y_i)), y_i = 10^((i-1)/(d-1)) x_i", T31)
-            }
-            "rosenbrock" => Self::make("rosenbrock",
-                d,
-                2,
-                rosenbrock,
-                ones,
-                Some((-2.0, 2.0)),
-                "sum_{i<d} 100 (x_{i+1} - x_i^2)^2 + (1 - x_i)^2",
-                T44,
-            ),
-            "nesterov" => Self::make("nesterov",
+            "rastrigin10" => Self::make(
+                "rastrigin10",
                 d,
                 1,
-                nesterov,
-                ones,
-                Some((-2.0, 2.0)),
-                "|x_1 - 1|/4 + sum_{i<d} |x_{i+1} - 2|x_i| + 1|",
-                T44,
+                rastrigin10,
+                zeros,
+                None,
+                "10d + sum_i (y_i^2 - 10 cos(2 pi y_i)), y_i = 10^((i-1)/(d-1)) x_i",
+                T31,
             ),
+            "rosenbrock" => {
+                Self::make("rosenbrock", d, 2, rosenbrock, ones, Some((-2.0, 2.0)), "sum_{i<d} 100 (x_{i+1} - x_i^2)^2 + (1 - x_i)^2", T44)
+            }
+            "nesterov" => {
+                Self::make("nesterov", d, 1, nesterov, ones, Some((-2.0, 2.0)), "|x_1 - 1|/4 + sum_{i<d} |x_{i+1} - 2|x_i| + 1|", T44)
+            }
             "different-powers" | "diffpow" => Self::make(
                 if name == "diffpow" { "diffpow" } else { "different-powers" },
                 d,
@@ -227,7 +225,8 @@ impl Analytic {
                 "sum_i |x_i|^(2 + 10(i-1)/(d-1))",
                 if name == "diffpow" { M1 } else { T44 },
             ),
-            "dixon-price" => Self::make("dixon-price",
+            "dixon-price" => Self::make(
+                "dixon-price",
                 d,
                 1,
                 dixon_price,
@@ -236,7 +235,8 @@ impl Analytic {
                 "(x_1 - 1)^2 + sum_{i>=2} i (2 x_i^2 - x_{i-1})^2",
                 T44,
             ),
-            "ackley" => Self::make("ackley",
+            "ackley" => Self::make(
+                "ackley",
                 d,
                 1,
                 ackley,
@@ -249,7 +249,8 @@ impl Analytic {
             "rastrigin" => {
                 Self::make("rastrigin", d, 1, rastrigin, zeros, Some((-5.12, 5.12)), "10d + sum_i (x_i^2 - 10 cos(2 pi x_i))", SMOKE)
             }
-            "griewank" => Self::make("griewank",
+            "griewank" => Self::make(
+                "griewank",
                 d,
                 1,
                 griewank,

@@ -31,10 +31,16 @@ impl LogisticRegression {
     pub fn new(a: Vec<f64>, y: Vec<f64>, d: usize, beta: f64) -> Result<Self, ProblemError> {
         let n = y.len();
         if n == 0 || d == 0 {
-            return Err(ProblemError::Invalid { name: "data", message: format!("{n} samples of dimension {d}: need at least one of each") });
+            return Err(ProblemError::Invalid {
+                name: "data",
+                message: format!("{n} samples of dimension {d}: need at least one of each"),
+            });
         }
         if a.len() != n * d {
-            return Err(ProblemError::Invalid { name: "data", message: format!("matrix has {} entries, expected n*d = {}", a.len(), n * d) });
+            return Err(ProblemError::Invalid {
+                name: "data",
+                message: format!("matrix has {} entries, expected n*d = {}", a.len(), n * d),
+            });
         }
         if let Some(i) = a.iter().position(|v| !v.is_finite()) {
             return Err(ProblemError::Invalid { name: "data", message: format!("entry ({}, {}) is not finite", i / d, i % d) });
@@ -90,7 +96,12 @@ impl LogisticRegression {
 
     /// Fraction of rows of `(a, y)` whose label has the sign of `<a_i, x>` (ties count as wrong).
     pub fn accuracy(&self, x: &[f64]) -> f64 {
-        let ok = self.a.chunks_exact(self.d).zip(&self.y).filter(|(row, yi)| row.iter().zip(x).map(|(u, v)| u * v).sum::<f64>() * **yi > 0.0).count();
+        let ok = self
+            .a
+            .chunks_exact(self.d)
+            .zip(&self.y)
+            .filter(|(row, yi)| row.iter().zip(x).map(|(u, v)| u * v).sum::<f64>() * **yi > 0.0)
+            .count();
         ok as f64 / self.n as f64
     }
 }

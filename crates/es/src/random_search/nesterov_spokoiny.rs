@@ -181,11 +181,11 @@ impl AskTell for NesterovSpokoiny {
         }
         // Asking twice without telling returns the same population (no directions are lost).
         out.resize(2 * self.p.b, d);
-        for (i, u) in self.u.chunks_exact(d).enumerate() {
-            for j in 0..d {
-                let step = self.p.alpha * u[j];
-                out.row_mut(2 * i)[j] = self.mu[j] + step;
-                out.row_mut(2 * i + 1)[j] = self.mu[j] - step;
+        for (u, pair) in self.u.chunks_exact(d).zip(out.as_mut_slice().chunks_exact_mut(2 * d)) {
+            let (plus, minus) = pair.split_at_mut(d);
+            for (((p, m), &mu), &uj) in plus.iter_mut().zip(minus.iter_mut()).zip(&self.mu).zip(u) {
+                *p = mu + self.p.alpha * uj;
+                *m = mu - self.p.alpha * uj;
             }
         }
         Ok(())
@@ -213,7 +213,10 @@ impl AskTell for NesterovSpokoiny {
         self.k += 1;
         self.pending = false;
         if used == 0 {
-            self.events.push(Event { kind: "no-finite-pair".into(), message: format!("iteration {}: every pair had a non-finite value; mean unchanged", self.k) });
+            self.events.push(Event {
+                kind: "no-finite-pair".into(),
+                message: format!("iteration {}: every pair had a non-finite value; mean unchanged", self.k),
+            });
             self.last_step = 0.0;
             return Ok(());
         }

@@ -1,0 +1,179 @@
+//! Command-line definitions.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// gradfree: gradient-free optimization (evolution strategies, random search) and the experiments
+/// of its source documents.
+#[derive(Parser, Debug)]
+#[command(name = "gradfree", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// List problems, algorithms and experiments.
+    List(ListArgs),
+    /// Minimize a benchmark problem with an algorithm.
+    Optimize(Box<OptimizeArgs>),
+    /// Plot best f vs evaluations from one or more JSON-lines logs (`optimize --log`).
+    Plot(PlotArgs),
+    /// Re-run an experiment of the source documents: print its table, write CSV and PNG.
+    Reproduce(ReproduceArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ListArgs {
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// How the problem's box domain is enforced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BoundsMode {
+    /// Clip to the domain when the problem states one, otherwise unconstrained.
+    Auto,
+    /// Unconstrained, even if the problem states a domain.
+    None,
+    /// Evaluate at the projection onto the domain.
+    Clip,
+    /// Evaluate at the mirror image inside the domain.
+    Reflect,
+    /// Evaluate at the projection, plus 1e3 x squared distance to the domain.
+    Penalty,
+}
+
+/// What `tell` does with NaN/inf objective values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum NonFiniteArg {
+    /// Stop with an error naming the point.
+    Error,
+    /// Rank the point worst (+inf) and go on.
+    TreatAsInf,
+}
+
+#[derive(Args, Debug)]
+pub struct OptimizeArgs {
+    /// Algorithm (see `gradfree list`). Required unless --resume.
+    #[arg(long)]
+    pub algo: Option<String>,
+    /// Problem (see `gradfree list`). Required unless --resume.
+    #[arg(long)]
+    pub problem: Option<String>,
+    /// Dimension. Required unless --resume.
+    #[arg(long)]
+    pub dim: Option<usize>,
+    /// Seed of the algorithm and of the initial point.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Seed of the problem instance (random data of quadratic, logistic, binary-reconstruction,
+    /// rotation and shift); fixed by default so runs with different --seed see the same problem.
+    #[arg(long, default_value_t = 0)]
+    pub problem_seed: u64,
+    /// Rotate the problem by a random orthogonal matrix about its minimizer.
+    #[arg(long)]
+    pub rotate: bool,
+    /// Shift the problem by a random vector in [-R, R]^d.
+    #[arg(long, value_name = "R")]
+    pub shift: Option<f64>,
+    /// Initial mean as comma-separated numbers (default: uniform in the problem's initial region).
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    pub x0: Option<Vec<f64>>,
+    /// Initial scale (default: 0.5, or 0.3 x the domain width for bounded problems).
+    #[arg(long)]
+    pub sigma0: Option<f64>,
+    /// Algorithm parameter KEY=VALUE (repeatable), e.g. `--param step_size=0.01`.
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub params: Vec<String>,
+    /// Evaluation budget (default 10000 x dim).
+    #[arg(long)]
+    pub max_evals: Option<u64>,
+    /// Generation budget.
+    #[arg(long)]
+    pub max_gens: Option<u64>,
+    /// Stop when best f <= this (default: f* + 1e-10 when the minimum is known).
+    #[arg(long, allow_hyphen_values = true)]
+    pub target: Option<f64>,
+    /// Do not stop at a default target.
+    #[arg(long, conflicts_with = "target")]
+    pub no_target: bool,
+    /// Stop when best values over 10 generations span less than this.
+    #[arg(long)]
+    pub tol_f: Option<f64>,
+    /// Stop when the algorithm's step length falls below this.
+    #[arg(long)]
+    pub tol_x: Option<f64>,
+    /// Wall-time budget in seconds.
+    #[arg(long)]
+    pub max_seconds: Option<f64>,
+    /// Box handling.
+    #[arg(long, value_enum, default_value_t = BoundsMode::Auto)]
+    pub bounds: BoundsMode,
+    /// What to do with NaN/inf objective values.
+    #[arg(long, value_enum, default_value_t = NonFiniteArg::Error)]
+    pub on_nonfinite: NonFiniteArg,
+    /// Evaluate each population sequentially instead of on all cores.
+    #[arg(long)]
+    pub sequential: bool,
+    /// Write a JSON-lines log of every generation (appended to on --resume).
+    #[arg(long)]
+    pub log: Option<PathBuf>,
+    /// Write a checkpoint to this file (atomically) every --checkpoint-every generations and at the end.
+    #[arg(long)]
+    pub checkpoint: Option<PathBuf>,
+    /// Generations between checkpoints.
+    #[arg(long, default_value_t = 50)]
+    pub checkpoint_every: u64,
+    /// Resume the run saved in this checkpoint (budget flags given here replace the saved ones).
+    #[arg(long)]
+    pub resume: Option<PathBuf>,
+    /// Print exactly one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct PlotArgs {
+    /// JSON-lines logs written by `gradfree optimize --log`.
+    #[arg(required = true)]
+    pub logs: Vec<PathBuf>,
+    /// Output image (.png or .svg).
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Chart title.
+    #[arg(long, default_value = "best f vs evaluations")]
+    pub title: String,
+    /// Linear instead of log y axis.
+    #[arg(long)]
+    pub linear: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ReproduceArgs {
+    /// Experiment name, or `all` (see `gradfree reproduce --list`).
+    #[arg(required_unless_present = "list")]
+    pub experiment: Option<String>,
+    /// List the experiments.
+    #[arg(long)]
+    pub list: bool,
+    /// Shrink budgets so each experiment runs in seconds.
+    #[arg(long)]
+    pub quick: bool,
+    /// Output folder for CSV and PNG files.
+    #[arg(long, short, default_value = "out")]
+    pub out: PathBuf,
+    /// Base seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Print one JSON object (tables and files) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}

@@ -1,0 +1,30 @@
+//! `gradfree list`.
+
+use anyhow::Result;
+
+use crate::cli::ListArgs;
+
+pub fn run(args: &ListArgs) -> Result<()> {
+    let problems = gradfree_problems::list();
+    let algorithms = gradfree_es::list();
+    let experiments = crate::reproduce::experiments();
+    if args.json {
+        let exps: Vec<_> =
+            experiments.iter().map(|e| serde_json::json!({"name": e.name, "source": e.source, "summary": e.summary})).collect();
+        println!("{}", serde_json::json!({"algorithms": algorithms, "problems": problems, "experiments": exps}));
+        return Ok(());
+    }
+    println!("Algorithms:");
+    for a in algorithms {
+        println!("  {:<24} {} [{}]", a.name, a.summary, a.source);
+    }
+    println!("\nProblems:");
+    for p in problems {
+        println!("  {:<24} {} [{}]", p.name, p.summary, p.source);
+    }
+    println!("\nExperiments (gradfree reproduce NAME):");
+    for e in experiments {
+        println!("  {:<24} {} [{}]", e.name, e.summary, e.source);
+    }
+    Ok(())
+}

@@ -1,0 +1,222 @@
+//! Charts drawn with plotters and an embedded font (DejaVu Sans, Bitstream Vera licence, in
+//! `assets/`), so PNG and SVG output needs no system font or fontconfig.
+
+use std::path::Path;
+use std::sync::Once;
+
+use anyhow::{Context, Result, bail};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::FontStyle;
+
+static FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
+static REGISTER: Once = Once::new();
+
+fn register_font() {
+    REGISTER.call_once(|| {
+        // The font is compiled in; registration of valid TTF bytes cannot fail at run time.
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT);
+    });
+}
+
+/// One line of a chart.
+pub struct Series {
+    /// Legend label.
+    pub label: String,
+    /// Points (x, y); non-finite y values are skipped.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A line chart: title, axis labels, and whether y is on a log scale.
+pub struct LineChart<'a> {
+    pub title: &'a str,
+    pub x_label: &'a str,
+    pub y_label: &'a str,
+    pub log_y: bool,
+    pub series: &'a [Series],
+}
+
+fn color(i: usize) -> RGBColor {
+    const C: [RGBColor; 8] = [
+        RGBColor(31, 119, 180),
+        RGBColor(255, 127, 14),
+        RGBColor(44, 160, 44),
+        RGBColor(214, 39, 40),
+        RGBColor(148, 103, 189),
+        RGBColor(140, 86, 75),
+        RGBColor(227, 119, 194),
+        RGBColor(127, 127, 127),
+    ];
+    C[i % C.len()]
+}
+
+/// Writes `chart` to `path` (`.png` or `.svg`, 900 x 600).
+pub fn line_chart(path: &Path, chart: &LineChart) -> Result<()> {
+    register_font();
+    match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+        Some("png") => {
+            let root = BitMapBackend::new(path, (900, 600)).into_drawing_area();
+            draw_line_chart(&root, chart)?;
+            root.present().with_context(|| format!("writing {}", path.display()))?;
+        }
+        Some("svg") => {
+            let root = SVGBackend::new(path, (900, 600)).into_drawing_area();
+            draw_line_chart(&root, chart)?;
+            root.present().with_context(|| format!("writing {}", path.display()))?;
+        }
+        _ => bail!("{}: output must end in .png or .svg", path.display()),
+    }
+    Ok(())
+}
+
+/// Draws a line chart into a drawing area (also used for panels of a grid).
+pub fn draw_line_chart<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &LineChart) -> Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    register_font();
+    area.fill(&WHITE).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let pts =
+        || chart.series.iter().flat_map(|s| s.points.iter()).filter(|(x, y)| x.is_finite() && y.is_finite() && (!chart.log_y || *y > 0.0));
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
+    for &(x, y) in pts() {
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+        y0 = y0.min(y);
+        y1 = y1.max(y);
+    }
+    if !x0.is_finite() {
+        bail!("nothing to plot: no finite{} values", if chart.log_y { " positive" } else { "" });
+    }
+    if x1 <= x0 {
+        x1 = x0 + 1.0;
+    }
+    if chart.log_y {
+        if y1 <= y0 {
+            y1 = y0 * 10.0;
+        }
+        y0 /= 2.0;
+        y1 *= 2.0;
+    } else {
+        let pad = if y1 > y0 { 0.05 * (y1 - y0) } else { 1.0 };
+        y0 -= pad;
+        y1 += pad;
+    }
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow::anyhow!("{e}");
+    let mut builder = ChartBuilder::on(area);
+    builder.caption(chart.title, ("sans-serif", 22)).margin(12).x_label_area_size(45).y_label_area_size(75);
+    macro_rules! body {
+        ($c:expr) => {{
+            let mut c = $c;
+            c.configure_mesh()
+                .x_label_formatter(&|v: &f64| fmt_tick(*v))
+                .y_label_formatter(&|v: &f64| if chart.log_y { format!("{v:.0e}") } else { fmt_tick(*v) })
+                .x_desc(chart.x_label)
+                .y_desc(chart.y_label)
+                .label_style(("sans-serif", 14))
+                .axis_desc_style(("sans-serif", 16))
+                .draw()
+                .map_err(e)?;
+            for (i, s) in chart.series.iter().enumerate() {
+                let col = color(i);
+                let data: Vec<(f64, f64)> =
+                    s.points.iter().copied().filter(|(x, y)| x.is_finite() && y.is_finite() && (!chart.log_y || *y > 0.0)).collect();
+                c.draw_series(LineSeries::new(data, col.stroke_width(2)))
+                    .map_err(e)?
+                    .label(s.label.clone())
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col.stroke_width(2)));
+            }
+            if chart.series.len() > 1 || chart.series.iter().any(|s| !s.label.is_empty()) {
+                c.configure_series_labels()
+                    .background_style(WHITE.mix(0.85))
+                    .border_style(BLACK)
+                    .label_font(("sans-serif", 14))
+                    .position(SeriesLabelPosition::UpperRight)
+                    .draw()
+                    .map_err(e)?;
+            }
+        }};
+    }
+    if chart.log_y {
+        body!(builder.build_cartesian_2d(x0..x1, (y0..y1).log_scale()).map_err(e)?);
+    } else {
+        body!(builder.build_cartesian_2d(x0..x1, y0..y1).map_err(e)?);
+    }
+    Ok(())
+}
+
+/// Tick labels: integers without decimals, otherwise 3 significant digits.
+fn fmt_tick(v: f64) -> String {
+    if v == v.round() && v.abs() < 1e9 {
+        format!("{v:.0}")
+    } else if v != 0.0 && (v.abs() < 1e-2 || v.abs() >= 1e5) {
+        format!("{v:.2e}")
+    } else {
+        format!("{:.3}", v).trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+/// A grid of heat maps: each panel is `(title, n x n values on [lo, hi]^2)`, colored by value.
+pub struct Heatmap {
+    pub title: String,
+    pub lo: f64,
+    pub hi: f64,
+    /// Row-major `n x n`, row `i` is `y = lo + (i + 0.5) h`.
+    pub values: Vec<f64>,
+    pub n: usize,
+}
+
+/// Writes a grid of heat maps (`cols` per row) to a PNG.
+pub fn heatmap_grid(path: &Path, title: &str, panels: &[Heatmap], cols: usize) -> Result<()> {
+    register_font();
+    let rows = panels.len().div_ceil(cols);
+    let root = BitMapBackend::new(path, (320 * cols as u32, 320 * rows as u32 + 40)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let (top, body) = root.split_vertically(40);
+    top.titled(title, ("sans-serif", 24))?;
+    for (panel, area) in panels.iter().zip(body.split_evenly((rows, cols))) {
+        let mut c = ChartBuilder::on(&area)
+            .caption(&panel.title, ("sans-serif", 16))
+            .margin(8)
+            .x_label_area_size(25)
+            .y_label_area_size(35)
+            .build_cartesian_2d(panel.lo..panel.hi, panel.lo..panel.hi)?;
+        c.configure_mesh().disable_mesh().label_style(("sans-serif", 11)).x_labels(5).y_labels(5).draw()?;
+        let finite = panel.values.iter().copied().filter(|v| v.is_finite());
+        let (vmin, vmax) = finite.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
+        let h = (panel.hi - panel.lo) / panel.n as f64;
+        c.draw_series(panel.values.iter().enumerate().map(|(k, &v)| {
+            let (i, j) = (k / panel.n, k % panel.n);
+            let x = panel.lo + j as f64 * h;
+            let y = panel.lo + i as f64 * h;
+            let t = if vmax > vmin && v.is_finite() { (v - vmin) / (vmax - vmin) } else { 0.0 };
+            Rectangle::new([(x, y), (x + h, y + h)], viridis(t).filled())
+        }))?;
+    }
+    root.present().with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+/// A compact approximation of the viridis color map, `t` in [0, 1].
+fn viridis(t: f64) -> RGBColor {
+    const K: [(f64, f64, f64); 5] = [(68., 1., 84.), (59., 82., 139.), (33., 145., 140.), (94., 201., 98.), (253., 231., 37.)];
+    let t = t.clamp(0.0, 1.0) * 4.0;
+    let i = (t.floor() as usize).min(3);
+    let f = t - i as f64;
+    let (a, b) = (K[i], K[i + 1]);
+    let m = |x: f64, y: f64| (x + (y - x) * f).round() as u8;
+    RGBColor(m(a.0, b.0), m(a.1, b.1), m(a.2, b.2))
+}
+
+/// Writes several line charts as panels of one PNG (`cols` per row, 600 x 420 each).
+pub fn line_chart_grid(path: &Path, charts: &[LineChart], cols: usize) -> Result<()> {
+    register_font();
+    let rows = charts.len().div_ceil(cols);
+    let root = BitMapBackend::new(path, (600 * cols as u32, 420 * rows as u32)).into_drawing_area();
+    root.fill(&WHITE)?;
+    for (chart, area) in charts.iter().zip(root.split_evenly((rows, cols))) {
+        draw_line_chart(&area, chart)?;
+    }
+    root.present().with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}

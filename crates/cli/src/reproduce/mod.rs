@@ -1,0 +1,180 @@
+//! `gradfree reproduce`: the experiments of the source documents. Each experiment is a function
+//! from a [`Ctx`] to a [`Report`] (tables, written files); this module prints the tables, writes
+//! each as CSV next to the figures, and offers `--json`.
+
+mod mines_synthetic;
+mod test_functions;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+
+use crate::cli::ReproduceArgs;
+
+/// What an experiment needs to run.
+pub struct Ctx {
+    /// Shrink budgets so the experiment runs in seconds.
+    pub quick: bool,
+    /// The experiment's own output folder (created).
+    pub out: PathBuf,
+    /// Base seed.
+    pub seed: u64,
+}
+
+/// A table: printed aligned, written as CSV.
+#[derive(Serialize)]
+pub struct Table {
+    pub title: String,
+    /// File stem of the CSV.
+    pub slug: String,
+    pub headers: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    pub fn new(title: impl Into<String>, slug: impl Into<String>, headers: &[&str]) -> Self {
+        Table { title: title.into(), slug: slug.into(), headers: headers.iter().map(|s| s.to_string()).collect(), rows: Vec::new() }
+    }
+
+    pub fn push(&mut self, row: Vec<String>) {
+        debug_assert_eq!(row.len(), self.headers.len());
+        self.rows.push(row);
+    }
+
+    fn print(&self) {
+        let mut w: Vec<usize> = self.headers.iter().map(|h| h.chars().count()).collect();
+        for r in &self.rows {
+            for (wi, c) in w.iter_mut().zip(r) {
+                *wi = (*wi).max(c.chars().count());
+            }
+        }
+        println!("\n{}", self.title);
+        let line = |cells: &[String]| cells.iter().zip(&w).map(|(c, wi)| format!("{c:<wi$}")).collect::<Vec<_>>().join("  ");
+        println!("{}", line(&self.headers));
+        println!("{}", w.iter().map(|wi| "-".repeat(*wi)).collect::<Vec<_>>().join("  "));
+        for r in &self.rows {
+            println!("{}", line(r));
+        }
+    }
+
+    fn write_csv(&self, dir: &Path) -> Result<PathBuf> {
+        let esc = |s: &str| if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() };
+        let mut text = self.headers.iter().map(|h| esc(h)).collect::<Vec<_>>().join(",") + "\n";
+        for r in &self.rows {
+            text += &(r.iter().map(|c| esc(c)).collect::<Vec<_>>().join(",") + "\n");
+        }
+        let path = dir.join(format!("{}.csv", self.slug));
+        gradfree_core::atomic_write(&path, text.as_bytes())?;
+        Ok(path)
+    }
+}
+
+/// What an experiment produced.
+#[derive(Default, Serialize)]
+pub struct Report {
+    pub tables: Vec<Table>,
+    /// Figures and other files written.
+    pub files: Vec<PathBuf>,
+    /// Remarks printed under the tables (choices where the source is silent, deviations).
+    pub notes: Vec<String>,
+}
+
+/// A registered experiment.
+pub struct Experiment {
+    pub name: &'static str,
+    pub source: &'static str,
+    pub summary: &'static str,
+    pub run: fn(&Ctx) -> Result<Report>,
+}
+
+/// Every registered experiment.
+pub fn experiments() -> &'static [Experiment] {
+    &[
+        Experiment {
+            name: "test-functions",
+            source: "thesis Tables 3.1, 4.4; MiNES Table 1; thesis sec. 3.7.3",
+            summary: "the benchmark functions: formulas, domains, minimizers, f(x*) checks, 2-D landscapes",
+            run: test_functions::run,
+        },
+        Experiment {
+            name: "mines-synthetic",
+            source: "MiNES sec. 6.1, Fig. 1",
+            summary: "ssphere d=400, quadratic d=200 (cond 2.306e3), diffpow d=100: f vs evaluations (DF so far)",
+            run: mines_synthetic::run,
+        },
+    ]
+}
+
+#[derive(Serialize)]
+struct JsonOut<'a> {
+    experiment: &'a str,
+    quick: bool,
+    seconds: f64,
+    report: &'a Report,
+}
+
+pub fn run(args: &ReproduceArgs) -> Result<()> {
+    if args.list {
+        for e in experiments() {
+            println!("{:<20} {} [{}]", e.name, e.summary, e.source);
+        }
+        return Ok(());
+    }
+    let name = args.experiment.as_deref().unwrap_or_default();
+    let chosen: Vec<&Experiment> = if name == "all" {
+        experiments().iter().collect()
+    } else {
+        match experiments().iter().find(|e| e.name == name) {
+            Some(e) => vec![e],
+            None => {
+                bail!("unknown experiment `{name}`; known: all, {}", experiments().iter().map(|e| e.name).collect::<Vec<_>>().join(", "))
+            }
+        }
+    };
+    let mut json = Vec::new();
+    for e in chosen {
+        let out = args.out.join(e.name);
+        std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+        let t = std::time::Instant::now();
+        if !args.json {
+            println!("== {} ({}){}", e.name, e.source, if args.quick { " [quick]" } else { "" });
+        }
+        let mut report =
+            (e.run)(&Ctx { quick: args.quick, out: out.clone(), seed: args.seed }).with_context(|| format!("experiment {}", e.name))?;
+        for table in &report.tables {
+            let p = table.write_csv(&out)?;
+            report.files.push(p);
+        }
+        let seconds = t.elapsed().as_secs_f64();
+        if args.json {
+            json.push(serde_json::to_value(JsonOut { experiment: e.name, quick: args.quick, seconds, report: &report })?);
+        } else {
+            for table in &report.tables {
+                table.print();
+            }
+            for n in &report.notes {
+                println!("note: {n}");
+            }
+            println!("\nwrote: {}", report.files.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
+            println!("({:.1} s)\n", seconds);
+        }
+    }
+    if args.json {
+        println!("{}", serde_json::json!({ "experiments": json }));
+    }
+    Ok(())
+}
+
+/// Formats a float for tables: 4 significant digits, scientific when small or large.
+pub fn fmt(v: f64) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else if !v.is_finite() {
+        format!("{v}")
+    } else if v.abs() >= 1e-3 && v.abs() < 1e5 {
+        format!("{v:.4}")
+    } else {
+        format!("{v:.3e}")
+    }
+}

@@ -1,0 +1,172 @@
+//! The `gradfree` binary as a user runs it.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn gradfree(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gradfree")).args(args).output().expect("binary runs")
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout.clone()).unwrap();
+    assert_eq!(text.trim().lines().count(), 1, "--json prints exactly one line: {text}");
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Exits with code 2 and one line `error: ...` on stderr, never a panic.
+fn assert_clean_error(out: &Output, needle: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.starts_with("error: ") && err.contains(needle), "{err}");
+}
+
+#[test]
+fn sphere_reaches_1e_8_and_is_reproducible() {
+    let args = ["optimize", "--algo", "nesterov-spokoiny", "--problem", "sphere", "--dim", "10", "--seed", "1", "--json"];
+    let mut a = json(&gradfree(&args));
+    let mut b = json(&gradfree(&args));
+    assert!(a["best_f"].as_f64().unwrap() < 1e-8, "{a}");
+    for key in ["algorithm", "problem", "dim", "seed", "best_f", "best_x", "evaluations", "generations", "stop_reason", "seconds"] {
+        assert!(a.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(a["stop_reason"], "target");
+    a.as_object_mut().unwrap().remove("seconds");
+    b.as_object_mut().unwrap().remove("seconds");
+    assert_eq!(a, b);
+    // Text mode prints the same best value.
+    let text = gradfree(&args[..args.len() - 1]);
+    assert!(text.status.success());
+    let s = String::from_utf8_lossy(&text.stdout);
+    assert!(s.contains("best f") && s.contains("stopped     target"), "{s}");
+}
+
+#[test]
+fn bad_input_gives_one_line_errors() {
+    let base = ["optimize", "--problem", "sphere", "--dim", "3"];
+    let with = |extra: &[&str]| -> Vec<String> { base.iter().chain(extra).map(|s| s.to_string()).collect() };
+    let run = |v: Vec<String>| gradfree(&v.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_clean_error(&run(with(&["--algo", "nope"])), "unknown algorithm `nope`");
+    assert_clean_error(&gradfree(&["optimize", "--algo", "nesterov-spokoiny", "--problem", "sphere", "--dim", "0"]), "--dim 0");
+    assert_clean_error(&gradfree(&["optimize", "--algo", "nesterov-spokoiny", "--problem", "failing-sphere", "--dim", "4"]), "not finite");
+    assert_clean_error(&gradfree(&["optimize", "--algo", "nesterov-spokoiny", "--problem", "nope", "--dim", "4"]), "unknown problem");
+    assert_clean_error(&run(with(&["--algo", "nesterov-spokoiny", "--param", "smoothing=-1"])), "smoothing");
+    assert_clean_error(&run(with(&["--algo", "nesterov-spokoiny", "--max-evals", "3"])), "max-evaluations");
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("corrupt.ckpt");
+    std::fs::write(&bad, b"{\"format\": \"gradfree-checkpoint\", \"version\": 1, \"optimizer\": [").unwrap();
+    assert_clean_error(&gradfree(&["optimize", "--resume", bad.to_str().unwrap()]), "not a valid checkpoint");
+    assert_clean_error(&gradfree(&["optimize", "--resume", "/no/such/file.ckpt"]), "/no/such/file.ckpt");
+    assert_clean_error(&gradfree(&["plot", bad.to_str().unwrap(), "-o", "x.png"]), "not a gradfree log");
+    // The treat-as-inf policy runs through the failing region.
+    let ok = gradfree(&[
+        "optimize",
+        "--algo",
+        "nesterov-spokoiny",
+        "--problem",
+        "failing-sphere",
+        "--dim",
+        "4",
+        "--on-nonfinite",
+        "treat-as-inf",
+        "--max-evals",
+        "2000",
+        "--json",
+    ]);
+    assert!(json(&ok)["best_f"].as_f64().unwrap().is_finite());
+}
+
+#[test]
+fn checkpoint_and_resume_reproduce_the_uninterrupted_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let common = [
+        "optimize",
+        "--algo",
+        "nesterov-spokoiny",
+        "--problem",
+        "ellipsoid",
+        "--dim",
+        "8",
+        "--seed",
+        "5",
+        "--param",
+        "step_size=1e-7",
+        "--no-target",
+        "--json",
+    ];
+    let args = |extra: Vec<String>| -> Vec<String> { common.iter().map(|s| s.to_string()).chain(extra).collect() };
+    let run = |v: Vec<String>| gradfree(&v.iter().map(String::as_str).collect::<Vec<_>>());
+    let full = json(&run(args(vec!["--max-gens".into(), "60".into(), "--log".into(), p("full.jsonl")])));
+    let _ = json(&run(args(vec!["--max-gens".into(), "25".into(), "--checkpoint".into(), p("run.ckpt"), "--log".into(), p("part.jsonl")])));
+    let resumed = json(&gradfree(&["optimize", "--resume", &p("run.ckpt"), "--max-gens", "60", "--log", &p("part.jsonl"), "--json"]));
+    assert_eq!(resumed["resumed"], true);
+    for key in ["best_f", "best_x", "evaluations", "generations"] {
+        assert_eq!(full[key], resumed[key], "{key}");
+    }
+    let gens = |f: &str| -> Vec<serde_json::Value> {
+        std::fs::read_to_string(p(f))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|v| v["type"] == "generation")
+            .map(|mut v| {
+                v.as_object_mut().unwrap().remove("seconds");
+                v
+            })
+            .collect()
+    };
+    assert_eq!(gens("full.jsonl"), gens("part.jsonl"));
+    assert_eq!(gens("full.jsonl").len(), 60);
+    // A disagreeing flag is refused.
+    assert_clean_error(&gradfree(&["optimize", "--resume", &p("run.ckpt"), "--problem", "sphere"]), "disagrees with the checkpoint");
+}
+
+fn assert_png(path: &Path) {
+    let bytes = std::fs::read(path).unwrap();
+    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "{} is not a PNG", path.display());
+    assert!(bytes.len() > 5_000, "{} is suspiciously small", path.display());
+}
+
+#[test]
+fn plot_draws_a_png_and_an_svg() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("run.jsonl");
+    let out =
+        gradfree(&["optimize", "--algo", "nesterov-spokoiny", "--problem", "sphere", "--dim", "5", "--log", log.to_str().unwrap(), "-q"]);
+    assert!(out.status.success());
+    let png = dir.path().join("conv.png");
+    let out = gradfree(&["plot", log.to_str().unwrap(), "-o", png.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_png(&png);
+    let svg = dir.path().join("conv.svg");
+    assert!(gradfree(&["plot", log.to_str().unwrap(), "-o", svg.to_str().unwrap()]).status.success());
+    assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
+    assert_clean_error(&gradfree(&["plot", log.to_str().unwrap(), "-o", "x.jpg"]), ".png or .svg");
+}
+
+#[test]
+fn list_and_reproduce_quick() {
+    let v = json(&gradfree(&["list", "--json"]));
+    assert!(v["algorithms"].as_array().unwrap().iter().any(|a| a["name"] == "nesterov-spokoiny"));
+    assert!(v["problems"].as_array().unwrap().len() >= 19);
+    let dir = tempfile::tempdir().unwrap();
+    let out = gradfree(&["reproduce", "all", "--quick", "--json", "-o", dir.path().to_str().unwrap()]);
+    let v = json(&out);
+    let exps = v["experiments"].as_array().unwrap();
+    assert_eq!(exps.len(), v.get("experiments").unwrap().as_array().unwrap().len());
+    for e in exps {
+        let files = e["report"]["files"].as_array().unwrap();
+        assert!(files.iter().any(|f| f.as_str().unwrap().ends_with(".png")), "{e}");
+        for f in files {
+            let f = Path::new(f.as_str().unwrap());
+            assert!(f.exists(), "{}", f.display());
+            if f.extension().unwrap() == "png" {
+                assert_png(f);
+            }
+        }
+    }
+    assert_clean_error(&gradfree(&["reproduce", "nope"]), "unknown experiment");
+}
