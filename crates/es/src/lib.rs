@@ -16,3 +16,8 @@ pub mod sizes;
 
 pub use error::EsError;
 pub use registry::{Algorithm, AlgorithmSpec, StartSpec, build, list};
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The README's test command: formatting, lints, every registered experiment in --quick mode, and
+# every test (unit, integration, doc). Ends with one summary line "tests: N passed, M failed".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== cargo fmt --check"
+cargo fmt --all --check
+echo "== cargo clippy -D warnings"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+echo "== gradfree reproduce all --quick"
+cargo run --profile test --locked -q -- reproduce all --quick --out target/reproduce-quick
+echo "== cargo test (unit, integration and doctests)"
+log=$(mktemp)
+status=0
+cargo test --workspace --locked 2>&1 | tee "$log" || status=$?
+passed=$(grep -E '^test result:' "$log" | sed -E 's/.* ([0-9]+) passed.*/\1/' | awk '{s+=$1} END {print s+0}')
+failed=$(grep -E '^test result:' "$log" | sed -E 's/.* ([0-9]+) failed.*/\1/' | awk '{s+=$1} END {print s+0}')
+rm -f "$log"
+echo "tests: ${passed} passed, ${failed} failed"
+if [ "$status" -ne 0 ] || [ "$failed" -ne 0 ] || [ "$passed" -eq 0 ]; then
+    exit 1
+fi
