@@ -154,6 +154,9 @@ pub struct PlotArgs {
     /// Linear instead of log y axis.
     #[arg(long)]
     pub linear: bool,
+    /// Print one JSON object (output file, series) instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug)]

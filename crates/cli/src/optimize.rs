@@ -198,7 +198,7 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
         Some(p) => Some(JsonLinesLog::create(p)?),
         None => None,
     };
-    let mut progress = (!args.quiet && !args.json).then(|| Progress::new(spec.stop.max_evaluations, driver.state().evaluations));
+    let mut progress = (!args.quiet && !args.json).then(|| Progress::new(spec.stop.max_evaluations, driver.evaluations()));
     let mut observers: Vec<&mut dyn Observer> = Vec::new();
     if let Some(l) = log.as_mut() {
         observers.push(l);
@@ -225,7 +225,7 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
         if stop.is_some() {
             break;
         }
-        if driver.state().generations % every == 0 {
+        if driver.generations() % every == 0 {
             save(&driver)?;
         }
     }

@@ -22,6 +22,11 @@ pub fn run(args: &PlotArgs) -> Result<()> {
         bail!("every best f is <= 0: a log axis cannot show them; use --linear");
     }
     line_chart(&args.output, &LineChart { title: &args.title, x_label: "evaluations", y_label: "best f", log_y, series: &series })?;
-    eprintln!("wrote {}", args.output.display());
+    if args.json {
+        let series: Vec<_> = series.iter().map(|s| serde_json::json!({"label": s.label, "points": s.points.len()})).collect();
+        println!("{}", serde_json::json!({"output": args.output, "series": series}));
+    } else {
+        println!("wrote {}", args.output.display());
+    }
     Ok(())
 }

@@ -141,6 +141,8 @@ fn plot_draws_a_png_and_an_svg() {
     let out = gradfree(&["plot", log.to_str().unwrap(), "-o", png.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_png(&png);
+    let v = json(&gradfree(&["plot", log.to_str().unwrap(), "-o", png.to_str().unwrap(), "--json"]));
+    assert_eq!(v["series"][0]["label"], "run");
     let svg = dir.path().join("conv.svg");
     assert!(gradfree(&["plot", log.to_str().unwrap(), "-o", svg.to_str().unwrap()]).status.success());
     assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));

@@ -165,6 +165,16 @@ impl<A: AskTell> Driver<A> {
         s
     }
 
+    /// Generations done.
+    pub fn generations(&self) -> u64 {
+        self.state.generations
+    }
+
+    /// Evaluations done.
+    pub fn evaluations(&self) -> u64 {
+        self.state.evaluations
+    }
+
     /// The options.
     pub fn options(&self) -> &DriverOptions {
         &self.options

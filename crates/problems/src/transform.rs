@@ -126,6 +126,13 @@ impl<P: Problem> Shifted<P> {
     pub fn shift(&self) -> &[f64] {
         &self.shift
     }
+
+    /// The box `b` moved by the shift.
+    fn shift_box(&self, b: &Bounds) -> Bounds {
+        let lo = b.lower().iter().zip(&self.shift).map(|(l, s)| l + s).collect();
+        let hi = b.upper().iter().zip(&self.shift).map(|(u, s)| u + s).collect();
+        Bounds::new(lo, hi).expect("a shifted valid box stays valid")
+    }
 }
 
 impl<P: Problem> Objective for Shifted<P> {
@@ -152,11 +159,7 @@ impl<P: Problem> Problem for Shifted<P> {
         self.inner.source()
     }
     fn domain(&self) -> Option<Bounds> {
-        self.inner.domain().map(|b| {
-            let lo = b.lower().iter().zip(&self.shift).map(|(l, s)| l + s).collect();
-            let hi = b.upper().iter().zip(&self.shift).map(|(u, s)| u + s).collect();
-            Bounds::new(lo, hi).expect("shifted box stays valid")
-        })
+        self.inner.domain().map(|b| self.shift_box(&b))
     }
     fn minimizer(&self) -> Option<Vec<f64>> {
         self.inner.minimizer().map(|m| m.iter().zip(&self.shift).map(|(a, s)| a + s).collect())
@@ -165,10 +168,7 @@ impl<P: Problem> Problem for Shifted<P> {
         self.inner.minimum()
     }
     fn init_region(&self) -> Bounds {
-        let b = self.inner.init_region();
-        let lo = b.lower().iter().zip(&self.shift).map(|(l, s)| l + s).collect();
-        let hi = b.upper().iter().zip(&self.shift).map(|(u, s)| u + s).collect();
-        Bounds::new(lo, hi).expect("shifted box stays valid")
+        self.shift_box(&self.inner.init_region())
     }
 }
 
