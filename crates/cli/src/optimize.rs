@@ -206,7 +206,8 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
     if let Some(p) = progress.as_mut() {
         observers.push(p);
     }
-    let checkpoint_path = args.checkpoint.clone().or_else(|| args.resume.clone().filter(|_| args.checkpoint.is_none() && resumed));
+    // A resumed run keeps checkpointing to the file it came from unless --checkpoint says otherwise.
+    let checkpoint_path = args.checkpoint.clone().or_else(|| args.resume.clone());
     let meta = serde_json::to_value(&spec)?;
     let save = |d: &Driver<Algorithm>| -> Result<()> {
         if let Some(p) = &checkpoint_path {
