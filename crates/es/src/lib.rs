@@ -10,6 +10,8 @@
 //! is the serializable sum of all of them, used for checkpoints.
 
 pub mod error;
+pub mod gaussian;
+mod linalg;
 pub mod random_search;
 pub mod registry;
 pub mod sizes;

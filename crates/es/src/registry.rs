@@ -4,6 +4,7 @@ use gradfree_core::{AskTell, CoreError, Event, Population};
 use serde::{Deserialize, Serialize};
 
 use crate::EsError;
+use crate::gaussian::{Ingo, IngoParams, IngoVariant};
 use crate::random_search::{NesterovSpokoiny, NesterovSpokoinyParams};
 
 /// A registry entry.
@@ -17,11 +18,23 @@ pub struct AlgorithmSpec {
     pub summary: &'static str,
 }
 
-const SPECS: &[AlgorithmSpec] = &[AlgorithmSpec {
-    name: "nesterov-spokoiny",
-    source: "MiNES eq. (4.18)-(4.19); Nesterov & Spokoiny 2017",
-    summary: "random gradient-free descent with antithetic Gaussian finite differences",
-}];
+const SPECS: &[AlgorithmSpec] = &[
+    AlgorithmSpec {
+        name: "ingo",
+        source: "thesis Alg. 1, eq. (3.28)-(3.29)",
+        summary: "implicit natural gradient, full covariance via its inverse (Cholesky of Sigma^-1)",
+    },
+    AlgorithmSpec {
+        name: "ingostep",
+        source: "thesis Alg. 3, eq. (3.36)-(3.37)",
+        summary: "INGO with the mean step scaled by Sigma_t instead of Sigma_{t+1}",
+    },
+    AlgorithmSpec {
+        name: "nesterov-spokoiny",
+        source: "MiNES eq. (4.18)-(4.19); Nesterov & Spokoiny 2017",
+        summary: "random gradient-free descent with antithetic Gaussian finite differences",
+    },
+];
 
 /// Every registered algorithm.
 pub fn list() -> &'static [AlgorithmSpec] {
@@ -58,6 +71,8 @@ fn params<P: serde::de::DeserializeOwned>(algorithm: &'static str, spec: &StartS
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "algorithm", rename_all = "kebab-case")]
 pub enum Algorithm {
+    /// [`Ingo`] (both variants; the variant is part of its state).
+    Ingo(Ingo),
     /// [`NesterovSpokoiny`].
     NesterovSpokoiny(NesterovSpokoiny),
 }
@@ -68,6 +83,11 @@ pub fn build(name: &str, spec: &StartSpec) -> Result<Algorithm, EsError> {
         return Err(CoreError::invalid("sigma0", spec.sigma0, "finite and > 0").into());
     }
     match name {
+        "ingo" | "ingostep" => {
+            let variant = if name == "ingo" { IngoVariant::Ingo } else { IngoVariant::IngoStep };
+            let p: IngoParams = params(if name == "ingo" { "ingo" } else { "ingostep" }, spec)?;
+            Ok(Algorithm::Ingo(Ingo::new(variant, spec.x0.clone(), spec.sigma0, &p, spec.seed)?))
+        }
         "nesterov-spokoiny" => {
             let p: NesterovSpokoinyParams = params("nesterov-spokoiny", spec)?;
             Ok(Algorithm::NesterovSpokoiny(NesterovSpokoiny::new(spec.x0.clone(), &p, spec.seed)?))
@@ -79,6 +99,7 @@ pub fn build(name: &str, spec: &StartSpec) -> Result<Algorithm, EsError> {
 macro_rules! dispatch {
     ($self:ident, $a:ident => $e:expr) => {
         match $self {
+            Algorithm::Ingo($a) => $e,
             Algorithm::NesterovSpokoiny($a) => $e,
         }
     };

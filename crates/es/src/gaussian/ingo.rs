@@ -1,0 +1,320 @@
+//! INGO and INGOstep: the implicit natural gradient methods of thesis ch. 3 (Alg. 1 and Alg. 3)
+//! with a full covariance, at O(N d^2) per generation.
+//!
+//! With `P_t = Sigma_t^{-1} = L_t L_t^T` (lower Cholesky factor kept in the state) samples are
+//! `x_i = mu_t + L_t^{-T} z_i`, so `Sigma_t^{-1}(x_i - mu_t) = L_t z_i =: y_i` and the updates
+//!
+//! ```text
+//! (3.28)  Sigma_{t+1}^{-1} = Sigma_t^{-1} + beta sum_i s_i Sigma_t^{-1}(x_i - mu)(x_i - mu)^T Sigma_t^{-1}
+//! (3.29)  mu_{t+1} = mu_t - beta sum_i s_i Sigma_{t+1} Sigma_t^{-1}(x_i - mu_t)            (INGO, Alg. 1)
+//! (3.37)  mu_{t+1} = mu_t - beta sum_i s_i (x_i - mu_t)                                  (INGOstep, Alg. 3)
+//! ```
+//!
+//! become a rank-N update `L_{t+1} L_{t+1}^T = L_t L_t^T + beta Y diag(s) Y^T` of the factor
+//! (O(N d^2), no d x d factorization, no eigendecomposition) and triangular solves. With the
+//! log-rank transform the update is `(1 - beta) P_t + beta Y diag(w) Y^T` (see [`ScoreTransform`]).
+//!
+//! Negative scores can push `P_{t+1}` out of the positive-definite cone. Rule: the covariance
+//! step is halved (`beta_Sigma <- beta_Sigma / 2`) until the update is positive definite, at most
+//! `max_backtracks` times, after which the covariance is left unchanged; each case is reported as
+//! an event. The mean step always uses the full `beta`.
+
+use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
+use serde::{Deserialize, Serialize};
+
+use super::{Sampling, ScoreTransform};
+use crate::linalg::{mul_l, rank_update, scaled_identity, solve_l, solve_lt};
+use crate::sizes::thesis_population;
+
+/// Which mean update: INGO's look-ahead `Sigma_{t+1}` (3.29) or INGOstep's `Sigma_t` (3.37).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IngoVariant {
+    /// Alg. 1.
+    Ingo,
+    /// Alg. 3.
+    IngoStep,
+}
+
+/// Parameters of [`Ingo`]; `None` takes the thesis default (sec. 3.7.1).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct IngoParams {
+    /// Samples per generation `N`. Default `2 floor(3 + floor(3 ln d)/2)`.
+    pub popsize: Option<usize>,
+    /// Step size `beta`, in (0, 1). Default `1/d`.
+    pub beta: Option<f64>,
+    /// Score transform. Default: normalized (3.25), as in Alg. 1 and 3.
+    pub score: ScoreTransform,
+    /// How the `z_i` are drawn. Default i.i.d. as in Alg. 1.
+    pub sampling: Sampling,
+    /// Halvings of the covariance step before giving up on a generation's covariance update. Default 20.
+    pub max_backtracks: Option<u32>,
+    /// NaN/inf handling in `tell`.
+    pub on_nonfinite: NonFinitePolicy,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Checked {
+    n: usize,
+    beta: f64,
+    score: ScoreTransform,
+    sampling: Sampling,
+    max_backtracks: u32,
+    policy: NonFinitePolicy,
+}
+
+impl IngoParams {
+    fn check(&self, d: usize) -> Result<Checked, CoreError> {
+        let n = self.popsize.unwrap_or_else(|| thesis_population(d));
+        if n < 2 {
+            return Err(CoreError::invalid("popsize", n, ">= 2"));
+        }
+        self.sampling.check(n)?;
+        let beta = self.beta.unwrap_or(1.0 / d as f64);
+        if !(beta > 0.0 && beta < 1.0) {
+            return Err(CoreError::invalid("beta", beta, "in (0, 1)"));
+        }
+        Ok(Checked {
+            n,
+            beta,
+            score: self.score,
+            sampling: self.sampling,
+            max_backtracks: self.max_backtracks.unwrap_or(20),
+            policy: self.on_nonfinite,
+        })
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+struct Scratch {
+    vals: Vec<f64>,
+    s: Vec<f64>,
+    order: Vec<usize>,
+    y: Vec<f64>,
+    w: Vec<f64>,
+    alpha: Vec<f64>,
+    backup: Vec<f64>,
+    g: Vec<f64>,
+}
+
+/// INGO / INGOstep with full covariance (thesis Alg. 1 and 3).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Ingo {
+    variant: IngoVariant,
+    p: Checked,
+    mu: Vec<f64>,
+    /// Lower Cholesky factor of the precision `Sigma^{-1}`, column-major `d x d`.
+    l: Vec<f64>,
+    /// Directions of the pending generation, `d x N` column-major.
+    z: Vec<f64>,
+    rng: GfRng,
+    pending: bool,
+    generation: u64,
+    /// RMS sampled step per coordinate of the last population.
+    last_scale: f64,
+    #[serde(skip)]
+    scratch: Scratch,
+    #[serde(skip)]
+    events: Vec<Event>,
+}
+
+/// Equality of the algorithm state (scratch and undelivered events excluded).
+impl PartialEq for Ingo {
+    fn eq(&self, o: &Self) -> bool {
+        (self.variant, &self.p, &self.mu, &self.l, &self.z, &self.rng, self.pending, self.generation)
+            == (o.variant, &o.p, &o.mu, &o.l, &o.z, &o.rng, o.pending, o.generation)
+            && self.last_scale.to_bits() == o.last_scale.to_bits()
+    }
+}
+
+impl Ingo {
+    /// Starts at `mu_1 = x0` with `Sigma_1 = sigma0^2 I`.
+    pub fn new(variant: IngoVariant, x0: Vec<f64>, sigma0: f64, params: &IngoParams, seed: u64) -> Result<Self, CoreError> {
+        super::check_start(&x0, sigma0)?;
+        let d = x0.len();
+        let p = params.check(d)?;
+        Ok(Ingo {
+            variant,
+            z: vec![0.0; d * p.n],
+            p,
+            l: scaled_identity(d, 1.0 / sigma0),
+            mu: x0,
+            rng: rng_from_seed(seed),
+            pending: false,
+            generation: 0,
+            last_scale: sigma0,
+            scratch: Scratch::default(),
+            events: Vec::new(),
+        })
+    }
+
+    /// The lower Cholesky factor `L` of the precision `Sigma^{-1} = L L^T`, column-major.
+    pub fn precision_factor(&self) -> &[f64] {
+        &self.l
+    }
+
+    /// The dense covariance `Sigma = L^{-T} L^{-1}`, column-major (O(d^3); for tests and reports).
+    pub fn covariance(&self) -> Vec<f64> {
+        let d = self.dim();
+        let mut a = scaled_identity(d, 1.0);
+        solve_l(&self.l, d, &mut a, d);
+        solve_lt(&self.l, d, &mut a, d);
+        a
+    }
+
+    /// The standard-normal directions of the pending generation (`d x N` column-major).
+    pub fn directions(&self) -> &[f64] {
+        &self.z
+    }
+
+    /// Like [`AskTell::ask_into`], but with caller-supplied directions `z` (`d x N` column-major,
+    /// i.e. `N` rows of length `d`) instead of drawn ones: for structured or quasi-random samples
+    /// (each `z_i` should be marginally `N(0, I)` for the estimator to stay unbiased).
+    pub fn ask_with_directions(&mut self, z: &[f64], out: &mut Population) -> Result<(), CoreError> {
+        if z.len() != self.z.len() {
+            return Err(CoreError::DimensionMismatch { what: "directions length (d*N)", expected: self.z.len(), got: z.len() });
+        }
+        if let Some(i) = z.iter().position(|v| !v.is_finite()) {
+            return Err(CoreError::invalid("directions", format!("entry {i} = {}", z[i]), "finite"));
+        }
+        self.z.copy_from_slice(z);
+        self.pending = true;
+        self.ask_into(out)
+    }
+
+    fn event(&mut self, kind: &str, message: String) {
+        self.events.push(Event { kind: kind.into(), message });
+    }
+}
+
+impl AskTell for Ingo {
+    fn name(&self) -> &'static str {
+        match self.variant {
+            IngoVariant::Ingo => "ingo",
+            IngoVariant::IngoStep => "ingostep",
+        }
+    }
+
+    fn dim(&self) -> usize {
+        self.mu.len()
+    }
+
+    fn population_size(&self) -> usize {
+        self.p.n
+    }
+
+    fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
+        let (d, n) = (self.dim(), self.p.n);
+        if !self.pending {
+            self.p.sampling.fill(&mut self.rng, d, n, &mut self.z);
+            self.pending = true;
+        }
+        out.resize(n, d);
+        let x = out.as_mut_slice();
+        x.copy_from_slice(&self.z);
+        solve_lt(&self.l, d, x, n);
+        let sq: f64 = x.iter().map(|v| v * v).sum();
+        self.last_scale = (sq / (n * d) as f64).sqrt();
+        for row in x.chunks_exact_mut(d) {
+            for (v, m) in row.iter_mut().zip(&self.mu) {
+                *v += m;
+            }
+        }
+        Ok(())
+    }
+
+    fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
+        if !self.pending {
+            return Err(CoreError::OutOfOrder("tell called without a preceding ask"));
+        }
+        let (d, n) = (self.dim(), self.p.n);
+        let sc = &mut self.scratch;
+        check_tell(population, values, d, n, self.p.policy, &mut sc.vals)?;
+        self.pending = false;
+        self.generation += 1;
+        sc.s.resize(n, 0.0);
+        if let Err(why) = self.p.score.compute(&sc.vals, &mut sc.s, &mut sc.order) {
+            let g = self.generation;
+            self.event("no-update", format!("generation {g}: {why:?} values, distribution unchanged"));
+            return Ok(());
+        }
+        let beta = self.p.beta;
+        // y_i = L_t z_i = Sigma_t^{-1} (x_i - mu_t).
+        sc.y.resize(d * n, 0.0);
+        mul_l(&self.l, d, &self.z, n, &mut sc.y);
+        // INGOstep's direction uses Sigma_t: sum_i s_i L_t^{-T} z_i.
+        sc.g.clear();
+        sc.g.resize(d, 0.0);
+        let src = match self.variant {
+            IngoVariant::Ingo => &sc.y,
+            IngoVariant::IngoStep => &self.z,
+        };
+        for (col, &si) in src.chunks_exact(d).zip(&sc.s) {
+            for (g, v) in sc.g.iter_mut().zip(col) {
+                *g += si * v;
+            }
+        }
+        if self.variant == IngoVariant::IngoStep {
+            solve_lt(&self.l, d, &mut sc.g, 1);
+        }
+
+        // Precision update with backtracking on the covariance step.
+        sc.backup.clone_from(&self.l);
+        let mut step = beta;
+        let mut accepted = false;
+        for attempt in 0..=self.p.max_backtracks {
+            if attempt > 0 {
+                self.l.copy_from_slice(&sc.backup);
+                step *= 0.5;
+            }
+            if self.p.score == ScoreTransform::LogRank {
+                // (1 - beta) P_t: the weights sum to 1 (erratum 39).
+                let keep = (1.0 - step).sqrt();
+                self.l.iter_mut().for_each(|v| *v *= keep);
+            }
+            sc.w.clone_from(&sc.y);
+            sc.alpha.clear();
+            sc.alpha.extend(sc.s.iter().map(|si| step * si));
+            if rank_update(&mut self.l, d, &mut sc.w, &mut sc.alpha) {
+                accepted = true;
+                if attempt > 0 {
+                    let g = self.generation;
+                    self.events.push(Event {
+                        kind: "backtrack".into(),
+                        message: format!("generation {g}: covariance step halved {attempt} time(s) to stay positive definite"),
+                    });
+                }
+                break;
+            }
+        }
+        if !accepted {
+            self.l.copy_from_slice(&self.scratch.backup);
+            let g = self.generation;
+            self.event("covariance-kept", format!("generation {g}: no positive-definite covariance step found; covariance unchanged"));
+        }
+        let sc = &mut self.scratch;
+        if self.variant == IngoVariant::Ingo {
+            // Sigma_{t+1} g = L^{-T} L^{-1} g.
+            solve_l(&self.l, d, &mut sc.g, 1);
+            solve_lt(&self.l, d, &mut sc.g, 1);
+        }
+        for (m, g) in self.mu.iter_mut().zip(&sc.g) {
+            *m -= beta * g;
+        }
+        Ok(())
+    }
+
+    fn mean(&self) -> &[f64] {
+        &self.mu
+    }
+
+    /// RMS per-coordinate length of the last sampled steps, an estimate of `sqrt(tr(Sigma)/d)`.
+    fn scale(&self) -> f64 {
+        self.last_scale
+    }
+
+    fn take_events(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.events)
+    }
+}
