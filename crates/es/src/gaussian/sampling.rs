@@ -26,7 +26,7 @@ pub enum Sampling {
 impl Sampling {
     /// Checks that `n` samples can be drawn this way.
     pub fn check(&self, n: usize) -> Result<(), CoreError> {
-        if *self == Sampling::Antithetic && n % 2 != 0 {
+        if *self == Sampling::Antithetic && !n.is_multiple_of(2) {
             return Err(CoreError::invalid("popsize", n, "even with antithetic sampling"));
         }
         Ok(())
