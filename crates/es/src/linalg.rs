@@ -40,6 +40,39 @@ pub fn mul_l(l: &[f64], d: usize, z: &[f64], n: usize, out: &mut [f64]) {
     );
 }
 
+/// `out <- A B` for column-major `A` (`m x k`) and `B` (`k x n`).
+pub fn gemm(a: &[f64], m: usize, k: usize, b: &[f64], n: usize, out: &mut [f64]) {
+    faer::linalg::matmul::matmul(view_mut(out, m, n), Accum::Replace, view(a, m, k), view(b, k, n), 1.0, Par::Seq);
+}
+
+/// `C <- C + Y diag(c) Y^T` for symmetric `C` (`d x d`) and `Y` (`d x r`); `tmp` is scratch.
+pub fn add_weighted_outer(cmat: &mut [f64], d: usize, y: &[f64], c: &[f64], tmp: &mut Vec<f64>) {
+    let r = c.len();
+    tmp.clear();
+    tmp.extend_from_slice(y);
+    for (col, &ci) in tmp.chunks_exact_mut(d).zip(c) {
+        col.iter_mut().for_each(|v| *v *= ci);
+    }
+    faer::linalg::matmul::matmul(view_mut(cmat, d, d), Accum::Add, view(tmp, d, r), view(y, d, r).transpose(), 1.0, Par::Seq);
+}
+
+/// Eigendecomposition of a symmetric `d x d` matrix: eigenvalues ascending into `values`,
+/// eigenvectors (columns) into `vectors`. `false` if it did not converge or is not finite.
+pub fn sym_eigen(a: &[f64], d: usize, values: &mut [f64], vectors: &mut [f64]) -> bool {
+    let Ok(e) = view(a, d, d).self_adjoint_eigen(faer::Side::Lower) else {
+        return false;
+    };
+    let s = e.S();
+    let u = e.U();
+    for i in 0..d {
+        values[i] = s[i];
+        for j in 0..d {
+            vectors[j * d + i] = u[(i, j)];
+        }
+    }
+    values.iter().all(|v| v.is_finite()) && vectors.iter().all(|v| v.is_finite())
+}
+
 /// Rank-`r` update of a lower Cholesky factor: `L L^T <- L L^T + W diag(alpha) W^T`, in O(r d^2).
 /// `w` (`d x r`) is overwritten. Returns `false` (with `L` partly overwritten: restore it from a
 /// copy) when the result is not positive definite.

@@ -4,7 +4,7 @@ use gradfree_core::{AskTell, CoreError, Event, Population};
 use serde::{Deserialize, Serialize};
 
 use crate::EsError;
-use crate::gaussian::{Ingo, IngoParams, IngoVariant};
+use crate::gaussian::{CmaEs, CmaEsParams, FastIngo, FastIngoParams, Igo, IgoParams, Ingo, IngoParams, IngoVariant};
 use crate::random_search::{NesterovSpokoiny, NesterovSpokoinyParams};
 
 /// A registry entry.
@@ -28,6 +28,21 @@ const SPECS: &[AlgorithmSpec] = &[
         name: "ingostep",
         source: "thesis Alg. 3, eq. (3.36)-(3.37)",
         summary: "INGO with the mean step scaled by Sigma_t instead of Sigma_{t+1}",
+    },
+    AlgorithmSpec {
+        name: "fast-ingo",
+        source: "thesis Alg. 2, eq. (3.30)-(3.31)",
+        summary: "INGO with a diagonal covariance and antithetic samples, O(N d) per generation",
+    },
+    AlgorithmSpec {
+        name: "igo",
+        source: "Ollivier et al. 2017; thesis sec. 3.7.1 baseline",
+        summary: "explicit natural gradient on (mu, Sigma), full covariance, same scores as INGO",
+    },
+    AlgorithmSpec {
+        name: "cmaes",
+        source: "Hansen 2016 tutorial (arXiv:1604.00772)",
+        summary: "CMA-ES with active weights and CSA; IPOP restarts with --param restarts=K",
     },
     AlgorithmSpec {
         name: "nesterov-spokoiny",
@@ -73,6 +88,12 @@ fn params<P: serde::de::DeserializeOwned>(algorithm: &'static str, spec: &StartS
 pub enum Algorithm {
     /// [`Ingo`] (both variants; the variant is part of its state).
     Ingo(Ingo),
+    /// [`FastIngo`].
+    FastIngo(FastIngo),
+    /// [`Igo`].
+    Igo(Igo),
+    /// [`CmaEs`].
+    Cmaes(CmaEs),
     /// [`NesterovSpokoiny`].
     NesterovSpokoiny(NesterovSpokoiny),
 }
@@ -88,6 +109,18 @@ pub fn build(name: &str, spec: &StartSpec) -> Result<Algorithm, EsError> {
             let p: IngoParams = params(if name == "ingo" { "ingo" } else { "ingostep" }, spec)?;
             Ok(Algorithm::Ingo(Ingo::new(variant, spec.x0.clone(), spec.sigma0, &p, spec.seed)?))
         }
+        "fast-ingo" => {
+            let p: FastIngoParams = params("fast-ingo", spec)?;
+            Ok(Algorithm::FastIngo(FastIngo::new(spec.x0.clone(), spec.sigma0, &p, spec.seed)?))
+        }
+        "igo" => {
+            let p: IgoParams = params("igo", spec)?;
+            Ok(Algorithm::Igo(Igo::new(spec.x0.clone(), spec.sigma0, &p, spec.seed)?))
+        }
+        "cmaes" => {
+            let p: CmaEsParams = params("cmaes", spec)?;
+            Ok(Algorithm::Cmaes(CmaEs::new(spec.x0.clone(), spec.sigma0, &p, spec.seed)?))
+        }
         "nesterov-spokoiny" => {
             let p: NesterovSpokoinyParams = params("nesterov-spokoiny", spec)?;
             Ok(Algorithm::NesterovSpokoiny(NesterovSpokoiny::new(spec.x0.clone(), &p, spec.seed)?))
@@ -100,6 +133,9 @@ macro_rules! dispatch {
     ($self:ident, $a:ident => $e:expr) => {
         match $self {
             Algorithm::Ingo($a) => $e,
+            Algorithm::FastIngo($a) => $e,
+            Algorithm::Igo($a) => $e,
+            Algorithm::Cmaes($a) => $e,
             Algorithm::NesterovSpokoiny($a) => $e,
         }
     };

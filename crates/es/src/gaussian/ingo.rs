@@ -22,8 +22,8 @@
 use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
 use serde::{Deserialize, Serialize};
 
-use super::{Sampling, ScoreTransform};
-use crate::linalg::{mul_l, rank_update, scaled_identity, solve_l, solve_lt};
+use super::{RankScratch, Sampling, ScoreTransform, pd_event, pd_rank_update};
+use crate::linalg::{mul_l, scaled_identity, solve_l, solve_lt};
 use crate::sizes::thesis_population;
 
 /// Which mean update: INGO's look-ahead `Sigma_{t+1}` (3.29) or INGOstep's `Sigma_t` (3.37).
@@ -92,10 +92,8 @@ struct Scratch {
     s: Vec<f64>,
     order: Vec<usize>,
     y: Vec<f64>,
-    w: Vec<f64>,
-    alpha: Vec<f64>,
-    backup: Vec<f64>,
     g: Vec<f64>,
+    rank: RankScratch,
 }
 
 /// INGO / INGOstep with full covariance (thesis Alg. 1 and 3).
@@ -259,39 +257,11 @@ impl AskTell for Ingo {
             solve_lt(&self.l, d, &mut sc.g, 1);
         }
 
-        // Precision update with backtracking on the covariance step.
-        sc.backup.clone_from(&self.l);
-        let mut step = beta;
-        let mut accepted = false;
-        for attempt in 0..=self.p.max_backtracks {
-            if attempt > 0 {
-                self.l.copy_from_slice(&sc.backup);
-                step *= 0.5;
-            }
-            if self.p.score == ScoreTransform::LogRank {
-                // (1 - beta) P_t: the weights sum to 1 (erratum 39).
-                let keep = (1.0 - step).sqrt();
-                self.l.iter_mut().for_each(|v| *v *= keep);
-            }
-            sc.w.clone_from(&sc.y);
-            sc.alpha.clear();
-            sc.alpha.extend(sc.s.iter().map(|si| step * si));
-            if rank_update(&mut self.l, d, &mut sc.w, &mut sc.alpha) {
-                accepted = true;
-                if attempt > 0 {
-                    let g = self.generation;
-                    self.events.push(Event {
-                        kind: "backtrack".into(),
-                        message: format!("generation {g}: covariance step halved {attempt} time(s) to stay positive definite"),
-                    });
-                }
-                break;
-            }
-        }
-        if !accepted {
-            self.l.copy_from_slice(&self.scratch.backup);
-            let g = self.generation;
-            self.event("covariance-kept", format!("generation {g}: no positive-definite covariance step found; covariance unchanged"));
+        // Precision update, backtracking on the covariance step to stay positive definite.
+        let keep = |step: f64| if self.p.score == ScoreTransform::LogRank { 1.0 - step } else { 1.0 };
+        let outcome = pd_rank_update(&mut self.l, d, &sc.y, &sc.s, beta, keep, self.p.max_backtracks, &mut sc.rank);
+        if let Some(e) = pd_event(&outcome, self.generation) {
+            self.events.push(e);
         }
         let sc = &mut self.scratch;
         if self.variant == IngoVariant::Ingo {

@@ -1,0 +1,395 @@
+//! CMA-ES as in Hansen's tutorial (arXiv:1604.00772, 2016), Table 1 defaults: weighted recombination
+//! with negative ("active") weights, rank-one and rank-mu covariance updates, cumulative step-size
+//! adaptation (CSA), lazy eigendecomposition; optional IPOP restarts (Auger & Hansen 2005).
+//!
+//! ```text
+//! y_i = B D z_i,  x_i = m + sigma y_i
+//! m      <- m + sigma sum_{i<=mu} w_i y_{i:lambda}
+//! p_sig  <- (1 - c_s) p_sig + sqrt(c_s (2 - c_s) mu_eff) B sum_{i<=mu} w_i z_{i:lambda}      (= C^{-1/2} <y>_w)
+//! p_c    <- (1 - c_c) p_c + h_sig sqrt(c_c (2 - c_c) mu_eff) <y>_w
+//! C      <- (1 + c_1 delta(h_sig) - c_1 - c_mu sum_j w_j) C + c_1 p_c p_c^T + c_mu sum_i w_i° y_{i:lambda} y_{i:lambda}^T
+//! sigma  <- sigma exp((c_s / d_s) (||p_sig|| / E||N(0,I)|| - 1))
+//! ```
+//!
+//! with `w_i° = w_i` for `w_i >= 0` and `w_i d / ||z_{i:lambda}||^2` otherwise. `B, D` are
+//! recomputed when more than `1/(10 d (c_1 + c_mu))` generations have passed (pycma's rule), so the
+//! O(d^3) eigendecomposition is amortized.
+
+use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
+use rand_distr::{Distribution, StandardNormal};
+use serde::{Deserialize, Serialize};
+
+use crate::linalg::{add_weighted_outer, gemm, scaled_identity, sym_eigen};
+
+/// Parameters of [`CmaEs`]; `None` takes the tutorial default.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CmaEsParams {
+    /// Population size `lambda`. Default `4 + floor(3 ln d)`.
+    pub popsize: Option<usize>,
+    /// IPOP: how many restarts with doubled population are allowed when the run stagnates
+    /// (tol-x 1e-12 sigma0, flat values over `10 + 30 d / lambda` generations, or condition > 1e14).
+    /// Default 0 (no restarts). Restarts begin again at `x0`.
+    pub restarts: u32,
+    /// Population growth factor per restart. Default 2.
+    pub popsize_factor: Option<f64>,
+    /// NaN/inf handling in `tell` (infinite values rank last).
+    pub on_nonfinite: NonFinitePolicy,
+}
+
+/// The strategy constants for one population size.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Constants {
+    lambda: usize,
+    mu: usize,
+    weights: Vec<f64>,
+    mu_eff: f64,
+    cs: f64,
+    ds: f64,
+    cc: f64,
+    c1: f64,
+    cmu: f64,
+    chi_n: f64,
+    eigen_every: f64,
+}
+
+impl Constants {
+    fn new(d: usize, lambda: usize) -> Self {
+        let n = d as f64;
+        let mu = lambda / 2;
+        let raw: Vec<f64> = (1..=lambda).map(|i| ((lambda as f64 + 1.0) / 2.0).ln() - (i as f64).ln()).collect();
+        let pos: f64 = raw.iter().filter(|w| **w > 0.0).sum();
+        let neg: f64 = raw.iter().filter(|w| **w < 0.0).map(|w| -w).sum();
+        let mu_eff = pos * pos / raw[..mu].iter().map(|w| w * w).sum::<f64>();
+        let neg_sq: f64 = raw[mu..].iter().map(|w| w * w).sum();
+        let mu_eff_neg = if neg_sq > 0.0 { neg * neg / neg_sq } else { 0.0 };
+        let cs = (mu_eff + 2.0) / (n + mu_eff + 5.0);
+        let ds = 1.0 + 2.0 * (((mu_eff - 1.0) / (n + 1.0)).sqrt() - 1.0).max(0.0) + cs;
+        let cc = (4.0 + mu_eff / n) / (n + 4.0 + 2.0 * mu_eff / n);
+        let alpha_cov = 2.0;
+        let c1 = alpha_cov / ((n + 1.3).powi(2) + mu_eff);
+        let cmu = (1.0 - c1).min(alpha_cov * (mu_eff - 2.0 + 1.0 / mu_eff) / ((n + 2.0).powi(2) + alpha_cov * mu_eff / 2.0));
+        let alpha_mu_neg = 1.0 + c1 / cmu;
+        let alpha_mueff_neg = 1.0 + 2.0 * mu_eff_neg / (mu_eff + 2.0);
+        let alpha_posdef_neg = (1.0 - c1 - cmu) / (n * cmu);
+        let neg_scale = alpha_mu_neg.min(alpha_mueff_neg).min(alpha_posdef_neg);
+        let weights = raw.iter().map(|&w| if w >= 0.0 { w / pos } else { w * neg_scale / neg }).collect();
+        let chi_n = n.sqrt() * (1.0 - 1.0 / (4.0 * n) + 1.0 / (21.0 * n * n));
+        Constants { lambda, mu, weights, mu_eff, cs, ds, cc, c1, cmu, chi_n, eigen_every: 1.0 / (10.0 * n * (c1 + cmu)) }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+struct Scratch {
+    vals: Vec<f64>,
+    order: Vec<usize>,
+    ysel: Vec<f64>,
+    wsel: Vec<f64>,
+    tmp: Vec<f64>,
+    zw: Vec<f64>,
+    dz: Vec<f64>,
+}
+
+/// CMA-ES (Hansen 2016 tutorial defaults, active weights, CSA; optional IPOP restarts).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CmaEs {
+    params: CmaEsParams,
+    x0: Vec<f64>,
+    sigma0: f64,
+    k: Constants,
+    m: Vec<f64>,
+    sigma: f64,
+    c: Vec<f64>,
+    b: Vec<f64>,
+    dvals: Vec<f64>,
+    ps: Vec<f64>,
+    pc: Vec<f64>,
+    z: Vec<f64>,
+    y: Vec<f64>,
+    rng: GfRng,
+    pending: bool,
+    generation: u64,
+    eigen_generation: u64,
+    restarts_done: u32,
+    /// Best value of each recent generation (for the restart test).
+    recent: Vec<f64>,
+    #[serde(skip)]
+    scratch: Scratch,
+    #[serde(skip)]
+    events: Vec<Event>,
+}
+
+/// Equality of the algorithm state (scratch and undelivered events excluded).
+impl PartialEq for CmaEs {
+    fn eq(&self, o: &Self) -> bool {
+        self.k == o.k
+            && (&self.m, self.sigma.to_bits(), &self.c, &self.b, &self.dvals, &self.ps, &self.pc, &self.z, &self.rng)
+                == (&o.m, o.sigma.to_bits(), &o.c, &o.b, &o.dvals, &o.ps, &o.pc, &o.z, &o.rng)
+            && (self.pending, self.generation, self.restarts_done, &self.recent) == (o.pending, o.generation, o.restarts_done, &o.recent)
+    }
+}
+
+impl CmaEs {
+    /// Starts at `m = x0`, `sigma = sigma0`, `C = I`.
+    pub fn new(x0: Vec<f64>, sigma0: f64, params: &CmaEsParams, seed: u64) -> Result<Self, CoreError> {
+        super::check_start(&x0, sigma0)?;
+        let d = x0.len();
+        let lambda = params.popsize.unwrap_or(4 + (3.0 * (d as f64).ln()).floor() as usize);
+        if lambda < 2 {
+            return Err(CoreError::invalid("popsize", lambda, ">= 2"));
+        }
+        if let Some(f) = params.popsize_factor
+            && !(f.is_finite() && f >= 1.0)
+        {
+            return Err(CoreError::invalid("popsize_factor", f, "finite and >= 1"));
+        }
+        let mut s = CmaEs {
+            params: params.clone(),
+            k: Constants::new(d, lambda),
+            m: x0.clone(),
+            x0,
+            sigma0,
+            sigma: sigma0,
+            c: Vec::new(),
+            b: Vec::new(),
+            dvals: Vec::new(),
+            ps: Vec::new(),
+            pc: Vec::new(),
+            z: Vec::new(),
+            y: Vec::new(),
+            rng: rng_from_seed(seed),
+            pending: false,
+            generation: 0,
+            eigen_generation: 0,
+            restarts_done: 0,
+            recent: Vec::new(),
+            scratch: Scratch::default(),
+            events: Vec::new(),
+        };
+        s.reset(lambda);
+        Ok(s)
+    }
+
+    fn reset(&mut self, lambda: usize) {
+        let d = self.x0.len();
+        self.k = Constants::new(d, lambda);
+        self.m.clone_from(&self.x0);
+        self.sigma = self.sigma0;
+        self.c = scaled_identity(d, 1.0);
+        self.b = scaled_identity(d, 1.0);
+        self.dvals = vec![1.0; d];
+        self.ps = vec![0.0; d];
+        self.pc = vec![0.0; d];
+        self.z = vec![0.0; d * lambda];
+        self.y = vec![0.0; d * lambda];
+        self.pending = false;
+        self.eigen_generation = self.generation;
+        self.recent.clear();
+    }
+
+    /// Step size `sigma`.
+    pub fn sigma(&self) -> f64 {
+        self.sigma
+    }
+
+    /// Covariance matrix `C`, column-major.
+    pub fn covariance(&self) -> &[f64] {
+        &self.c
+    }
+
+    /// Restarts done so far (IPOP).
+    pub fn restarts_done(&self) -> u32 {
+        self.restarts_done
+    }
+
+    fn update_eigen(&mut self) {
+        let d = self.dim();
+        // Enforce symmetry from the lower triangle, then decompose.
+        for j in 0..d {
+            for i in j + 1..d {
+                self.c[i * d + j] = self.c[j * d + i];
+            }
+        }
+        let mut vals = vec![0.0; d];
+        let mut vecs = vec![0.0; d * d];
+        if sym_eigen(&self.c, d, &mut vals, &mut vecs) && vals[0] > 0.0 {
+            self.dvals = vals.iter().map(|v| v.sqrt()).collect();
+            self.b = vecs;
+        } else {
+            // Numerical breakdown: restart the covariance from the identity, keep the mean.
+            self.c = scaled_identity(d, 1.0);
+            self.b = scaled_identity(d, 1.0);
+            self.dvals = vec![1.0; d];
+            self.events.push(Event {
+                kind: "covariance-reset".into(),
+                message: format!("generation {}: C lost positive definiteness; reset to I", self.generation),
+            });
+        }
+        self.eigen_generation = self.generation;
+    }
+
+    /// IPOP stagnation test after a generation; restarts if allowed.
+    fn maybe_restart(&mut self, gen_best: f64) {
+        let d = self.dim();
+        let window = 10 + (30.0 * d as f64 / self.k.lambda as f64).ceil() as usize;
+        self.recent.push(gen_best);
+        if self.recent.len() > window {
+            self.recent.remove(0);
+        }
+        let max_sd = (0..d).map(|i| self.c[i * d + i].sqrt()).fold(0.0, f64::max);
+        let dmax = self.dvals.iter().copied().fold(0.0, f64::max);
+        let dmin = self.dvals.iter().copied().fold(f64::INFINITY, f64::min);
+        let flat = self.recent.len() == window && {
+            let lo = self.recent.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = self.recent.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            hi - lo < 1e-12 * (1.0 + lo.abs())
+        };
+        let reason = if self.sigma * max_sd < 1e-12 * self.sigma0 {
+            Some("tol-x")
+        } else if flat {
+            Some("flat values")
+        } else if (dmax / dmin).powi(2) > 1e14 {
+            Some("condition > 1e14")
+        } else {
+            None
+        };
+        if let Some(why) = reason
+            && self.restarts_done < self.params.restarts
+        {
+            self.restarts_done += 1;
+            let factor = self.params.popsize_factor.unwrap_or(2.0);
+            let lambda = ((self.k.lambda as f64) * factor).round() as usize;
+            self.events.push(Event {
+                kind: "restart".into(),
+                message: format!("generation {}: {why}; IPOP restart {} with popsize {lambda}", self.generation, self.restarts_done),
+            });
+            self.reset(lambda);
+        }
+    }
+}
+
+impl AskTell for CmaEs {
+    fn name(&self) -> &'static str {
+        "cmaes"
+    }
+
+    fn dim(&self) -> usize {
+        self.m.len()
+    }
+
+    fn population_size(&self) -> usize {
+        self.k.lambda
+    }
+
+    fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
+        let (d, n) = (self.dim(), self.k.lambda);
+        if !self.pending {
+            if (self.generation - self.eigen_generation) as f64 > self.k.eigen_every {
+                self.update_eigen();
+            }
+            for v in self.z.iter_mut() {
+                *v = StandardNormal.sample(&mut self.rng);
+            }
+            let dz = &mut self.scratch.dz;
+            dz.clear();
+            dz.extend(self.z.chunks_exact(d).flat_map(|col| col.iter().zip(&self.dvals).map(|(zi, di)| zi * di)));
+            gemm(&self.b, d, d, dz, n, &mut self.y);
+            self.pending = true;
+        }
+        out.resize(n, d);
+        for (row, y) in out.rows_mut().zip(self.y.chunks_exact(d)) {
+            for ((x, &m), &yi) in row.iter_mut().zip(&self.m).zip(y) {
+                *x = m + self.sigma * yi;
+            }
+        }
+        Ok(())
+    }
+
+    fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
+        if !self.pending {
+            return Err(CoreError::OutOfOrder("tell called without a preceding ask"));
+        }
+        let (d, lambda) = (self.dim(), self.k.lambda);
+        let sc = &mut self.scratch;
+        check_tell(population, values, d, lambda, self.params.on_nonfinite, &mut sc.vals)?;
+        self.pending = false;
+        self.generation += 1;
+        let k = &self.k;
+        sc.order.clear();
+        sc.order.extend(0..lambda);
+        let vals = &sc.vals;
+        sc.order.sort_by(|&a, &b| vals[a].total_cmp(&vals[b]).then(a.cmp(&b)));
+
+        // Mean and the weighted z for p_sigma.
+        let mut yw = vec![0.0; d];
+        sc.zw.clear();
+        sc.zw.resize(d, 0.0);
+        for (r, &i) in sc.order.iter().take(k.mu).enumerate() {
+            let w = k.weights[r];
+            for j in 0..d {
+                yw[j] += w * self.y[i * d + j];
+                sc.zw[j] += w * self.z[i * d + j];
+            }
+        }
+        for (m, y) in self.m.iter_mut().zip(&yw) {
+            *m += self.sigma * y;
+        }
+        // p_sigma <- (1 - cs) p_sigma + sqrt(cs (2 - cs) mu_eff) B zw.
+        let mut bzw = vec![0.0; d];
+        gemm(&self.b, d, d, &sc.zw, 1, &mut bzw);
+        let a_s = (k.cs * (2.0 - k.cs) * k.mu_eff).sqrt();
+        for (p, v) in self.ps.iter_mut().zip(&bzw) {
+            *p = (1.0 - k.cs) * *p + a_s * v;
+        }
+        let ps_norm = self.ps.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let denom = (1.0 - (1.0 - k.cs).powi(2 * self.generation as i32)).sqrt().max(1e-300);
+        let hs = ps_norm / denom < (1.4 + 2.0 / (d as f64 + 1.0)) * k.chi_n;
+        let a_c = if hs { (k.cc * (2.0 - k.cc) * k.mu_eff).sqrt() } else { 0.0 };
+        for (p, y) in self.pc.iter_mut().zip(&yw) {
+            *p = (1.0 - k.cc) * *p + a_c * y;
+        }
+        // Covariance: decay, rank one, rank mu (with active negative weights).
+        let delta_h = if hs { 0.0 } else { k.cc * (2.0 - k.cc) };
+        let wsum: f64 = k.weights.iter().sum();
+        let decay = 1.0 + k.c1 * delta_h - k.c1 - k.cmu * wsum;
+        self.c.iter_mut().for_each(|v| *v *= decay);
+        sc.ysel.clear();
+        sc.wsel.clear();
+        for (r, &i) in sc.order.iter().enumerate() {
+            let mut w = k.weights[r];
+            if w < 0.0 {
+                let z2: f64 = self.z[i * d..(i + 1) * d].iter().map(|v| v * v).sum();
+                w *= d as f64 / z2.max(1e-300);
+            }
+            sc.ysel.extend_from_slice(&self.y[i * d..(i + 1) * d]);
+            sc.wsel.push(k.cmu * w);
+        }
+        sc.ysel.extend_from_slice(&self.pc);
+        sc.wsel.push(k.c1);
+        add_weighted_outer(&mut self.c, d, &sc.ysel, &sc.wsel, &mut sc.tmp);
+        // Step size.
+        self.sigma *= ((k.cs / k.ds) * (ps_norm / k.chi_n - 1.0)).min(1.0).exp();
+        let gen_best = sc.vals[sc.order[0]];
+        if !self.sigma.is_finite() || self.sigma <= 0.0 {
+            return Err(CoreError::Numerical(format!("cmaes: step size became {} at generation {}", self.sigma, self.generation)));
+        }
+        if self.params.restarts > 0 {
+            self.maybe_restart(gen_best);
+        }
+        Ok(())
+    }
+
+    fn mean(&self) -> &[f64] {
+        &self.m
+    }
+
+    /// `sigma * max_i sqrt(C_ii)`.
+    fn scale(&self) -> f64 {
+        let d = self.dim();
+        self.sigma * (0..d).map(|i| self.c[i * d + i].sqrt()).fold(0.0, f64::max)
+    }
+
+    fn take_events(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.events)
+    }
+}

@@ -1,0 +1,216 @@
+//! Fast-INGO: INGO with a diagonal covariance (thesis Alg. 2, eq. 3.30-3.31), O(N d) per
+//! generation.
+//!
+//! With `x_i = mu_t + sigma_t (.) z_i` and scores `s_i`:
+//!
+//! ```text
+//! sigma_{t+1}^{-2} = sigma_t^{-2} (.) (1 + beta sum_i s_i z_i^2)                     (normalized scores)
+//! sigma_{t+1}^{-2} = (1 - beta) sigma_t^{-2} + beta sigma_t^{-2} (.) sum_i w_i z_i^2   (log-rank, 3.30)
+//! mu_{t+1} = mu_t - beta sigma_{t+1}^2 (.) sigma_t^{-1} (.) sum_i s_i z_i               (3.31)
+//! ```
+//!
+//! Alg. 2 as printed mixes rank weights in the variance step with raw `f_i/(N std)` in the mean
+//! step (erratum 39 of NOTES (f)); we follow the thesis code and use one transform for both, the
+//! normalized one by default. A coordinate whose factor `1 + beta a_j` would not be positive gets
+//! its step halved until it is (reported as an event). Samples are antithetic pairs by default, as in
+//! Alg. 2.
+
+use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
+use serde::{Deserialize, Serialize};
+
+use super::{Sampling, ScoreTransform};
+use crate::sizes::thesis_population;
+
+/// Parameters of [`FastIngo`]; `None` takes the thesis default.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FastIngoParams {
+    /// Samples per generation `N`. Default `2 floor(3 + floor(3 ln d)/2)`.
+    pub popsize: Option<usize>,
+    /// Step size `beta` in (0, 1). Default `1/sqrt(d)` (thesis sec. 3.7.1).
+    pub beta: Option<f64>,
+    /// Score transform. Default normalized.
+    pub score: ScoreTransform,
+    /// Sampling. Default antithetic (Alg. 2).
+    pub sampling: Sampling,
+    /// NaN/inf handling in `tell`.
+    pub on_nonfinite: NonFinitePolicy,
+}
+
+impl Default for FastIngoParams {
+    fn default() -> Self {
+        FastIngoParams {
+            popsize: None,
+            beta: None,
+            score: ScoreTransform::Normalized,
+            sampling: Sampling::Antithetic,
+            on_nonfinite: NonFinitePolicy::Error,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Checked {
+    n: usize,
+    beta: f64,
+    score: ScoreTransform,
+    sampling: Sampling,
+    policy: NonFinitePolicy,
+}
+
+/// Fast-INGO (thesis Alg. 2): diagonal-covariance INGO.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FastIngo {
+    p: Checked,
+    mu: Vec<f64>,
+    sigma: Vec<f64>,
+    z: Vec<f64>,
+    rng: GfRng,
+    pending: bool,
+    generation: u64,
+    #[serde(skip)]
+    scratch: (Vec<f64>, Vec<f64>, Vec<usize>, Vec<f64>, Vec<f64>),
+    #[serde(skip)]
+    events: Vec<Event>,
+}
+
+/// Equality of the algorithm state (scratch and undelivered events excluded).
+impl PartialEq for FastIngo {
+    fn eq(&self, o: &Self) -> bool {
+        (&self.p, &self.mu, &self.sigma, &self.z, &self.rng, self.pending, self.generation)
+            == (&o.p, &o.mu, &o.sigma, &o.z, &o.rng, o.pending, o.generation)
+    }
+}
+
+impl FastIngo {
+    /// Starts at `mu_1 = x0` with `sigma_1 = sigma0 * 1`.
+    pub fn new(x0: Vec<f64>, sigma0: f64, params: &FastIngoParams, seed: u64) -> Result<Self, CoreError> {
+        super::check_start(&x0, sigma0)?;
+        let d = x0.len();
+        let n = params.popsize.unwrap_or_else(|| thesis_population(d));
+        if n < 2 {
+            return Err(CoreError::invalid("popsize", n, ">= 2"));
+        }
+        params.sampling.check(n)?;
+        let beta = params.beta.unwrap_or(1.0 / (d as f64).sqrt());
+        if !(beta > 0.0 && beta < 1.0) {
+            return Err(CoreError::invalid("beta", beta, "in (0, 1)"));
+        }
+        let p = Checked { n, beta, score: params.score, sampling: params.sampling, policy: params.on_nonfinite };
+        Ok(FastIngo {
+            z: vec![0.0; d * n],
+            sigma: vec![sigma0; d],
+            mu: x0,
+            p,
+            rng: rng_from_seed(seed),
+            pending: false,
+            generation: 0,
+            scratch: Default::default(),
+            events: Vec::new(),
+        })
+    }
+
+    /// Per-coordinate standard deviations `sigma_t`.
+    pub fn sigma(&self) -> &[f64] {
+        &self.sigma
+    }
+}
+
+impl AskTell for FastIngo {
+    fn name(&self) -> &'static str {
+        "fast-ingo"
+    }
+
+    fn dim(&self) -> usize {
+        self.mu.len()
+    }
+
+    fn population_size(&self) -> usize {
+        self.p.n
+    }
+
+    fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
+        let (d, n) = (self.dim(), self.p.n);
+        if !self.pending {
+            self.p.sampling.fill(&mut self.rng, d, n, &mut self.z);
+            self.pending = true;
+        }
+        out.resize(n, d);
+        for (row, z) in out.rows_mut().zip(self.z.chunks_exact(d)) {
+            for (((x, &m), &s), &zi) in row.iter_mut().zip(&self.mu).zip(&self.sigma).zip(z) {
+                *x = m + s * zi;
+            }
+        }
+        Ok(())
+    }
+
+    fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
+        if !self.pending {
+            return Err(CoreError::OutOfOrder("tell called without a preceding ask"));
+        }
+        let (d, n) = (self.dim(), self.p.n);
+        let (vals, s, order, a, g) = &mut self.scratch;
+        check_tell(population, values, d, n, self.p.policy, vals)?;
+        self.pending = false;
+        self.generation += 1;
+        s.resize(n, 0.0);
+        if let Err(why) = self.p.score.compute(vals, s, order) {
+            self.events.push(Event {
+                kind: "no-update".into(),
+                message: format!("generation {}: {why:?} values, distribution unchanged", self.generation),
+            });
+            return Ok(());
+        }
+        // a_j = sum_i s_i z_ij^2, g_j = sum_i s_i z_ij.
+        a.clear();
+        a.resize(d, 0.0);
+        g.clear();
+        g.resize(d, 0.0);
+        for (z, &si) in self.z.chunks_exact(d).zip(s.iter()) {
+            for ((aj, gj), &zj) in a.iter_mut().zip(g.iter_mut()).zip(z) {
+                *aj += si * zj * zj;
+                *gj += si * zj;
+            }
+        }
+        let beta = self.p.beta;
+        let log_rank = self.p.score == ScoreTransform::LogRank;
+        let mut halved = 0usize;
+        for j in 0..d {
+            // Factor on sigma^{-2}: 1 + beta a_j (normalized) or 1 - beta + beta a_j (log-rank, > 0).
+            let mut step = beta;
+            let mut factor = if log_rank { 1.0 - step + step * a[j] } else { 1.0 + step * a[j] };
+            while !(factor > 0.0) && step > 1e-12 * beta {
+                step *= 0.5;
+                factor = 1.0 + step * a[j];
+                halved += 1;
+            }
+            if !(factor > 0.0 && factor.is_finite()) {
+                factor = 1.0;
+            }
+            let sigma_new = self.sigma[j] / factor.sqrt();
+            // mu_{t+1} = mu_t - beta sigma_{t+1}^2 / sigma_t * g.
+            self.mu[j] -= beta * sigma_new * sigma_new / self.sigma[j] * g[j];
+            self.sigma[j] = sigma_new;
+        }
+        if halved > 0 {
+            self.events.push(Event {
+                kind: "backtrack".into(),
+                message: format!("generation {}: variance steps halved {halved} time(s) to stay positive", self.generation),
+            });
+        }
+        Ok(())
+    }
+
+    fn mean(&self) -> &[f64] {
+        &self.mu
+    }
+
+    /// `max_j sigma_j`.
+    fn scale(&self) -> f64 {
+        self.sigma.iter().copied().fold(0.0, f64::max)
+    }
+
+    fn take_events(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.events)
+    }
+}

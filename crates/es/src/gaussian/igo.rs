@@ -1,0 +1,179 @@
+//! IGO with a full covariance: the explicit natural-gradient step on `(mu, Sigma)` (Ollivier et
+//! al. 2017), the baseline of thesis sec. 3.7.1, with the same score transform and step size as
+//! INGO so that only the implicit-vs-explicit update differs.
+//!
+//! With `Sigma_t = A_t A_t^T` (lower Cholesky factor kept in the state), `x_i = mu_t + A_t z_i`:
+//!
+//! ```text
+//! Sigma_{t+1} = Sigma_t - beta sum_i s_i ((x_i - mu_t)(x_i - mu_t)^T - Sigma_t)
+//! mu_{t+1}    = mu_t - beta sum_i s_i (x_i - mu_t)
+//! ```
+//!
+//! (the natural gradient of `E f` in `(mu, Sigma)`, descended; `sum_i s_i = 0` for normalized
+//! scores, `sum_i w_i = 1` for log-rank weights, giving `(1 + beta) Sigma_t - ...`). The covariance
+//! step is a rank-N update of `A` with the same positive-definiteness backtracking as INGO: the
+//! explicit step is the one that leaves the cone, which is why the thesis finds IGO unstable at
+//! high precision.
+
+use gradfree_core::{AskTell, CoreError, Event, GfRng, Population, check_tell, rng_from_seed};
+use serde::{Deserialize, Serialize};
+
+use super::{IngoParams, RankScratch, ScoreTransform, pd_event, pd_rank_update};
+use crate::linalg::{mul_l, scaled_identity};
+use crate::sizes::thesis_population;
+
+/// Parameters: the same as INGO's ([`IngoParams`]).
+pub type IgoParams = IngoParams;
+
+#[derive(Clone, Debug, Default)]
+struct Scratch {
+    vals: Vec<f64>,
+    s: Vec<f64>,
+    neg_s: Vec<f64>,
+    order: Vec<usize>,
+    rank: RankScratch,
+}
+
+/// IGO with full covariance (explicit natural gradient).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Igo {
+    p: IngoParams,
+    n: usize,
+    beta: f64,
+    mu: Vec<f64>,
+    /// Lower Cholesky factor of the covariance, column-major.
+    a: Vec<f64>,
+    z: Vec<f64>,
+    y: Vec<f64>,
+    rng: GfRng,
+    pending: bool,
+    generation: u64,
+    #[serde(skip)]
+    scratch: Scratch,
+    #[serde(skip)]
+    events: Vec<Event>,
+}
+
+/// Equality of the algorithm state (scratch and undelivered events excluded).
+impl PartialEq for Igo {
+    fn eq(&self, o: &Self) -> bool {
+        (&self.p, self.n, self.beta.to_bits(), &self.mu, &self.a, &self.z, &self.rng, self.pending, self.generation)
+            == (&o.p, o.n, o.beta.to_bits(), &o.mu, &o.a, &o.z, &o.rng, o.pending, o.generation)
+    }
+}
+
+impl Igo {
+    /// Starts at `mu_1 = x0` with `Sigma_1 = sigma0^2 I`.
+    pub fn new(x0: Vec<f64>, sigma0: f64, params: &IgoParams, seed: u64) -> Result<Self, CoreError> {
+        super::check_start(&x0, sigma0)?;
+        let d = x0.len();
+        let n = params.popsize.unwrap_or_else(|| thesis_population(d));
+        if n < 2 {
+            return Err(CoreError::invalid("popsize", n, ">= 2"));
+        }
+        params.sampling.check(n)?;
+        let beta = params.beta.unwrap_or(1.0 / d as f64);
+        if !(beta > 0.0 && beta < 1.0) {
+            return Err(CoreError::invalid("beta", beta, "in (0, 1)"));
+        }
+        Ok(Igo {
+            p: params.clone(),
+            n,
+            beta,
+            a: scaled_identity(d, sigma0),
+            z: vec![0.0; d * n],
+            y: vec![0.0; d * n],
+            mu: x0,
+            rng: rng_from_seed(seed),
+            pending: false,
+            generation: 0,
+            scratch: Scratch::default(),
+            events: Vec::new(),
+        })
+    }
+
+    /// Lower Cholesky factor `A` of the covariance, column-major.
+    pub fn covariance_factor(&self) -> &[f64] {
+        &self.a
+    }
+}
+
+impl AskTell for Igo {
+    fn name(&self) -> &'static str {
+        "igo"
+    }
+
+    fn dim(&self) -> usize {
+        self.mu.len()
+    }
+
+    fn population_size(&self) -> usize {
+        self.n
+    }
+
+    fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
+        let (d, n) = (self.dim(), self.n);
+        if !self.pending {
+            self.p.sampling.fill(&mut self.rng, d, n, &mut self.z);
+            mul_l(&self.a, d, &self.z, n, &mut self.y);
+            self.pending = true;
+        }
+        out.resize(n, d);
+        for (row, y) in out.rows_mut().zip(self.y.chunks_exact(d)) {
+            for ((x, &m), &yi) in row.iter_mut().zip(&self.mu).zip(y) {
+                *x = m + yi;
+            }
+        }
+        Ok(())
+    }
+
+    fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
+        if !self.pending {
+            return Err(CoreError::OutOfOrder("tell called without a preceding ask"));
+        }
+        let (d, n) = (self.dim(), self.n);
+        let sc = &mut self.scratch;
+        check_tell(population, values, d, n, self.p.on_nonfinite, &mut sc.vals)?;
+        self.pending = false;
+        self.generation += 1;
+        sc.s.resize(n, 0.0);
+        if let Err(why) = self.p.score.compute(&sc.vals, &mut sc.s, &mut sc.order) {
+            self.events.push(Event {
+                kind: "no-update".into(),
+                message: format!("generation {}: {why:?} values, distribution unchanged", self.generation),
+            });
+            return Ok(());
+        }
+        let beta = self.beta;
+        // Mean with Sigma_t: mu -= beta sum_i s_i y_i, y_i = A z_i = x_i - mu.
+        for (y, &si) in self.y.chunks_exact(d).zip(&sc.s) {
+            for (m, yi) in self.mu.iter_mut().zip(y) {
+                *m -= beta * si * yi;
+            }
+        }
+        sc.neg_s.clear();
+        sc.neg_s.extend(sc.s.iter().map(|v| -v));
+        let log_rank = self.p.score == ScoreTransform::LogRank;
+        let keep = |step: f64| if log_rank { 1.0 + step } else { 1.0 };
+        let max_bt = self.p.max_backtracks.unwrap_or(20);
+        let outcome = pd_rank_update(&mut self.a, d, &self.y, &sc.neg_s, beta, keep, max_bt, &mut sc.rank);
+        if let Some(e) = pd_event(&outcome, self.generation) {
+            self.events.push(e);
+        }
+        Ok(())
+    }
+
+    fn mean(&self) -> &[f64] {
+        &self.mu
+    }
+
+    /// Largest standard deviation along a coordinate, `max_i sqrt(Sigma_ii)` (rows of `A`).
+    fn scale(&self) -> f64 {
+        let d = self.dim();
+        (0..d).map(|i| (0..=i).map(|k| self.a[k * d + i].powi(2)).sum::<f64>().sqrt()).fold(0.0, f64::max)
+    }
+
+    fn take_events(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.events)
+    }
+}
