@@ -85,6 +85,8 @@ fn params<P: serde::de::DeserializeOwned>(algorithm: &'static str, spec: &StartS
 /// Every optimizer of this crate, as one serializable type (the checkpoint stores the variant).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "algorithm", rename_all = "kebab-case")]
+// One value per run: the size difference between variants costs nothing worth boxing for.
+#[allow(clippy::large_enum_variant)]
 pub enum Algorithm {
     /// [`Ingo`] (both variants; the variant is part of its state).
     Ingo(Ingo),

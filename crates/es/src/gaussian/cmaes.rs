@@ -326,9 +326,10 @@ impl AskTell for CmaEs {
         sc.zw.resize(d, 0.0);
         for (r, &i) in sc.order.iter().take(k.mu).enumerate() {
             let w = k.weights[r];
-            for j in 0..d {
-                yw[j] += w * self.y[i * d + j];
-                sc.zw[j] += w * self.z[i * d + j];
+            let (yi, zi) = (&self.y[i * d..(i + 1) * d], &self.z[i * d..(i + 1) * d]);
+            for ((a, b), (&yv, &zv)) in yw.iter_mut().zip(sc.zw.iter_mut()).zip(yi.iter().zip(zi)) {
+                *a += w * yv;
+                *b += w * zv;
             }
         }
         for (m, y) in self.m.iter_mut().zip(&yw) {

@@ -58,6 +58,10 @@ struct Checked {
     policy: NonFinitePolicy,
 }
 
+/// Buffers reused across generations: values, scores, rank order, `a_j`, `g_j`.
+#[derive(Clone, Debug, Default)]
+struct Scratch(Vec<f64>, Vec<f64>, Vec<usize>, Vec<f64>, Vec<f64>);
+
 /// Fast-INGO (thesis Alg. 2): diagonal-covariance INGO.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FastIngo {
@@ -69,7 +73,7 @@ pub struct FastIngo {
     pending: bool,
     generation: u64,
     #[serde(skip)]
-    scratch: (Vec<f64>, Vec<f64>, Vec<usize>, Vec<f64>, Vec<f64>),
+    scratch: Scratch,
     #[serde(skip)]
     events: Vec<Event>,
 }
@@ -149,7 +153,7 @@ impl AskTell for FastIngo {
             return Err(CoreError::OutOfOrder("tell called without a preceding ask"));
         }
         let (d, n) = (self.dim(), self.p.n);
-        let (vals, s, order, a, g) = &mut self.scratch;
+        let Scratch(vals, s, order, a, g) = &mut self.scratch;
         check_tell(population, values, d, n, self.p.policy, vals)?;
         self.pending = false;
         self.generation += 1;
@@ -179,12 +183,12 @@ impl AskTell for FastIngo {
             // Factor on sigma^{-2}: 1 + beta a_j (normalized) or 1 - beta + beta a_j (log-rank, > 0).
             let mut step = beta;
             let mut factor = if log_rank { 1.0 - step + step * a[j] } else { 1.0 + step * a[j] };
-            while !(factor > 0.0) && step > 1e-12 * beta {
+            while factor.is_nan() || (factor <= 0.0 && step > 1e-12 * beta) {
                 step *= 0.5;
                 factor = 1.0 + step * a[j];
                 halved += 1;
             }
-            if !(factor > 0.0 && factor.is_finite()) {
+            if factor.is_nan() || factor <= 0.0 || factor.is_infinite() {
                 factor = 1.0;
             }
             let sigma_new = self.sigma[j] / factor.sqrt();

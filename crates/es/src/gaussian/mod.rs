@@ -73,7 +73,7 @@ pub(crate) fn pd_rank_update(
             step *= 0.5;
         }
         let k = keep(step);
-        if !(k > 0.0) {
+        if k.is_nan() || k <= 0.0 {
             continue;
         }
         if k != 1.0 {
