@@ -4,7 +4,10 @@ use gradfree_core::{AskTell, CoreError, Event, Population};
 use serde::{Deserialize, Serialize};
 
 use crate::EsError;
-use crate::gaussian::{CmaEs, CmaEsParams, FastIngo, FastIngoParams, Igo, IgoParams, Ingo, IngoParams, IngoVariant};
+use crate::gaussian::{
+    CmaEs, CmaEsParams, FastIngo, FastIngoParams, Igo, IgoParams, Ingo, IngoParams, IngoVariant, Mines, MinesParams, OpenAiEs,
+    OpenAiEsParams, Xnes, XnesParams,
+};
 use crate::random_search::{NesterovSpokoiny, NesterovSpokoinyParams};
 
 /// A registry entry.
@@ -43,6 +46,21 @@ const SPECS: &[AlgorithmSpec] = &[
         name: "cmaes",
         source: "Hansen 2016 tutorial (arXiv:1604.00772)",
         summary: "CMA-ES with active weights and CSA; IPOP restarts with --param restarts=K",
+    },
+    AlgorithmSpec {
+        name: "mines",
+        source: "Ye & Zhang, MiNES Alg. 1, eq. (4.6), (4.13)-(4.17)",
+        summary: "mirror-descent NES: antithetic mean step, Hessian-tracking Sigma^-1 with eigenvalue projection",
+    },
+    AlgorithmSpec {
+        name: "xnes",
+        source: "Wierstra et al. 2014, Alg. 5 (xNES)",
+        summary: "exponential natural evolution strategy, full covariance",
+    },
+    AlgorithmSpec {
+        name: "openai-es",
+        source: "Salimans et al. 2017",
+        summary: "fixed-sigma antithetic ES with centred ranks and Adam (or SGD) on the mean",
     },
     AlgorithmSpec {
         name: "nesterov-spokoiny",
@@ -96,6 +114,12 @@ pub enum Algorithm {
     Igo(Igo),
     /// [`CmaEs`].
     Cmaes(CmaEs),
+    /// [`Mines`].
+    Mines(Mines),
+    /// [`Xnes`].
+    Xnes(Xnes),
+    /// [`OpenAiEs`].
+    OpenaiEs(OpenAiEs),
     /// [`NesterovSpokoiny`].
     NesterovSpokoiny(NesterovSpokoiny),
 }
@@ -123,6 +147,18 @@ pub fn build(name: &str, spec: &StartSpec) -> Result<Algorithm, EsError> {
             let p: CmaEsParams = params("cmaes", spec)?;
             Ok(Algorithm::Cmaes(CmaEs::new(spec.x0.clone(), spec.sigma0, &p, spec.seed)?))
         }
+        "mines" => {
+            let p: MinesParams = params("mines", spec)?;
+            Ok(Algorithm::Mines(Mines::new(spec.x0.clone(), &p, spec.seed)?))
+        }
+        "xnes" => {
+            let p: XnesParams = params("xnes", spec)?;
+            Ok(Algorithm::Xnes(Xnes::new(spec.x0.clone(), spec.sigma0, &p, spec.seed)?))
+        }
+        "openai-es" => {
+            let p: OpenAiEsParams = params("openai-es", spec)?;
+            Ok(Algorithm::OpenaiEs(OpenAiEs::new(spec.x0.clone(), spec.sigma0, &p, spec.seed)?))
+        }
         "nesterov-spokoiny" => {
             let p: NesterovSpokoinyParams = params("nesterov-spokoiny", spec)?;
             Ok(Algorithm::NesterovSpokoiny(NesterovSpokoiny::new(spec.x0.clone(), &p, spec.seed)?))
@@ -138,6 +174,9 @@ macro_rules! dispatch {
             Algorithm::FastIngo($a) => $e,
             Algorithm::Igo($a) => $e,
             Algorithm::Cmaes($a) => $e,
+            Algorithm::Mines($a) => $e,
+            Algorithm::Xnes($a) => $e,
+            Algorithm::OpenaiEs($a) => $e,
             Algorithm::NesterovSpokoiny($a) => $e,
         }
     };

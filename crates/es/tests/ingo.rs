@@ -247,3 +247,28 @@ fn bad_parameters_and_directions() {
     z[1] = f64::NAN;
     assert!(opt.ask_with_directions(&z, &mut out).is_err());
 }
+
+/// App. 10.5: with N = d orthogonal samples with chi(d) radii the estimator
+/// (1/N) sum_i z_i (f(mu + sigma z_i) - f(mu)) / sigma is unbiased for the gradient of a linear f;
+/// unit-norm orthogonal samples (the lemma's literal Z^T Z = I) would give a/d (erratum 35).
+#[test]
+fn orthogonal_sample_estimator_is_unbiased_on_a_linear_function() {
+    let d = 12;
+    let a: Vec<f64> = (0..d).map(|i| (i as f64 - 5.5) * 0.3).collect();
+    let mut rng = gradfree_core::rng_from_seed(8);
+    let mut z = vec![0.0; d * d];
+    let reps = 3000;
+    let mut mean = vec![0.0; d];
+    for _ in 0..reps {
+        Sampling::Orthogonal.fill(&mut rng, d, d, &mut z);
+        for zi in z.chunks_exact(d) {
+            let fd: f64 = zi.iter().zip(&a).map(|(p, q)| p * q).sum(); // (f(mu + s z) - f(mu)) / s
+            for (m, v) in mean.iter_mut().zip(zi) {
+                *m += fd * v / (reps * d) as f64;
+            }
+        }
+    }
+    let norm: f64 = a.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let err: f64 = mean.iter().zip(&a).map(|(m, v)| (m - v).powi(2)).sum::<f64>().sqrt();
+    assert!(err < 0.05 * norm, "relative error {}", err / norm);
+}

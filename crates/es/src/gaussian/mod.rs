@@ -4,15 +4,21 @@ mod cmaes;
 mod fast_ingo;
 mod igo;
 mod ingo;
+mod mines;
+mod openai_es;
 mod sampling;
 mod scores;
+mod xnes;
 
 pub use cmaes::{CmaEs, CmaEsParams};
 pub use fast_ingo::{FastIngo, FastIngoParams};
 pub use igo::{Igo, IgoParams};
 pub use ingo::{Ingo, IngoParams, IngoVariant};
+pub use mines::{Mines, MinesParams};
+pub use openai_es::{EsOptimizer, OpenAiEs, OpenAiEsParams};
 pub use sampling::Sampling;
 pub use scores::{NoScores, ScoreTransform};
+pub use xnes::{Xnes, XnesParams};
 
 use gradfree_core::CoreError;
 

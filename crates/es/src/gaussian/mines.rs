@@ -1,0 +1,350 @@
+//! MiNES, Mirror Natural Evolution Strategies (Ye & Zhang, Alg. 1). Search distribution
+//! `N(mu, alpha^2 Sigma)`; per iteration `b` antithetic pairs `mu +- alpha S^{1/2} u_i` and
+//! `f(mu)` (2b + 1 evaluations), with `S = Sigma_k`:
+//!
+//! ```text
+//! g~ = 1/b sum_i (f(mu + alpha S^{1/2} u_i) - f(mu - alpha S^{1/2} u_i)) / (2 alpha) S^{1/2} u_i              (4.6)
+//! G~ = 1/(2 b alpha^2) sum_i delta_i (S^{-1/2} u_i u_i^T S^{-1/2} - S^{-1}) - S^{-1},
+//!      delta_i = f(mu + ...) + f(mu - ...) - 2 f(mu)                                                       (4.13)
+//! mu_{k+1} = mu_k - eta1 g~,    Sigma_{k+1}^{-1} = Pi_{S'}(Sigma_k^{-1} + eta2 G~)                          (4.14)
+//! ```
+//!
+//! `Pi_{S'}` clips the eigenvalues of `Sigma^{-1}` to `[tau, zeta]` (4.17 with erratum 31 of NOTES
+//! (f): the printed formula clips to `[1/zeta, 1/tau]`, the prose and the constraint set
+//! `tau I <= Sigma^{-1} <= zeta I` say `[tau, zeta]`). The projection needs the eigendecomposition of
+//! `Sigma^{-1}` every iteration (O(d^3)); it also gives the symmetric roots `S^{+-1/2}`. Erratum 30:
+//! the mean step uses `S^{+1/2} u`, as Alg. 1 does. With `eta2 = 0` and `Sigma = I` MiNES is
+//! Nesterov–Spokoiny (MiNES sec. 4.2).
+
+use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
+use rand_distr::{Distribution, StandardNormal};
+use serde::{Deserialize, Serialize};
+
+use crate::linalg::{gemm, scaled_identity, sym_eigen};
+use crate::random_search::StepSchedule;
+use crate::sizes::thesis_population;
+
+/// Parameters of [`Mines`]; the paper gives none for its experiments (erratum 28), these are ours.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MinesParams {
+    /// Antithetic pairs `b`. Default `floor(3 + floor(3 ln d)/2)`.
+    pub directions: Option<usize>,
+    /// Smoothing `alpha`. Default `1e-4`.
+    pub alpha: Option<f64>,
+    /// Mean step `eta1`. Default `min(1/2, b/(2(d+2)))` (Thm 8's `1/(2(d+2))` for `b = 1`).
+    pub eta1: Option<f64>,
+    /// Schedule of `eta1`. Default constant.
+    pub eta1_schedule: StepSchedule,
+    /// Precision step `eta2 >= 0` (0 keeps `Sigma` fixed). Default 1 with the (offset) `1/k`
+    /// schedule of the theory.
+    pub eta2: Option<f64>,
+    /// Schedule of `eta2`. Default `inverse-k`.
+    pub eta2_schedule: Option<StepSchedule>,
+    /// Lower eigenvalue bound `tau` of `Sigma^{-1}`. Default 1, i.e. `Sigma <= I`: a direction is
+    /// never stepped further than Nesterov–Spokoiny with the same `eta1` would, so noisy early
+    /// Hessian estimates (rank `b` from `b << d` pairs) cannot blow the step up; only
+    /// high-curvature directions are shrunk. The theory wants `tau` below the strong convexity.
+    pub tau: Option<f64>,
+    /// Upper eigenvalue bound `zeta` of `Sigma^{-1}`. Default 1e8.
+    pub zeta: Option<f64>,
+    /// `Sigma_1^{-1} = p I`. Default 1. The first mean step is taken with `Sigma_1` before any
+    /// curvature is learned, so on a problem with curvature up to `L` use `p ~ L` (or a small `eta1`).
+    pub initial_precision: Option<f64>,
+    /// Offset `k0` of the `inverse-k` schedule, `eta2_k = eta2 / (k + k0)`: the precision is then the
+    /// average of `Sigma_1^{-1}` (weight `k0`) and the Hessian estimates so far. Default `d`. Each
+    /// estimate `G~ + S^{-1}` carries the term `-(1/(2 b alpha^2)) sum_i delta_i S^{-1}`, about
+    /// `-(d/2) S^{-1}` near a quadratic's optimum, so a weight above `~2/d` on one estimate makes
+    /// `Sigma^{-1}` indefinite and the projection then clips it to `tau`, which blows the next step
+    /// up; `k0 = 0` (the paper's plain `1/k`) starts with weight 1.
+    pub eta2_offset: Option<f64>,
+    /// NaN/inf handling: under `treat-as-inf` a pair with a non-finite value is dropped, and a
+    /// non-finite `f(mu)` skips the `Sigma` update of that iteration.
+    pub on_nonfinite: NonFinitePolicy,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Checked {
+    b: usize,
+    alpha: f64,
+    eta1: f64,
+    s1: StepSchedule,
+    eta2: f64,
+    s2: StepSchedule,
+    k0: f64,
+    tau: f64,
+    zeta: f64,
+    policy: NonFinitePolicy,
+}
+
+/// MiNES (Ye & Zhang, Alg. 1).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Mines {
+    p: Checked,
+    mu: Vec<f64>,
+    /// Eigenvectors (columns) of `Sigma^{-1}`, column-major.
+    v: Vec<f64>,
+    /// Eigenvalues of `Sigma^{-1}`, in `[tau, zeta]`.
+    lam: Vec<f64>,
+    u: Vec<f64>,
+    /// `S^{1/2} u_i`, `d x b`.
+    y: Vec<f64>,
+    rng: GfRng,
+    k: u64,
+    pending: bool,
+    last_step: f64,
+    hessian: Vec<f64>,
+    #[serde(skip)]
+    events: Vec<Event>,
+}
+
+impl Mines {
+    /// Starts at `mu = x0` with `Sigma_1 = I / initial_precision`.
+    pub fn new(x0: Vec<f64>, params: &MinesParams, seed: u64) -> Result<Self, CoreError> {
+        super::check_start(&x0, 1.0)?;
+        let d = x0.len();
+        let b = params.directions.unwrap_or(thesis_population(d) / 2);
+        if b == 0 {
+            return Err(CoreError::invalid("directions", b, ">= 1"));
+        }
+        let alpha = params.alpha.unwrap_or(1e-4);
+        let eta1 = params.eta1.unwrap_or((b as f64 / (2.0 * (d as f64 + 2.0))).min(0.5));
+        let eta2 = params.eta2.unwrap_or(1.0);
+        let tau = params.tau.unwrap_or(1.0);
+        let zeta = params.zeta.unwrap_or(1e8);
+        for (name, v) in [("alpha", alpha), ("eta1", eta1)] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(CoreError::invalid(name, v, "finite and > 0"));
+            }
+        }
+        if !(eta2.is_finite() && eta2 >= 0.0) {
+            return Err(CoreError::invalid("eta2", eta2, "finite and >= 0"));
+        }
+        let p0 = params.initial_precision.unwrap_or(1.0);
+        let k0 = params.eta2_offset.unwrap_or(d as f64);
+        if !(k0.is_finite() && k0 >= 0.0) {
+            return Err(CoreError::invalid("eta2_offset", k0, "finite and >= 0"));
+        }
+        if !(tau.is_finite() && tau > 0.0 && zeta.is_finite() && zeta >= tau && (tau..=zeta).contains(&p0)) {
+            return Err(CoreError::invalid(
+                "tau, zeta, initial_precision",
+                format!("[{tau}, {zeta}] and {p0}"),
+                "0 < tau <= initial_precision <= zeta < inf",
+            ));
+        }
+        let p = Checked {
+            b,
+            alpha,
+            eta1,
+            s1: params.eta1_schedule,
+            eta2,
+            s2: params.eta2_schedule.unwrap_or(StepSchedule::InverseK),
+            k0,
+            tau,
+            zeta,
+            policy: params.on_nonfinite,
+        };
+        Ok(Mines {
+            v: scaled_identity(d, 1.0),
+            lam: vec![p0; d],
+            u: vec![0.0; d * b],
+            y: vec![0.0; d * b],
+            hessian: vec![0.0; d * d],
+            p,
+            mu: x0,
+            rng: rng_from_seed(seed),
+            k: 0,
+            pending: false,
+            last_step: alpha,
+            events: Vec::new(),
+        })
+    }
+
+    /// Eigenvalues of the current `Sigma^{-1}` (ascending, within `[tau, zeta]`).
+    pub fn precision_eigenvalues(&self) -> &[f64] {
+        &self.lam
+    }
+
+    /// The current `Sigma^{-1}`, column-major.
+    pub fn precision(&self) -> Vec<f64> {
+        self.sym_fn(|l| l)
+    }
+
+    /// The last Hessian estimate `G~ + S^{-1}` (column-major): with `eta2 = 1` this is the precision
+    /// before projection; on a quadratic its expectation is the Hessian (NOTES (g)).
+    pub fn hessian_estimate(&self) -> &[f64] {
+        &self.hessian
+    }
+
+    /// `V diag(fn(lam)) V^T`.
+    fn sym_fn(&self, f: impl Fn(f64) -> f64) -> Vec<f64> {
+        let d = self.dim();
+        let mut scaled = self.v.clone();
+        for (col, &l) in scaled.chunks_exact_mut(d).zip(&self.lam) {
+            let s = f(l);
+            col.iter_mut().for_each(|x| *x *= s);
+        }
+        let mut vt = vec![0.0; d * d];
+        for i in 0..d {
+            for j in 0..d {
+                vt[j * d + i] = self.v[i * d + j];
+            }
+        }
+        let mut out = vec![0.0; d * d];
+        gemm(&scaled, d, d, &vt, d, &mut out);
+        out
+    }
+
+    /// `Pi_{S'}`: eigenvalues of the symmetric `m` clipped to `[tau, zeta]`; stores `V`, `lambda`.
+    fn project(&mut self, m: &[f64]) -> Result<(), CoreError> {
+        let d = self.dim();
+        let mut sym = m.to_vec();
+        for i in 0..d {
+            for j in 0..i {
+                let a = 0.5 * (sym[j * d + i] + sym[i * d + j]);
+                sym[j * d + i] = a;
+                sym[i * d + j] = a;
+            }
+        }
+        let mut vals = vec![0.0; d];
+        let mut vecs = vec![0.0; d * d];
+        if !sym_eigen(&sym, d, &mut vals, &mut vecs) {
+            return Err(CoreError::Numerical(format!("mines: eigendecomposition failed at iteration {}", self.k)));
+        }
+        let clipped = vals.iter().filter(|v| **v < self.p.tau || **v > self.p.zeta).count();
+        if clipped > 0 {
+            self.events.push(Event {
+                kind: "projection".into(),
+                message: format!("iteration {}: {clipped} eigenvalue(s) of Sigma^-1 clipped to [tau, zeta]", self.k),
+            });
+        }
+        self.lam = vals.iter().map(|v| v.clamp(self.p.tau, self.p.zeta)).collect();
+        self.v = vecs;
+        Ok(())
+    }
+
+    fn step(&self, eta: f64, s: StepSchedule, offset: f64) -> f64 {
+        match s {
+            StepSchedule::Constant => eta,
+            StepSchedule::InverseK => eta / (self.k as f64 + offset),
+        }
+    }
+}
+
+impl AskTell for Mines {
+    fn name(&self) -> &'static str {
+        "mines"
+    }
+
+    fn dim(&self) -> usize {
+        self.mu.len()
+    }
+
+    fn population_size(&self) -> usize {
+        2 * self.p.b + 1
+    }
+
+    fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
+        let (d, b) = (self.dim(), self.p.b);
+        if !self.pending {
+            self.u.iter_mut().for_each(|v| *v = StandardNormal.sample(&mut self.rng));
+            let root = self.sym_fn(|l| 1.0 / l.sqrt());
+            gemm(&root, d, d, &self.u, b, &mut self.y);
+            self.pending = true;
+        }
+        out.resize(2 * b + 1, d);
+        let alpha = self.p.alpha;
+        for (i, y) in self.y.chunks_exact(d).enumerate() {
+            for j in 0..d {
+                out.row_mut(2 * i)[j] = self.mu[j] + alpha * y[j];
+                out.row_mut(2 * i + 1)[j] = self.mu[j] - alpha * y[j];
+            }
+        }
+        out.row_mut(2 * b).copy_from_slice(&self.mu);
+        Ok(())
+    }
+
+    fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
+        if !self.pending {
+            return Err(CoreError::OutOfOrder("tell called without a preceding ask"));
+        }
+        let (d, b) = (self.dim(), self.p.b);
+        let mut vals = Vec::with_capacity(2 * b + 1);
+        check_tell(population, values, d, 2 * b + 1, self.p.policy, &mut vals)?;
+        self.pending = false;
+        self.k += 1;
+        let alpha = self.p.alpha;
+        let f0 = vals[2 * b];
+        let pairs: Vec<usize> = (0..b).filter(|&i| vals[2 * i].is_finite() && vals[2 * i + 1].is_finite()).collect();
+        if pairs.len() < b {
+            self.events.push(Event {
+                kind: "dropped-pairs".into(),
+                message: format!("iteration {}: {} of {b} pairs dropped for non-finite values", self.k, b - pairs.len()),
+            });
+        }
+        if pairs.is_empty() {
+            self.last_step = 0.0;
+            return Ok(());
+        }
+        let used = pairs.len() as f64;
+        // Mean: mu -= eta1 g~, g~ = 1/b sum (f+ - f-)/(2 alpha) S^{1/2} u_i.
+        let eta1 = self.step(self.p.eta1, self.p.s1, 0.0);
+        let mut g = vec![0.0; d];
+        for &i in &pairs {
+            let c = (vals[2 * i] - vals[2 * i + 1]) / (2.0 * alpha * used);
+            for (gj, yj) in g.iter_mut().zip(&self.y[i * d..(i + 1) * d]) {
+                *gj += c * yj;
+            }
+        }
+        let mut max_step: f64 = 0.0;
+        for (m, gj) in self.mu.iter_mut().zip(&g) {
+            *m -= eta1 * gj;
+            max_step = max_step.max((eta1 * gj).abs());
+        }
+        self.last_step = max_step;
+        // Precision: P <- Pi((1 - eta2) P + eta2 H~), H~ = G~ + S^{-1}.
+        let eta2 = self.step(self.p.eta2, self.p.s2, self.p.k0);
+        if eta2 == 0.0 {
+            return Ok(());
+        }
+        if !f0.is_finite() {
+            self.events.push(Event { kind: "no-sigma-update".into(), message: format!("iteration {}: f(mu) not finite", self.k) });
+            return Ok(());
+        }
+        let prec = self.sym_fn(|l| l);
+        let inv_root = self.sym_fn(|l| l.sqrt());
+        let mut w = vec![0.0; d * b];
+        gemm(&inv_root, d, d, &self.u, b, &mut w);
+        let mut h = vec![0.0; d * d];
+        let mut dsum = 0.0;
+        for &i in &pairs {
+            let delta = (vals[2 * i] + vals[2 * i + 1] - 2.0 * f0) / (2.0 * used * alpha * alpha);
+            dsum += delta;
+            let wi = &w[i * d..(i + 1) * d];
+            for c in 0..d {
+                for r in 0..d {
+                    h[c * d + r] += delta * wi[r] * wi[c];
+                }
+            }
+        }
+        for (hv, pv) in h.iter_mut().zip(&prec) {
+            *hv -= dsum * pv;
+        }
+        self.hessian.clone_from(&h);
+        let next: Vec<f64> = prec.iter().zip(&h).map(|(p, hv)| (1.0 - eta2) * p + eta2 * hv).collect();
+        self.project(&next)
+    }
+
+    fn mean(&self) -> &[f64] {
+        &self.mu
+    }
+
+    /// Infinity norm of the last mean step.
+    fn scale(&self) -> f64 {
+        self.last_step
+    }
+
+    fn take_events(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.events)
+    }
+}

@@ -1,0 +1,182 @@
+//! The "vanilla ES with antithetic gradient estimators" baseline of thesis sec. 3.7 (Salimans et
+//! al. 2017): a fixed isotropic `N(mu, sigma^2 I)`, antithetic pairs, centred-rank fitness shaping,
+//! and Adam (or SGD with momentum) on the mean:
+//!
+//! ```text
+//! eps_i ~ N(0, I), eps_{i+N/2} = -eps_i,  F_i = rank_i/(N-1) - 1/2  (rank 0 = best)
+//! g = 1/(N sigma) sum_i F_i eps_i + l2 mu,  mu <- mu - Adam(g)
+//! ```
+
+use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
+use serde::{Deserialize, Serialize};
+
+use super::Sampling;
+use crate::sizes::thesis_population;
+
+/// The update applied to the gradient estimate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EsOptimizer {
+    /// Adam (beta1 0.9, beta2 0.999, eps 1e-8), as in the reference implementation.
+    #[default]
+    Adam,
+    /// SGD with momentum 0.9.
+    Sgd,
+}
+
+/// Parameters of [`OpenAiEs`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OpenAiEsParams {
+    /// Samples per generation (even). Default `2 floor(3 + floor(3 ln d)/2)`.
+    pub popsize: Option<usize>,
+    /// Learning rate. Default 0.01 (the reference code's `stepsize`).
+    pub learning_rate: Option<f64>,
+    /// L2 coefficient added to the gradient. Default 0.005 (reference code); 0 disables.
+    pub l2: Option<f64>,
+    /// Adam or SGD with momentum.
+    pub optimizer: EsOptimizer,
+    /// NaN/inf handling (infinite values rank last).
+    pub on_nonfinite: NonFinitePolicy,
+}
+
+/// OpenAI-ES (Salimans et al. 2017).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OpenAiEs {
+    n: usize,
+    lr: f64,
+    l2: f64,
+    opt: EsOptimizer,
+    policy: NonFinitePolicy,
+    sigma: f64,
+    mu: Vec<f64>,
+    eps: Vec<f64>,
+    m1: Vec<f64>,
+    m2: Vec<f64>,
+    t: u64,
+    rng: GfRng,
+    pending: bool,
+    last_step: f64,
+}
+
+impl OpenAiEs {
+    /// Starts at `mu = x0` with the fixed noise scale `sigma0`.
+    pub fn new(x0: Vec<f64>, sigma0: f64, params: &OpenAiEsParams, seed: u64) -> Result<Self, CoreError> {
+        super::check_start(&x0, sigma0)?;
+        let d = x0.len();
+        let n = params.popsize.unwrap_or_else(|| thesis_population(d));
+        if n < 2 {
+            return Err(CoreError::invalid("popsize", n, ">= 2"));
+        }
+        Sampling::Antithetic.check(n)?;
+        let lr = params.learning_rate.unwrap_or(0.01);
+        let l2 = params.l2.unwrap_or(0.005);
+        if !(lr.is_finite() && lr > 0.0) {
+            return Err(CoreError::invalid("learning_rate", lr, "finite and > 0"));
+        }
+        if !(l2.is_finite() && l2 >= 0.0) {
+            return Err(CoreError::invalid("l2", l2, "finite and >= 0"));
+        }
+        Ok(OpenAiEs {
+            n,
+            lr,
+            l2,
+            opt: params.optimizer,
+            policy: params.on_nonfinite,
+            sigma: sigma0,
+            eps: vec![0.0; d * n],
+            m1: vec![0.0; d],
+            m2: vec![0.0; d],
+            mu: x0,
+            t: 0,
+            rng: rng_from_seed(seed),
+            pending: false,
+            last_step: sigma0,
+        })
+    }
+}
+
+impl AskTell for OpenAiEs {
+    fn name(&self) -> &'static str {
+        "openai-es"
+    }
+
+    fn dim(&self) -> usize {
+        self.mu.len()
+    }
+
+    fn population_size(&self) -> usize {
+        self.n
+    }
+
+    fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
+        let (d, n) = (self.dim(), self.n);
+        if !self.pending {
+            Sampling::Antithetic.fill(&mut self.rng, d, n, &mut self.eps);
+            self.pending = true;
+        }
+        out.resize(n, d);
+        for (row, e) in out.rows_mut().zip(self.eps.chunks_exact(d)) {
+            for ((x, &m), &ei) in row.iter_mut().zip(&self.mu).zip(e) {
+                *x = m + self.sigma * ei;
+            }
+        }
+        Ok(())
+    }
+
+    fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
+        if !self.pending {
+            return Err(CoreError::OutOfOrder("tell called without a preceding ask"));
+        }
+        let (d, n) = (self.dim(), self.n);
+        let mut vals = Vec::with_capacity(n);
+        check_tell(population, values, d, n, self.policy, &mut vals)?;
+        self.pending = false;
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&a, &b| vals[a].total_cmp(&vals[b]).then(a.cmp(&b)));
+        let mut shaped = vec![0.0; n];
+        for (r, &i) in order.iter().enumerate() {
+            shaped[i] = r as f64 / (n - 1) as f64 - 0.5;
+        }
+        let mut g: Vec<f64> = self.mu.iter().map(|m| self.l2 * m).collect();
+        for (e, &f) in self.eps.chunks_exact(d).zip(&shaped) {
+            for (gj, ej) in g.iter_mut().zip(e) {
+                *gj += f * ej / (n as f64 * self.sigma);
+            }
+        }
+        self.t += 1;
+        let mut max_step: f64 = 0.0;
+        for j in 0..d {
+            let step = match self.opt {
+                EsOptimizer::Adam => {
+                    let (b1, b2) = (0.9f64, 0.999f64);
+                    self.m1[j] = b1 * self.m1[j] + (1.0 - b1) * g[j];
+                    self.m2[j] = b2 * self.m2[j] + (1.0 - b2) * g[j] * g[j];
+                    let a = self.lr * (1.0 - b2.powi(self.t as i32)).sqrt() / (1.0 - b1.powi(self.t as i32));
+                    a * self.m1[j] / (self.m2[j].sqrt() + 1e-8)
+                }
+                EsOptimizer::Sgd => {
+                    self.m1[j] = 0.9 * self.m1[j] + (1.0 - 0.9) * g[j];
+                    self.lr * self.m1[j]
+                }
+            };
+            self.mu[j] -= step;
+            max_step = max_step.max(step.abs());
+        }
+        self.last_step = max_step;
+        Ok(())
+    }
+
+    fn mean(&self) -> &[f64] {
+        &self.mu
+    }
+
+    /// Infinity norm of the last mean step (the noise scale is fixed).
+    fn scale(&self) -> f64 {
+        self.last_step
+    }
+
+    fn take_events(&mut self) -> Vec<Event> {
+        Vec::new()
+    }
+}

@@ -1,0 +1,202 @@
+//! Exponential NES (xNES, Glasmachers et al. 2010; Wierstra et al. 2014, Alg. 5), the NES baseline
+//! of MiNES sec. 6.
+//!
+//! ```text
+//! x_k = mu + sigma B s_k,  s_k ~ N(0, I),  utilities u_k by rank (best first):
+//! u_k = max(0, ln(lambda/2 + 1) - ln k) / sum_j max(0, ln(lambda/2 + 1) - ln j) - 1/lambda
+//! G_delta = sum u_k s_k,  G_M = sum u_k (s_k s_k^T - I),  G_sigma = tr(G_M)/d,  G_B = G_M - G_sigma I
+//! mu <- mu + eta_mu sigma B G_delta,  sigma <- sigma exp(eta_sigma/2 G_sigma),  B <- B expm(eta_B/2 G_B)
+//! ```
+//!
+//! Defaults `lambda = 4 + floor(3 ln d)`, `eta_mu = 1`, `eta_sigma = eta_B = (9 + 3 ln d)/(5 d sqrt d)`.
+//! The matrix exponential of the symmetric `G_B` is taken through its eigendecomposition
+//! (O(d^3) per generation, as in the reference implementation).
+
+use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
+use rand_distr::{Distribution, StandardNormal};
+use serde::{Deserialize, Serialize};
+
+use crate::linalg::{gemm, scaled_identity, sym_eigen};
+
+/// Parameters of [`Xnes`]; `None` takes the published default.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct XnesParams {
+    /// Population size. Default `4 + floor(3 ln d)`.
+    pub popsize: Option<usize>,
+    /// Mean learning rate. Default 1.
+    pub eta_mu: Option<f64>,
+    /// Learning rate of `sigma` and `B`. Default `(9 + 3 ln d)/(5 d sqrt(d))`.
+    pub eta_cov: Option<f64>,
+    /// NaN/inf handling in `tell` (infinite values rank last).
+    pub on_nonfinite: NonFinitePolicy,
+}
+
+/// xNES.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Xnes {
+    n: usize,
+    eta_mu: f64,
+    eta_cov: f64,
+    policy: NonFinitePolicy,
+    utilities: Vec<f64>,
+    mu: Vec<f64>,
+    sigma: f64,
+    b: Vec<f64>,
+    s: Vec<f64>,
+    bs: Vec<f64>,
+    rng: GfRng,
+    pending: bool,
+    generation: u64,
+}
+
+impl Xnes {
+    /// Starts at `mu = x0`, `sigma = sigma0`, `B = I`.
+    pub fn new(x0: Vec<f64>, sigma0: f64, params: &XnesParams, seed: u64) -> Result<Self, CoreError> {
+        super::check_start(&x0, sigma0)?;
+        let d = x0.len();
+        let df = d as f64;
+        let n = params.popsize.unwrap_or(4 + (3.0 * df.ln()).floor() as usize);
+        if n < 2 {
+            return Err(CoreError::invalid("popsize", n, ">= 2"));
+        }
+        let eta_mu = params.eta_mu.unwrap_or(1.0);
+        let eta_cov = params.eta_cov.unwrap_or((9.0 + 3.0 * df.ln()) / (5.0 * df * df.sqrt()));
+        for (name, v) in [("eta_mu", eta_mu), ("eta_cov", eta_cov)] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(CoreError::invalid(name, v, "finite and > 0"));
+            }
+        }
+        let raw: Vec<f64> = (1..=n).map(|k| ((n as f64 / 2.0 + 1.0).ln() - (k as f64).ln()).max(0.0)).collect();
+        let total: f64 = raw.iter().sum();
+        let utilities = raw.iter().map(|r| r / total - 1.0 / n as f64).collect();
+        Ok(Xnes {
+            n,
+            eta_mu,
+            eta_cov,
+            policy: params.on_nonfinite,
+            utilities,
+            sigma: sigma0,
+            b: scaled_identity(d, 1.0),
+            s: vec![0.0; d * n],
+            bs: vec![0.0; d * n],
+            mu: x0,
+            rng: rng_from_seed(seed),
+            pending: false,
+            generation: 0,
+        })
+    }
+
+    /// Global step size `sigma`.
+    pub fn sigma(&self) -> f64 {
+        self.sigma
+    }
+}
+
+impl AskTell for Xnes {
+    fn name(&self) -> &'static str {
+        "xnes"
+    }
+
+    fn dim(&self) -> usize {
+        self.mu.len()
+    }
+
+    fn population_size(&self) -> usize {
+        self.n
+    }
+
+    fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
+        let (d, n) = (self.dim(), self.n);
+        if !self.pending {
+            self.s.iter_mut().for_each(|v| *v = StandardNormal.sample(&mut self.rng));
+            gemm(&self.b, d, d, &self.s, n, &mut self.bs);
+            self.pending = true;
+        }
+        out.resize(n, d);
+        for (row, y) in out.rows_mut().zip(self.bs.chunks_exact(d)) {
+            for ((x, &m), &yi) in row.iter_mut().zip(&self.mu).zip(y) {
+                *x = m + self.sigma * yi;
+            }
+        }
+        Ok(())
+    }
+
+    fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
+        if !self.pending {
+            return Err(CoreError::OutOfOrder("tell called without a preceding ask"));
+        }
+        let (d, n) = (self.dim(), self.n);
+        let mut vals = Vec::with_capacity(n);
+        check_tell(population, values, d, n, self.policy, &mut vals)?;
+        self.pending = false;
+        self.generation += 1;
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&a, &b| vals[a].total_cmp(&vals[b]).then(a.cmp(&b)));
+        let mut g_delta = vec![0.0; d];
+        let mut g_m = vec![0.0; d * d];
+        let mut bg = vec![0.0; d];
+        for (r, &i) in order.iter().enumerate() {
+            let u = self.utilities[r];
+            let s = &self.s[i * d..(i + 1) * d];
+            for (g, v) in g_delta.iter_mut().zip(s) {
+                *g += u * v;
+            }
+            for j in 0..d {
+                for (k, &sk) in s.iter().enumerate() {
+                    g_m[j * d + k] += u * (sk * s[j] - if j == k { 1.0 } else { 0.0 });
+                }
+            }
+        }
+        let g_sigma = (0..d).map(|i| g_m[i * d + i]).sum::<f64>() / d as f64;
+        for i in 0..d {
+            g_m[i * d + i] -= g_sigma;
+        }
+        // mu <- mu + eta_mu sigma B G_delta.
+        gemm(&self.b, d, d, &g_delta, 1, &mut bg);
+        for (m, v) in self.mu.iter_mut().zip(&bg) {
+            *m += self.eta_mu * self.sigma * v;
+        }
+        self.sigma *= (0.5 * self.eta_cov * g_sigma).exp();
+        // B <- B expm(eta/2 G_B), expm through the eigendecomposition of the symmetric G_B.
+        let mut vals_e = vec![0.0; d];
+        let mut vecs = vec![0.0; d * d];
+        if !sym_eigen(&g_m, d, &mut vals_e, &mut vecs) {
+            return Err(CoreError::Numerical(format!("xnes: eigendecomposition failed at generation {}", self.generation)));
+        }
+        let mut scaled = vecs.clone();
+        for (col, &l) in scaled.chunks_exact_mut(d).zip(&vals_e) {
+            let e = (0.5 * self.eta_cov * l).exp();
+            col.iter_mut().for_each(|v| *v *= e);
+        }
+        let mut vt = vec![0.0; d * d];
+        for i in 0..d {
+            for j in 0..d {
+                vt[j * d + i] = vecs[i * d + j];
+            }
+        }
+        let mut expm = vec![0.0; d * d];
+        gemm(&scaled, d, d, &vt, d, &mut expm);
+        let mut newb = vec![0.0; d * d];
+        gemm(&self.b, d, d, &expm, d, &mut newb);
+        self.b = newb;
+        if !(self.sigma.is_finite() && self.sigma > 0.0) {
+            return Err(CoreError::Numerical(format!("xnes: sigma became {} at generation {}", self.sigma, self.generation)));
+        }
+        Ok(())
+    }
+
+    fn mean(&self) -> &[f64] {
+        &self.mu
+    }
+
+    /// `sigma * max_i ||row_i(B)||`, the largest coordinate standard deviation.
+    fn scale(&self) -> f64 {
+        let d = self.dim();
+        self.sigma * (0..d).map(|i| (0..d).map(|k| self.b[k * d + i].powi(2)).sum::<f64>().sqrt()).fold(0.0, f64::max)
+    }
+
+    fn take_events(&mut self) -> Vec<Event> {
+        Vec::new()
+    }
+}
