@@ -254,10 +254,11 @@ impl AskTell for Mines {
         }
         out.resize(2 * b + 1, d);
         let alpha = self.p.alpha;
-        for (i, y) in self.y.chunks_exact(d).enumerate() {
-            for j in 0..d {
-                out.row_mut(2 * i)[j] = self.mu[j] + alpha * y[j];
-                out.row_mut(2 * i + 1)[j] = self.mu[j] - alpha * y[j];
+        for (y, pair) in self.y.chunks_exact(d).zip(out.as_mut_slice().chunks_exact_mut(2 * d)) {
+            let (plus, minus) = pair.split_at_mut(d);
+            for (((p, m), &mu), &yj) in plus.iter_mut().zip(minus.iter_mut()).zip(&self.mu).zip(y) {
+                *p = mu + alpha * yj;
+                *m = mu - alpha * yj;
             }
         }
         out.row_mut(2 * b).copy_from_slice(&self.mu);

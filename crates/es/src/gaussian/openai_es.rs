@@ -146,21 +146,21 @@ impl AskTell for OpenAiEs {
         }
         self.t += 1;
         let mut max_step: f64 = 0.0;
-        for j in 0..d {
+        let (b1, b2) = (0.9f64, 0.999f64);
+        let adam_rate = self.lr * (1.0 - b2.powi(self.t as i32)).sqrt() / (1.0 - b1.powi(self.t as i32));
+        for (((mu, m1), m2), &gj) in self.mu.iter_mut().zip(self.m1.iter_mut()).zip(self.m2.iter_mut()).zip(&g) {
             let step = match self.opt {
                 EsOptimizer::Adam => {
-                    let (b1, b2) = (0.9f64, 0.999f64);
-                    self.m1[j] = b1 * self.m1[j] + (1.0 - b1) * g[j];
-                    self.m2[j] = b2 * self.m2[j] + (1.0 - b2) * g[j] * g[j];
-                    let a = self.lr * (1.0 - b2.powi(self.t as i32)).sqrt() / (1.0 - b1.powi(self.t as i32));
-                    a * self.m1[j] / (self.m2[j].sqrt() + 1e-8)
+                    *m1 = b1 * *m1 + (1.0 - b1) * gj;
+                    *m2 = b2 * *m2 + (1.0 - b2) * gj * gj;
+                    adam_rate * *m1 / (m2.sqrt() + 1e-8)
                 }
                 EsOptimizer::Sgd => {
-                    self.m1[j] = 0.9 * self.m1[j] + (1.0 - 0.9) * g[j];
-                    self.lr * self.m1[j]
+                    *m1 = 0.9 * *m1 + (1.0 - 0.9) * gj;
+                    self.lr * *m1
                 }
             };
-            self.mu[j] -= step;
+            *mu -= step;
             max_step = max_step.max(step.abs());
         }
         self.last_step = max_step;
