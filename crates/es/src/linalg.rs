@@ -45,15 +45,26 @@ pub fn gemm(a: &[f64], m: usize, k: usize, b: &[f64], n: usize, out: &mut [f64])
     faer::linalg::matmul::matmul(view_mut(out, m, n), Accum::Replace, view(a, m, k), view(b, k, n), 1.0, Par::Seq);
 }
 
-/// `C <- C + Y diag(c) Y^T` for symmetric `C` (`d x d`) and `Y` (`d x r`); `tmp` is scratch.
-pub fn add_weighted_outer(cmat: &mut [f64], d: usize, y: &[f64], c: &[f64], tmp: &mut Vec<f64>) {
+/// `C <- C + Y diag(c) Y^T` on the lower triangle (diagonal included) of a symmetric `C`
+/// (`d x d`), `Y` is `d x r`; the strict upper triangle is not touched. `tmp` is scratch.
+pub fn add_weighted_outer_lower(cmat: &mut [f64], d: usize, y: &[f64], c: &[f64], tmp: &mut Vec<f64>) {
     let r = c.len();
     tmp.clear();
     tmp.extend_from_slice(y);
     for (col, &ci) in tmp.chunks_exact_mut(d).zip(c) {
         col.iter_mut().for_each(|v| *v *= ci);
     }
-    faer::linalg::matmul::matmul(view_mut(cmat, d, d), Accum::Add, view(tmp, d, r), view(y, d, r).transpose(), 1.0, Par::Seq);
+    matmul(
+        view_mut(cmat, d, d),
+        BlockStructure::TriangularLower,
+        Accum::Add,
+        view(tmp, d, r),
+        BlockStructure::Rectangular,
+        view(y, d, r).transpose(),
+        BlockStructure::Rectangular,
+        1.0,
+        Par::Seq,
+    );
 }
 
 /// Eigendecomposition of a symmetric `d x d` matrix: eigenvalues ascending into `values`,

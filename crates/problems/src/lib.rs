@@ -16,6 +16,7 @@
 
 pub mod analytic;
 pub mod binary;
+pub mod datasets;
 pub mod error;
 pub mod logistic;
 pub mod quadratic;

@@ -21,9 +21,19 @@ pub struct LogisticRegression {
 /// The regularization MiNES uses for every data set.
 pub const MINES_BETA: f64 = 1e-4;
 
-/// `log(1 + exp(t))` without overflow.
+/// `log(1 + exp(t))` without overflow, and without glibc's slow path for `exp` of arguments
+/// whose result is subnormal (which made large margins ~10x slower to evaluate): for `|t| > 36`
+/// `log1p(e^-|t|) = e^-|t|` to double precision, and below `e^-700` the term is dropped.
 pub fn softplus(t: f64) -> f64 {
-    t.max(0.0) + (-t.abs()).exp().ln_1p()
+    let a = t.abs();
+    let tail = if a > 700.0 {
+        0.0
+    } else if a > 36.0 {
+        (-a).exp()
+    } else {
+        (-a).exp().ln_1p()
+    };
+    t.max(0.0) + tail
 }
 
 impl LogisticRegression {
@@ -156,6 +166,10 @@ mod tests {
         assert_eq!(softplus(-1000.0), 0.0);
         assert_eq!(softplus(1000.0), 1000.0);
         assert!((softplus(0.3) - (1.0 + 0.3f64.exp()).ln()).abs() < 1e-15);
+        for t in [-50.0, -36.5, -20.0, -1.0, 2.0, 37.0, 80.0] {
+            let exact = if t < 0.0 { (t as f64).exp().ln_1p() } else { t + (-t as f64).exp().ln_1p() };
+            assert!((softplus(t) - exact).abs() <= 1e-15 * exact.abs().max(1e-300), "{t}");
+        }
         assert!(p.eval(&[1e6; 5]).is_finite());
     }
 

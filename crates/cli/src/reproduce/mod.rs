@@ -2,6 +2,9 @@
 //! from a [`Ctx`] to a [`Report`] (tables, written files); this module prints the tables, writes
 //! each as CSV next to the figures, and offers `--json`.
 
+mod common;
+mod ingo_synthetic;
+mod mines_logistic;
 mod mines_synthetic;
 mod test_functions;
 
@@ -98,10 +101,22 @@ pub fn experiments() -> &'static [Experiment] {
             run: test_functions::run,
         },
         Experiment {
+            name: "ingo-synthetic",
+            source: "thesis sec. 3.7.1, Fig. 3.1",
+            summary: "Table 3.1 functions at d=100: INGO, INGOstep, Fast-INGO, IGO, CMA-ES, ES; log10 f vs evaluations",
+            run: ingo_synthetic::run,
+        },
+        Experiment {
             name: "mines-synthetic",
             source: "MiNES sec. 6.1, Fig. 1",
-            summary: "ssphere d=400, quadratic d=200 (cond 2.306e3), diffpow d=100: f vs evaluations (DF so far)",
+            summary: "ssphere d=400, quadratic d=200 (cond 2.306e3), diffpow d=100: MiNES, DF, NES, CMA-ES",
             run: mines_synthetic::run,
+        },
+        Experiment {
+            name: "mines-logistic",
+            source: "MiNES sec. 6.2, Fig. 2",
+            summary: "l2-logistic regression on breast-cancer and digits (odd/even): train loss and test accuracy",
+            run: mines_logistic::run,
         },
     ]
 }

@@ -12,14 +12,14 @@
 //! ```
 //!
 //! with `w_i° = w_i` for `w_i >= 0` and `w_i d / ||z_{i:lambda}||^2` otherwise. `B, D` are
-//! recomputed when more than `1/(10 d (c_1 + c_mu))` generations have passed (pycma's rule), so the
-//! O(d^3) eigendecomposition is amortized.
+//! recomputed when more than `0.5 / (d (c_1 + c_mu))` generations have passed (pycma's
+//! `lazy_gap_evals`), so the O(d^3) eigendecomposition is amortized.
 
 use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
-use crate::linalg::{add_weighted_outer, gemm, scaled_identity, sym_eigen};
+use crate::linalg::{add_weighted_outer_lower, gemm, scaled_identity, sym_eigen};
 
 /// Parameters of [`CmaEs`]; `None` takes the tutorial default.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -75,7 +75,7 @@ impl Constants {
         let neg_scale = alpha_mu_neg.min(alpha_mueff_neg).min(alpha_posdef_neg);
         let weights = raw.iter().map(|&w| if w >= 0.0 { w / pos } else { w * neg_scale / neg }).collect();
         let chi_n = n.sqrt() * (1.0 - 1.0 / (4.0 * n) + 1.0 / (21.0 * n * n));
-        Constants { lambda, mu, weights, mu_eff, cs, ds, cc, c1, cmu, chi_n, eigen_every: 1.0 / (10.0 * n * (c1 + cmu)) }
+        Constants { lambda, mu, weights, mu_eff, cs, ds, cc, c1, cmu, chi_n, eigen_every: 0.5 / (n * (c1 + cmu)) }
     }
 }
 
@@ -192,9 +192,16 @@ impl CmaEs {
         self.sigma
     }
 
-    /// Covariance matrix `C`, column-major.
-    pub fn covariance(&self) -> &[f64] {
-        &self.c
+    /// Covariance matrix `C`, column-major (the state keeps only its lower triangle current).
+    pub fn covariance(&self) -> Vec<f64> {
+        let d = self.dim();
+        let mut c = self.c.clone();
+        for j in 0..d {
+            for i in j + 1..d {
+                c[i * d + j] = c[j * d + i];
+            }
+        }
+        c
     }
 
     /// Restarts done so far (IPOP).
@@ -204,12 +211,6 @@ impl CmaEs {
 
     fn update_eigen(&mut self) {
         let d = self.dim();
-        // Enforce symmetry from the lower triangle, then decompose.
-        for j in 0..d {
-            for i in j + 1..d {
-                self.c[i * d + j] = self.c[j * d + i];
-            }
-        }
         let mut vals = vec![0.0; d];
         let mut vecs = vec![0.0; d * d];
         if sym_eigen(&self.c, d, &mut vals, &mut vecs) && vals[0] > 0.0 {
@@ -353,7 +354,10 @@ impl AskTell for CmaEs {
         let delta_h = if hs { 0.0 } else { k.cc * (2.0 - k.cc) };
         let wsum: f64 = k.weights.iter().sum();
         let decay = 1.0 + k.c1 * delta_h - k.c1 - k.cmu * wsum;
-        self.c.iter_mut().for_each(|v| *v *= decay);
+        // Only the lower triangle of C is kept current (it is all the eigensolver reads).
+        for (j, col) in self.c.chunks_exact_mut(d).enumerate() {
+            col[j..].iter_mut().for_each(|v| *v *= decay);
+        }
         sc.ysel.clear();
         sc.wsel.clear();
         for (r, &i) in sc.order.iter().enumerate() {
@@ -367,7 +371,7 @@ impl AskTell for CmaEs {
         }
         sc.ysel.extend_from_slice(&self.pc);
         sc.wsel.push(k.c1);
-        add_weighted_outer(&mut self.c, d, &sc.ysel, &sc.wsel, &mut sc.tmp);
+        add_weighted_outer_lower(&mut self.c, d, &sc.ysel, &sc.wsel, &mut sc.tmp);
         // Step size.
         self.sigma *= ((k.cs / k.ds) * (ps_norm / k.chi_n - 1.0)).min(1.0).exp();
         let gen_best = sc.vals[sc.order[0]];

@@ -156,7 +156,7 @@ impl AskTell for Igo {
         let log_rank = self.p.score == ScoreTransform::LogRank;
         let keep = |step: f64| if log_rank { 1.0 + step } else { 1.0 };
         let max_bt = self.p.max_backtracks.unwrap_or(20);
-        let outcome = pd_rank_update(&mut self.a, d, &self.y, &sc.neg_s, beta, keep, max_bt, &mut sc.rank);
+        let outcome = pd_rank_update(&mut self.a, d, &self.y, &self.z, &sc.neg_s, beta, keep, max_bt, &mut sc.rank);
         if let Some(e) = pd_event(&outcome, self.generation) {
             self.events.push(e);
         }

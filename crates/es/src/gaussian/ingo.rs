@@ -259,7 +259,7 @@ impl AskTell for Ingo {
 
         // Precision update, backtracking on the covariance step to stay positive definite.
         let keep = |step: f64| if self.p.score == ScoreTransform::LogRank { 1.0 - step } else { 1.0 };
-        let outcome = pd_rank_update(&mut self.l, d, &sc.y, &sc.s, beta, keep, self.p.max_backtracks, &mut sc.rank);
+        let outcome = pd_rank_update(&mut self.l, d, &sc.y, &self.z, &sc.s, beta, keep, self.p.max_backtracks, &mut sc.rank);
         if let Some(e) = pd_event(&outcome, self.generation) {
             self.events.push(e);
         }

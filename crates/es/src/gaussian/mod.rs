@@ -42,6 +42,7 @@ pub(crate) struct RankScratch {
     backup: Vec<f64>,
     w: Vec<f64>,
     alpha: Vec<f64>,
+    gram: Vec<f64>,
 }
 
 /// Outcome of [`pd_rank_update`].
@@ -54,48 +55,101 @@ pub(crate) enum PdUpdate {
     Kept,
 }
 
-/// Updates the lower Cholesky factor `l` of a positive-definite matrix `M = L L^T` to
-/// `keep(step) M + step * sum_i c_i v_i v_i^T` (`v` is `d x r` column-major), halving `step` from
-/// `beta` until the result is positive definite, at most `max_backtracks` times (then `l` is left
-/// unchanged). `keep` gives the factor on the old matrix (1 for centred scores, `1 - step` or
-/// `1 + step` for weights that sum to 1). O(r d^2) per attempt.
+/// Smallest eigenvalue of `Z diag(c) Z^T` restricted to the span of `Z` (`d x r`): the smallest
+/// eigenvalue of `G^{1/2} diag(c) G^{1/2}`, `G = Z^T Z` (O(r^2 d + r^3)).
+fn min_eig_weighted_gram(z: &[f64], d: usize, c: &[f64], s: &mut RankScratch) -> Option<f64> {
+    let r = c.len();
+    s.gram.clear();
+    s.gram.resize(r * r, 0.0);
+    for i in 0..r {
+        for j in 0..=i {
+            let g: f64 = z[i * d..(i + 1) * d].iter().zip(&z[j * d..(j + 1) * d]).map(|(a, b)| a * b).sum();
+            s.gram[j * r + i] = g;
+            s.gram[i * r + j] = g;
+        }
+    }
+    let mut gv = vec![0.0; r];
+    let mut gu = vec![0.0; r * r];
+    if !crate::linalg::sym_eigen(&s.gram, r, &mut gv, &mut gu) {
+        return None;
+    }
+    // K = G^{1/2} C G^{1/2} with G^{1/2} = U diag(sqrt g) U^T.
+    let mut root = vec![0.0; r * r];
+    for i in 0..r {
+        for j in 0..r {
+            root[j * r + i] = (0..r).map(|k| gu[k * r + i] * gv[k].max(0.0).sqrt() * gu[k * r + j]).sum();
+        }
+    }
+    let mut k = vec![0.0; r * r];
+    for i in 0..r {
+        for j in 0..r {
+            k[j * r + i] = (0..r).map(|m| root[m * r + i] * c[m] * root[j * r + m]).sum();
+        }
+    }
+    let mut kv = vec![0.0; r];
+    let mut ku = vec![0.0; r * r];
+    crate::linalg::sym_eigen(&k, r, &mut kv, &mut ku).then(|| kv[0])
+}
+
+/// Updates the lower Cholesky factor `l` of `M = L L^T` to `keep(step) M + step * sum_i c_i v_i
+/// v_i^T`, where `v_i = L z_i` (`v`, `z` are `d x r` column-major). Since the result is
+/// `L (keep I + step Z diag(c) Z^T) L^T`, it is positive definite iff `keep > 0` and `keep + step *
+/// mu_min > 0`, with `mu_min` the smallest eigenvalue of `Z diag(c) Z^T` on the span of `Z`,
+/// computed in O(r^2 d). The step is halved from `beta` until that holds with a margin (at most
+/// `max_backtracks` times, else `l` is unchanged), then the rank-`r` update is applied in O(r d^2).
+/// No copy of `l` is made unless the margin is thin.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn pd_rank_update(
     l: &mut [f64],
     d: usize,
     v: &[f64],
+    z: &[f64],
     c: &[f64],
     beta: f64,
     keep: impl Fn(f64) -> f64,
     max_backtracks: u32,
     s: &mut RankScratch,
 ) -> PdUpdate {
-    s.backup.clear();
-    s.backup.extend_from_slice(l);
+    let mu_min = match min_eig_weighted_gram(z, d, c, s) {
+        Some(m) => m,
+        None => return PdUpdate::Kept,
+    };
     let mut step = beta;
-    for attempt in 0..=max_backtracks {
-        if attempt > 0 {
-            l.copy_from_slice(&s.backup);
-            step *= 0.5;
-        }
+    let mut attempt = 0;
+    loop {
         let k = keep(step);
-        if k.is_nan() || k <= 0.0 {
-            continue;
+        let lowest = k + step * mu_min.min(0.0);
+        if k > 0.0 && lowest > 1e-6 * k {
+            // Apply; keep a copy only when the margin is thin enough for rounding to matter.
+            let thin = lowest < 0.05 * k;
+            if thin {
+                s.backup.clear();
+                s.backup.extend_from_slice(l);
+            }
+            if k != 1.0 {
+                let root = k.sqrt();
+                l.iter_mut().for_each(|x| *x *= root);
+            }
+            s.w.clear();
+            s.w.extend_from_slice(v);
+            s.alpha.clear();
+            s.alpha.extend(c.iter().map(|ci| step * ci));
+            if crate::linalg::rank_update(l, d, &mut s.w, &mut s.alpha) {
+                return if attempt == 0 { PdUpdate::Full } else { PdUpdate::Backtracked(attempt) };
+            }
+            if thin {
+                l.copy_from_slice(&s.backup);
+            } else {
+                // Rounding cannot break a margin of 5%; treat as a breakdown of the factor.
+                return PdUpdate::Kept;
+            }
         }
-        if k != 1.0 {
-            let r = k.sqrt();
-            l.iter_mut().for_each(|x| *x *= r);
+        if attempt == max_backtracks {
+            return PdUpdate::Kept;
         }
-        s.w.clear();
-        s.w.extend_from_slice(v);
-        s.alpha.clear();
-        s.alpha.extend(c.iter().map(|ci| step * ci));
-        if crate::linalg::rank_update(l, d, &mut s.w, &mut s.alpha) {
-            return if attempt == 0 { PdUpdate::Full } else { PdUpdate::Backtracked(attempt) };
-        }
+        attempt += 1;
+        step *= 0.5;
     }
-    l.copy_from_slice(&s.backup);
-    PdUpdate::Kept
 }
 
 /// The event an optimizer reports for a [`PdUpdate`], if any.
