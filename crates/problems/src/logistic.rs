@@ -166,8 +166,8 @@ mod tests {
         assert_eq!(softplus(-1000.0), 0.0);
         assert_eq!(softplus(1000.0), 1000.0);
         assert!((softplus(0.3) - (1.0 + 0.3f64.exp()).ln()).abs() < 1e-15);
-        for t in [-50.0, -36.5, -20.0, -1.0, 2.0, 37.0, 80.0] {
-            let exact = if t < 0.0 { (t as f64).exp().ln_1p() } else { t + (-t as f64).exp().ln_1p() };
+        for t in [-50.0f64, -36.5, -20.0, -1.0, 2.0, 37.0, 80.0] {
+            let exact: f64 = if t < 0.0 { t.exp().ln_1p() } else { t + (-t).exp().ln_1p() };
             assert!((softplus(t) - exact).abs() <= 1e-15 * exact.abs().max(1e-300), "{t}");
         }
         assert!(p.eval(&[1e6; 5]).is_finite());
