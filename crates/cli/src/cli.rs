@@ -176,6 +176,9 @@ pub struct ReproduceArgs {
     /// Base seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Number of independent runs per method (default: the document's, or fewer with --quick).
+    #[arg(long)]
+    pub runs: Option<usize>,
     /// Print one JSON object (tables and files) instead of text.
     #[arg(long)]
     pub json: bool,

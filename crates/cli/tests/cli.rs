@@ -152,7 +152,9 @@ fn plot_draws_a_png_and_an_svg() {
 #[test]
 fn list_and_reproduce_quick() {
     let v = json(&gradfree(&["list", "--json"]));
-    assert!(v["algorithms"].as_array().unwrap().iter().any(|a| a["name"] == "nesterov-spokoiny"));
+    for name in ["ingo", "ingostep", "fast-ingo", "mines", "cmaes", "xnes", "igo", "openai-es", "nesterov-spokoiny"] {
+        assert!(v["algorithms"].as_array().unwrap().iter().any(|a| a["name"] == name), "{name} missing");
+    }
     assert!(v["problems"].as_array().unwrap().len() >= 19);
     let dir = tempfile::tempdir().unwrap();
     let out = gradfree(&["reproduce", "all", "--quick", "--json", "-o", dir.path().to_str().unwrap()]);
@@ -171,4 +173,5 @@ fn list_and_reproduce_quick() {
         }
     }
     assert_clean_error(&gradfree(&["reproduce", "nope"]), "unknown experiment");
+    assert_clean_error(&gradfree(&["reproduce", "test-functions", "--runs", "0"]), "--runs 0");
 }

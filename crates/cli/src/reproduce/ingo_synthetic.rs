@@ -30,7 +30,8 @@ pub fn methods() -> Vec<Method> {
 }
 
 pub fn run(ctx: &Ctx) -> Result<Report> {
-    let (d, runs, budget) = if ctx.quick { (10, 2, 30_000u64) } else { (100, 20, 1_500_000u64) };
+    let (d, budget) = if ctx.quick { (10, 30_000u64) } else { (100, 1_500_000u64) };
+    let runs = ctx.runs(2, 20);
     let checkpoints: Vec<u64> = [budget / 100, budget / 10, budget].to_vec();
     let mut headers = vec!["function".to_string(), "method".to_string()];
     headers.extend(checkpoints.iter().map(|c| format!("mean log10 f @ {c}")));

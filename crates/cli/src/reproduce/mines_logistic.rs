@@ -40,7 +40,7 @@ fn lambda_max(x: &[f64], n: usize, d: usize) -> f64 {
 }
 
 pub fn run(ctx: &Ctx) -> Result<Report> {
-    let runs = if ctx.quick { 1 } else { 3 };
+    let runs = ctx.runs(1, 3);
     let mut table = Table::new(
         format!("MiNES Fig. 2 (logistic regression, beta = 1e-4): after the budget, mean over {runs} runs"),
         "mines_logistic",

@@ -24,7 +24,7 @@ use crate::plot::{LineChart, Series, line_chart_grid};
 const CASES: [(&str, usize, f64); 3] = [("ssphere", 400, 1.0), ("quadratic", 200, 2306.0), ("diffpow", 100, 132.0)];
 
 pub fn run(ctx: &Ctx) -> Result<Report> {
-    let runs = if ctx.quick { 2 } else { 5 };
+    let runs = ctx.runs(2, 5);
     let mut table = Table::new(
         format!("MiNES Fig. 1 (synthetic): best f after the budget, {runs} runs"),
         "mines_synthetic",

@@ -23,6 +23,15 @@ pub struct Ctx {
     pub out: PathBuf,
     /// Base seed.
     pub seed: u64,
+    /// Runs per method, overriding the experiment's default.
+    pub runs: Option<usize>,
+}
+
+impl Ctx {
+    /// The number of runs: `--runs` if given, else `quick` or `full`.
+    pub fn runs(&self, quick: usize, full: usize) -> usize {
+        self.runs.unwrap_or(if self.quick { quick } else { full })
+    }
 }
 
 /// A table: printed aligned, written as CSV.
@@ -147,6 +156,9 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
             }
         }
     };
+    if args.runs == Some(0) {
+        bail!("--runs 0: need at least one run");
+    }
     let mut json = Vec::new();
     for e in chosen {
         let out = args.out.join(e.name);
@@ -155,8 +167,8 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
         if !args.json {
             println!("== {} ({}){}", e.name, e.source, if args.quick { " [quick]" } else { "" });
         }
-        let mut report =
-            (e.run)(&Ctx { quick: args.quick, out: out.clone(), seed: args.seed }).with_context(|| format!("experiment {}", e.name))?;
+        let mut report = (e.run)(&Ctx { quick: args.quick, out: out.clone(), seed: args.seed, runs: args.runs })
+            .with_context(|| format!("experiment {}", e.name))?;
         for table in &report.tables {
             let p = table.write_csv(&out)?;
             report.files.push(p);
