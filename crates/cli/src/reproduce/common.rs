@@ -2,7 +2,7 @@
 //! curves on a common evaluation grid, and summaries.
 
 use anyhow::Result;
-use gradfree_core::{Driver, DriverOptions, History, StopRules, derive_seed, rng_from_seed};
+use gradfree_core::{Bounds, Driver, DriverOptions, History, StopRules, derive_seed, rng_from_seed};
 use gradfree_es::StartSpec;
 use gradfree_problems::Problem;
 use rayon::prelude::*;
@@ -35,14 +35,14 @@ pub struct Run {
 }
 
 /// `runs` independent runs of `m` on `p` (run `r` uses seed `derive_seed(seed, r)` for the
-/// algorithm and the start point `x0 ~ U(init region)`), in parallel over runs; each stops at
-/// `budget` evaluations or at `target`.
-pub fn run_many(p: &dyn Problem, m: &Method, runs: usize, budget: u64, target: Option<f64>, seed: u64) -> Result<Vec<Run>> {
+/// algorithm and the start point `x0 ~ U(init)`), unconstrained, in parallel over runs; each stops
+/// at `budget` evaluations or at `target`.
+pub fn run_many(p: &dyn Problem, m: &Method, init: &Bounds, runs: usize, budget: u64, target: Option<f64>, seed: u64) -> Result<Vec<Run>> {
     (0..runs)
         .into_par_iter()
         .map(|r| {
             let s = derive_seed(seed, r as u64);
-            let x0 = p.init_region().sample_uniform(&mut rng_from_seed(derive_seed(s, 1)));
+            let x0 = init.sample_uniform(&mut rng_from_seed(derive_seed(s, 1)));
             let alg = gradfree_es::build(m.algo, &StartSpec { x0, sigma0: m.sigma0, seed: s, params: m.params.clone() })?;
             let mut opts = DriverOptions::new(StopRules { target, ..StopRules::max_evaluations(budget) });
             opts.parallel = false;

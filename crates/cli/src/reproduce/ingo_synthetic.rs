@@ -43,12 +43,14 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         rows: Vec::new(),
     };
     let grid = linear_grid(budget, 200);
+    // mu_1 ~ U[0,1]^d for every function (thesis sec. 3.7.1), also Levy whose Table 4.4 domain is [-10, 10]^d.
+    let init = gradfree_core::Bounds::uniform(d, 0.0, 1.0)?;
     let mut panels = Vec::new();
     for name in FUNCTIONS {
         let p = build(name, d, ctx.seed)?;
         let mut series = Vec::new();
         for m in methods() {
-            let rs = run_many(p.as_ref(), &m, runs, budget, Some(1e-10), ctx.seed)?;
+            let rs = run_many(p.as_ref(), &m, &init, runs, budget, Some(1e-10), ctx.seed)?;
             let mut row = vec![name.to_string(), m.label.clone()];
             for &c in &checkpoints {
                 let vals: Vec<f64> = rs.iter().map(|r| value_at(&r.curve, c as f64).unwrap_or(f64::NAN).max(1e-300).log10()).collect();

@@ -55,7 +55,7 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         let grid = linear_grid(budget, 150);
         let mut series = Vec::new();
         for m in &methods {
-            let rs = run_many(p.as_ref(), m, runs, budget, None, ctx.seed)?;
+            let rs = run_many(p.as_ref(), m, &p.init_region(), runs, budget, None, ctx.seed)?;
             let finals: Vec<f64> = rs.iter().map(|r| r.best_f).collect();
             table.push(vec![
                 name.into(),
