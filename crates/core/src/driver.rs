@@ -236,6 +236,15 @@ impl<A: AskTell> Driver<A> {
             return Err(CoreError::DimensionMismatch { what: "objective dimension", expected: d, got: od });
         }
         self.optimizer.ask_into(&mut self.pop)?;
+        if let Some(k) = self.pop.as_slice().iter().position(|v| !v.is_finite()) {
+            return Err(CoreError::Numerical(format!(
+                "{} proposed a non-finite point (row {}, coordinate {}) at generation {}: the search distribution diverged; use a smaller step size",
+                self.optimizer.name(),
+                k / d.max(1),
+                k % d.max(1),
+                self.state.generations + 1
+            )));
+        }
         let n = self.pop.len();
         self.values.resize(n, 0.0);
         let evaluated = match &self.options.bounds {

@@ -126,3 +126,14 @@ fn json_lines_log_round_trips_the_history() {
     let mut seq = Driver::new(ns(5, 3, 0.05, 3), opts).unwrap();
     assert_eq!(seq.run(&sphere(), &mut []).unwrap().best_x, r.best_x);
 }
+
+/// A diverging optimizer is reported as a numerical error naming it, not as a NaN objective value.
+#[test]
+fn diverging_search_distribution_is_a_clear_error() {
+    // A linear function with a huge slope and a huge step: the mean overflows in one step.
+    let f = FnObjective::new(|x: &[f64]| -1e10 * x[0]);
+    let mut d = Driver::new(ns(3, 2, 1e300, 1), DriverOptions::new(StopRules::max_evaluations(1000))).unwrap();
+    let e = d.run(&f, &mut []).unwrap_err();
+    assert!(matches!(e, CoreError::Numerical(_)), "{e}");
+    assert!(e.to_string().contains("nesterov-spokoiny proposed a non-finite point"), "{e}");
+}
