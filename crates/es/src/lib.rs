@@ -12,6 +12,7 @@
 pub mod error;
 pub mod gaussian;
 mod linalg;
+mod points;
 pub mod random_search;
 pub mod registry;
 pub mod sizes;

@@ -20,6 +20,7 @@ use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
 use crate::linalg::{add_weighted_outer_lower, gemm, scaled_identity, sym_eigen};
+use crate::points::{rank_order, write_points};
 
 /// Parameters of [`CmaEs`]; `None` takes the tutorial default.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -297,12 +298,7 @@ impl AskTell for CmaEs {
             gemm(&self.b, d, d, dz, n, &mut self.y);
             self.pending = true;
         }
-        out.resize(n, d);
-        for (row, y) in out.rows_mut().zip(self.y.chunks_exact(d)) {
-            for ((x, &m), &yi) in row.iter_mut().zip(&self.m).zip(y) {
-                *x = m + self.sigma * yi;
-            }
-        }
+        write_points(out, &self.m, self.sigma, &self.y);
         Ok(())
     }
 
@@ -316,10 +312,7 @@ impl AskTell for CmaEs {
         self.pending = false;
         self.generation += 1;
         let k = &self.k;
-        sc.order.clear();
-        sc.order.extend(0..lambda);
-        let vals = &sc.vals;
-        sc.order.sort_by(|&a, &b| vals[a].total_cmp(&vals[b]).then(a.cmp(&b)));
+        rank_order(&sc.vals, &mut sc.order);
 
         // Mean and the weighted z for p_sigma.
         let mut yw = vec![0.0; d];

@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{IngoParams, RankScratch, ScoreTransform, pd_event, pd_rank_update};
 use crate::linalg::{mul_l, scaled_identity};
+use crate::points::write_points;
 use crate::sizes::thesis_population;
 
 /// Parameters: the same as INGO's ([`IngoParams`]).
@@ -118,12 +119,7 @@ impl AskTell for Igo {
             mul_l(&self.a, d, &self.z, n, &mut self.y);
             self.pending = true;
         }
-        out.resize(n, d);
-        for (row, y) in out.rows_mut().zip(self.y.chunks_exact(d)) {
-            for ((x, &m), &yi) in row.iter_mut().zip(&self.mu).zip(y) {
-                *x = m + yi;
-            }
-        }
+        write_points(out, &self.mu, 1.0, &self.y);
         Ok(())
     }
 

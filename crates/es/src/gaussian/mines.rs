@@ -21,6 +21,7 @@ use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
 use crate::linalg::{gemm, scaled_identity, sym_eigen};
+use crate::points::write_pairs;
 use crate::random_search::StepSchedule;
 use crate::sizes::thesis_population;
 
@@ -254,13 +255,7 @@ impl AskTell for Mines {
         }
         out.resize(2 * b + 1, d);
         let alpha = self.p.alpha;
-        for (y, pair) in self.y.chunks_exact(d).zip(out.as_mut_slice().chunks_exact_mut(2 * d)) {
-            let (plus, minus) = pair.split_at_mut(d);
-            for (((p, m), &mu), &yj) in plus.iter_mut().zip(minus.iter_mut()).zip(&self.mu).zip(y) {
-                *p = mu + alpha * yj;
-                *m = mu - alpha * yj;
-            }
-        }
+        write_pairs(out, &self.mu, alpha, &self.y);
         out.row_mut(2 * b).copy_from_slice(&self.mu);
         Ok(())
     }

@@ -11,6 +11,7 @@ use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Populatio
 use serde::{Deserialize, Serialize};
 
 use super::Sampling;
+use crate::points::{rank_order, write_points};
 use crate::sizes::thesis_population;
 
 /// The update applied to the gradient estimate.
@@ -115,12 +116,7 @@ impl AskTell for OpenAiEs {
             Sampling::Antithetic.fill(&mut self.rng, d, n, &mut self.eps);
             self.pending = true;
         }
-        out.resize(n, d);
-        for (row, e) in out.rows_mut().zip(self.eps.chunks_exact(d)) {
-            for ((x, &m), &ei) in row.iter_mut().zip(&self.mu).zip(e) {
-                *x = m + self.sigma * ei;
-            }
-        }
+        write_points(out, &self.mu, self.sigma, &self.eps);
         Ok(())
     }
 
@@ -132,8 +128,8 @@ impl AskTell for OpenAiEs {
         let mut vals = Vec::with_capacity(n);
         check_tell(population, values, d, n, self.policy, &mut vals)?;
         self.pending = false;
-        let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by(|&a, &b| vals[a].total_cmp(&vals[b]).then(a.cmp(&b)));
+        let mut order = Vec::with_capacity(n);
+        rank_order(&vals, &mut order);
         let mut shaped = vec![0.0; n];
         for (r, &i) in order.iter().enumerate() {
             shaped[i] = r as f64 / (n - 1) as f64 - 0.5;

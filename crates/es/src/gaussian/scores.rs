@@ -52,9 +52,7 @@ impl ScoreTransform {
                 Ok(())
             }
             ScoreTransform::LogRank => {
-                order.clear();
-                order.extend(0..n);
-                order.sort_by(|&a, &b| values[a].total_cmp(&values[b]).then(a.cmp(&b)));
+                crate::points::rank_order(values, order);
                 let denom: f64 = (1..=n).map(|j| (j as f64).ln()).sum();
                 if denom <= 0.0 {
                     return Err(NoScores::Flat);

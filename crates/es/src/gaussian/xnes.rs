@@ -17,6 +17,7 @@ use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
 use crate::linalg::{gemm, scaled_identity, sym_eigen};
+use crate::points::{rank_order, write_points};
 
 /// Parameters of [`Xnes`]; `None` takes the published default.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -113,12 +114,7 @@ impl AskTell for Xnes {
             gemm(&self.b, d, d, &self.s, n, &mut self.bs);
             self.pending = true;
         }
-        out.resize(n, d);
-        for (row, y) in out.rows_mut().zip(self.bs.chunks_exact(d)) {
-            for ((x, &m), &yi) in row.iter_mut().zip(&self.mu).zip(y) {
-                *x = m + self.sigma * yi;
-            }
-        }
+        write_points(out, &self.mu, self.sigma, &self.bs);
         Ok(())
     }
 
@@ -131,8 +127,8 @@ impl AskTell for Xnes {
         check_tell(population, values, d, n, self.policy, &mut vals)?;
         self.pending = false;
         self.generation += 1;
-        let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by(|&a, &b| vals[a].total_cmp(&vals[b]).then(a.cmp(&b)));
+        let mut order = Vec::with_capacity(n);
+        rank_order(&vals, &mut order);
         let mut g_delta = vec![0.0; d];
         let mut g_m = vec![0.0; d * d];
         let mut bg = vec![0.0; d];

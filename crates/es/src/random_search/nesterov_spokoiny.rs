@@ -181,13 +181,7 @@ impl AskTell for NesterovSpokoiny {
         }
         // Asking twice without telling returns the same population (no directions are lost).
         out.resize(2 * self.p.b, d);
-        for (u, pair) in self.u.chunks_exact(d).zip(out.as_mut_slice().chunks_exact_mut(2 * d)) {
-            let (plus, minus) = pair.split_at_mut(d);
-            for (((p, m), &mu), &uj) in plus.iter_mut().zip(minus.iter_mut()).zip(&self.mu).zip(u) {
-                *p = mu + self.p.alpha * uj;
-                *m = mu - self.p.alpha * uj;
-            }
-        }
+        crate::points::write_pairs(out, &self.mu, self.p.alpha, &self.u);
         Ok(())
     }
 
