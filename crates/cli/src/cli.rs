@@ -105,7 +105,7 @@ pub struct OptimizeArgs {
     /// Stop when best values over 10 generations span less than this.
     #[arg(long)]
     pub tol_f: Option<f64>,
-    /// Stop when the algorithm's step length falls below this (default 1e-12).
+    /// Stop when the algorithm's step length falls below this.
     #[arg(long)]
     pub tol_x: Option<f64>,
     /// Wall-time budget in seconds.

@@ -89,14 +89,8 @@ fn parse_params(items: &[String]) -> Result<serde_json::Map<String, serde_json::
 }
 
 fn stop_rules(args: &OptimizeArgs, dim: usize, f_star: Option<f64>, base: Option<StopRules>) -> StopRules {
-    let mut s = base.unwrap_or(StopRules {
-        max_evaluations: Some(10_000 * dim as u64),
-        target: f_star.map(|f| f + 1e-10),
-        // A collapsed search distribution (step length below 1e-12) cannot make progress, and left
-        // alone it eventually under/overflows.
-        tol_x: Some(1e-12),
-        ..StopRules::default()
-    });
+    let mut s =
+        base.unwrap_or(StopRules { max_evaluations: Some(10_000 * dim as u64), target: f_star.map(|f| f + 1e-10), ..StopRules::default() });
     if let Some(n) = args.max_evals {
         s.max_evaluations = Some(n);
     }

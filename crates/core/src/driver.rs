@@ -236,14 +236,11 @@ impl<A: AskTell> Driver<A> {
             return Err(CoreError::DimensionMismatch { what: "objective dimension", expected: d, got: od });
         }
         self.optimizer.ask_into(&mut self.pop)?;
-        if let Some(k) = self.pop.as_slice().iter().position(|v| !v.is_finite()) {
-            return Err(CoreError::Numerical(format!(
-                "{} proposed a non-finite point (row {}, coordinate {}) at generation {}: the search distribution diverged; use a smaller step size",
-                self.optimizer.name(),
-                k / d.max(1),
-                k % d.max(1),
-                self.state.generations + 1
-            )));
+        if self.pop.as_slice().iter().any(|v| !v.is_finite()) {
+            // The search distribution over- or underflowed: nothing can be evaluated. Stop and keep
+            // the best point found so far instead of sending NaN to the objective.
+            self.state.stopped = Some(StopReason::Diverged);
+            return Ok(self.state.stopped);
         }
         let n = self.pop.len();
         self.values.resize(n, 0.0);

@@ -23,6 +23,9 @@ pub enum StopReason {
     TolX,
     /// The wall-time budget is spent.
     WallTime,
+    /// The optimizer proposed a non-finite point: its search distribution over- or underflowed
+    /// (usually a step size too large for the problem). The best point so far is kept.
+    Diverged,
 }
 
 impl std::fmt::Display for StopReason {
@@ -34,6 +37,7 @@ impl std::fmt::Display for StopReason {
             StopReason::TolF => "tol-f",
             StopReason::TolX => "tol-x",
             StopReason::WallTime => "wall-time",
+            StopReason::Diverged => "diverged",
         })
     }
 }

@@ -44,8 +44,7 @@ pub fn run_many(p: &dyn Problem, m: &Method, init: &Bounds, runs: usize, budget:
             let s = derive_seed(seed, r as u64);
             let x0 = init.sample_uniform(&mut rng_from_seed(derive_seed(s, 1)));
             let alg = gradfree_es::build(m.algo, &StartSpec { x0, sigma0: m.sigma0, seed: s, params: m.params.clone() })?;
-            // tol-x 1e-12: a collapsed distribution stops (and keeps its final value) instead of overflowing.
-            let mut opts = DriverOptions::new(StopRules { target, tol_x: Some(1e-12), ..StopRules::max_evaluations(budget) });
+            let mut opts = DriverOptions::new(StopRules { target, ..StopRules::max_evaluations(budget) });
             opts.parallel = false;
             let mut h = History::default();
             let mut d = Driver::new(alg, opts)?;
