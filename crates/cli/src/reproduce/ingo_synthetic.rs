@@ -5,7 +5,7 @@
 //! floor(3 ln d)/2)` for the INGO family and IGO, `beta = 1/d` (INGO, INGOstep, IGO) and `1/sqrt(d)`
 //! (Fast-INGO), normalized scores; runs stop at f <= 1e-10. CMA-ES uses the tutorial defaults
 //! with sigma0 = 0.5; ES (Salimans et al.) keeps sigma = 0.1 fixed with Adam, learning rate 0.01.
-//! Budget 1.5e6 evaluations (about 1000 d iterations of Fast-INGO, the thesis code's limit).
+//! Budget 3.6e6 evaluations (2000 d iterations of N = 18, the thesis code's INGOstep limit).
 //! `--quick`: d = 10, 2 runs, 3e4 evaluations.
 
 use anyhow::Result;
@@ -30,7 +30,8 @@ pub fn methods() -> Vec<Method> {
 }
 
 pub fn run(ctx: &Ctx) -> Result<Report> {
-    let (d, budget) = if ctx.quick { (10, 30_000u64) } else { (100, 1_500_000u64) };
+    // Full: 2000 d iterations of N = 18 samples, the thesis code's limit for INGOstep.
+    let (d, budget) = if ctx.quick { (10, 30_000u64) } else { (100, 3_600_000u64) };
     let runs = ctx.runs(2, 20);
     let checkpoints: Vec<u64> = [budget / 100, budget / 10, budget].to_vec();
     let mut headers = vec!["function".to_string(), "method".to_string()];
