@@ -45,6 +45,11 @@ pub fn gemm(a: &[f64], m: usize, k: usize, b: &[f64], n: usize, out: &mut [f64])
     faer::linalg::matmul::matmul(view_mut(out, m, n), Accum::Replace, view(a, m, k), view(b, k, n), 1.0, Par::Seq);
 }
 
+/// `out <- Z^T Z` (`r x r`) for `Z` (`d x r`), both column-major.
+pub fn gram(z: &[f64], d: usize, r: usize, out: &mut [f64]) {
+    faer::linalg::matmul::matmul(view_mut(out, r, r), Accum::Replace, view(z, d, r).transpose(), view(z, d, r), 1.0, Par::Seq);
+}
+
 /// `C <- C + Y diag(c) Y^T` on the lower triangle (diagonal included) of a symmetric `C`
 /// (`d x d`), `Y` is `d x r`; the strict upper triangle is not touched. `tmp` is scratch.
 pub fn add_weighted_outer_lower(cmat: &mut [f64], d: usize, y: &[f64], c: &[f64], tmp: &mut Vec<f64>) {

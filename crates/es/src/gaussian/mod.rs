@@ -61,13 +61,7 @@ fn min_eig_weighted_gram(z: &[f64], d: usize, c: &[f64], s: &mut RankScratch) ->
     let r = c.len();
     s.gram.clear();
     s.gram.resize(r * r, 0.0);
-    for i in 0..r {
-        for j in 0..=i {
-            let g: f64 = z[i * d..(i + 1) * d].iter().zip(&z[j * d..(j + 1) * d]).map(|(a, b)| a * b).sum();
-            s.gram[j * r + i] = g;
-            s.gram[i * r + j] = g;
-        }
-    }
+    crate::linalg::gram(z, d, r, &mut s.gram);
     let mut gv = vec![0.0; r];
     let mut gu = vec![0.0; r * r];
     if !crate::linalg::sym_eigen(&s.gram, r, &mut gv, &mut gu) {
