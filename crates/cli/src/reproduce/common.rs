@@ -26,6 +26,24 @@ impl Method {
     }
 }
 
+/// The four methods of the MiNES comparisons (sec. 6): MiNES with `mines_params`, DF
+/// (Nesterov–Spokoiny) with b = 10 pairs, alpha = 1e-6 and step `b/(4(d+4)L)`, NES (xNES) and
+/// CMA-ES with their defaults and sigma0 = 0.5.
+pub fn mines_comparison(d: usize, lipschitz: f64, mines_params: serde_json::Value) -> [Method; 4] {
+    let b = 10.0;
+    [
+        Method::new("mines", "MiNES", 0.5, mines_params),
+        Method::new(
+            "nesterov-spokoiny",
+            "DF",
+            0.5,
+            serde_json::json!({"directions": 10, "smoothing": 1e-6, "step_size": b / (4.0 * (d as f64 + 4.0) * lipschitz)}),
+        ),
+        Method::new("xnes", "NES (xNES)", 0.5, serde_json::json!({})),
+        Method::new("cmaes", "CMA-ES", 0.5, serde_json::json!({})),
+    ]
+}
+
 /// A finished run: best f after each generation (evaluations, best f), and the final best.
 pub struct Run {
     pub curve: Vec<(f64, f64)>,

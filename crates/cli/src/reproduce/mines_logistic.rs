@@ -17,7 +17,7 @@ use gradfree_problems::datasets::load;
 use gradfree_problems::logistic::MINES_BETA;
 use serde_json::json;
 
-use super::common::Method;
+use super::common::mines_comparison;
 use super::{Ctx, Report, Table, fmt};
 use crate::plot::{LineChart, Series, line_chart_grid};
 
@@ -59,22 +59,11 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         let l = lambda_max(&xtr, train.len(), d) / 4.0 + MINES_BETA;
         let budget = if ctx.quick { 60 * d } else { 2000 * d } as u64;
         let b = 10.0;
-        let methods = [
-            Method::new(
-                "mines",
-                "MiNES",
-                0.5,
-                json!({"directions": 10, "eta1": b / (2.0 * (d as f64 + 2.0)), "initial_precision": l.max(1e-2), "tau": 1e-2}),
-            ),
-            Method::new(
-                "nesterov-spokoiny",
-                "DF",
-                0.5,
-                json!({"directions": 10, "smoothing": 1e-6, "step_size": b / (4.0 * (d as f64 + 4.0) * l)}),
-            ),
-            Method::new("xnes", "NES (xNES)", 0.5, json!({})),
-            Method::new("cmaes", "CMA-ES", 0.5, json!({})),
-        ];
+        let methods = mines_comparison(
+            d,
+            l,
+            json!({"directions": 10, "eta1": b / (2.0 * (d as f64 + 2.0)), "initial_precision": l.max(1e-2), "tau": 1e-2}),
+        );
         let samples = 60;
         let grid: Vec<f64> = (1..=samples).map(|i| budget as f64 * i as f64 / samples as f64).collect();
         let mut loss_series = Vec::new();

@@ -18,7 +18,7 @@ use anyhow::Result;
 use gradfree_problems::build;
 use serde_json::json;
 
-use super::common::{Method, linear_grid, mean_log10_curve, median, run_many};
+use super::common::{linear_grid, mean_log10_curve, median, mines_comparison, run_many};
 use super::{Ctx, Report, Table, fmt};
 use crate::plot::{LineChart, Series, line_chart_grid};
 
@@ -36,22 +36,8 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         let d = if ctx.quick { dim / 10 } else { dim };
         let budget = if ctx.quick { 200 * d } else { 500 * d } as u64;
         let b = 10.0;
-        let methods = [
-            Method::new(
-                "mines",
-                "MiNES",
-                0.5,
-                json!({"directions": 10, "alpha": 1e-4, "eta1": b / (2.0 * (d as f64 + 2.0)), "initial_precision": l}),
-            ),
-            Method::new(
-                "nesterov-spokoiny",
-                "DF",
-                0.5,
-                json!({"directions": 10, "smoothing": 1e-6, "step_size": b / (4.0 * (d as f64 + 4.0) * l)}),
-            ),
-            Method::new("xnes", "NES (xNES)", 0.5, json!({})),
-            Method::new("cmaes", "CMA-ES", 0.5, json!({})),
-        ];
+        let methods =
+            mines_comparison(d, l, json!({"directions": 10, "alpha": 1e-4, "eta1": b / (2.0 * (d as f64 + 2.0)), "initial_precision": l}));
         let p = build(name, d, ctx.seed)?;
         let grid = linear_grid(budget, 150);
         let mut series = Vec::new();

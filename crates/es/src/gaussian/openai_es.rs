@@ -7,7 +7,7 @@
 //! g = 1/(N sigma) sum_i F_i eps_i + l2 mu,  mu <- mu - Adam(g)
 //! ```
 
-use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
 use serde::{Deserialize, Serialize};
 
 use super::Sampling;
@@ -170,9 +170,5 @@ impl AskTell for OpenAiEs {
     /// Infinity norm of the last mean step (the noise scale is fixed).
     fn scale(&self) -> f64 {
         self.last_step
-    }
-
-    fn take_events(&mut self) -> Vec<Event> {
-        Vec::new()
     }
 }

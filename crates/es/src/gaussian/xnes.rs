@@ -12,7 +12,7 @@
 //! The matrix exponential of the symmetric `G_B` is taken through its eigendecomposition
 //! (O(d^3) per generation, as in the reference implementation).
 
-use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
@@ -190,9 +190,5 @@ impl AskTell for Xnes {
     fn scale(&self) -> f64 {
         let d = self.dim();
         self.sigma * (0..d).map(|i| (0..d).map(|k| self.b[k * d + i].powi(2)).sum::<f64>().sqrt()).fold(0.0, f64::max)
-    }
-
-    fn take_events(&mut self) -> Vec<Event> {
-        Vec::new()
     }
 }
