@@ -29,7 +29,7 @@ except ImportError:  # pragma: no cover
     sys.exit("pip install cma")
 
 ROOT = Path(__file__).resolve().parent.parent
-BIN = ROOT / "target" / "release" / "gradfree"
+BIN = ROOT / "target" / "release" / "gradfree"  # replaced by --bin
 
 
 def weights(d, e):
@@ -62,6 +62,11 @@ def rastrigin10(x):
 
 FUNCS["levy"] = levy
 FUNCS["rastrigin10"] = rastrigin10
+
+
+def set_bin(path):
+    global BIN
+    BIN = path
 
 
 def x0_for(d, seed):
@@ -154,7 +159,9 @@ def main():
     ap.add_argument("--seeds-c", type=int, default=3)
     ap.add_argument("--dims-c", type=int, nargs="+", default=[50, 100])
     ap.add_argument("--budget-c", type=int, default=1_000_000)
+    ap.add_argument("--bin", type=Path, default=BIN, help="gradfree binary (default: target/release/gradfree)")
     args = ap.parse_args()
+    set_bin(args.bin)
     if not BIN.exists():
         sys.exit(f"{BIN} not found: run `cargo build --release` first")
     print(f"pycma {cma.__version__}, numpy {np.__version__}")

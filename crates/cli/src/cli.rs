@@ -90,6 +90,13 @@ pub struct OptimizeArgs {
     /// Algorithm parameter KEY=VALUE (repeatable), e.g. `--param step_size=0.01`.
     #[arg(long = "param", value_name = "KEY=VALUE")]
     pub params: Vec<String>,
+    /// IPOP restarts with a doubled population each time: a count, or `max` to restart until the
+    /// budget is spent (default: none).
+    #[arg(long, value_name = "K|max")]
+    pub restarts: Option<RestartCount>,
+    /// Mean of each restart: the initial x0 (IPOP) or a uniform draw from the problem's initial region.
+    #[arg(long, value_enum, default_value_t = RestartFrom::X0)]
+    pub restart_from: RestartFrom,
     /// Evaluation budget (default 10000 x dim).
     #[arg(long)]
     pub max_evals: Option<u64>,
@@ -182,4 +189,32 @@ pub struct ReproduceArgs {
     /// Print one JSON object (tables and files) instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `--restarts K|max`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RestartCount {
+    /// At most this many restarts.
+    Count(u32),
+    /// Until the budget is spent.
+    Max,
+}
+
+impl std::str::FromStr for RestartCount {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s == "max" {
+            return Ok(RestartCount::Max);
+        }
+        s.parse::<u32>().map(RestartCount::Count).map_err(|_| format!("`{s}`: expected a count >= 0 or `max`"))
+    }
+}
+
+/// `--restart-from`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RestartFrom {
+    /// The initial point.
+    X0,
+    /// Uniform in the problem's initial region.
+    Uniform,
 }

@@ -8,11 +8,11 @@ use gradfree_core::{
     AskTell, BoundaryRepair, BoundsHandling, Driver, DriverOptions, JsonLinesLog, Observer, StopRules, derive_seed, load_checkpoint,
     rng_from_seed, save_checkpoint,
 };
-use gradfree_es::{Algorithm, StartSpec};
+use gradfree_es::{Algorithm, Ipop, IpopParams, RestartMean, StartSpec};
 use gradfree_problems::Problem;
 use serde::{Deserialize, Serialize};
 
-use crate::cli::{BoundsMode, NonFiniteArg, OptimizeArgs};
+use crate::cli::{BoundsMode, NonFiniteArg, OptimizeArgs, RestartCount, RestartFrom};
 use crate::progress::Progress;
 
 /// Everything needed to rebuild a run; stored as the checkpoint's metadata.
@@ -49,6 +49,8 @@ struct Output<'a> {
     stop_reason: String,
     seconds: f64,
     resumed: bool,
+    /// IPOP restarts done (0 without `--restarts`).
+    restarts: u32,
 }
 
 pub fn build_problem(spec: &RunSpec) -> Result<Box<dyn Problem>> {
@@ -148,10 +150,24 @@ fn new_run(args: &OptimizeArgs) -> Result<(RunSpec, Algorithm)> {
     };
     spec.sigma0 = args.sigma0.unwrap_or_else(|| p.domain().map_or(0.5, |b| 0.3 * b.max_width()));
     spec.stop = stop_rules(args, dim, p.minimum(), None);
-    let alg = gradfree_es::build(
-        algorithm,
-        &StartSpec { x0: spec.x0.clone(), sigma0: spec.sigma0, seed: spec.seed, params: spec.params.clone() },
-    )?;
+    let start = StartSpec { x0: spec.x0.clone(), sigma0: spec.sigma0, seed: spec.seed, params: spec.params.clone() };
+    let alg = match args.restarts {
+        None | Some(RestartCount::Count(0)) => gradfree_es::build(algorithm, &start)?,
+        Some(k) => {
+            let params = IpopParams {
+                max_restarts: match k {
+                    RestartCount::Count(k) => Some(k),
+                    RestartCount::Max => None,
+                },
+                restart_mean: match args.restart_from {
+                    RestartFrom::X0 => RestartMean::Initial,
+                    RestartFrom::Uniform => RestartMean::Uniform(p.init_region()),
+                },
+                ..IpopParams::default()
+            };
+            Algorithm::Ipop(Box::new(Ipop::new(algorithm, start, params)?))
+        }
+    };
     Ok((spec, alg))
 }
 
@@ -236,6 +252,10 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
         o.on_finish(&result)?;
     }
     let stop_reason = result.stop_reason.map(|r| r.to_string()).unwrap_or_default();
+    let restarts = match driver.optimizer() {
+        Algorithm::Ipop(ipop) => ipop.restarts_done(),
+        _ => 0,
+    };
     if args.json {
         let out = Output {
             algorithm: &spec.algorithm,
@@ -251,6 +271,7 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
             stop_reason,
             seconds: result.seconds,
             resumed,
+            restarts,
         };
         println!("{}", serde_json::to_string(&out)?);
     } else {
@@ -260,6 +281,9 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
         println!("  best f      {:.10e}{}", result.best_f, problem.minimum().map(|f| format!("   (f* = {f})")).unwrap_or_default());
         println!("  best x      [{}{}]", shown.join(", "), more);
         println!("  evaluations {}   generations {}", result.evaluations, result.generations);
+        if restarts > 0 {
+            println!("  restarts    {restarts} (IPOP, population x2 each)");
+        }
         println!("  stopped     {}   after {:.3} s (this session {:.3} s)", stop_reason, result.seconds, started.elapsed().as_secs_f64());
         if let Some(p) = &checkpoint_path {
             println!("  checkpoint  {}", p.display());

@@ -15,10 +15,12 @@ mod linalg;
 mod points;
 pub mod random_search;
 pub mod registry;
+pub mod restarts;
 pub mod sizes;
 
 pub use error::EsError;
 pub use registry::{Algorithm, AlgorithmSpec, StartSpec, build, list};
+pub use restarts::{Ipop, IpopParams, RestartMean};
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

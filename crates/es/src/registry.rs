@@ -9,6 +9,7 @@ use crate::gaussian::{
     OpenAiEsParams, Xnes, XnesParams,
 };
 use crate::random_search::{NesterovSpokoiny, NesterovSpokoinyParams};
+use crate::restarts::Ipop;
 
 /// A registry entry.
 #[derive(Clone, Debug, Serialize)]
@@ -76,7 +77,7 @@ pub fn list() -> &'static [AlgorithmSpec] {
 
 /// How to start an algorithm: initial mean, initial scale, seed and algorithm-specific parameters
 /// (as a JSON object whose keys are the fields of the algorithm's `*Params` struct).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StartSpec {
     /// Initial mean.
     pub x0: Vec<f64>,
@@ -122,6 +123,8 @@ pub enum Algorithm {
     OpenaiEs(OpenAiEs),
     /// [`NesterovSpokoiny`].
     NesterovSpokoiny(NesterovSpokoiny),
+    /// Any of the above with IPOP restarts ([`Ipop`]).
+    Ipop(Box<Ipop>),
 }
 
 /// Builds algorithm `name` from `spec`.
@@ -178,6 +181,7 @@ macro_rules! dispatch {
             Algorithm::Xnes($a) => $e,
             Algorithm::OpenaiEs($a) => $e,
             Algorithm::NesterovSpokoiny($a) => $e,
+            Algorithm::Ipop($a) => $e,
         }
     };
 }

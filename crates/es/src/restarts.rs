@@ -1,0 +1,281 @@
+//! IPOP restarts for any registered optimizer (Auger & Hansen 2005, "A restart CMA evolution
+//! strategy with increasing population size"), as a wrapper around [`Algorithm`].
+//!
+//! After every generation the wrapper tests the running optimizer; when one of the rules below
+//! fires (and restarts remain) it starts the same algorithm afresh with the population multiplied
+//! by `popsize_factor` (restart `k` uses `round(N_0 factor^k)` samples), the initial scale `sigma0`,
+//! a derived seed `derive_seed(seed, k)`, and as mean either the initial `x0` (IPOP as published)
+//! or a uniform draw from a box (useful on multimodal problems such as Levy).
+//!
+//! Rules (pycma's `tolx`, `tolflatfitness` and `tolstagnation` in spirit, written for any ES):
+//! - **tol-x**: the optimizer's scale ([`AskTell::scale`]) is below `tol_x * sigma0`;
+//! - **flat**: the best values of the last `10 + ceil(30 d / N)` generations (rounded up to
+//!   blocks of 20) lie within `1e-12 (1 + |f|)`;
+//! - **stagnation** (pycma's rule): the medians over 20 generations of the generation-best and of
+//!   the generation-median values are both no better now than `100 + ceil(100 d^1.5 / N)`
+//!   generations ago. Median-based on purpose: INGO keeps improving its population for hundreds
+//!   of generations while the best value found stays put (a best-so-far rule restarted INGO four
+//!   times on a 10-d Rastrigin it solves without restarts);
+//! - **diverged**: the optimizer's mean is no longer finite.
+//!
+//! History is kept as 20-generation block summaries, so the state stays small at d = 1000.
+//!
+//! Each restart is reported as an event of kind `restart`.
+
+use std::collections::VecDeque;
+
+use gradfree_core::{AskTell, Bounds, CoreError, Event, GfRng, Population, derive_seed, rng_from_seed};
+use serde::{Deserialize, Serialize};
+
+use crate::EsError;
+use crate::registry::{Algorithm, StartSpec, build};
+
+/// Where a restart puts the mean.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RestartMean {
+    /// The initial `x0` (IPOP as published).
+    #[default]
+    Initial,
+    /// A uniform draw from this box.
+    Uniform(Bounds),
+}
+
+/// Parameters of [`Ipop`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct IpopParams {
+    /// Most restarts; `None`: no limit (the run ends on its budget or another stop rule).
+    pub max_restarts: Option<u32>,
+    /// Population growth per restart, >= 1. Default 2.
+    pub popsize_factor: f64,
+    /// Relative scale below which a run counts as converged, in (0, 1). Default 1e-12.
+    pub tol_x: f64,
+    /// Mean of each restart.
+    pub restart_mean: RestartMean,
+}
+
+impl Default for IpopParams {
+    fn default() -> Self {
+        IpopParams { max_restarts: None, popsize_factor: 2.0, tol_x: 1e-12, restart_mean: RestartMean::Initial }
+    }
+}
+
+/// An optimizer with IPOP restarts (see the module documentation).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Ipop {
+    inner_name: String,
+    start: StartSpec,
+    p: IpopParams,
+    inner: Algorithm,
+    base_popsize: usize,
+    restarts_done: u32,
+    rng: GfRng,
+    /// (best, median) of each generation of the current block.
+    block: Vec<(f64, f64)>,
+    /// Summaries of the completed blocks of this restart, oldest first.
+    blocks: VecDeque<Block>,
+    events: Vec<Event>,
+    #[serde(skip)]
+    sorted: Vec<f64>,
+}
+
+/// Equality of the algorithm state (scratch and undelivered events excluded).
+impl PartialEq for Ipop {
+    fn eq(&self, o: &Self) -> bool {
+        (&self.inner_name, &self.start, &self.p, &self.inner, self.base_popsize, self.restarts_done, &self.rng, &self.block, &self.blocks)
+            == (&o.inner_name, &o.start, &o.p, &o.inner, o.base_popsize, o.restarts_done, &o.rng, &o.block, &o.blocks)
+    }
+}
+
+/// Summary of [`BLOCK`] generations.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+struct Block {
+    median_best: f64,
+    median_median: f64,
+    lo: f64,
+    hi: f64,
+}
+
+/// Generations per history block.
+const BLOCK: usize = 20;
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_unstable_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 { v[n / 2] } else { 0.5 * (v[n / 2 - 1] + v[n / 2]) }
+}
+
+impl Ipop {
+    /// Wraps algorithm `name` started from `start`. Fails if the algorithm has no `popsize`
+    /// parameter or the parameters are out of range.
+    pub fn new(name: &str, start: StartSpec, params: IpopParams) -> Result<Self, EsError> {
+        if !(params.popsize_factor >= 1.0 && params.popsize_factor.is_finite()) {
+            return Err(CoreError::invalid("popsize_factor", params.popsize_factor, "finite and >= 1").into());
+        }
+        if !(params.tol_x > 0.0 && params.tol_x < 1.0) {
+            return Err(CoreError::invalid("tol_x", params.tol_x, "in (0, 1)").into());
+        }
+        if let RestartMean::Uniform(b) = &params.restart_mean
+            && b.dim() != start.x0.len()
+        {
+            return Err(CoreError::DimensionMismatch { what: "restart box", expected: start.x0.len(), got: b.dim() }.into());
+        }
+        let inner = build(name, &start)?;
+        let base_popsize = inner.population_size();
+        // The algorithm must accept a population size, or restarts could not grow it.
+        let mut probe = start.clone();
+        probe.params.insert("popsize".into(), (base_popsize * 2).into());
+        if let Err(e) = build(name, &probe) {
+            return Err(CoreError::invalid("restarts", format!("`{name}` ({e})"), "an algorithm with a `popsize` parameter").into());
+        }
+        Ok(Ipop {
+            inner_name: name.to_string(),
+            rng: rng_from_seed(derive_seed(start.seed, 0x1b0b)),
+            start,
+            p: params,
+            inner,
+            base_popsize,
+            restarts_done: 0,
+            block: Vec::with_capacity(BLOCK),
+            blocks: VecDeque::new(),
+            events: Vec::new(),
+            sorted: Vec::new(),
+        })
+    }
+
+    /// Restarts done so far.
+    pub fn restarts_done(&self) -> u32 {
+        self.restarts_done
+    }
+
+    /// The optimizer of the current restart.
+    pub fn current(&self) -> &Algorithm {
+        &self.inner
+    }
+
+    /// Blocks in the flat window and in the stagnation lag, for the current population size.
+    fn windows(&self) -> (usize, usize) {
+        let d = self.dim() as f64;
+        let n = self.inner.population_size() as f64;
+        let flat = 10 + (30.0 * d / n).ceil() as usize;
+        let stagnation = 100 + (100.0 * d.powf(1.5) / n).ceil() as usize;
+        (flat.div_ceil(BLOCK), stagnation.div_ceil(BLOCK))
+    }
+
+    fn reason(&self) -> Option<&'static str> {
+        let (flat, lag) = self.windows();
+        let k = self.blocks.len();
+        if !self.inner.mean().iter().all(|v| v.is_finite()) || !self.inner.scale().is_finite() {
+            Some("diverged")
+        } else if self.inner.scale() < self.p.tol_x * self.start.sigma0 {
+            Some("tol-x")
+        } else if k >= flat && {
+            let (lo, hi) =
+                self.blocks.iter().skip(k - flat).fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), b| (l.min(b.lo), h.max(b.hi)));
+            hi - lo <= 1e-12 * (1.0 + lo.abs())
+        } {
+            Some("flat")
+        } else if k > lag && {
+            let (now, then) = (self.blocks[k - 1], self.blocks[k - 1 - lag]);
+            now.median_best >= then.median_best && now.median_median >= then.median_median
+        } {
+            Some("stagnation")
+        } else {
+            None
+        }
+    }
+
+    /// Records one generation's values; returns whether a block was completed.
+    fn record(&mut self, values: &[f64]) -> bool {
+        self.sorted.clear();
+        self.sorted.extend(values.iter().copied().filter(|v| !v.is_nan()));
+        if self.sorted.is_empty() {
+            return false;
+        }
+        let m = median(&mut self.sorted);
+        self.block.push((self.sorted[0], m));
+        if self.block.len() < BLOCK {
+            return false;
+        }
+        self.sorted.clear();
+        self.sorted.extend(self.block.iter().map(|b| b.0));
+        let (lo, hi) =
+            (self.sorted.iter().copied().fold(f64::INFINITY, f64::min), self.sorted.iter().copied().fold(f64::NEG_INFINITY, f64::max));
+        let median_best = median(&mut self.sorted);
+        self.sorted.clear();
+        self.sorted.extend(self.block.iter().map(|b| b.1));
+        let median_median = median(&mut self.sorted);
+        self.block.clear();
+        let (flat, lag) = self.windows();
+        if self.blocks.len() > flat.max(lag) {
+            self.blocks.pop_front();
+        }
+        self.blocks.push_back(Block { median_best, median_median, lo, hi });
+        true
+    }
+
+    fn restart(&mut self, why: &str) -> Result<(), CoreError> {
+        let k = self.restarts_done + 1;
+        let popsize = (self.base_popsize as f64 * self.p.popsize_factor.powi(k as i32)).round() as usize;
+        let mut spec = self.start.clone();
+        spec.seed = derive_seed(self.start.seed, u64::from(k));
+        spec.params.insert("popsize".into(), popsize.into());
+        if let RestartMean::Uniform(b) = &self.p.restart_mean {
+            spec.x0 = b.sample_uniform(&mut self.rng);
+        }
+        self.inner = build(&self.inner_name, &spec).map_err(|e| CoreError::Numerical(format!("IPOP restart {k}: {e}")))?;
+        self.restarts_done = k;
+        self.block.clear();
+        self.blocks.clear();
+        self.events.push(Event { kind: "restart".into(), message: format!("{why}; IPOP restart {k} with popsize {popsize}") });
+        Ok(())
+    }
+}
+
+impl AskTell for Ipop {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+
+    fn dim(&self) -> usize {
+        self.start.x0.len()
+    }
+
+    fn population_size(&self) -> usize {
+        self.inner.population_size()
+    }
+
+    fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
+        self.inner.ask_into(out)
+    }
+
+    fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
+        self.inner.tell(population, values)?;
+        let block_done = self.record(values);
+        let diverged = !self.inner.mean().iter().all(|v| v.is_finite());
+        if (block_done || diverged || self.inner.scale() < self.p.tol_x * self.start.sigma0)
+            && let Some(why) = self.reason()
+            && self.p.max_restarts.is_none_or(|m| self.restarts_done < m)
+        {
+            let mut inner_events = self.inner.take_events();
+            self.events.append(&mut inner_events);
+            self.restart(why)?;
+        }
+        Ok(())
+    }
+
+    fn mean(&self) -> &[f64] {
+        self.inner.mean()
+    }
+
+    fn scale(&self) -> f64 {
+        self.inner.scale()
+    }
+
+    fn take_events(&mut self) -> Vec<Event> {
+        let mut e = std::mem::take(&mut self.events);
+        e.append(&mut self.inner.take_events());
+        e
+    }
+}
