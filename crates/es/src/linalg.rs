@@ -2,10 +2,13 @@
 //! (so optimizer states serialize as plain vectors). A `d x n` column-major block is the same
 //! memory as an `n x d` row-major population: column `i` is point `i`.
 
+use faer::dyn_stack::MemStack;
 use faer::linalg::cholesky::llt::update::rank_r_update_clobber;
+use faer::linalg::evd::{ComputeEigenvectors, self_adjoint_evd, self_adjoint_evd_scratch};
 use faer::linalg::matmul::triangular::{BlockStructure, matmul};
 use faer::linalg::triangular_solve::{solve_lower_triangular_in_place, solve_upper_triangular_in_place};
 use faer::{Accum, MatMut, MatRef, Par};
+use std::mem::MaybeUninit;
 
 fn view(a: &[f64], rows: usize, cols: usize) -> MatRef<'_, f64> {
     MatRef::from_column_major_slice(a, rows, cols)
@@ -45,6 +48,11 @@ pub fn gemm(a: &[f64], m: usize, k: usize, b: &[f64], n: usize, out: &mut [f64])
     faer::linalg::matmul::matmul(view_mut(out, m, n), Accum::Replace, view(a, m, k), view(b, k, n), 1.0, Par::Seq);
 }
 
+/// `out <- A B^T` for column-major `A` (`m x k`) and `B` (`n x k`).
+pub fn gemm_nt(a: &[f64], m: usize, k: usize, b: &[f64], n: usize, out: &mut [f64]) {
+    faer::linalg::matmul::matmul(view_mut(out, m, n), Accum::Replace, view(a, m, k), view(b, n, k).transpose(), 1.0, Par::Seq);
+}
+
 /// `out <- Z^T Z` (`r x r`) for `Z` (`d x r`), both column-major.
 pub fn gram(z: &[f64], d: usize, r: usize, out: &mut [f64]) {
     faer::linalg::matmul::matmul(view_mut(out, r, r), Accum::Replace, view(z, d, r).transpose(), view(z, d, r), 1.0, Par::Seq);
@@ -72,21 +80,44 @@ pub fn add_weighted_outer_lower(cmat: &mut [f64], d: usize, y: &[f64], c: &[f64]
     );
 }
 
-/// Eigendecomposition of a symmetric `d x d` matrix: eigenvalues ascending into `values`,
-/// eigenvectors (columns) into `vectors`. `false` if it did not converge or is not finite.
-pub fn sym_eigen(a: &[f64], d: usize, values: &mut [f64], vectors: &mut [f64]) -> bool {
-    let Ok(e) = view(a, d, d).self_adjoint_eigen(faer::Side::Lower) else {
-        return false;
-    };
-    let s = e.S();
-    let u = e.U();
-    for i in 0..d {
-        values[i] = s[i];
-        for j in 0..d {
-            vectors[j * d + i] = u[(i, j)];
-        }
+/// Reusable workspace of [`sym_eigen`], so repeated decompositions do not allocate. Cloning
+/// gives an empty workspace (it holds no state).
+#[derive(Default)]
+pub struct EigenWork {
+    buf: Vec<MaybeUninit<u8>>,
+}
+
+impl Clone for EigenWork {
+    fn clone(&self) -> Self {
+        EigenWork::default()
     }
-    values.iter().all(|v| v.is_finite()) && vectors.iter().all(|v| v.is_finite())
+}
+
+impl std::fmt::Debug for EigenWork {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "EigenWork({} bytes)", self.buf.len())
+    }
+}
+
+/// Eigendecomposition of a symmetric `d x d` matrix (lower triangle read): eigenvalues ascending
+/// into `values`, eigenvectors (columns, column-major `d x d`) into `vectors` if given. `false`
+/// if it did not converge or is not finite. No allocation once `work` has grown to size.
+pub fn sym_eigen(a: &[f64], d: usize, values: &mut [f64], vectors: Option<&mut [f64]>, work: &mut EigenWork) -> bool {
+    let which = if vectors.is_some() { ComputeEigenvectors::Yes } else { ComputeEigenvectors::No };
+    let need = self_adjoint_evd_scratch::<f64>(d, which, Par::Seq, Default::default()).unaligned_bytes_required();
+    if work.buf.len() < need {
+        work.buf.resize(need, MaybeUninit::uninit());
+    }
+    let stack = MemStack::new(&mut work.buf[..need]);
+    let s = faer::diag::DiagMut::from_slice_mut(&mut values[..d]);
+    let ok = match vectors {
+        Some(v) => {
+            self_adjoint_evd(view(a, d, d), s, Some(view_mut(&mut v[..d * d], d, d)), Par::Seq, stack, Default::default()).is_ok()
+                && v[..d * d].iter().all(|x| x.is_finite())
+        }
+        None => self_adjoint_evd(view(a, d, d), s, None, Par::Seq, stack, Default::default()).is_ok(),
+    };
+    ok && values[..d].iter().all(|v| v.is_finite())
 }
 
 /// Rank-`r` update of a lower Cholesky factor: `L L^T <- L L^T + W diag(alpha) W^T`, in O(r d^2).
@@ -179,5 +210,44 @@ mod tests {
         let mut l3 = l.clone();
         let (mut w, mut al) = (v.to_vec(), vec![-100.0, 0.0]);
         assert!(!rank_update(&mut l3, d, &mut w, &mut al));
+    }
+
+    /// The eigensolver reads only the lower triangle (CMA-ES and xNES keep only that current),
+    /// and its decomposition reconstructs the matrix.
+    #[test]
+    fn sym_eigen_reads_the_lower_triangle_and_reconstructs() {
+        let d = 6;
+        let mut a = vec![0.0; d * d];
+        for j in 0..d {
+            for i in j..d {
+                let v = ((i * 5 + j * 3) % 7) as f64 - 3.0 + if i == j { 4.0 } else { 0.0 };
+                a[j * d + i] = v;
+            }
+        }
+        let mut full = a.clone();
+        let mut garbage = a.clone();
+        for j in 0..d {
+            for i in 0..j {
+                full[j * d + i] = full[i * d + j];
+                garbage[j * d + i] = 1e3 * (i + j) as f64;
+            }
+        }
+        let mut work = EigenWork::default();
+        let (mut v1, mut u1) = (vec![0.0; d], vec![0.0; d * d]);
+        let (mut v2, mut u2) = (vec![0.0; d], vec![0.0; d * d]);
+        assert!(sym_eigen(&full, d, &mut v1, Some(&mut u1), &mut work));
+        assert!(sym_eigen(&garbage, d, &mut v2, Some(&mut u2), &mut work));
+        assert_eq!(v1, v2);
+        assert!(v1.windows(2).all(|w| w[0] <= w[1]), "ascending");
+        let mut scaled = u1.clone();
+        for (col, l) in scaled.chunks_exact_mut(d).zip(&v1) {
+            col.iter_mut().for_each(|x| *x *= l);
+        }
+        let mut back = vec![0.0; d * d];
+        gemm_nt(&scaled, d, d, &u1, d, &mut back);
+        assert!(back.iter().zip(&full).all(|(x, y)| (x - y).abs() < 1e-12), "U diag U^T = A");
+        let mut values_only = vec![0.0; d];
+        assert!(sym_eigen(&full, d, &mut values_only, None, &mut work));
+        assert!(values_only.iter().zip(&v1).all(|(x, y)| (x - y).abs() < 1e-12));
     }
 }

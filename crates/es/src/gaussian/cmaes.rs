@@ -19,7 +19,7 @@ use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Populatio
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
-use crate::linalg::{add_weighted_outer_lower, gemm, scaled_identity, sym_eigen};
+use crate::linalg::{EigenWork, add_weighted_outer_lower, gemm, scaled_identity, sym_eigen};
 use crate::points::{rank_order, write_points};
 
 /// Parameters of [`CmaEs`]; `None` takes the tutorial default.
@@ -89,6 +89,10 @@ struct Scratch {
     tmp: Vec<f64>,
     zw: Vec<f64>,
     dz: Vec<f64>,
+    yw: Vec<f64>,
+    bzw: Vec<f64>,
+    evals: Vec<f64>,
+    eig: EigenWork,
 }
 
 /// CMA-ES (Hansen 2016 tutorial defaults, active weights, CSA; optional IPOP restarts).
@@ -212,11 +216,12 @@ impl CmaEs {
 
     fn update_eigen(&mut self) {
         let d = self.dim();
-        let mut vals = vec![0.0; d];
-        let mut vecs = vec![0.0; d * d];
-        if sym_eigen(&self.c, d, &mut vals, &mut vecs) && vals[0] > 0.0 {
-            self.dvals = vals.iter().map(|v| v.sqrt()).collect();
-            self.b = vecs;
+        let sc = &mut self.scratch;
+        sc.evals.resize(d, 0.0);
+        if sym_eigen(&self.c, d, &mut sc.evals, Some(&mut self.b), &mut sc.eig) && sc.evals[0] > 0.0 {
+            for (dv, v) in self.dvals.iter_mut().zip(&sc.evals) {
+                *dv = v.sqrt();
+            }
         } else {
             // Numerical breakdown: restart the covariance from the identity, keep the mean.
             self.c = scaled_identity(d, 1.0);
@@ -315,32 +320,33 @@ impl AskTell for CmaEs {
         rank_order(&sc.vals, &mut sc.order);
 
         // Mean and the weighted z for p_sigma.
-        let mut yw = vec![0.0; d];
+        sc.yw.clear();
+        sc.yw.resize(d, 0.0);
         sc.zw.clear();
         sc.zw.resize(d, 0.0);
         for (r, &i) in sc.order.iter().take(k.mu).enumerate() {
             let w = k.weights[r];
             let (yi, zi) = (&self.y[i * d..(i + 1) * d], &self.z[i * d..(i + 1) * d]);
-            for ((a, b), (&yv, &zv)) in yw.iter_mut().zip(sc.zw.iter_mut()).zip(yi.iter().zip(zi)) {
+            for ((a, b), (&yv, &zv)) in sc.yw.iter_mut().zip(sc.zw.iter_mut()).zip(yi.iter().zip(zi)) {
                 *a += w * yv;
                 *b += w * zv;
             }
         }
-        for (m, y) in self.m.iter_mut().zip(&yw) {
+        for (m, y) in self.m.iter_mut().zip(&sc.yw) {
             *m += self.sigma * y;
         }
         // p_sigma <- (1 - cs) p_sigma + sqrt(cs (2 - cs) mu_eff) B zw.
-        let mut bzw = vec![0.0; d];
-        gemm(&self.b, d, d, &sc.zw, 1, &mut bzw);
+        sc.bzw.resize(d, 0.0);
+        gemm(&self.b, d, d, &sc.zw, 1, &mut sc.bzw);
         let a_s = (k.cs * (2.0 - k.cs) * k.mu_eff).sqrt();
-        for (p, v) in self.ps.iter_mut().zip(&bzw) {
+        for (p, v) in self.ps.iter_mut().zip(&sc.bzw) {
             *p = (1.0 - k.cs) * *p + a_s * v;
         }
         let ps_norm = self.ps.iter().map(|v| v * v).sum::<f64>().sqrt();
         let denom = (1.0 - (1.0 - k.cs).powi(2 * self.generation as i32)).sqrt().max(1e-300);
         let hs = ps_norm / denom < (1.4 + 2.0 / (d as f64 + 1.0)) * k.chi_n;
         let a_c = if hs { (k.cc * (2.0 - k.cc) * k.mu_eff).sqrt() } else { 0.0 };
-        for (p, y) in self.pc.iter_mut().zip(&yw) {
+        for (p, y) in self.pc.iter_mut().zip(&sc.yw) {
             *p = (1.0 - k.cc) * *p + a_c * y;
         }
         // Covariance: decay, rank one, rank mu (with active negative weights).

@@ -20,8 +20,8 @@ use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Populatio
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
-use crate::linalg::{gemm, scaled_identity, sym_eigen};
-use crate::points::write_pairs;
+use crate::linalg::{EigenWork, gemm, gemm_nt, scaled_identity, sym_eigen};
+use crate::points::{Work, write_pairs};
 use crate::random_search::StepSchedule;
 use crate::sizes::thesis_population;
 
@@ -78,6 +78,22 @@ struct Checked {
     policy: NonFinitePolicy,
 }
 
+/// Per-iteration buffers of [`Mines`].
+#[derive(Clone, Debug, Default)]
+struct MinesWork {
+    vals: Vec<f64>,
+    pairs: Vec<usize>,
+    g: Vec<f64>,
+    scaled: Vec<f64>,
+    root: Vec<f64>,
+    prec: Vec<f64>,
+    w: Vec<f64>,
+    sym: Vec<f64>,
+    evals: Vec<f64>,
+    vecs: Vec<f64>,
+    eig: EigenWork,
+}
+
 /// MiNES (Ye & Zhang, Alg. 1).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Mines {
@@ -95,8 +111,13 @@ pub struct Mines {
     pending: bool,
     last_step: f64,
     hessian: Vec<f64>,
+    /// Eigenvalues clipped by the last projection (an event is sent when this changes).
+    #[serde(default)]
+    clipped: usize,
     #[serde(skip)]
     events: Vec<Event>,
+    #[serde(skip)]
+    work: Work<MinesWork>,
 }
 
 impl Mines {
@@ -157,7 +178,9 @@ impl Mines {
             k: 0,
             pending: false,
             last_step: alpha,
+            clipped: 0,
             events: Vec::new(),
+            work: Work::default(),
         })
     }
 
@@ -168,7 +191,10 @@ impl Mines {
 
     /// The current `Sigma^{-1}`, column-major.
     pub fn precision(&self) -> Vec<f64> {
-        self.sym_fn(|l| l)
+        let d = self.dim();
+        let (mut out, mut scaled) = (vec![0.0; d * d], Vec::new());
+        sym_fn(&self.v, &self.lam, d, |l| l, &mut scaled, &mut out);
+        out
     }
 
     /// The last Hessian estimate `G~ + S^{-1}` (column-major): with `eta2 = 1` this is the precision
@@ -177,29 +203,12 @@ impl Mines {
         &self.hessian
     }
 
-    /// `V diag(fn(lam)) V^T`.
-    fn sym_fn(&self, f: impl Fn(f64) -> f64) -> Vec<f64> {
+    /// `Pi_{S'}`: eigenvalues of the symmetric part of `work.sym` clipped to `[tau, zeta]`;
+    /// stores `V`, `lambda`.
+    fn project(&mut self) -> Result<(), CoreError> {
         let d = self.dim();
-        let mut scaled = self.v.clone();
-        for (col, &l) in scaled.chunks_exact_mut(d).zip(&self.lam) {
-            let s = f(l);
-            col.iter_mut().for_each(|x| *x *= s);
-        }
-        let mut vt = vec![0.0; d * d];
-        for i in 0..d {
-            for j in 0..d {
-                vt[j * d + i] = self.v[i * d + j];
-            }
-        }
-        let mut out = vec![0.0; d * d];
-        gemm(&scaled, d, d, &vt, d, &mut out);
-        out
-    }
-
-    /// `Pi_{S'}`: eigenvalues of the symmetric `m` clipped to `[tau, zeta]`; stores `V`, `lambda`.
-    fn project(&mut self, m: &[f64]) -> Result<(), CoreError> {
-        let d = self.dim();
-        let mut sym = m.to_vec();
+        let w = &mut self.work.0;
+        let sym = &mut w.sym;
         for i in 0..d {
             for j in 0..i {
                 let a = 0.5 * (sym[j * d + i] + sym[i * d + j]);
@@ -207,29 +216,44 @@ impl Mines {
                 sym[i * d + j] = a;
             }
         }
-        let mut vals = vec![0.0; d];
-        let mut vecs = vec![0.0; d * d];
-        if !sym_eigen(&sym, d, &mut vals, &mut vecs) {
+        w.evals.resize(d, 0.0);
+        w.vecs.resize(d * d, 0.0);
+        if !sym_eigen(&w.sym, d, &mut w.evals, Some(&mut w.vecs), &mut w.eig) {
             return Err(CoreError::Numerical(format!("mines: eigendecomposition failed at iteration {}", self.k)));
         }
-        let clipped = vals.iter().filter(|v| **v < self.p.tau || **v > self.p.zeta).count();
-        if clipped > 0 {
+        let clipped = w.evals.iter().filter(|v| **v < self.p.tau || **v > self.p.zeta).count();
+        if clipped != self.clipped {
             self.events.push(Event {
                 kind: "projection".into(),
-                message: format!("iteration {}: {clipped} eigenvalue(s) of Sigma^-1 clipped to [tau, zeta]", self.k),
+                message: format!("iteration {}: {clipped} eigenvalue(s) of Sigma^-1 clipped to [tau, zeta] (was {})", self.k, self.clipped),
             });
+            self.clipped = clipped;
         }
-        self.lam = vals.iter().map(|v| v.clamp(self.p.tau, self.p.zeta)).collect();
-        self.v = vecs;
+        for (l, v) in self.lam.iter_mut().zip(&w.evals) {
+            *l = v.clamp(self.p.tau, self.p.zeta);
+        }
+        std::mem::swap(&mut self.v, &mut w.vecs);
         Ok(())
     }
+}
 
-    fn step(&self, eta: f64, s: StepSchedule, offset: f64) -> f64 {
-        match s {
-            StepSchedule::Constant => eta,
-            StepSchedule::InverseK => eta / (self.k as f64 + offset),
-        }
+/// Step size `eta` at iteration `k` under schedule `s`.
+fn step(eta: f64, s: StepSchedule, offset: f64, k: u64) -> f64 {
+    match s {
+        StepSchedule::Constant => eta,
+        StepSchedule::InverseK => eta / (k as f64 + offset),
     }
+}
+
+/// `out <- V diag(f(lam)) V^T` (`V` column-major `d x d`); `scaled` is scratch.
+fn sym_fn(v: &[f64], lam: &[f64], d: usize, f: impl Fn(f64) -> f64, scaled: &mut Vec<f64>, out: &mut [f64]) {
+    scaled.clear();
+    scaled.extend_from_slice(v);
+    for (col, &l) in scaled.chunks_exact_mut(d).zip(lam) {
+        let s = f(l);
+        col.iter_mut().for_each(|x| *x *= s);
+    }
+    gemm_nt(scaled, d, d, v, d, out);
 }
 
 impl AskTell for Mines {
@@ -249,8 +273,10 @@ impl AskTell for Mines {
         let (d, b) = (self.dim(), self.p.b);
         if !self.pending {
             self.u.iter_mut().for_each(|v| *v = StandardNormal.sample(&mut self.rng));
-            let root = self.sym_fn(|l| 1.0 / l.sqrt());
-            gemm(&root, d, d, &self.u, b, &mut self.y);
+            let w = &mut self.work.0;
+            w.root.resize(d * d, 0.0);
+            sym_fn(&self.v, &self.lam, d, |l| 1.0 / l.sqrt(), &mut w.scaled, &mut w.root);
+            gemm(&w.root, d, d, &self.u, b, &mut self.y);
             self.pending = true;
         }
         out.resize(2 * b + 1, d);
@@ -265,41 +291,44 @@ impl AskTell for Mines {
             return Err(CoreError::OutOfOrder("tell called without a preceding ask"));
         }
         let (d, b) = (self.dim(), self.p.b);
-        let mut vals = Vec::with_capacity(2 * b + 1);
-        check_tell(population, values, d, 2 * b + 1, self.p.policy, &mut vals)?;
+        let w = &mut self.work.0;
+        check_tell(population, values, d, 2 * b + 1, self.p.policy, &mut w.vals)?;
         self.pending = false;
         self.k += 1;
         let alpha = self.p.alpha;
+        let vals = &w.vals;
         let f0 = vals[2 * b];
-        let pairs: Vec<usize> = (0..b).filter(|&i| vals[2 * i].is_finite() && vals[2 * i + 1].is_finite()).collect();
-        if pairs.len() < b {
+        w.pairs.clear();
+        w.pairs.extend((0..b).filter(|&i| vals[2 * i].is_finite() && vals[2 * i + 1].is_finite()));
+        if w.pairs.len() < b {
             self.events.push(Event {
                 kind: "dropped-pairs".into(),
-                message: format!("iteration {}: {} of {b} pairs dropped for non-finite values", self.k, b - pairs.len()),
+                message: format!("iteration {}: {} of {b} pairs dropped for non-finite values", self.k, b - w.pairs.len()),
             });
         }
-        if pairs.is_empty() {
+        if w.pairs.is_empty() {
             self.last_step = 0.0;
             return Ok(());
         }
-        let used = pairs.len() as f64;
+        let used = w.pairs.len() as f64;
         // Mean: mu -= eta1 g~, g~ = 1/b sum (f+ - f-)/(2 alpha) S^{1/2} u_i.
-        let eta1 = self.step(self.p.eta1, self.p.s1, 0.0);
-        let mut g = vec![0.0; d];
-        for &i in &pairs {
+        let eta1 = step(self.p.eta1, self.p.s1, 0.0, self.k);
+        w.g.clear();
+        w.g.resize(d, 0.0);
+        for &i in &w.pairs {
             let c = (vals[2 * i] - vals[2 * i + 1]) / (2.0 * alpha * used);
-            for (gj, yj) in g.iter_mut().zip(&self.y[i * d..(i + 1) * d]) {
+            for (gj, yj) in w.g.iter_mut().zip(&self.y[i * d..(i + 1) * d]) {
                 *gj += c * yj;
             }
         }
         let mut max_step: f64 = 0.0;
-        for (m, gj) in self.mu.iter_mut().zip(&g) {
+        for (m, gj) in self.mu.iter_mut().zip(&w.g) {
             *m -= eta1 * gj;
             max_step = max_step.max((eta1 * gj).abs());
         }
         self.last_step = max_step;
         // Precision: P <- Pi((1 - eta2) P + eta2 H~), H~ = G~ + S^{-1}.
-        let eta2 = self.step(self.p.eta2, self.p.s2, self.p.k0);
+        let eta2 = step(self.p.eta2, self.p.s2, self.p.k0, self.k);
         if eta2 == 0.0 {
             return Ok(());
         }
@@ -307,28 +336,32 @@ impl AskTell for Mines {
             self.events.push(Event { kind: "no-sigma-update".into(), message: format!("iteration {}: f(mu) not finite", self.k) });
             return Ok(());
         }
-        let prec = self.sym_fn(|l| l);
-        let inv_root = self.sym_fn(|l| l.sqrt());
-        let mut w = vec![0.0; d * b];
-        gemm(&inv_root, d, d, &self.u, b, &mut w);
-        let mut h = vec![0.0; d * d];
+        w.prec.resize(d * d, 0.0);
+        w.root.resize(d * d, 0.0);
+        sym_fn(&self.v, &self.lam, d, |l| l, &mut w.scaled, &mut w.prec);
+        sym_fn(&self.v, &self.lam, d, |l| l.sqrt(), &mut w.scaled, &mut w.root);
+        w.w.resize(d * b, 0.0);
+        gemm(&w.root, d, d, &self.u, b, &mut w.w);
+        let h = &mut self.hessian;
+        h.iter_mut().for_each(|v| *v = 0.0);
         let mut dsum = 0.0;
-        for &i in &pairs {
+        for &i in &w.pairs {
             let delta = (vals[2 * i] + vals[2 * i + 1] - 2.0 * f0) / (2.0 * used * alpha * alpha);
             dsum += delta;
-            let wi = &w[i * d..(i + 1) * d];
+            let wi = &w.w[i * d..(i + 1) * d];
             for c in 0..d {
-                for r in 0..d {
-                    h[c * d + r] += delta * wi[r] * wi[c];
+                let dc = delta * wi[c];
+                for (hv, &wr) in h[c * d..(c + 1) * d].iter_mut().zip(wi) {
+                    *hv += dc * wr;
                 }
             }
         }
-        for (hv, pv) in h.iter_mut().zip(&prec) {
+        for (hv, pv) in h.iter_mut().zip(&w.prec) {
             *hv -= dsum * pv;
         }
-        self.hessian.clone_from(&h);
-        let next: Vec<f64> = prec.iter().zip(&h).map(|(p, hv)| (1.0 - eta2) * p + eta2 * hv).collect();
-        self.project(&next)
+        w.sym.clear();
+        w.sym.extend(w.prec.iter().zip(h.iter()).map(|(p, hv)| (1.0 - eta2) * p + eta2 * hv));
+        self.project()
     }
 
     fn mean(&self) -> &[f64] {

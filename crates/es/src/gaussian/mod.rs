@@ -43,6 +43,11 @@ pub(crate) struct RankScratch {
     w: Vec<f64>,
     alpha: Vec<f64>,
     gram: Vec<f64>,
+    gv: Vec<f64>,
+    gu: Vec<f64>,
+    root: Vec<f64>,
+    k: Vec<f64>,
+    eig: crate::linalg::EigenWork,
 }
 
 /// Outcome of [`pd_rank_update`].
@@ -59,30 +64,29 @@ pub(crate) enum PdUpdate {
 /// eigenvalue of `G^{1/2} diag(c) G^{1/2}`, `G = Z^T Z` (O(r^2 d + r^3)).
 fn min_eig_weighted_gram(z: &[f64], d: usize, c: &[f64], s: &mut RankScratch) -> Option<f64> {
     let r = c.len();
-    s.gram.clear();
-    s.gram.resize(r * r, 0.0);
+    for buf in [&mut s.gram, &mut s.gu, &mut s.root, &mut s.k] {
+        buf.clear();
+        buf.resize(r * r, 0.0);
+    }
+    s.gv.clear();
+    s.gv.resize(r, 0.0);
     crate::linalg::gram(z, d, r, &mut s.gram);
-    let mut gv = vec![0.0; r];
-    let mut gu = vec![0.0; r * r];
-    if !crate::linalg::sym_eigen(&s.gram, r, &mut gv, &mut gu) {
+    if !crate::linalg::sym_eigen(&s.gram, r, &mut s.gv, Some(&mut s.gu), &mut s.eig) {
         return None;
     }
     // K = G^{1/2} C G^{1/2} with G^{1/2} = U diag(sqrt g) U^T.
-    let mut root = vec![0.0; r * r];
+    let (gu, gv) = (&s.gu, &s.gv);
     for i in 0..r {
         for j in 0..r {
-            root[j * r + i] = (0..r).map(|k| gu[k * r + i] * gv[k].max(0.0).sqrt() * gu[k * r + j]).sum();
+            s.root[j * r + i] = (0..r).map(|k| gu[k * r + i] * gv[k].max(0.0).sqrt() * gu[k * r + j]).sum();
         }
     }
-    let mut k = vec![0.0; r * r];
     for i in 0..r {
         for j in 0..r {
-            k[j * r + i] = (0..r).map(|m| root[m * r + i] * c[m] * root[j * r + m]).sum();
+            s.k[j * r + i] = (0..r).map(|m| s.root[m * r + i] * c[m] * s.root[j * r + m]).sum();
         }
     }
-    let mut kv = vec![0.0; r];
-    let mut ku = vec![0.0; r * r];
-    crate::linalg::sym_eigen(&k, r, &mut kv, &mut ku).then(|| kv[0])
+    crate::linalg::sym_eigen(&s.k, r, &mut s.gv, None, &mut s.eig).then(|| s.gv[0])
 }
 
 /// Updates the lower Cholesky factor `l` of `M = L L^T` to `keep(step) M + step * sum_i c_i v_i

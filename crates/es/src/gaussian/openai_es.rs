@@ -11,7 +11,7 @@ use gradfree_core::{AskTell, CoreError, GfRng, NonFinitePolicy, Population, chec
 use serde::{Deserialize, Serialize};
 
 use super::Sampling;
-use crate::points::{rank_order, write_points};
+use crate::points::{Work, rank_order, write_points};
 use crate::sizes::thesis_population;
 
 /// The update applied to the gradient estimate.
@@ -58,6 +58,8 @@ pub struct OpenAiEs {
     rng: GfRng,
     pending: bool,
     last_step: f64,
+    #[serde(skip)]
+    work: Work<(Vec<f64>, Vec<usize>, Vec<f64>, Vec<f64>)>,
 }
 
 impl OpenAiEs {
@@ -93,6 +95,7 @@ impl OpenAiEs {
             rng: rng_from_seed(seed),
             pending: false,
             last_step: sigma0,
+            work: Work::default(),
         })
     }
 }
@@ -125,17 +128,17 @@ impl AskTell for OpenAiEs {
             return Err(CoreError::OutOfOrder("tell called without a preceding ask"));
         }
         let (d, n) = (self.dim(), self.n);
-        let mut vals = Vec::with_capacity(n);
-        check_tell(population, values, d, n, self.policy, &mut vals)?;
+        let (vals, order, shaped, g) = &mut self.work.0;
+        check_tell(population, values, d, n, self.policy, vals)?;
         self.pending = false;
-        let mut order = Vec::with_capacity(n);
-        rank_order(&vals, &mut order);
-        let mut shaped = vec![0.0; n];
+        rank_order(vals, order);
+        shaped.resize(n, 0.0);
         for (r, &i) in order.iter().enumerate() {
             shaped[i] = r as f64 / (n - 1) as f64 - 0.5;
         }
-        let mut g: Vec<f64> = self.mu.iter().map(|m| self.l2 * m).collect();
-        for (e, &f) in self.eps.chunks_exact(d).zip(&shaped) {
+        g.clear();
+        g.extend(self.mu.iter().map(|m| self.l2 * m));
+        for (e, &f) in self.eps.chunks_exact(d).zip(shaped.iter()) {
             for (gj, ej) in g.iter_mut().zip(e) {
                 *gj += f * ej / (n as f64 * self.sigma);
             }
@@ -144,7 +147,7 @@ impl AskTell for OpenAiEs {
         let mut max_step: f64 = 0.0;
         let (b1, b2) = (0.9f64, 0.999f64);
         let adam_rate = self.lr * (1.0 - b2.powi(self.t as i32)).sqrt() / (1.0 - b1.powi(self.t as i32));
-        for (((mu, m1), m2), &gj) in self.mu.iter_mut().zip(self.m1.iter_mut()).zip(self.m2.iter_mut()).zip(&g) {
+        for (((mu, m1), m2), &gj) in self.mu.iter_mut().zip(self.m1.iter_mut()).zip(self.m2.iter_mut()).zip(g.iter()) {
             let step = match self.opt {
                 EsOptimizer::Adam => {
                     *m1 = b1 * *m1 + (1.0 - b1) * gj;

@@ -1,7 +1,6 @@
 //! Standard-normal sample blocks shared by the Gaussian methods: i.i.d., antithetic pairs, and
 //! orthogonal samples with chi(d) radii (thesis sec. 3.6 and app. 10.5).
 
-use faer::Mat;
 use gradfree_core::{CoreError, GfRng};
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
@@ -17,7 +16,7 @@ pub enum Sampling {
     /// cancellation of the even part of `f` in the mean estimate.
     Antithetic,
     /// Blocks of up to `d` mutually orthogonal directions, each marginally `N(0, I)`: the Q factor of
-    /// a Gaussian `d x k` matrix (signs fixed by `diag(R)`, so Haar distributed), column `i` scaled
+    /// a Gaussian `d x k` matrix (with positive `diag(R)`, so Haar distributed), column `i` scaled
     /// by an independent chi(d) radius `||g_i||`. Thesis app. 10.5 (Lemma 8) with erratum 35 of
     /// NOTES (f): the lemma's `Z^T Z = I` would give `E[z z^T] = I/d`; only `z_i^T z_j = 0` is used.
     Orthogonal,
@@ -48,22 +47,44 @@ impl Sampling {
                 let mut start = 0;
                 while start < n {
                     let k = (n - start).min(d);
-                    let g = Mat::<f64>::from_fn(d, k, |_, _| StandardNormal.sample(rng));
-                    let qr = g.qr();
-                    let q = qr.compute_thin_Q();
-                    let r = qr.thin_R();
-                    for c in 0..k {
-                        let sign = if r[(c, c)] < 0.0 { -1.0 } else { 1.0 };
+                    let block = &mut z[start * d..(start + k) * d];
+                    block.iter_mut().for_each(|v| *v = StandardNormal.sample(rng));
+                    orthonormalize(block, d, rng);
+                    for col in block.chunks_exact_mut(d) {
                         let radius = (0..d).map(|_| StandardNormal.sample(rng)).map(|v: f64| v * v).sum::<f64>().sqrt();
-                        let col = &mut z[(start + c) * d..(start + c + 1) * d];
-                        for (i, v) in col.iter_mut().enumerate() {
-                            *v = sign * radius * q[(i, c)];
-                        }
+                        col.iter_mut().for_each(|v| *v *= radius);
                     }
                     start += k;
                 }
             }
         }
+    }
+}
+
+/// Orthonormalizes the columns of `block` (`d x k`, `k <= d`, column-major) in place by modified
+/// Gram-Schmidt applied twice ("twice is enough", Giraud et al. 2005). On Gaussian columns this
+/// is the Q factor with positive `diag(R)`, i.e. Haar distributed. A column that vanishes (an
+/// event of probability zero) is redrawn.
+fn orthonormalize(block: &mut [f64], d: usize, rng: &mut GfRng) {
+    let k = block.len() / d;
+    let mut c = 0;
+    while c < k {
+        let (done, rest) = block.split_at_mut(c * d);
+        let col = &mut rest[..d];
+        let before = col.iter().map(|v| v * v).sum::<f64>().sqrt();
+        for _ in 0..2 {
+            for q in done.chunks_exact(d) {
+                let dot: f64 = q.iter().zip(col.iter()).map(|(a, b)| a * b).sum();
+                col.iter_mut().zip(q).for_each(|(v, qi)| *v -= dot * qi);
+            }
+        }
+        let norm = col.iter().map(|v| v * v).sum::<f64>().sqrt();
+        if !(norm > 1e-8 * before) {
+            col.iter_mut().for_each(|v| *v = StandardNormal.sample(rng));
+            continue;
+        }
+        col.iter_mut().for_each(|v| *v /= norm);
+        c += 1;
     }
 }
 

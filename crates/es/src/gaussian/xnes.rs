@@ -16,8 +16,8 @@ use gradfree_core::{AskTell, CoreError, GfRng, NonFinitePolicy, Population, chec
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
-use crate::linalg::{gemm, scaled_identity, sym_eigen};
-use crate::points::{rank_order, write_points};
+use crate::linalg::{EigenWork, gemm, gemm_nt, scaled_identity, sym_eigen};
+use crate::points::{Work, rank_order, write_points};
 
 /// Parameters of [`Xnes`]; `None` takes the published default.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -49,6 +49,23 @@ pub struct Xnes {
     rng: GfRng,
     pending: bool,
     generation: u64,
+    #[serde(skip)]
+    work: Work<XnesWork>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct XnesWork {
+    vals: Vec<f64>,
+    order: Vec<usize>,
+    g_delta: Vec<f64>,
+    g_m: Vec<f64>,
+    bg: Vec<f64>,
+    evals: Vec<f64>,
+    vecs: Vec<f64>,
+    scaled: Vec<f64>,
+    expm: Vec<f64>,
+    newb: Vec<f64>,
+    eig: EigenWork,
 }
 
 impl Xnes {
@@ -85,6 +102,7 @@ impl Xnes {
             rng: rng_from_seed(seed),
             pending: false,
             generation: 0,
+            work: Work::default(),
         })
     }
 
@@ -123,59 +141,56 @@ impl AskTell for Xnes {
             return Err(CoreError::OutOfOrder("tell called without a preceding ask"));
         }
         let (d, n) = (self.dim(), self.n);
-        let mut vals = Vec::with_capacity(n);
-        check_tell(population, values, d, n, self.policy, &mut vals)?;
+        let w = &mut self.work.0;
+        check_tell(population, values, d, n, self.policy, &mut w.vals)?;
         self.pending = false;
         self.generation += 1;
-        let mut order = Vec::with_capacity(n);
-        rank_order(&vals, &mut order);
-        let mut g_delta = vec![0.0; d];
-        let mut g_m = vec![0.0; d * d];
-        let mut bg = vec![0.0; d];
-        for (r, &i) in order.iter().enumerate() {
+        rank_order(&w.vals, &mut w.order);
+        for (buf, len) in [(&mut w.g_delta, d), (&mut w.g_m, d * d), (&mut w.bg, d), (&mut w.evals, d)] {
+            buf.clear();
+            buf.resize(len, 0.0);
+        }
+        for buf in [&mut w.vecs, &mut w.scaled, &mut w.expm, &mut w.newb] {
+            buf.resize(d * d, 0.0);
+        }
+        // G_M = sum_k u_k (s_k s_k^T - I); only the lower triangle is needed by the eigensolver.
+        for (r, &i) in w.order.iter().enumerate() {
             let u = self.utilities[r];
             let s = &self.s[i * d..(i + 1) * d];
-            for (g, v) in g_delta.iter_mut().zip(s) {
+            for (g, v) in w.g_delta.iter_mut().zip(s) {
                 *g += u * v;
             }
             for j in 0..d {
-                for (k, &sk) in s.iter().enumerate() {
-                    g_m[j * d + k] += u * (sk * s[j] - if j == k { 1.0 } else { 0.0 });
+                let col = &mut w.g_m[j * d..(j + 1) * d];
+                let usj = u * s[j];
+                for (g, &sk) in col[j..].iter_mut().zip(&s[j..]) {
+                    *g += usj * sk;
                 }
+                col[j] -= u;
             }
         }
-        let g_sigma = (0..d).map(|i| g_m[i * d + i]).sum::<f64>() / d as f64;
+        let g_sigma = (0..d).map(|i| w.g_m[i * d + i]).sum::<f64>() / d as f64;
         for i in 0..d {
-            g_m[i * d + i] -= g_sigma;
+            w.g_m[i * d + i] -= g_sigma;
         }
         // mu <- mu + eta_mu sigma B G_delta.
-        gemm(&self.b, d, d, &g_delta, 1, &mut bg);
-        for (m, v) in self.mu.iter_mut().zip(&bg) {
+        gemm(&self.b, d, d, &w.g_delta, 1, &mut w.bg);
+        for (m, v) in self.mu.iter_mut().zip(&w.bg) {
             *m += self.eta_mu * self.sigma * v;
         }
         self.sigma *= (0.5 * self.eta_cov * g_sigma).exp();
-        // B <- B expm(eta/2 G_B), expm through the eigendecomposition of the symmetric G_B.
-        let mut vals_e = vec![0.0; d];
-        let mut vecs = vec![0.0; d * d];
-        if !sym_eigen(&g_m, d, &mut vals_e, &mut vecs) {
+        // B <- B expm(eta/2 G_B), expm = V diag(exp(eta/2 lambda)) V^T from the eigendecomposition.
+        if !sym_eigen(&w.g_m, d, &mut w.evals, Some(&mut w.vecs), &mut w.eig) {
             return Err(CoreError::Numerical(format!("xnes: eigendecomposition failed at generation {}", self.generation)));
         }
-        let mut scaled = vecs.clone();
-        for (col, &l) in scaled.chunks_exact_mut(d).zip(&vals_e) {
+        w.scaled.copy_from_slice(&w.vecs);
+        for (col, &l) in w.scaled.chunks_exact_mut(d).zip(&w.evals) {
             let e = (0.5 * self.eta_cov * l).exp();
             col.iter_mut().for_each(|v| *v *= e);
         }
-        let mut vt = vec![0.0; d * d];
-        for i in 0..d {
-            for j in 0..d {
-                vt[j * d + i] = vecs[i * d + j];
-            }
-        }
-        let mut expm = vec![0.0; d * d];
-        gemm(&scaled, d, d, &vt, d, &mut expm);
-        let mut newb = vec![0.0; d * d];
-        gemm(&self.b, d, d, &expm, d, &mut newb);
-        self.b = newb;
+        gemm_nt(&w.scaled, d, d, &w.vecs, d, &mut w.expm);
+        gemm(&self.b, d, d, &w.expm, d, &mut w.newb);
+        std::mem::swap(&mut self.b, &mut w.newb);
         if !(self.sigma.is_finite() && self.sigma > 0.0) {
             return Err(CoreError::Numerical(format!("xnes: sigma became {} at generation {}", self.sigma, self.generation)));
         }
