@@ -41,6 +41,9 @@ pub struct OpenAiEsParams {
     pub on_nonfinite: NonFinitePolicy,
 }
 
+/// `tell` buffers: values, rank order, shaped utilities, gradient.
+type TellBuffers = (Vec<f64>, Vec<usize>, Vec<f64>, Vec<f64>);
+
 /// OpenAI-ES (Salimans et al. 2017).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OpenAiEs {
@@ -59,7 +62,7 @@ pub struct OpenAiEs {
     pending: bool,
     last_step: f64,
     #[serde(skip)]
-    work: Work<(Vec<f64>, Vec<usize>, Vec<f64>, Vec<f64>)>,
+    work: Work<TellBuffers>,
 }
 
 impl OpenAiEs {

@@ -79,7 +79,7 @@ fn orthonormalize(block: &mut [f64], d: usize, rng: &mut GfRng) {
             }
         }
         let norm = col.iter().map(|v| v * v).sum::<f64>().sqrt();
-        if !(norm > 1e-8 * before) {
+        if norm.is_nan() || norm <= 1e-8 * before {
             col.iter_mut().for_each(|v| *v = StandardNormal.sample(rng));
             continue;
         }
