@@ -14,7 +14,7 @@ fn allocations_per_generation(name: &str, params: serde_json::Value, d: usize, w
     let mut alg = build(name, &start).unwrap();
     let mut pop = Population::zeros(alg.population_size(), d);
     let mut vals = Vec::with_capacity(4 * alg.population_size());
-    let mut generation = |alg: &mut gradfree_es::Algorithm, pop: &mut Population, vals: &mut Vec<f64>| {
+    let generation = |alg: &mut gradfree_es::Algorithm, pop: &mut Population, vals: &mut Vec<f64>| {
         alg.ask_into(pop).unwrap();
         vals.clear();
         vals.extend(pop.rows().map(|x| f.eval(x)));
