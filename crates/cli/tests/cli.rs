@@ -54,6 +54,10 @@ fn bad_input_gives_one_line_errors() {
     assert_clean_error(&gradfree(&["optimize", "--algo", "nesterov-spokoiny", "--problem", "nope", "--dim", "4"]), "unknown problem");
     assert_clean_error(&run(with(&["--algo", "nesterov-spokoiny", "--param", "smoothing=-1"])), "smoothing");
     assert_clean_error(&run(with(&["--algo", "nesterov-spokoiny", "--max-evals", "3"])), "max-evaluations");
+    assert_clean_error(&run(with(&["--algo", "nesterov-spokoiny", "--restarts", "max"])), "popsize");
+    let e = run(with(&["--algo", "cmaes", "--restarts", "many"]));
+    assert_eq!(e.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&e.stderr).contains("expected a count >= 0 or `max`"));
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("corrupt.ckpt");
     std::fs::write(&bad, b"{\"format\": \"gradfree-checkpoint\", \"version\": 1, \"optimizer\": [").unwrap();
@@ -174,4 +178,19 @@ fn list_and_reproduce_quick() {
     }
     assert_clean_error(&gradfree(&["reproduce", "nope"]), "unknown experiment");
     assert_clean_error(&gradfree(&["reproduce", "test-functions", "--runs", "0"]), "--runs 0");
+}
+
+/// `--restarts max` turns a CMA-ES run stuck in a local minimum of Rastrigin into a solved one, and
+/// reports how many restarts it took.
+#[test]
+fn ipop_restarts_from_the_command_line() {
+    let base = ["optimize", "--algo", "cmaes", "--problem", "rastrigin", "--dim", "10", "--seed", "1", "--max-evals", "300000", "--json"];
+    let plain = json(&gradfree(&base));
+    assert!(plain["best_f"].as_f64().unwrap() > 1.0, "{plain}");
+    assert_eq!(plain["restarts"], 0);
+    let mut args = base.to_vec();
+    args.extend(["--restarts", "max", "--restart-from", "uniform"]);
+    let ipop = json(&gradfree(&args));
+    assert_eq!(ipop["stop_reason"], "target", "{ipop}");
+    assert!(ipop["restarts"].as_u64().unwrap() >= 1, "{ipop}");
 }
