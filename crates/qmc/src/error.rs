@@ -1,0 +1,35 @@
+//! Errors of the QMC crate.
+
+/// What can go wrong when building a point set.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum QmcError {
+    /// A parameter outside its accepted range.
+    #[error("invalid {name} = {value}: expected {expected}")]
+    InvalidParameter {
+        /// Parameter name.
+        name: &'static str,
+        /// The value given.
+        value: String,
+        /// The accepted range.
+        expected: String,
+    },
+    /// The lattice size does not suit the construction.
+    #[error("n = {n} does not suit a subgroup lattice in d = {d}: {why}; admissible n for d = {d} near {n}: {suggestions}")]
+    UnsuitableSize {
+        /// Number of points asked for.
+        n: u64,
+        /// Dimension.
+        d: usize,
+        /// Why not.
+        why: String,
+        /// Nearby admissible sizes, comma-separated.
+        suggestions: String,
+    },
+}
+
+impl QmcError {
+    /// Shorthand for [`QmcError::InvalidParameter`].
+    pub fn invalid(name: &'static str, value: impl std::fmt::Display, expected: impl Into<String>) -> Self {
+        QmcError::InvalidParameter { name, value: value.to_string(), expected: expected.into() }
+    }
+}

@@ -1,0 +1,20 @@
+//! # gradfree-qmc
+//!
+//! Quasi-Monte Carlo point sets on `[0, 1)^d` (thesis ch. 5):
+//!
+//! - [`lattice::Rank1Lattice`]: rank-1 lattices `x_i = frac(i z / n + shift)`, point `i` computed
+//!   on demand (no storage), with the random shift of (5.4);
+//! - [`lattice::subgroup`]: the closed-form subgroup generating vector of Theorem 13 / eq. (5.14),
+//!   and [`lattice::admissible_sizes`], the primes `n` with `2d | n - 1` it needs;
+//! - [`quality`]: minimum `l1` / `l2` toroidal distances of a lattice in O(n d) (eq. 5.8-5.11),
+//!   the packing radius, and the multiset of pairwise distances (Theorem 13).
+//!
+//! [`numtheory`] holds the exact integer tools (primality, primitive roots) they rest on.
+
+pub mod error;
+pub mod lattice;
+pub mod numtheory;
+pub mod quality;
+
+pub use error::QmcError;
+pub use lattice::{Rank1Lattice, admissible_sizes, subgroup};
