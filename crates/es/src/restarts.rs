@@ -8,14 +8,16 @@
 //! or a uniform draw from a box (useful on multimodal problems such as Levy).
 //!
 //! Rules (pycma's `tolx`, `tolflatfitness` and `tolstagnation` in spirit, written for any ES):
-//! - **tol-x**: the optimizer's scale ([`AskTell::scale`]) is below `tol_x * sigma0`;
+//! - **tol-x**: the optimizer's scale ([`AskTell::scale`]) is below `tol_x * sigma0` (1e-40);
 //! - **flat**: the best values of the last `10 + ceil(30 d / N)` generations (rounded up to
 //!   blocks of 20) lie within `1e-12 (1 + |f|)`;
 //! - **stagnation** (pycma's rule): the medians over 20 generations of the generation-best and of
 //!   the generation-median values are both no better now than `100 + ceil(100 d^1.5 / N)`
 //!   generations ago. Median-based on purpose: INGO keeps improving its population for hundreds
 //!   of generations while the best value found stays put (a best-so-far rule restarted INGO four
-//!   times on a 10-d Rastrigin it solves without restarts);
+//!   times on a 10-d Rastrigin it solves without restarts). Off by default for the INGO family
+//!   and IGO, where even the median rule fired in runs that would have succeeded
+//!   ([`IpopParams::stagnation`]);
 //! - **diverged**: the optimizer's mean is no longer finite.
 //!
 //! History is kept as 20-generation block summaries, so the state stays small at d = 1000.
@@ -49,15 +51,23 @@ pub struct IpopParams {
     pub max_restarts: Option<u32>,
     /// Population growth per restart, >= 1. Default 2.
     pub popsize_factor: f64,
-    /// Relative scale below which a run counts as converged, in (0, 1). Default 1e-12.
+    /// Relative scale below which a run counts as converged, in (0, 1). Default 1e-40, not pycma's
+    /// 1e-12: on the thesis' l_{1/2}-Ellipsoid (weights up to 1e6 on |x_i|^{1/2}) f = 1e-10 needs
+    /// steps near 1e-32, and 1e-12 (and 1e-20) restarted INGO out of runs that reach the target
+    /// alone (d = 20, 3 seeds). Converged runs on ordinary functions are caught by the flat rule.
     pub tol_x: f64,
     /// Mean of each restart.
     pub restart_mean: RestartMean,
+    /// Whether the stagnation rule may restart a run. `None`: on, except for the INGO family and
+    /// IGO (`ingo`, `ingostep`, `fast-ingo`, `igo`), whose populations keep improving slowly for
+    /// longer than the rule's lag: with it, d = 20, 3 seeds, 4e5 evaluations, INGO solved neither
+    /// Rastrigin10 (0/3, 3/3 without restarts) nor the l_{1/2}-Ellipsoid (0/3, 3/3 without).
+    pub stagnation: Option<bool>,
 }
 
 impl Default for IpopParams {
     fn default() -> Self {
-        IpopParams { max_restarts: None, popsize_factor: 2.0, tol_x: 1e-12, restart_mean: RestartMean::Initial }
+        IpopParams { max_restarts: None, popsize_factor: 2.0, tol_x: 1e-40, restart_mean: RestartMean::Initial, stagnation: None }
     }
 }
 
@@ -122,6 +132,8 @@ impl Ipop {
             return Err(CoreError::DimensionMismatch { what: "restart box", expected: start.x0.len(), got: b.dim() }.into());
         }
         let inner = build(name, &start)?;
+        let mut params = params;
+        params.stagnation = Some(params.stagnation.unwrap_or(!matches!(name, "ingo" | "ingostep" | "fast-ingo" | "igo")));
         let base_popsize = inner.population_size();
         // The algorithm must accept a population size, or restarts could not grow it.
         let mut probe = start.clone();
@@ -176,7 +188,7 @@ impl Ipop {
             hi - lo <= 1e-12 * (1.0 + lo.abs())
         } {
             Some("flat")
-        } else if k > lag && {
+        } else if self.p.stagnation == Some(true) && k > lag && {
             let (now, then) = (self.blocks[k - 1], self.blocks[k - 1 - lag]);
             now.median_best >= then.median_best && now.median_median >= then.median_median
         } {
