@@ -3,8 +3,11 @@
 //! Evolution strategies and random-search methods as [`gradfree_core::AskTell`] state machines.
 //! One folder per family, one file per algorithm:
 //!
+//! - [`gaussian`]: INGO, INGOstep, Fast-INGO (thesis ch. 3), MiNES (Ye & Zhang), and the
+//!   baselines CMA-ES, xNES, IGO, OpenAI-ES, with i.i.d., antithetic or orthogonal samples;
 //! - [`random_search::NesterovSpokoiny`]: the random gradient-free method of Nesterov & Spokoiny
-//!   (2017), as MiNES eq. (4.18)-(4.19) states it.
+//!   (2017), as MiNES eq. (4.18)-(4.19) states it;
+//! - [`restarts::Ipop`]: IPOP restarts around any of them.
 //!
 //! [`registry`] builds any of them by CLI name with defaults from just a start point; [`Algorithm`]
 //! is the serializable sum of all of them, used for checkpoints.
