@@ -17,4 +17,4 @@ pub mod numtheory;
 pub mod quality;
 
 pub use error::QmcError;
-pub use lattice::{Rank1Lattice, admissible_sizes, subgroup};
+pub use lattice::{KorobovResult, Rank1Lattice, admissible_sizes, korobov_search, korobov_vector, subgroup};

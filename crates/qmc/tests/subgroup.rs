@@ -185,3 +185,38 @@ fn points_streaming_and_shift() {
     assert_eq!(big.z()[0], 1);
     assert!(big.z().iter().all(|&v| v > 0 && v < 96_001));
 }
+
+/// The pruned, symmetry-reduced parallel search returns what the plain exhaustive loop over every
+/// multiplier returns (value, and the smallest multiplier among ties), and reports progress.
+#[test]
+fn korobov_search_equals_the_plain_exhaustive_loop() {
+    use gradfree_qmc::{korobov_search, korobov_vector};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    for &(d, n) in &[(2usize, 13u64), (3, 31), (5, 61), (7, 97), (12, 211), (4, 100), (6, 143)] {
+        for norm in [Norm::L1, Norm::L2] {
+            let mut best = (f64::NEG_INFINITY, 0u64);
+            for a in 1..n {
+                if let Ok(l) = Rank1Lattice::new(n, korobov_vector(d, n, a)) {
+                    let coprime = (1..n).filter(|g| n % g == 0 && a % g == 0).count() == 1;
+                    if !coprime {
+                        continue;
+                    }
+                    let v = min_distance(&l, norm);
+                    if v > best.0 + 1e-12 {
+                        best = (v, a);
+                    }
+                }
+            }
+            let last = AtomicU64::new(0);
+            let r = korobov_search(d, n, norm, &|done, total| {
+                assert!(done <= total);
+                last.fetch_max(done, Ordering::Relaxed);
+            })
+            .unwrap();
+            assert!((r.min_distance - best.0).abs() < 1e-12, "d = {d}, n = {n}, {norm:?}: {} vs {}", r.min_distance, best.0);
+            assert!((min_distance(&r.lattice, norm) - best.0).abs() < 1e-12);
+            assert_eq!(last.load(Ordering::Relaxed), r.candidates, "progress reaches the total");
+            assert!(r.candidates as f64 <= 0.3 * n as f64 + 2.0, "symmetry reduction: {} of {n}", r.candidates);
+        }
+    }
+}

@@ -1,7 +1,9 @@
 //! Rank-1 lattices (thesis sec. 5.2-5.3).
 
+mod korobov;
 mod rank1;
 mod subgroup;
 
+pub use korobov::{KorobovResult, korobov_search, korobov_vector};
 pub use rank1::Rank1Lattice;
 pub use subgroup::{admissible_sizes, subgroup, subgroup_vector};
