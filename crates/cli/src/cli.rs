@@ -23,6 +23,52 @@ pub enum Command {
     Plot(PlotArgs),
     /// Re-run an experiment of the source documents: print its table, write CSV and PNG.
     Reproduce(ReproduceArgs),
+    /// Build a rank-1 lattice (subgroup closed form or Korobov search); print its generating
+    /// vector and minimum toroidal distances; optionally write its points.
+    Lattice(LatticeArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct LatticeArgs {
+    /// Dimension d.
+    #[arg(long)]
+    pub dim: usize,
+    /// Number of points n (subgroup: a prime with 2d | n - 1; the error lists admissible ones).
+    #[arg(long)]
+    pub n: u64,
+    /// Construction.
+    #[arg(long, value_enum, default_value_t = LatticeMethod::Subgroup)]
+    pub method: LatticeMethod,
+    /// Distance the Korobov search maximizes.
+    #[arg(long, value_enum, default_value_t = Metric::L2)]
+    pub metric: Metric,
+    /// Write the n x d points to a .csv or .npy file.
+    #[arg(short = 'o', long = "output")]
+    pub output: Option<PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// Lattice constructions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LatticeMethod {
+    /// Closed form of thesis Theorem 13 / eq. (5.14).
+    Subgroup,
+    /// Exhaustive search over z = (1, a, a^2, ...) mod n.
+    Korobov,
+}
+
+/// Toroidal distance norm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Metric {
+    /// l1-norm-based toroidal distance.
+    L1,
+    /// l2-norm-based toroidal distance.
+    L2,
 }
 
 #[derive(Args, Debug)]

@@ -1,10 +1,12 @@
 //! `gradfree`: gradient-free optimization and integration from the command line.
 
 mod cli;
+mod lattice;
 mod list;
 mod optimize;
 mod plot;
 mod plot_cmd;
+mod points_io;
 mod progress;
 mod reproduce;
 
@@ -19,6 +21,7 @@ fn main() -> ExitCode {
         cli::Command::Optimize(a) => optimize::run(&a),
         cli::Command::Plot(a) => plot_cmd::run(&a),
         cli::Command::Reproduce(a) => reproduce::run(&a),
+        cli::Command::Lattice(a) => lattice::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -194,3 +194,53 @@ fn ipop_restarts_from_the_command_line() {
     assert_eq!(ipop["stop_reason"], "target", "{ipop}");
     assert!(ipop["restarts"].as_u64().unwrap() >= 1, "{ipop}");
 }
+
+/// `gradfree lattice`: the documented JSON fields, the Table 5.1/5.2 values, point files that
+/// read back, and one-line errors for unsuitable sizes.
+#[test]
+fn lattice_command() {
+    let r = json(&gradfree(&["lattice", "--dim", "50", "--n", "101", "--json"]));
+    for key in ["method", "dim", "n", "z", "min_dist_l2", "min_dist_l1", "seconds"] {
+        assert!(r.get(key).is_some(), "missing {key}: {r}");
+    }
+    assert_eq!(r["method"], "subgroup");
+    assert_eq!(r["z"].as_array().unwrap().len(), 50);
+    assert!((r["min_dist_l1"].as_f64().unwrap() - 12.624).abs() < 5e-4, "{r}");
+    assert!((r["min_dist_l2"].as_f64().unwrap() - 2.0513).abs() < 5e-5, "{r}");
+    let k = json(&gradfree(&["lattice", "--dim", "50", "--n", "1601", "--method", "korobov", "--metric", "l2", "--json"]));
+    assert!((k["min_dist_l2"].as_f64().unwrap() - 1.8356).abs() < 5e-5, "Table 5.2 Korobov: {k}");
+    assert!(k["a"].as_u64().is_some());
+
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("p.csv");
+    let npy = dir.path().join("p.npy");
+    for p in [&csv, &npy] {
+        let out = gradfree(&["lattice", "--dim", "3", "--n", "7", "-o", p.to_str().unwrap(), "--json"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let rows: Vec<Vec<f64>> = text.lines().map(|l| l.split(',').map(|v| v.parse().unwrap()).collect()).collect();
+    assert_eq!(rows.len(), 7);
+    assert_eq!(rows[0], vec![0.0; 3]);
+    // Row i is i z mod n / n.
+    let z: Vec<f64> = r_vec(&json(&gradfree(&["lattice", "--dim", "3", "--n", "7", "--json"]))["z"]);
+    for (i, row) in rows.iter().enumerate() {
+        for (k, v) in row.iter().enumerate() {
+            assert!((v - ((i as f64 * z[k]) % 7.0) / 7.0).abs() < 1e-15);
+        }
+    }
+    let bytes = std::fs::read(&npy).unwrap();
+    assert_eq!(&bytes[..6], b"\x93NUMPY");
+    let start = 10 + u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    assert_eq!(bytes.len(), start + 7 * 3 * 8);
+    let data: Vec<f64> = bytes[start..].chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
+    assert_eq!(data, rows.concat(), "the .npy holds the same points as the .csv");
+
+    assert_clean_error(&gradfree(&["lattice", "--dim", "10", "--n", "1000"]), "admissible n for d = 10 near 1000: 881, 941, 1021");
+    assert_clean_error(&gradfree(&["lattice", "--dim", "10", "--n", "1019"]), "does not divide");
+    assert_clean_error(&gradfree(&["lattice", "--dim", "3", "--n", "7", "-o", "x.txt"]), "use a .csv or .npy");
+}
+
+fn r_vec(v: &serde_json::Value) -> Vec<f64> {
+    v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect()
+}

@@ -1,0 +1,105 @@
+//! `gradfree lattice`: build a rank-1 lattice, print its generating vector and minimum toroidal
+//! distances, optionally write its points.
+
+use std::time::Instant;
+
+use anyhow::{Result, bail};
+use gradfree_qmc::quality::{Norm, min_distance};
+use gradfree_qmc::{Rank1Lattice, korobov_search, subgroup};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::Serialize;
+
+use crate::cli::{LatticeArgs, LatticeMethod, Metric};
+
+#[derive(Serialize)]
+struct Output<'a> {
+    method: &'static str,
+    dim: usize,
+    n: u64,
+    z: &'a [u64],
+    min_dist_l2: f64,
+    min_dist_l1: f64,
+    packing_radius: f64,
+    /// The Korobov multiplier `a` (korobov only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    a: Option<u64>,
+    /// The norm the search maximized (korobov only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metric: Option<&'static str>,
+    /// Construction (and search) time, excluding the distance report.
+    seconds: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output: Option<String>,
+}
+
+pub fn run(args: &LatticeArgs) -> Result<()> {
+    if args.dim == 0 {
+        bail!("--dim 0: the dimension must be >= 1");
+    }
+    let norm = match args.metric {
+        Metric::L1 => Norm::L1,
+        Metric::L2 => Norm::L2,
+    };
+    let started = Instant::now();
+    let (lattice, a): (Rank1Lattice, Option<u64>) = match args.method {
+        LatticeMethod::Subgroup => (subgroup(args.dim, args.n)?, None),
+        LatticeMethod::Korobov => {
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            if args.quiet {
+                bar.set_draw_target(ProgressDrawTarget::hidden());
+            }
+            bar.set_style(
+                ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:32} {pos}/{len} candidates  Korobov search")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            let r = korobov_search(args.dim, args.n, norm, &|done, total| {
+                bar.set_length(total);
+                bar.set_position(done);
+            })?;
+            bar.finish_and_clear();
+            (r.lattice, Some(r.a))
+        }
+    };
+    let seconds = started.elapsed().as_secs_f64();
+    let (l2, l1) = (min_distance(&lattice, Norm::L2), min_distance(&lattice, Norm::L1));
+    if let Some(path) = &args.output {
+        let points = lattice.points();
+        crate::points_io::write_points(path, args.n as usize, args.dim, &points)?;
+    }
+    let method = match args.method {
+        LatticeMethod::Subgroup => "subgroup",
+        LatticeMethod::Korobov => "korobov",
+    };
+    let out = Output {
+        method,
+        dim: args.dim,
+        n: args.n,
+        z: lattice.z(),
+        min_dist_l2: l2,
+        min_dist_l1: l1,
+        packing_radius: 0.5 * l2,
+        a,
+        metric: a.map(|_| if norm == Norm::L1 { "l1" } else { "l2" }),
+        seconds,
+        output: args.output.as_ref().map(|p| p.display().to_string()),
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&out)?);
+        return Ok(());
+    }
+    let z = lattice.z();
+    let shown: Vec<String> = z.iter().take(12).map(u64::to_string).collect();
+    let more = if z.len() > 12 { format!(", ... ({} entries; --json prints all)", z.len()) } else { String::new() };
+    println!("{method} rank-1 lattice, d = {}, n = {}", args.dim, args.n);
+    if let Some(a) = a {
+        println!("  Korobov multiplier a = {a} (maximizing the {} distance)", out.metric.unwrap_or_default());
+    }
+    println!("  z                 [{}{}]", shown.join(", "), more);
+    println!("  min distance l2   {l2:.6}   (packing radius {:.6})", 0.5 * l2);
+    println!("  min distance l1   {l1:.6}");
+    println!("  built in          {seconds:.4} s");
+    if let Some(p) = &out.output {
+        println!("  points written to {p}");
+    }
+    Ok(())
+}
