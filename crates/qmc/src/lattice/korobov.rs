@@ -119,7 +119,7 @@ pub fn korobov_search(d: usize, n: u64, norm: Norm, progress: &(dyn Fn(u64, u64)
                 best.fetch_max(v, Ordering::Relaxed);
             }
             let k = done.fetch_add(1, Ordering::Relaxed) + 1;
-            if k % every == 0 || k == total {
+            if k.is_multiple_of(every) || k == total {
                 progress(k, total);
             }
             v.map(|v| (v, a))
