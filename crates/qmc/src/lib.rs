@@ -15,6 +15,7 @@ pub mod error;
 pub mod lattice;
 pub mod numtheory;
 pub mod quality;
+pub mod reference;
 
 pub use error::QmcError;
 pub use lattice::{KorobovResult, Rank1Lattice, admissible_sizes, korobov_search, korobov_vector, subgroup};

@@ -4,6 +4,7 @@
 
 mod common;
 mod ingo_synthetic;
+mod lattice_tables;
 mod mines_logistic;
 mod mines_synthetic;
 mod test_functions;
@@ -126,6 +127,18 @@ pub fn experiments() -> &'static [Experiment] {
             source: "MiNES sec. 6.2, Fig. 2",
             summary: "l2-logistic regression on breast-cancer and digits (odd/even): train loss and test accuracy",
             run: mines_logistic::run,
+        },
+        Experiment {
+            name: "lattice-distances",
+            source: "thesis sec. 5.5.1, Tables 5.1-5.2",
+            summary: "min l1/l2 toroidal distance of SubGroup and Korobov-searched lattices, d=50..500, vs the printed values",
+            run: lattice_tables::distances,
+        },
+        Experiment {
+            name: "lattice-timing",
+            source: "thesis sec. 5.5.1, timing table",
+            summary: "construction time of SubGroup lattices and of the Korobov search, d=500 and 1000",
+            run: lattice_tables::timing,
         },
     ]
 }
