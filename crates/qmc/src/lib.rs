@@ -9,13 +9,21 @@
 //! - [`quality`]: minimum `l1` / `l2` toroidal distances of a lattice in O(n d) (eq. 5.8-5.11),
 //!   the packing radius, and the multiset of pairwise distances (Theorem 13).
 //!
+//! - [`digital::Sobol`]: Sobol points with the Joe–Kuo direction numbers (up to 21201 dimensions),
+//!   unscrambled, with linear matrix scrambling + digital shift, or Owen-scrambled;
+//! - [`Sequence`]: scipy-style streaming (`fill`, `fast_forward`, `reset`) and random access.
+//!
 //! [`numtheory`] holds the exact integer tools (primality, primitive roots) they rest on.
 
+pub mod digital;
 pub mod error;
 pub mod lattice;
 pub mod numtheory;
 pub mod quality;
 pub mod reference;
+pub mod sequence;
 
+pub use digital::{Scramble, Sobol};
 pub use error::QmcError;
 pub use lattice::{KorobovResult, Rank1Lattice, admissible_sizes, korobov_search, korobov_vector, subgroup};
+pub use sequence::Sequence;

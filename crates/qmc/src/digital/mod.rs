@@ -1,0 +1,5 @@
+//! Digital sequences (base 2): Sobol.
+
+mod sobol;
+
+pub use sobol::{SOBOL_MAX_DIM, Scramble, Sobol};

@@ -1,0 +1,33 @@
+//! The streaming interface shared by the point generators (scipy.stats.qmc's `QMCEngine`:
+//! `random(n)`, `reset()`, `fast_forward(n)`), plus random access to point `i`.
+
+use crate::QmcError;
+
+/// A deterministic or randomized point sequence in `[0, 1)^d`.
+pub trait Sequence {
+    /// Dimension.
+    fn dim(&self) -> usize;
+    /// Writes point `i` into `out` (length `d`) without moving the stream.
+    fn point_into(&self, i: u64, out: &mut [f64]) -> Result<(), QmcError>;
+    /// Index of the point the next [`Sequence::fill`] starts with.
+    fn position(&self) -> u64;
+    /// Moves the stream to point `index`.
+    fn seek(&mut self, index: u64) -> Result<(), QmcError>;
+    /// The next `count` points, row-major into `out` (`count * d` values); advances the stream.
+    fn fill(&mut self, count: usize, out: &mut [f64]) -> Result<(), QmcError>;
+    /// Skips `n` points.
+    fn fast_forward(&mut self, n: u64) -> Result<(), QmcError> {
+        let to = self.position().checked_add(n).ok_or_else(|| QmcError::invalid("n", n, "a position below 2^64"))?;
+        self.seek(to)
+    }
+    /// Back to point 0.
+    fn reset(&mut self) {
+        self.seek(0).expect("point 0 always exists");
+    }
+    /// The next `count` points as a new row-major vector.
+    fn take(&mut self, count: usize) -> Result<Vec<f64>, QmcError> {
+        let mut out = vec![0.0; count * self.dim()];
+        self.fill(count, &mut out)?;
+        Ok(out)
+    }
+}

@@ -1,0 +1,155 @@
+//! Sobol: published values, net properties, scrambling, streaming.
+
+use gradfree_qmc::{Scramble, Sequence, Sobol};
+
+/// scipy.stats.qmc.Sobol(d=6, scramble=False).random(16) (scipy 1.17.1), which uses the same
+/// Joe–Kuo direction numbers.
+const SCIPY_D6: [[f64; 6]; 16] = [
+    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+    [0.5, 0.5, 0.5, 0.5, 0.5, 0.5],
+    [0.75, 0.25, 0.25, 0.25, 0.75, 0.75],
+    [0.25, 0.75, 0.75, 0.75, 0.25, 0.25],
+    [0.375, 0.375, 0.625, 0.875, 0.375, 0.125],
+    [0.875, 0.875, 0.125, 0.375, 0.875, 0.625],
+    [0.625, 0.125, 0.875, 0.625, 0.625, 0.875],
+    [0.125, 0.625, 0.375, 0.125, 0.125, 0.375],
+    [0.1875, 0.3125, 0.9375, 0.4375, 0.5625, 0.3125],
+    [0.6875, 0.8125, 0.4375, 0.9375, 0.0625, 0.8125],
+    [0.9375, 0.0625, 0.6875, 0.1875, 0.3125, 0.5625],
+    [0.4375, 0.5625, 0.1875, 0.6875, 0.8125, 0.0625],
+    [0.3125, 0.1875, 0.3125, 0.5625, 0.9375, 0.4375],
+    [0.8125, 0.6875, 0.8125, 0.0625, 0.4375, 0.9375],
+    [0.5625, 0.4375, 0.0625, 0.8125, 0.1875, 0.6875],
+    [0.0625, 0.9375, 0.5625, 0.3125, 0.6875, 0.1875],
+];
+
+/// The last three of 21201 coordinates of points 0..8 (scipy, same source): checks the end of
+/// the shipped direction-number file.
+const SCIPY_LAST3: [[f64; 3]; 9] = [
+    [0.0, 0.0, 0.0],
+    [0.5, 0.5, 0.5],
+    [0.25, 0.75, 0.75],
+    [0.75, 0.25, 0.25],
+    [0.375, 0.875, 0.625],
+    [0.875, 0.375, 0.125],
+    [0.125, 0.125, 0.375],
+    [0.625, 0.625, 0.875],
+    [0.9375, 0.6875, 0.3125],
+];
+
+#[test]
+fn unscrambled_points_equal_the_published_sequence() {
+    let mut s = Sobol::new(6, Scramble::None).unwrap();
+    let pts = s.take(16).unwrap();
+    for (i, row) in SCIPY_D6.iter().enumerate() {
+        assert_eq!(&pts[i * 6..(i + 1) * 6], row, "point {i}");
+    }
+    let s = Sobol::new(21201, Scramble::None).unwrap();
+    let mut p = vec![0.0; 21201];
+    for (i, want) in SCIPY_LAST3.iter().enumerate() {
+        s.point_into(i as u64, &mut p).unwrap();
+        assert_eq!(&p[21198..], want, "point {i}");
+    }
+}
+
+/// Counts points per elementary box of side 2^-a x 2^-b in coordinates (j, k).
+fn boxes(pts: &[f64], d: usize, j: usize, k: usize, a: u32, b: u32) -> Vec<usize> {
+    let mut c = vec![0usize; 1 << (a + b)];
+    for row in pts.chunks_exact(d) {
+        let u = (row[j] * f64::from(1u32 << a)) as usize;
+        let v = (row[k] * f64::from(1u32 << b)) as usize;
+        c[(u << b) | v] += 1;
+    }
+    c
+}
+
+/// Each coordinate's first 2^m points hit every interval [k/2^m, (k+1)/2^m) once, and the first
+/// two coordinates form a (0, m, 2)-net — for the plain and both scrambled sequences (scrambling
+/// preserves the net structure).
+#[test]
+fn net_properties_hold_with_and_without_scrambling() {
+    let m = 10;
+    let n = 1usize << m;
+    for scramble in [Scramble::None, Scramble::LmsShift { seed: 7 }, Scramble::Owen { seed: 7 }] {
+        let d = 8;
+        let pts = Sobol::new(d, scramble).unwrap().take(n).unwrap();
+        for j in 0..d {
+            assert!(boxes(&pts, d, j, j, m, 0).iter().all(|&c| c == 1), "{scramble:?}: coordinate {j}");
+        }
+        for a in 0..=m {
+            assert!(boxes(&pts, d, 0, 1, a, m - a).iter().all(|&c| c == 1), "{scramble:?}: (0,{m},2)-net, a = {a}");
+        }
+        assert!(pts.iter().all(|v| (0.0..1.0).contains(v)));
+    }
+}
+
+/// Randomized QMC is unbiased: the mean over independent scramblings of the estimate of
+/// prod_j (1 + (x_j - 1/2) c_j) (exact integral 1) is 1, and its spread is far below Monte Carlo's.
+#[test]
+fn scrambled_estimates_are_unbiased_with_small_variance() {
+    let (d, n, reps) = (5, 256, 200);
+    let c = [1.0, 0.8, 0.6, 0.4, 0.2];
+    let f = |x: &[f64]| x.iter().zip(&c).map(|(xi, ci)| 1.0 + (xi - 0.5) * ci).product::<f64>();
+    // Monte Carlo variance of one estimate: (prod (1 + c^2/12) - 1) / n.
+    let mc_var = (c.iter().map(|ci| 1.0 + ci * ci / 12.0).product::<f64>() - 1.0) / n as f64;
+    for kind in 0..2 {
+        let est: Vec<f64> = (0..reps)
+            .map(|r| {
+                let s = if kind == 0 { Scramble::LmsShift { seed: r } } else { Scramble::Owen { seed: r } };
+                let pts = Sobol::new(d, s).unwrap().take(n).unwrap();
+                pts.chunks_exact(d).map(f).sum::<f64>() / n as f64
+            })
+            .collect();
+        let mean = est.iter().sum::<f64>() / reps as f64;
+        let var = est.iter().map(|e| (e - mean).powi(2)).sum::<f64>() / (reps - 1) as f64;
+        assert!((mean - 1.0).abs() < 4.0 * (var / reps as f64).sqrt() + 1e-12, "kind {kind}: mean {mean}, sd {}", var.sqrt());
+        assert!(var < mc_var / 20.0, "kind {kind}: var {var} vs MC {mc_var}");
+    }
+}
+
+#[test]
+fn streaming_random_access_and_parallel_fill_agree() {
+    for scramble in [Scramble::None, Scramble::LmsShift { seed: 3 }, Scramble::Owen { seed: 3 }] {
+        let d = 20;
+        let mut a = Sobol::new(d, scramble).unwrap();
+        // Large enough for the parallel path.
+        let big = a.take(20_000).unwrap();
+        let mut b = Sobol::new(d, scramble).unwrap();
+        let first = b.take(7).unwrap();
+        b.fast_forward(100).unwrap();
+        let later = b.take(5).unwrap();
+        assert_eq!(&big[..7 * d], &first[..]);
+        assert_eq!(&big[107 * d..112 * d], &later[..]);
+        assert_eq!(b.position(), 112);
+        let mut p = vec![0.0; d];
+        for i in [0u64, 1, 2, 1023, 1024, 16_383, 16_384, 19_999] {
+            a.point_into(i, &mut p).unwrap();
+            assert_eq!(&big[i as usize * d..(i as usize + 1) * d], &p[..], "{scramble:?} point {i}");
+        }
+        b.reset();
+        assert_eq!(b.take(7).unwrap(), first);
+        let after = a.take(3).unwrap();
+        a.point_into(20_000, &mut p).unwrap();
+        assert_eq!(&after[..d], &p[..], "the stream continues after a parallel fill");
+    }
+}
+
+#[test]
+fn seeds_reproduce_and_differ_and_errors_are_named() {
+    let x = |s: Scramble| Sobol::new(4, s).unwrap().take(8).unwrap();
+    assert_eq!(x(Scramble::LmsShift { seed: 1 }), x(Scramble::LmsShift { seed: 1 }));
+    assert_ne!(x(Scramble::LmsShift { seed: 1 }), x(Scramble::LmsShift { seed: 2 }));
+    assert_ne!(x(Scramble::Owen { seed: 1 }), x(Scramble::LmsShift { seed: 1 }));
+    // Value stability: pinned first coordinates for seed 1.
+    let lms = x(Scramble::LmsShift { seed: 1 });
+    let owen = x(Scramble::Owen { seed: 1 });
+    assert_eq!(&lms[..2], &[0.5073096000123769, 0.8703412697650492]);
+    assert_eq!(&owen[..2], &[0.2533045099116862, 0.5706727833021432]);
+    assert!(Sobol::new(0, Scramble::None).unwrap_err().to_string().contains("in 1..=21201"));
+    assert!(Sobol::new(21202, Scramble::None).is_err());
+    let mut s = Sobol::new(2, Scramble::None).unwrap();
+    assert!(s.fast_forward(1 << 32).is_ok());
+    assert!(s.take(1).unwrap_err().to_string().contains("2^32"));
+    let mut out = vec![0.0; 3];
+    assert!(s.fill(2, &mut out).unwrap_err().to_string().contains("count * d"));
+}
