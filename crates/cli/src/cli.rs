@@ -26,6 +26,64 @@ pub enum Command {
     /// Build a rank-1 lattice (subgroup closed form or Korobov search); print its generating
     /// vector and minimum toroidal distances; optionally write its points.
     Lattice(LatticeArgs),
+    /// Generate QMC points (Sobol, subgroup or Korobov lattice), optionally randomized.
+    Sample(SampleArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct SampleArgs {
+    /// Point set.
+    #[arg(long, value_enum)]
+    pub method: SampleMethod,
+    /// Dimension d.
+    #[arg(long)]
+    pub dim: usize,
+    /// Number of points.
+    #[arg(long)]
+    pub n: u64,
+    /// Sobol randomization.
+    #[arg(long, value_enum, default_value_t = ScrambleArg::LmsShift)]
+    pub scramble: ScrambleArg,
+    /// Lattices: add a uniform random shift (eq. 5.4).
+    #[arg(long)]
+    pub random_shift: bool,
+    /// Korobov multiplier a (z = (1, a, a^2, ...) mod n).
+    #[arg(long)]
+    pub a: Option<u64>,
+    /// Seed of the randomization.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Sobol: skip this many points first.
+    #[arg(long, default_value_t = 0)]
+    pub skip: u64,
+    /// Write the points to a .csv or .npy file.
+    #[arg(short = 'o', long = "output")]
+    pub output: Option<PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Point sets of `gradfree sample`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SampleMethod {
+    /// Sobol (Joe-Kuo direction numbers).
+    Sobol,
+    /// Subgroup rank-1 lattice (n prime, 2d | n - 1).
+    Subgroup,
+    /// Rank-1 lattice in Korobov form with multiplier --a.
+    Korobov,
+}
+
+/// Sobol randomizations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ScrambleArg {
+    /// Deterministic.
+    None,
+    /// Linear matrix scrambling + digital shift.
+    LmsShift,
+    /// Owen nested uniform scrambling.
+    Owen,
 }
 
 #[derive(Args, Debug)]

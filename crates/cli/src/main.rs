@@ -9,6 +9,7 @@ mod plot_cmd;
 mod points_io;
 mod progress;
 mod reproduce;
+mod sample;
 
 use std::process::ExitCode;
 
@@ -22,6 +23,7 @@ fn main() -> ExitCode {
         cli::Command::Plot(a) => plot_cmd::run(&a),
         cli::Command::Reproduce(a) => reproduce::run(&a),
         cli::Command::Lattice(a) => lattice::run(&a),
+        cli::Command::Sample(a) => sample::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

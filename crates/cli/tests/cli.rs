@@ -244,3 +244,20 @@ fn lattice_command() {
 fn r_vec(v: &serde_json::Value) -> Vec<f64> {
     v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect()
 }
+
+/// `gradfree sample`: Sobol and lattices, balanced means, the same points twice for a seed, and
+/// named errors.
+#[test]
+fn sample_command() {
+    let a = json(&gradfree(&["sample", "--method", "sobol", "--dim", "5", "--n", "1024", "--seed", "3", "--json"]));
+    let b = json(&gradfree(&["sample", "--method", "sobol", "--dim", "5", "--n", "1024", "--seed", "3", "--json"]));
+    assert_eq!(a["mean"], b["mean"]);
+    assert!((a["mean"].as_f64().unwrap() - 0.5).abs() < 1e-3, "{a}");
+    assert_eq!(a["randomization"], "lms-shift");
+    let l = json(&gradfree(&["sample", "--method", "subgroup", "--dim", "10", "--n", "1021", "--json"]));
+    // An unshifted lattice's coordinates are {0, 1/n, ..., (n-1)/n} in each dimension: mean (n-1)/(2n).
+    assert!((l["mean"].as_f64().unwrap() - 1020.0 / 2042.0).abs() < 1e-12, "{l}");
+    assert_clean_error(&gradfree(&["sample", "--method", "korobov", "--dim", "3", "--n", "64"]), "needs --a");
+    assert_clean_error(&gradfree(&["sample", "--method", "sobol", "--dim", "30000", "--n", "4"]), "21201");
+    assert_clean_error(&gradfree(&["sample", "--method", "korobov", "--a", "2", "--dim", "8", "--n", "64"]), "z[6] = 0 mod 64");
+}

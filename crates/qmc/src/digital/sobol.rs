@@ -28,7 +28,6 @@ pub const SOBOL_MAX_DIM: usize = 21201;
 
 const DATA: &str = include_str!("../../data/new-joe-kuo-6.21201");
 const BITS: u32 = 32;
-const SCALE: f64 = 1.0 / 4_294_967_296.0;
 
 /// Randomization of a [`Sobol`] sequence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -90,6 +89,24 @@ fn directions(j: usize) -> [u32; BITS as usize] {
     out
 }
 
+/// `x / 2^32` exactly, by placing the 32 bits in the mantissa of a double in [1, 2) (vectorizes,
+/// unlike an unsigned-to-float conversion).
+#[inline(always)]
+fn unit(x: u32) -> f64 {
+    f64::from_bits(0x3FF0_0000_0000_0000 | (u64::from(x) << 20)) - 1.0
+}
+
+/// `d x 32` to `32 x d`.
+fn transpose(v: &[u32], d: usize) -> Vec<u32> {
+    let mut t = vec![0u32; v.len()];
+    for j in 0..d {
+        for k in 0..BITS as usize {
+            t[k * d + j] = v[j * BITS as usize + k];
+        }
+    }
+    t
+}
+
 /// `y = M x` over GF(2) for the lower-triangular (MSB-first) matrix with rows `rows`.
 fn matvec(rows: &[u32; BITS as usize], x: u32) -> u32 {
     let mut y = 0u32;
@@ -111,12 +128,15 @@ fn owen(x: u32, seed: u64) -> u32 {
 }
 
 /// A Sobol sequence in `d <= 21201` dimensions, at most `2^32` points.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Sobol {
     d: usize,
     scramble: Scramble,
     /// Direction numbers (scrambled for LMS), `d x 32`.
     v: Vec<u32>,
+    /// The same, digit-major (`32 x d`): the Gray-code update reads one contiguous row.
+    #[serde(skip)]
+    vt: Vec<u32>,
     /// Digital shift (LMS) or zeros.
     shift: Vec<u32>,
     /// Owen tree seeds per coordinate (Owen) or empty.
@@ -124,6 +144,14 @@ pub struct Sobol {
     /// Integer state of point `index` (unshifted, unscrambled by Owen).
     x: Vec<u32>,
     index: u64,
+}
+
+/// Equality of the sequence and its position (the digit-major copy is derived data).
+impl PartialEq for Sobol {
+    fn eq(&self, o: &Self) -> bool {
+        (self.d, self.scramble, &self.v, &self.shift, &self.owen, &self.x, self.index)
+            == (o.d, o.scramble, &o.v, &o.shift, &o.owen, &o.x, o.index)
+    }
 }
 
 impl Sobol {
@@ -158,7 +186,8 @@ impl Sobol {
             }
             Scramble::Owen { seed } => owen_seeds = (0..d as u64).map(|j| derive_seed(seed, j)).collect(),
         }
-        Ok(Sobol { d, scramble, v, shift, owen: owen_seeds, x: vec![0; d], index: 0 })
+        let vt = transpose(&v, d);
+        Ok(Sobol { d, scramble, v, vt, shift, owen: owen_seeds, x: vec![0; d], index: 0 })
     }
 
     /// The randomization in use.
@@ -193,24 +222,32 @@ impl Sobol {
     fn emit(&self, x: &[u32], out: &mut [f64]) {
         if self.owen.is_empty() {
             for ((o, &xj), &s) in out.iter_mut().zip(x).zip(&self.shift) {
-                *o = f64::from(xj ^ s) * SCALE;
+                *o = unit(xj ^ s);
             }
         } else {
             for ((o, &xj), &seed) in out.iter_mut().zip(x).zip(&self.owen) {
-                *o = f64::from(owen(xj, seed)) * SCALE;
+                *o = unit(owen(xj, seed));
             }
         }
     }
 
     /// Points `start..start + rows` from a known state `x` of point `start`.
-    fn run(&self, start: u64, x: &mut [u32], out: &mut [f64]) {
+    fn run(&mut self, start: u64, x: &mut [u32], out: &mut [f64]) {
+        if self.vt.len() != self.v.len() {
+            // Deserialized: rebuild the digit-major copy.
+            self.vt = transpose(&self.v, self.d);
+        }
+        self.run_ref(start, x, out);
+    }
+
+    fn run_ref(&self, start: u64, x: &mut [u32], out: &mut [f64]) {
         let d = self.d;
         for (r, row) in out.chunks_exact_mut(d).enumerate() {
             self.emit(x, row);
             let k = (start + r as u64 + 1).trailing_zeros() as usize;
             if k < BITS as usize {
-                for (j, xj) in x.iter_mut().enumerate() {
-                    *xj ^= self.v[j * BITS as usize + k];
+                for (xj, vj) in x.iter_mut().zip(&self.vt[k * d..(k + 1) * d]) {
+                    *xj ^= vj;
                 }
             }
         }
@@ -252,6 +289,9 @@ impl Sequence for Sobol {
         let start = self.index;
         // Large requests: independent chunks in parallel, each from its own starting state.
         const CHUNK: usize = 1 << 14;
+        if self.vt.len() != self.v.len() {
+            self.vt = transpose(&self.v, d);
+        }
         if count * d >= 1 << 18 {
             let this = &*self;
             out.par_chunks_mut(CHUNK * d).enumerate().for_each_init(
@@ -259,7 +299,7 @@ impl Sequence for Sobol {
                 |x, (c, block)| {
                     let s = start + (c * CHUNK) as u64;
                     this.state_at(s, x);
-                    this.run(s, x, block);
+                    this.run_ref(s, x, block);
                 },
             );
         } else {

@@ -105,6 +105,17 @@ impl Rank1Lattice {
         }
     }
 
+    /// Like [`Rank1Lattice::fill`], split over threads (rayon) in blocks of 2^14 points.
+    pub fn fill_par(&self, start: u64, count: usize, out: &mut [f64]) {
+        use rayon::prelude::*;
+        const CHUNK: usize = 1 << 14;
+        let d = self.dim();
+        assert_eq!(out.len(), count * d, "out must hold count * d values");
+        out.par_chunks_mut(CHUNK * d).enumerate().for_each(|(c, block)| {
+            self.fill(start + (c * CHUNK) as u64, block.len() / d, block);
+        });
+    }
+
     /// All `n` points, row-major `n x d`.
     pub fn points(&self) -> Vec<f64> {
         let mut out = vec![0.0; self.n as usize * self.dim()];
