@@ -22,6 +22,7 @@ pub mod numtheory;
 pub mod quality;
 pub mod reference;
 pub mod sequence;
+pub mod sphere;
 
 pub use digital::{Scramble, Sobol};
 pub use error::QmcError;
