@@ -21,8 +21,8 @@ use std::sync::Arc;
 use rustfft::num_complex::Complex64;
 use rustfft::{Fft, FftPlanner};
 
-use crate::numtheory::{is_prime, mul_mod, pow_mod, primitive_root};
 use crate::QmcError;
+use crate::numtheory::{is_prime, mul_mod, pow_mod, primitive_root};
 
 /// The subgroup-based point set on the sphere.
 #[derive(Clone)]
@@ -182,18 +182,45 @@ pub fn sphere_sizes(m: usize, min_n: u64, count: usize) -> Vec<u64> {
 }
 
 /// Mutual coherence `max_{i != j} |<p_i, p_j>| / (|p_i| |p_j|)` of any point set (`N x d`
-/// row-major), by all pairs: O(N^2 d).
+/// row-major): all pairs, O(N^2 d), as blocked matrix products (faer) over the normalized points,
+/// in parallel over block rows.
 pub fn mutual_coherence(points: &[f64], d: usize) -> f64 {
-    let rows: Vec<&[f64]> = points.chunks_exact(d).collect();
-    let norms: Vec<f64> = rows.iter().map(|r| r.iter().map(|v| v * v).sum::<f64>().sqrt()).collect();
-    let mut best: f64 = 0.0;
-    for i in 0..rows.len() {
-        for j in 0..i {
-            let dot: f64 = rows[i].iter().zip(rows[j]).map(|(a, b)| a * b).sum();
-            best = best.max((dot / (norms[i] * norms[j])).abs());
-        }
+    use faer::{Accum, MatMut, MatRef, Par};
+    use rayon::prelude::*;
+    let n = points.len() / d;
+    // Normalized copy; row-major N x d is column-major d x N: column i is point i.
+    let mut a = points.to_vec();
+    for row in a.chunks_exact_mut(d) {
+        let norm = row.iter().map(|v| v * v).sum::<f64>().sqrt();
+        row.iter_mut().for_each(|v| *v /= norm);
     }
-    best
+    const B: usize = 512;
+    let blocks = n.div_ceil(B);
+    let a = &a;
+    (0..blocks)
+        .into_par_iter()
+        .map(|bi| {
+            let (i0, i1) = (bi * B, ((bi + 1) * B).min(n));
+            let ai = MatRef::from_column_major_slice(&a[i0 * d..i1 * d], d, i1 - i0);
+            let mut g = vec![0.0; B * B];
+            let mut best: f64 = 0.0;
+            for bj in 0..=bi {
+                let (j0, j1) = (bj * B, ((bj + 1) * B).min(n));
+                let aj = MatRef::from_column_major_slice(&a[j0 * d..j1 * d], d, j1 - j0);
+                let (r, c) = (i1 - i0, j1 - j0);
+                let gm = MatMut::from_column_major_slice_mut(&mut g[..r * c], r, c);
+                faer::linalg::matmul::matmul(gm, Accum::Replace, ai.transpose(), aj, 1.0, Par::Seq);
+                for cc in 0..c {
+                    for rr in 0..r {
+                        if i0 + rr != j0 + cc {
+                            best = best.max(g[cc * r + rr].abs());
+                        }
+                    }
+                }
+            }
+            best
+        })
+        .reduce(|| 0.0, f64::max)
 }
 
 /// `N` i.i.d. uniform points on `S^{d-1}` (normalized standard Gaussians), row-major.

@@ -7,6 +7,7 @@ mod ingo_synthetic;
 mod lattice_tables;
 mod mines_logistic;
 mod mines_synthetic;
+mod sphere_coherence;
 mod test_functions;
 
 use std::path::{Path, PathBuf};
@@ -139,6 +140,12 @@ pub fn experiments() -> &'static [Experiment] {
             source: "thesis sec. 5.5.1, timing table",
             summary: "construction time of SubGroup lattices and of the Korobov search, d=500 and 1000",
             run: lattice_tables::timing,
+        },
+        Experiment {
+            name: "sphere-coherence",
+            source: "thesis sec. 5.6, Table 5.3",
+            summary: "mutual coherence of SubGroup sphere points and i.i.d. Gaussian directions, d=50..1000",
+            run: sphere_coherence::run,
         },
     ]
 }
