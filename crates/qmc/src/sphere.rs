@@ -42,13 +42,13 @@ impl std::fmt::Debug for SubgroupSphere {
 impl SubgroupSphere {
     /// `N = 2n` points on `S^{d-1}`; `d` even, `n` prime with `d/2 | n - 1`.
     pub fn new(d: usize, n: u64) -> Result<Self, QmcError> {
-        if d < 2 || d % 2 != 0 {
+        if d < 2 || !d.is_multiple_of(2) {
             return Err(QmcError::invalid("d", d, "even and >= 2 (d = 2m)"));
         }
         let m = d / 2;
         let why = if !is_prime(n) {
             Some("n is not prime".to_string())
-        } else if (n - 1) % m as u64 != 0 {
+        } else if !(n - 1).is_multiple_of(m as u64) {
             Some(format!("m = d/2 = {m} does not divide n - 1 = {}", n - 1))
         } else {
             None
