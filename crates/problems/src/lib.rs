@@ -18,6 +18,7 @@ pub mod analytic;
 pub mod binary;
 pub mod datasets;
 pub mod error;
+pub mod integrands;
 pub mod logistic;
 pub mod quadratic;
 pub mod registry;

@@ -17,14 +17,20 @@
 
 pub mod digital;
 pub mod error;
+pub mod halton;
+pub mod iid;
+pub mod integrate;
 pub mod lattice;
 pub mod numtheory;
 pub mod quality;
 pub mod reference;
 pub mod sequence;
 pub mod sphere;
+pub mod transform;
 
 pub use digital::{Scramble, Sobol};
 pub use error::QmcError;
-pub use lattice::{KorobovResult, Rank1Lattice, admissible_sizes, korobov_search, korobov_vector, subgroup};
+pub use halton::Halton;
+pub use iid::{Iid, latin_hypercube};
+pub use lattice::{KorobovResult, LatticeSequence, Rank1Lattice, admissible_sizes, korobov_search, korobov_vector, subgroup};
 pub use sequence::Sequence;

@@ -5,5 +5,5 @@ mod rank1;
 mod subgroup;
 
 pub use korobov::{KorobovResult, korobov_search, korobov_vector};
-pub use rank1::Rank1Lattice;
+pub use rank1::{LatticeSequence, Rank1Lattice};
 pub use subgroup::{admissible_sizes, subgroup, subgroup_vector};

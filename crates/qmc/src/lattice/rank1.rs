@@ -123,3 +123,68 @@ impl Rank1Lattice {
         out
     }
 }
+
+/// A [`Rank1Lattice`] read as a stream of its `n` points (for [`crate::Sequence`] users);
+/// positions past `n` are an error (a lattice rule has exactly `n` points).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LatticeSequence {
+    lattice: Rank1Lattice,
+    index: u64,
+}
+
+impl LatticeSequence {
+    /// Streams `lattice` from point 0.
+    pub fn new(lattice: Rank1Lattice) -> Self {
+        LatticeSequence { lattice, index: 0 }
+    }
+
+    /// The lattice.
+    pub fn lattice(&self) -> &Rank1Lattice {
+        &self.lattice
+    }
+
+    fn check(&self, i: u64, count: u64) -> Result<(), QmcError> {
+        let n = self.lattice.n();
+        match i.checked_add(count) {
+            Some(end) if end <= n => Ok(()),
+            _ => Err(QmcError::invalid("index", format!("{i} + {count} points"), format!("at most the lattice's n = {n} points"))),
+        }
+    }
+}
+
+impl crate::Sequence for LatticeSequence {
+    fn dim(&self) -> usize {
+        self.lattice.dim()
+    }
+
+    fn point_into(&self, i: u64, out: &mut [f64]) -> Result<(), QmcError> {
+        self.check(i, 1)?;
+        self.lattice.point_into(i, out);
+        Ok(())
+    }
+
+    fn position(&self) -> u64 {
+        self.index
+    }
+
+    fn seek(&mut self, index: u64) -> Result<(), QmcError> {
+        self.check(index, 0)?;
+        self.index = index;
+        Ok(())
+    }
+
+    fn fill(&mut self, count: usize, out: &mut [f64]) -> Result<(), QmcError> {
+        let d = self.dim();
+        if out.len() != count * d {
+            return Err(QmcError::invalid("out", format!("length {}", out.len()), format!("count * d = {}", count * d)));
+        }
+        self.check(self.index, count as u64)?;
+        if count * d >= 1 << 18 {
+            self.lattice.fill_par(self.index, count, out);
+        } else {
+            self.lattice.fill(self.index, count, out);
+        }
+        self.index += count as u64;
+        Ok(())
+    }
+}
