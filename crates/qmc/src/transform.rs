@@ -22,7 +22,7 @@ pub fn to_gaussian(points: &mut [f64]) {
 /// Maps row-major points in place from `[0, 1)^d` to the unit sphere `S^{d-1}` (Gaussian image,
 /// normalized; uniform on the sphere for uniform inputs).
 pub fn to_sphere(points: &mut [f64], d: usize) -> Result<(), QmcError> {
-    if d == 0 || points.len() % d != 0 {
+    if d == 0 || !points.len().is_multiple_of(d) {
         return Err(QmcError::invalid("points", format!("length {}", points.len()), format!("a multiple of d = {d}")));
     }
     for row in points.chunks_exact_mut(d) {
@@ -39,7 +39,7 @@ pub fn to_sphere(points: &mut [f64], d: usize) -> Result<(), QmcError> {
 /// Maps row-major points in place from `[0, 1)^d` to the box `[lower, upper)`.
 pub fn to_box(points: &mut [f64], lower: &[f64], upper: &[f64]) -> Result<(), QmcError> {
     let d = lower.len();
-    if d == 0 || upper.len() != d || points.len() % d != 0 {
+    if d == 0 || upper.len() != d || !points.len().is_multiple_of(d) {
         return Err(QmcError::invalid(
             "box",
             format!("lower {} / upper {} values for {} coordinates", d, upper.len(), points.len()),

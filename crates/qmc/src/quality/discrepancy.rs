@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use crate::QmcError;
 
 fn check(points: &[f64], d: usize) -> Result<usize, QmcError> {
-    if d == 0 || points.is_empty() || points.len() % d != 0 {
+    if d == 0 || points.is_empty() || !points.len().is_multiple_of(d) {
         return Err(QmcError::invalid("points", format!("{} values", points.len()), format!("a non-empty multiple of d = {d}")));
     }
     if let Some(k) = points.iter().position(|v| !(0.0..=1.0).contains(v)) {
