@@ -28,6 +28,57 @@ pub enum Command {
     Lattice(LatticeArgs),
     /// Generate QMC points (Sobol, subgroup or Korobov lattice), optionally randomized.
     Sample(SampleArgs),
+    /// Estimate the thesis' test integral (eq. 5.22) by randomized QMC, with a standard error.
+    Integrate(IntegrateArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct IntegrateArgs {
+    /// Point set of each randomization.
+    #[arg(long, value_enum, default_value_t = IntegrateMethod::Subgroup)]
+    pub method: IntegrateMethod,
+    /// Dimension d.
+    #[arg(long)]
+    pub dim: usize,
+    /// Points per randomization (subgroup: a prime with 2d | n - 1).
+    #[arg(long)]
+    pub n: u64,
+    /// Independent randomizations (random shifts / scramblings / MC draws).
+    #[arg(long, default_value_t = 50)]
+    pub replicates: usize,
+    /// Decay b of the weights j^-b.
+    #[arg(long, default_value_t = 2.0)]
+    pub b: f64,
+    /// Scale c.
+    #[arg(long, default_value_t = 1.0)]
+    pub c: f64,
+    /// Seed of the randomizations.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Integration rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum IntegrateMethod {
+    /// Plain Monte Carlo.
+    Mc,
+    /// Randomly shifted subgroup rank-1 lattice.
+    Subgroup,
+    /// Randomly shifted Korobov-searched lattice (l2).
+    Korobov,
+    /// Sobol, linear matrix scrambling + digital shift.
+    Sobol,
+    /// Sobol, Owen scrambling.
+    SobolOwen,
+    /// Halton with random digit permutations.
+    Halton,
+    /// Sobol (LMS + digital shift) plus a random shift mod 1 (the thesis' Fig. 5.1 protocol).
+    SobolShifted,
+    /// Halton (permuted) plus a random shift mod 1 (the thesis' Fig. 5.1 protocol).
+    HaltonShifted,
 }
 
 #[derive(Args, Debug)]

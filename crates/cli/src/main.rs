@@ -1,6 +1,7 @@
 //! `gradfree`: gradient-free optimization and integration from the command line.
 
 mod cli;
+mod integrate;
 mod lattice;
 mod list;
 mod optimize;
@@ -24,6 +25,7 @@ fn main() -> ExitCode {
         cli::Command::Reproduce(a) => reproduce::run(&a),
         cli::Command::Lattice(a) => lattice::run(&a),
         cli::Command::Sample(a) => sample::run(&a),
+        cli::Command::Integrate(a) => integrate::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

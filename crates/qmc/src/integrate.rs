@@ -27,6 +27,59 @@ pub enum Rule {
     SobolOwen,
     /// Halton with random digit permutations.
     Halton,
+    /// Sobol with linear matrix scrambling + digital shift, then a uniform random shift mod 1
+    /// (eq. 5.4) — the thesis' protocol for Fig. 5.1 ("for all the QMC methods, we use the random
+    /// shift"); the extra shift breaks the digital-net structure and costs accuracy.
+    SobolLmsRandomShift,
+    /// Halton with random digit permutations, then a uniform random shift mod 1 (thesis protocol).
+    HaltonRandomShift,
+}
+
+/// A sequence followed by a uniform random shift mod 1 of every point (eq. 5.4).
+struct RandomlyShifted<S> {
+    inner: S,
+    shift: Vec<f64>,
+}
+
+impl<S: Sequence> RandomlyShifted<S> {
+    fn new(inner: S, seed: u64) -> Self {
+        use rand::RngExt;
+        let mut rng = rng_from_seed(seed);
+        let shift = (0..inner.dim()).map(|_| rng.random::<f64>()).collect();
+        RandomlyShifted { inner, shift }
+    }
+
+    fn apply(&self, out: &mut [f64]) {
+        for row in out.chunks_exact_mut(self.shift.len()) {
+            for (v, s) in row.iter_mut().zip(&self.shift) {
+                let w = *v + s;
+                *v = if w >= 1.0 { w - 1.0 } else { w };
+            }
+        }
+    }
+}
+
+impl<S: Sequence> Sequence for RandomlyShifted<S> {
+    fn dim(&self) -> usize {
+        self.inner.dim()
+    }
+    fn point_into(&self, i: u64, out: &mut [f64]) -> Result<(), QmcError> {
+        self.inner.point_into(i, out)?;
+        let d = self.dim();
+        self.apply(&mut out[..d]);
+        Ok(())
+    }
+    fn position(&self) -> u64 {
+        self.inner.position()
+    }
+    fn seek(&mut self, index: u64) -> Result<(), QmcError> {
+        self.inner.seek(index)
+    }
+    fn fill(&mut self, count: usize, out: &mut [f64]) -> Result<(), QmcError> {
+        self.inner.fill(count, out)?;
+        self.apply(out);
+        Ok(())
+    }
 }
 
 /// A randomized-QMC estimate.
@@ -57,6 +110,8 @@ pub fn replicate_points(rule: &Rule, d: usize, seed: u64, r: u64) -> Result<Box<
         Rule::SobolLms => Box::new(Sobol::new(d, Scramble::LmsShift { seed: s })?),
         Rule::SobolOwen => Box::new(Sobol::new(d, Scramble::Owen { seed: s })?),
         Rule::Halton => Box::new(Halton::new(d, Some(s))?),
+        Rule::SobolLmsRandomShift => Box::new(RandomlyShifted::new(Sobol::new(d, Scramble::LmsShift { seed: s })?, derive_seed(s, 1))),
+        Rule::HaltonRandomShift => Box::new(RandomlyShifted::new(Halton::new(d, Some(s))?, derive_seed(s, 1))),
     })
 }
 

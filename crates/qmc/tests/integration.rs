@@ -82,7 +82,15 @@ fn randomized_qmc_is_unbiased_and_beats_monte_carlo() {
     let lattice = subgroup(d, n).unwrap();
     let reps = 30;
     let mc = integrate(|x| f.eval(x), d, n, &Rule::MonteCarlo, reps, 7).unwrap();
-    for rule in [Rule::ShiftedLattice { lattice: lattice.clone() }, Rule::SobolLms, Rule::SobolOwen, Rule::Halton, Rule::MonteCarlo] {
+    for rule in [
+        Rule::ShiftedLattice { lattice: lattice.clone() },
+        Rule::SobolLms,
+        Rule::SobolOwen,
+        Rule::Halton,
+        Rule::SobolLmsRandomShift,
+        Rule::HaltonRandomShift,
+        Rule::MonteCarlo,
+    ] {
         let e = integrate(|x| f.eval(x), d, n, &rule, reps, 7).unwrap();
         assert!((e.value - exact).abs() < 4.0 * e.std_error + 1e-12, "{rule:?}: {} vs {exact} (se {})", e.value, e.std_error);
         if rule != Rule::MonteCarlo {

@@ -7,6 +7,7 @@ mod ingo_synthetic;
 mod lattice_tables;
 mod mines_logistic;
 mod mines_synthetic;
+mod qmc_integration;
 mod sphere_coherence;
 mod test_functions;
 
@@ -146,6 +147,12 @@ pub fn experiments() -> &'static [Experiment] {
             source: "thesis sec. 5.6, Table 5.3",
             summary: "mutual coherence of SubGroup sphere points and i.i.d. Gaussian directions, d=50..1000",
             run: sphere_coherence::run,
+        },
+        Experiment {
+            name: "qmc-integration",
+            source: "thesis sec. 5.5.2, Fig. 5.1",
+            summary: "integration error of exp(sum x_j j^-2) vs n, d=100 and 500: MC, Halton, Sobol, Korobov, SubGroup",
+            run: qmc_integration::run,
         },
     ]
 }
