@@ -165,3 +165,47 @@ pub const TABLE_5_3: [CoherenceBlock; 5] = [
 pub fn matches_decimals(ours: f64, printed: f64, decimals: i32) -> bool {
     (ours - printed).abs() <= 0.5 * 10f64.powi(-decimals) + 1e-12
 }
+
+/// Thesis Tables 4.1-4.3: minimum distance `2 rho_X` of `n` lattice points for d = 10..50, rows
+/// Algorithm 10, Korobov, SCS, Algorithm 11.
+pub struct SearchTable {
+    /// Number of points.
+    pub n: u64,
+    /// Algorithm 10 row.
+    pub alg10: [f64; 5],
+    /// Korobov row.
+    pub korobov: [f64; 5],
+    /// SCS row.
+    pub scs: [f64; 5],
+    /// Algorithm 11 row.
+    pub alg11: [f64; 5],
+}
+
+/// The dimensions of Tables 4.1-4.3.
+pub const SEARCH_DIMS: [usize; 5] = [10, 20, 30, 40, 50];
+
+/// Thesis Tables 4.1, 4.2, 4.3 (as printed; 1.4142 is a table entry, not sqrt 2).
+#[allow(clippy::approx_constant)]
+pub const TABLES_4_1_4_3: [SearchTable; 3] = [
+    SearchTable {
+        n: 1000,
+        alg10: [0.59632, 1.0051, 1.3031, 1.5482, 1.7571],
+        korobov: [0.56639, 0.90139, 1.0695, 1.2748, 1.3987],
+        scs: [0.60224, 1.0000, 1.2247, 1.4142, 1.5811],
+        alg11: [0.62738, 1.0472, 1.3620, 1.6175, 1.8401],
+    },
+    SearchTable {
+        n: 2000,
+        alg10: [0.54658, 0.95561, 1.2595, 1.4996, 1.7097],
+        korobov: [0.51536, 0.80039, 0.96096, 1.1319, 1.2506],
+        scs: [0.57112, 0.98420, 1.2247, 1.4142, 1.5811],
+        alg11: [0.58782, 1.0144, 1.3221, 1.5758, 1.8029],
+    },
+    SearchTable {
+        n: 3000,
+        alg10: [0.53359, 0.93051, 1.2292, 1.4696, 1.7009],
+        korobov: [0.50000, 0.67185, 0.82285, 0.95015, 1.0623],
+        scs: [0.52705, 0.74536, 0.91287, 1.0541, 1.1785],
+        alg11: [0.56610, 0.98601, 1.2979, 1.5553, 1.7771],
+    },
+];

@@ -4,6 +4,7 @@
 
 mod common;
 mod ingo_synthetic;
+mod lattice_search;
 mod lattice_tables;
 mod mines_logistic;
 mod mines_synthetic;
@@ -129,6 +130,12 @@ pub fn experiments() -> &'static [Experiment] {
             source: "MiNES sec. 6.2, Fig. 2",
             summary: "l2-logistic regression on breast-cancer and digits (odd/even): train loss and test accuracy",
             run: mines_logistic::run,
+        },
+        Experiment {
+            name: "lattice-search",
+            source: "thesis sec. 4.6.4, Tables 4.1-4.3",
+            summary: "min distance of 1000-3000 lattice points, d=10..50: Algorithm 10, Korobov, SCS, Algorithm 11",
+            run: lattice_search::run,
         },
         Experiment {
             name: "lattice-distances",

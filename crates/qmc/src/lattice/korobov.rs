@@ -1,11 +1,14 @@
 //! Exhaustive search in Korobov form (Korobov 1959; thesis Tables 4.1-4.3 and 5.1-5.2):
-//! `z(a) = (1, a, a^2, ..., a^{d-1}) mod n` for every `a` in `1..n-1` coprime to `n`, keeping the
-//! `a` whose lattice has the largest minimum toroidal distance (ties: the smallest `a`).
+//! `z(a) = (1, a, a^2, ..., a^{d-1}) mod n` for every `a` in `1..n-1` whose vector has no zero
+//! entry (for composite `n` this includes multipliers that are not units, as the thesis' search
+//! does: Table 4.3's d = 10, n = 3000 optimum 0.5 is at a = 34), keeping the `a` whose lattice has
+//! the largest minimum toroidal distance (ties: the smallest `a`).
 //!
 //! Cost and shortcuts (all exact):
-//! - `a`, `n - a`, `a^{-1}` and `n - a^{-1}` give the same distances (sign flips of coordinates;
-//!   `a^{d-1} z(a^{-1})` is `z(a)` reversed, and scaling `z` by a unit permutes the points), so
-//!   only the smallest of each orbit is evaluated: about `n/4` candidates;
+//! - `a`, `n - a`, and for units also `a^{-1}` and `n - a^{-1}`, give the same distances (sign
+//!   flips of coordinates; `a^{d-1} z(a^{-1})` is `z(a)` reversed, and scaling `z` by a unit
+//!   permutes the points), so only the smallest of each orbit is evaluated: about `n/4` candidates
+//!   for prime `n`;
 //! - a candidate is abandoned at the first difference `x_i` shorter than the best distance found
 //!   so far by any thread (it can no longer win or tie);
 //! - candidates run in parallel (rayon). Worst case O(n^2 d / 4), typically far less.
@@ -63,7 +66,7 @@ pub fn korobov_vector(d: usize, n: u64, a: u64) -> Vec<u64> {
 
 /// Min over `i` of the integer norm of `x_i` (`n^p ||x_i||^p`), or `None` as soon as one
 /// difference is below `cutoff` (the candidate cannot reach it).
-fn integer_min_norm(z: &[u64], n: u64, norm: Norm, cutoff: &AtomicU64, r: &mut Vec<u64>) -> Option<u64> {
+pub(crate) fn integer_min_norm(z: &[u64], n: u64, norm: Norm, cutoff: &AtomicU64, r: &mut Vec<u64>) -> Option<u64> {
     r.clear();
     r.extend_from_slice(z);
     let mut best = u64::MAX;
@@ -100,10 +103,15 @@ pub fn korobov_search(d: usize, n: u64, norm: Norm, progress: &(dyn Fn(u64, u64)
         return Err(QmcError::invalid("n", n, format!("d (n/2)^2 < 2^63 for d = {d}")));
     }
     let candidates: Vec<u64> = (1..n)
-        .filter(|&a| gcd(a, n) == 1)
         .filter(|&a| {
+            if a > n - a {
+                return false;
+            }
+            if gcd(a, n) != 1 {
+                return true;
+            }
             let inv = inverse(a, n);
-            a <= n - a && a <= inv && a <= n - inv
+            a <= inv && a <= n - inv
         })
         .collect();
     let total = candidates.len() as u64;
@@ -114,7 +122,8 @@ pub fn korobov_search(d: usize, n: u64, norm: Norm, progress: &(dyn Fn(u64, u64)
         .par_iter()
         .map_init(Vec::new, |r, &a| {
             let z = korobov_vector(d, n, a);
-            let v = integer_min_norm(&z, n, norm, &best, r);
+            // A zero entry is a constant coordinate: skipped (never better than using it).
+            let v = if z.contains(&0) { None } else { integer_min_norm(&z, n, norm, &best, r) };
             if let Some(v) = v {
                 best.fetch_max(v, Ordering::Relaxed);
             }
@@ -127,7 +136,13 @@ pub fn korobov_search(d: usize, n: u64, norm: Norm, progress: &(dyn Fn(u64, u64)
         .flatten()
         // Largest value, then smallest a.
         .reduce_with(|x, y| if x.0 > y.0 || (x.0 == y.0 && x.1 < y.1) { x } else { y });
-    let (v, a) = found.expect("the first candidate always survives a zero cutoff");
+    let Some((v, a)) = found else {
+        return Err(QmcError::invalid(
+            "n",
+            n,
+            format!("a size with some multiplier a whose z = (1, a, ..., a^{}) mod n has no zero entry", d - 1),
+        ));
+    };
     let lattice = Rank1Lattice::new(n, korobov_vector(d, n, a))?;
     let min_distance = match norm {
         Norm::L1 => v as f64 / n as f64,

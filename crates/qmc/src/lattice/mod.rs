@@ -2,6 +2,7 @@
 
 mod korobov;
 mod rank1;
+pub mod search;
 mod subgroup;
 
 pub use korobov::{KorobovResult, korobov_search, korobov_vector};
