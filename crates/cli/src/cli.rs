@@ -69,6 +69,8 @@ pub enum IntegrateMethod {
     Subgroup,
     /// Randomly shifted Korobov-searched lattice (l2).
     Korobov,
+    /// Randomly shifted Hua-Wang lattice.
+    Hua,
     /// Sobol, linear matrix scrambling + digital shift.
     Sobol,
     /// Sobol, Owen scrambling.
@@ -151,6 +153,15 @@ pub struct LatticeArgs {
     /// Distance the Korobov search maximizes.
     #[arg(long, value_enum, default_value_t = Metric::L2)]
     pub metric: Metric,
+    /// Algorithms 10/11: number of primes M.
+    #[arg(long, default_value_t = 50)]
+    pub primes: usize,
+    /// Algorithm 11: SCS sweeps T.
+    #[arg(long, default_value_t = 3)]
+    pub sweeps: usize,
+    /// Algorithm 11: how many of Algorithm 10's best candidates get SCS.
+    #[arg(long, default_value_t = 64)]
+    pub top: usize,
     /// Write the n x d points to a .csv or .npy file.
     #[arg(short = 'o', long = "output")]
     pub output: Option<PathBuf>,
@@ -169,6 +180,12 @@ pub enum LatticeMethod {
     Subgroup,
     /// Exhaustive search over z = (1, a, a^2, ...) mod n.
     Korobov,
+    /// Hua-Wang cyclotomic-field vector (p = smallest prime >= 2d + 3).
+    Hua,
+    /// Thesis Algorithm 10 (M primes, cos-based vectors), maximizing the l2 distance.
+    Alg10,
+    /// Thesis Algorithm 11 (Algorithm 10 + successive coordinate search), maximizing the l2 distance.
+    Alg11,
 }
 
 /// Toroidal distance norm.

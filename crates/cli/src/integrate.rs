@@ -5,7 +5,7 @@ use anyhow::{Result, bail};
 use gradfree_problems::integrands::ExpWeighted;
 use gradfree_qmc::integrate::{Rule, integrate};
 use gradfree_qmc::quality::Norm;
-use gradfree_qmc::{korobov_search, subgroup};
+use gradfree_qmc::{hua, korobov_search, subgroup};
 use serde::Serialize;
 
 use crate::cli::{IntegrateArgs, IntegrateMethod};
@@ -31,6 +31,7 @@ pub fn rule(method: IntegrateMethod, d: usize, n: u64) -> Result<Rule> {
         IntegrateMethod::Mc => Rule::MonteCarlo,
         IntegrateMethod::Subgroup => Rule::ShiftedLattice { lattice: subgroup(d, n)? },
         IntegrateMethod::Korobov => Rule::ShiftedLattice { lattice: korobov_search(d, n, Norm::L2, &|_, _| {})?.lattice },
+        IntegrateMethod::Hua => Rule::ShiftedLattice { lattice: hua(d, n)? },
         IntegrateMethod::Sobol => Rule::SobolLms,
         IntegrateMethod::SobolOwen => Rule::SobolOwen,
         IntegrateMethod::Halton => Rule::Halton,
@@ -44,6 +45,7 @@ pub fn name(method: IntegrateMethod) -> &'static str {
         IntegrateMethod::Mc => "mc",
         IntegrateMethod::Subgroup => "subgroup",
         IntegrateMethod::Korobov => "korobov",
+        IntegrateMethod::Hua => "hua",
         IntegrateMethod::Sobol => "sobol",
         IntegrateMethod::SobolOwen => "sobol-owen",
         IntegrateMethod::Halton => "halton",

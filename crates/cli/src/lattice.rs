@@ -4,8 +4,9 @@
 use std::time::Instant;
 
 use anyhow::{Result, bail};
+use gradfree_qmc::lattice::search::{alg10, alg11};
 use gradfree_qmc::quality::{Norm, min_distance};
-use gradfree_qmc::{Rank1Lattice, korobov_search, subgroup};
+use gradfree_qmc::{Rank1Lattice, hua, korobov_search, subgroup};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
@@ -59,6 +60,9 @@ pub fn run(args: &LatticeArgs) -> Result<()> {
             bar.finish_and_clear();
             (r.lattice, Some(r.a))
         }
+        LatticeMethod::Hua => (hua(args.dim, args.n)?, None),
+        LatticeMethod::Alg10 => (alg10(args.dim, args.n, args.primes)?.lattice(args.n)?, None),
+        LatticeMethod::Alg11 => (alg11(args.dim, args.n, args.primes, args.sweeps, args.top)?.lattice(args.n)?, None),
     };
     let seconds = started.elapsed().as_secs_f64();
     let (l2, l1) = (min_distance(&lattice, Norm::L2), min_distance(&lattice, Norm::L1));
@@ -69,6 +73,9 @@ pub fn run(args: &LatticeArgs) -> Result<()> {
     let method = match args.method {
         LatticeMethod::Subgroup => "subgroup",
         LatticeMethod::Korobov => "korobov",
+        LatticeMethod::Hua => "hua",
+        LatticeMethod::Alg10 => "alg10",
+        LatticeMethod::Alg11 => "alg11",
     };
     let out = Output {
         method,

@@ -238,3 +238,21 @@ fn lattice_searches_of_section_4_6() {
     assert!((min_distance(&Rank1Lattice::new(500, after.z.clone()).unwrap(), Norm::L2) - after.min_distance).abs() < 1e-12);
     assert!(alg10(1, 100, 5).is_err());
 }
+
+/// Hua–Wang's lattice as implemented reproduces the thesis' d = 500 Hua entries of Tables 5.1-5.2
+/// for n = 3001..21001; repeated points are rejected by the lattice constructor.
+#[test]
+fn hua_lattice_and_distinct_points() {
+    use gradfree_qmc::hua;
+    use gradfree_qmc::reference::{TABLES_5_1_5_2, matches_printed};
+    let b = &TABLES_5_1_5_2[3];
+    assert_eq!(b.d, 500);
+    for k in 0..8 {
+        let l = hua(500, b.n[k]).unwrap();
+        assert!(matches_printed(min_distance(&l, Norm::L1), b.hua_l1[k]), "n = {}", b.n[k]);
+        assert!(matches_printed(min_distance(&l, Norm::L2), b.hua_l2[k]), "n = {}", b.n[k]);
+    }
+    let e = Rank1Lattice::new(12, vec![2, 4, 6]).unwrap_err().to_string();
+    assert!(e.contains("gcd(z, n) = 2"), "{e}");
+    assert!(Rank1Lattice::new(12, vec![0, 5]).is_ok(), "a constant coordinate is allowed");
+}

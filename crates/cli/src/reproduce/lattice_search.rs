@@ -12,6 +12,7 @@ use gradfree_qmc::quality::Norm;
 use gradfree_qmc::reference::{SEARCH_DIMS, TABLES_4_1_4_3, matches_printed};
 
 use super::{Ctx, Report, Table};
+use crate::plot::{LineChart, Series, line_chart_grid};
 
 pub fn run(ctx: &Ctx) -> Result<Report> {
     let top = if ctx.quick { 8 } else { 64 };
@@ -20,6 +21,7 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
     let mut exact = [0usize; 4];
     let mut above = [0usize; 4];
     let mut total = 0;
+    let mut panels = Vec::new();
     for (ti, t) in TABLES_4_1_4_3.iter().enumerate() {
         if ctx.quick && t.n != 1000 {
             continue;
@@ -37,6 +39,10 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
             &hdr,
         );
         let mut rows: Vec<Vec<String>> = ["Algorithm 10", "Korobov", "SCS", "Algorithm 11"].iter().map(|s| vec![s.to_string()]).collect();
+        let mut series: Vec<Series> = ["Algorithm 10", "Korobov", "SCS", "Algorithm 11"]
+            .iter()
+            .map(|s| Series { label: s.to_string(), points: Vec::new() })
+            .collect();
         for (k, &d) in dims.iter().enumerate() {
             let ours = [
                 alg10(d, t.n, 50)?.min_distance,
@@ -50,6 +56,7 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
                 exact[m] += usize::from(same);
                 above[m] += usize::from(!same && ours[m] > printed[m]);
                 rows[m].push(format!("{:.5}", ours[m]));
+                series[m].points.push((d as f64, ours[m]));
                 rows[m].push(printed[m].to_string());
             }
             total += 1;
@@ -58,10 +65,17 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
             table.push(r);
         }
         tables.push(table);
+        panels.push((format!("n = {}", t.n), series));
     }
+    let charts: Vec<LineChart> = panels
+        .iter()
+        .map(|(t, s)| LineChart { title: t, x_label: "d", y_label: "min distance 2 rho_X", log_y: false, series: s })
+        .collect();
+    let png = ctx.out.join("lattice_search.png");
+    line_chart_grid(&png, &charts, charts.len().min(3))?;
     for (m, name) in ["Algorithm 10", "Korobov", "SCS", "Algorithm 11"].iter().enumerate() {
         notes.push(format!("{name}: {} of {total} values equal the printed ones (5 significant digits), {} larger.", exact[m], above[m]));
     }
     notes.push("Korobov search includes multipliers that are not units mod n (Table 4.3, d = 10: the optimum 0.5 is at a = 34).".into());
-    Ok(Report { tables, files: vec![], notes })
+    Ok(Report { tables, files: vec![png], notes })
 }

@@ -7,6 +7,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::QmcError;
 
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
 /// A rank-1 lattice rule with `n` points in `[0, 1)^d`, generating vector `z` (entries in
 /// `1..n-1`), and a shift. Point `i` is computed on demand in O(d): nothing is stored but `z`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -17,8 +24,9 @@ pub struct Rank1Lattice {
 }
 
 impl Rank1Lattice {
-    /// The lattice of `n >= 2` points with generating vector `z` (each entry reduced mod `n`,
-    /// and non-zero after reduction).
+    /// The lattice of `n >= 2` points with generating vector `z` (entries reduced mod `n`). The `n`
+    /// points must be distinct, i.e. `gcd(z_1, ..., z_d, n) = 1`; an entry `0 mod n` (a constant
+    /// coordinate) is allowed but useless.
     pub fn new(n: u64, z: Vec<u64>) -> Result<Self, QmcError> {
         if n < 2 {
             return Err(QmcError::invalid("n", n, ">= 2"));
@@ -27,8 +35,13 @@ impl Rank1Lattice {
             return Err(QmcError::invalid("z", "[]", "at least one entry"));
         }
         let z: Vec<u64> = z.into_iter().map(|v| v % n).collect();
-        if let Some(k) = z.iter().position(|&v| v == 0) {
-            return Err(QmcError::invalid("z", format!("z[{k}] = 0 mod {n}"), "entries not divisible by n"));
+        let g = z.iter().fold(n, |g, &v| gcd(g, v));
+        if g != 1 {
+            return Err(QmcError::invalid(
+                "z",
+                format!("gcd(z, n) = {g}"),
+                format!("gcd(z_1, ..., z_d, n) = 1, else the {n} points repeat"),
+            ));
         }
         let d = z.len();
         Ok(Rank1Lattice { n, z, shift: vec![0.0; d] })
