@@ -2,6 +2,7 @@
 //! from a [`Ctx`] to a [`Report`] (tables, written files); this module prints the tables, writes
 //! each as CSV next to the figures, and offers `--json`.
 
+mod boltzmann;
 mod common;
 mod ingo_synthetic;
 mod lattice_search;
@@ -160,6 +161,12 @@ pub fn experiments() -> &'static [Experiment] {
             source: "thesis sec. 5.5.2, Fig. 5.1",
             summary: "integration error of exp(sum x_j j^-2) vs n, d=100 and 500: MC, Halton, Sobol, Korobov, SubGroup",
             run: qmc_integration::run,
+        },
+        Experiment {
+            name: "boltzmann",
+            source: "thesis sec. 5.5.4, Fig. 5.4",
+            summary: "normalization constant and marginal likelihood of a continuous Boltzmann machine: MC, SubGroup, Sobol",
+            run: boltzmann::run,
         },
     ]
 }
