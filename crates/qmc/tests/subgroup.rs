@@ -181,6 +181,14 @@ fn points_streaming_and_shift() {
         assert!((one[k] - (all[7 * 16 + k] + shift[k]).rem_euclid(1.0)).abs() < 1e-15);
     }
     assert!(lat.clone().with_shift(vec![1.0; 16]).is_err());
+    // Thesis sec. 5.8's size: n = 12 d + 1 = 786433 points in d = 65536, point i on demand.
+    let huge = subgroup(65_536, 786_433).unwrap();
+    let mut p = vec![0.0; 65_536];
+    huge.point_into(123_456, &mut p);
+    for k in [0usize, 1, 65_535] {
+        let want = ((123_456u128 * huge.z()[k] as u128) % 786_433) as f64 / 786_433.0;
+        assert_eq!(p[k], want);
+    }
     let big = subgroup(1000, 96_001).unwrap();
     assert_eq!(big.z()[0], 1);
     assert!(big.z().iter().all(|&v| v > 0 && v < 96_001));
