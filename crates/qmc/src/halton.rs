@@ -128,22 +128,9 @@ impl Sequence for Halton {
     }
 
     fn fill(&mut self, count: usize, out: &mut [f64]) -> Result<(), QmcError> {
-        let d = self.dim();
-        if out.len() != count * d {
-            return Err(QmcError::invalid("out", format!("length {}", out.len()), format!("count * d = {}", count * d)));
-        }
-        let start = self.index;
-        if count * d >= 1 << 16 {
-            use rayon::prelude::*;
-            out.par_chunks_mut(d).enumerate().for_each(|(r, row)| {
-                let _ = self.point_into(start + r as u64, row);
-            });
-        } else {
-            for (r, row) in out.chunks_exact_mut(d).enumerate() {
-                self.point_into(start + r as u64, row)?;
-            }
-        }
-        self.index = start + count as u64;
+        crate::sequence::check_out(out, count, self.dim())?;
+        crate::sequence::fill_by_index(self, self.index, out)?;
+        self.index += count as u64;
         Ok(())
     }
 }

@@ -47,13 +47,8 @@ impl Sequence for Iid {
     }
 
     fn fill(&mut self, count: usize, out: &mut [f64]) -> Result<(), QmcError> {
-        let d = self.d;
-        if out.len() != count * d {
-            return Err(QmcError::invalid("out", format!("length {}", out.len()), format!("count * d = {}", count * d)));
-        }
-        for (r, row) in out.chunks_exact_mut(d).enumerate() {
-            self.point_into(self.index + r as u64, row)?;
-        }
+        crate::sequence::check_out(out, count, self.d)?;
+        crate::sequence::fill_by_index(self, self.index, out)?;
         self.index += count as u64;
         Ok(())
     }

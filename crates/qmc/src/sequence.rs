@@ -31,3 +31,23 @@ pub trait Sequence {
         Ok(out)
     }
 }
+
+/// Checks that `out` holds `count` points of dimension `d`.
+pub(crate) fn check_out(out: &[f64], count: usize, d: usize) -> Result<(), QmcError> {
+    if out.len() != count * d {
+        return Err(QmcError::invalid("out", format!("length {}", out.len()), format!("count * d = {}", count * d)));
+    }
+    Ok(())
+}
+
+/// Fills `out` with points `start, start + 1, ...` by random access (`point_into`), in parallel for
+/// large requests: for generators whose points are independent of each other's state.
+pub(crate) fn fill_by_index<S: Sequence + Sync>(seq: &S, start: u64, out: &mut [f64]) -> Result<(), QmcError> {
+    use rayon::prelude::*;
+    let d = seq.dim();
+    if out.len() >= 1 << 16 {
+        out.par_chunks_mut(d).enumerate().try_for_each(|(r, row)| seq.point_into(start + r as u64, row))
+    } else {
+        out.chunks_exact_mut(d).enumerate().try_for_each(|(r, row)| seq.point_into(start + r as u64, row))
+    }
+}

@@ -282,9 +282,7 @@ impl Sequence for Sobol {
 
     fn fill(&mut self, count: usize, out: &mut [f64]) -> Result<(), QmcError> {
         let d = self.d;
-        if out.len() != count * d {
-            return Err(QmcError::invalid("out", format!("length {}", out.len()), format!("count * d = {}", count * d)));
-        }
+        crate::sequence::check_out(out, count, d)?;
         Self::check_index(self.index, count as u64)?;
         let start = self.index;
         // Large requests: independent chunks in parallel, each from its own starting state.

@@ -188,9 +188,7 @@ impl crate::Sequence for LatticeSequence {
 
     fn fill(&mut self, count: usize, out: &mut [f64]) -> Result<(), QmcError> {
         let d = self.dim();
-        if out.len() != count * d {
-            return Err(QmcError::invalid("out", format!("length {}", out.len()), format!("count * d = {}", count * d)));
-        }
+        crate::sequence::check_out(out, count, d)?;
         self.check(self.index, count as u64)?;
         if count * d >= 1 << 18 {
             self.lattice.fill_par(self.index, count, out);

@@ -5,6 +5,11 @@ use rayon::prelude::*;
 
 use crate::QmcError;
 
+/// `sum_{i,j} prod_k kernel(x_ik, x_jk)` over all ordered pairs, in parallel over `i`.
+fn pair_sum(rows: &[&[f64]], kernel: impl Fn(f64, f64) -> f64 + Sync) -> f64 {
+    rows.par_iter().map(|a| rows.iter().map(|b| a.iter().zip(*b).map(|(&x, &y)| kernel(x, y)).product::<f64>()).sum::<f64>()).sum()
+}
+
 fn check(points: &[f64], d: usize) -> Result<usize, QmcError> {
     if d == 0 || points.is_empty() || !points.len().is_multiple_of(d) {
         return Err(QmcError::invalid("points", format!("{} values", points.len()), format!("a non-empty multiple of d = {d}")));
@@ -44,22 +49,10 @@ pub fn centered_l2(points: &[f64], d: usize) -> Result<f64, QmcError> {
 pub fn wrap_around_l2(points: &[f64], d: usize) -> Result<f64, QmcError> {
     let n = check(points, d)?;
     let rows: Vec<&[f64]> = points.chunks_exact(d).collect();
-    let pairs: f64 = rows
-        .par_iter()
-        .map(|a| {
-            rows.iter()
-                .map(|b| {
-                    a.iter()
-                        .zip(*b)
-                        .map(|(x, y)| {
-                            let t = (x - y).abs();
-                            1.5 - t * (1.0 - t)
-                        })
-                        .product::<f64>()
-                })
-                .sum::<f64>()
-        })
-        .sum();
+    let pairs = pair_sum(&rows, |x, y| {
+        let t = (x - y).abs();
+        1.5 - t * (1.0 - t)
+    });
     let nf = n as f64;
     Ok(-(4.0f64 / 3.0).powi(d as i32) + pairs / (nf * nf))
 }

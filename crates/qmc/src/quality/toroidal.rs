@@ -30,13 +30,13 @@ pub fn toroidal_norm(diff: &[f64], norm: Norm) -> f64 {
     }
 }
 
-/// For `i = 1..n-1`, the integer `sum_k m_k^p` with `m_k = min(i z_k mod n, n - i z_k mod n)`
-/// (`p = 1` or `2`): `n^p` times the toroidal norm of `x_i` (to the power `p` for `l2`). Exact.
-pub fn difference_norms(lattice: &Rank1Lattice, norm: Norm) -> Vec<u128> {
+/// Calls `visit` with, for `i = 1..n-1` in order, the integer `sum_k m_k^p` with
+/// `m_k = min(i z_k mod n, n - i z_k mod n)` (`p = 1` or `2`): `n^p` times the toroidal norm of
+/// `x_i` (to the power `p` for `l2`). Exact; one addition mod n per coordinate.
+fn for_each_difference_norm(lattice: &Rank1Lattice, norm: Norm, mut visit: impl FnMut(u128)) {
     let n = lattice.n();
     let z = lattice.z();
     let mut r: Vec<u64> = z.to_vec();
-    let mut out = Vec::with_capacity(n as usize - 1);
     for _ in 1..n {
         let mut acc: u128 = 0;
         for (rk, &zk) in r.iter_mut().zip(z) {
@@ -47,29 +47,23 @@ pub fn difference_norms(lattice: &Rank1Lattice, norm: Norm) -> Vec<u128> {
                 *rk -= n;
             }
         }
-        out.push(acc);
+        visit(acc);
     }
+}
+
+/// The integer norms of all differences `x_1..x_{n-1}` (see [`for_each_difference_norm`]'s
+/// definition: `n^p ||x_i||^p`).
+pub fn difference_norms(lattice: &Rank1Lattice, norm: Norm) -> Vec<u128> {
+    let mut out = Vec::with_capacity(lattice.n() as usize - 1);
+    for_each_difference_norm(lattice, norm, |v| out.push(v));
     out
 }
 
 /// Minimum pairwise toroidal distance of a rank-1 lattice, O(n d), exact up to the final division.
 pub fn min_distance(lattice: &Rank1Lattice, norm: Norm) -> f64 {
     let n = lattice.n();
-    let z = lattice.z();
-    let mut r: Vec<u64> = z.to_vec();
     let mut best = u128::MAX;
-    for _ in 1..n {
-        let mut acc: u128 = 0;
-        for (rk, &zk) in r.iter_mut().zip(z) {
-            let m = (*rk).min(n - *rk) as u128;
-            acc += if norm == Norm::L1 { m } else { m * m };
-            *rk += zk;
-            if *rk >= n {
-                *rk -= n;
-            }
-        }
-        best = best.min(acc);
-    }
+    for_each_difference_norm(lattice, norm, |v| best = best.min(v));
     match norm {
         Norm::L1 => best as f64 / n as f64,
         Norm::L2 => (best as f64).sqrt() / n as f64,
