@@ -35,6 +35,7 @@ fn theorem_13_distances_are_constant_on_cosets() {
                 }
                 let cosets = ((n - 1) / (2 * d as u64)) as usize;
                 assert!(counts.len() <= cosets, "d = {d}, n = {n}, {norm:?}");
+                assert_eq!(gradfree_qmc::quality::distinct_distances(&lat, norm), counts.len());
                 assert!(counts.values().all(|&c| c % (2 * d) == 0), "d = {d}, n = {n}: multiplicities {counts:?}");
                 exact_count_cases += usize::from(counts.len() == cosets);
             }

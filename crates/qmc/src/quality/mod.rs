@@ -4,4 +4,4 @@ mod discrepancy;
 mod toroidal;
 
 pub use discrepancy::{centered_l2, wrap_around_l2};
-pub use toroidal::{Norm, difference_norms, min_distance, min_distance_brute_force, packing_radius, toroidal_norm};
+pub use toroidal::{Norm, difference_norms, distinct_distances, min_distance, min_distance_brute_force, packing_radius, toroidal_norm};

@@ -59,6 +59,15 @@ pub fn difference_norms(lattice: &Rank1Lattice, norm: Norm) -> Vec<u128> {
     out
 }
 
+/// The number of distinct pairwise toroidal distances of a rank-1 lattice (Theorem 13: at most
+/// `(n - 1)/(2d)` for a subgroup lattice), exact, O(n d + n log n).
+pub fn distinct_distances(lattice: &Rank1Lattice, norm: Norm) -> usize {
+    let mut v = difference_norms(lattice, norm);
+    v.sort_unstable();
+    v.dedup();
+    v.len()
+}
+
 /// Minimum pairwise toroidal distance of a rank-1 lattice, O(n d), exact up to the final division.
 pub fn min_distance(lattice: &Rank1Lattice, norm: Norm) -> f64 {
     let n = lattice.n();
