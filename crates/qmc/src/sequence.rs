@@ -24,10 +24,23 @@ pub trait Sequence {
     fn reset(&mut self) {
         self.seek(0).expect("point 0 always exists");
     }
-    /// The next `count` points as a new row-major vector.
-    fn take(&mut self, count: usize) -> Result<Vec<f64>, QmcError> {
+    /// The next `count` points as a new row-major vector (scipy's `random(n)`).
+    fn sample(&mut self, count: usize) -> Result<Vec<f64>, QmcError> {
         let mut out = vec![0.0; count * self.dim()];
         self.fill(count, &mut out)?;
+        Ok(out)
+    }
+    /// Alias of [`Sequence::sample`].
+    fn take(&mut self, count: usize) -> Result<Vec<f64>, QmcError> {
+        self.sample(count)
+    }
+    /// The next `count` points rescaled to the box `[lower, upper)` (scipy's `qmc.scale`).
+    fn sample_in_box(&mut self, count: usize, lower: &[f64], upper: &[f64]) -> Result<Vec<f64>, QmcError> {
+        if lower.len() != self.dim() {
+            return Err(QmcError::invalid("lower", format!("length {}", lower.len()), format!("length d = {}", self.dim())));
+        }
+        let mut out = self.sample(count)?;
+        crate::transform::to_box(&mut out, lower, upper)?;
         Ok(out)
     }
 }

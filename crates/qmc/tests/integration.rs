@@ -40,6 +40,15 @@ fn halton_equals_scipy_and_permutations_keep_stratification() {
 }
 
 #[test]
+fn sampling_into_a_box() {
+    let mut s = Sobol::new(2, Scramble::None).unwrap();
+    let p = s.sample_in_box(4, &[-1.0, 10.0], &[1.0, 20.0]).unwrap();
+    assert_eq!(p, vec![-1.0, 10.0, 0.0, 15.0, 0.5, 12.5, -0.5, 17.5]);
+    assert!(s.sample_in_box(2, &[0.0], &[1.0]).is_err());
+    assert!(s.sample_in_box(2, &[1.0, 0.0], &[0.0, 1.0]).unwrap_err().to_string().contains("lower < upper"));
+}
+
+#[test]
 fn monte_carlo_stream_and_latin_hypercube() {
     let mut a = Iid::new(3, 9).unwrap();
     let all = a.take(50).unwrap();
