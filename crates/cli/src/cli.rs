@@ -126,6 +126,12 @@ pub enum SampleMethod {
     Subgroup,
     /// Rank-1 lattice in Korobov form with multiplier --a.
     Korobov,
+    /// Halton (random digit permutations unless --scramble none).
+    Halton,
+    /// i.i.d. uniform (Monte Carlo).
+    Mc,
+    /// Latin hypercube.
+    Lhs,
 }
 
 /// Sobol randomizations.

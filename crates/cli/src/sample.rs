@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use anyhow::{Result, bail};
 use gradfree_core::rng_from_seed;
-use gradfree_qmc::{Rank1Lattice, Scramble, Sequence, Sobol, korobov_vector, subgroup};
+use gradfree_qmc::{Halton, Iid, Rank1Lattice, Scramble, Sequence, Sobol, korobov_vector, latin_hypercube, subgroup};
 use serde::Serialize;
 
 use crate::cli::{SampleArgs, SampleMethod, ScrambleArg};
@@ -52,6 +52,22 @@ pub fn run(args: &SampleArgs) -> Result<()> {
                 ScrambleArg::Owen => "owen",
             };
             ("sobol", name.to_string())
+        }
+        SampleMethod::Halton => {
+            let seed = (args.scramble != ScrambleArg::None).then_some(args.seed);
+            let mut h = Halton::new(d, seed)?;
+            h.fast_forward(args.skip)?;
+            h.fill(n as usize, &mut points)?;
+            ("halton", if seed.is_some() { "digit-permutations".into() } else { "none".into() })
+        }
+        SampleMethod::Mc => {
+            let mut m = Iid::new(d, args.seed)?;
+            m.fill(n as usize, &mut points)?;
+            ("mc", "iid".into())
+        }
+        SampleMethod::Lhs => {
+            points.copy_from_slice(&latin_hypercube(n as usize, d, args.seed)?);
+            ("lhs", "latin-hypercube".into())
         }
         SampleMethod::Subgroup | SampleMethod::Korobov => {
             let lattice = match args.method {

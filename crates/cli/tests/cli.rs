@@ -257,6 +257,10 @@ fn sample_command() {
     let l = json(&gradfree(&["sample", "--method", "subgroup", "--dim", "10", "--n", "1021", "--json"]));
     // An unshifted lattice's coordinates are {0, 1/n, ..., (n-1)/n} in each dimension: mean (n-1)/(2n).
     assert!((l["mean"].as_f64().unwrap() - 1020.0 / 2042.0).abs() < 1e-12, "{l}");
+    for m in ["halton", "mc", "lhs"] {
+        let r = json(&gradfree(&["sample", "--method", m, "--dim", "4", "--n", "256", "--json"]));
+        assert!((r["mean"].as_f64().unwrap() - 0.5).abs() < 0.03, "{m}: {r}");
+    }
     assert_clean_error(&gradfree(&["sample", "--method", "korobov", "--dim", "3", "--n", "64"]), "needs --a");
     assert_clean_error(&gradfree(&["sample", "--method", "sobol", "--dim", "30000", "--n", "4"]), "21201");
     assert_clean_error(&gradfree(&["sample", "--method", "subgroup", "--dim", "8", "--n", "64"]), "admissible n for d = 8");
