@@ -1,0 +1,327 @@
+"""gradfree: gradient-free optimization and quasi-Monte Carlo, from Rust.
+
+Evolution strategies with pycma's loop::
+
+    import numpy as np, gradfree
+    es = gradfree.INGO(np.full(10, 0.5), 0.5, seed=1)
+    while not es.stop():
+        X = es.ask()
+        es.tell(X, [float(np.sum(x ** 2)) for x in X])
+    print(es.result.fbest)
+
+QMC engines with scipy.stats.qmc's interface (``random``, ``reset``, ``fast_forward``)::
+
+    pts = gradfree.Sobol(64, seed=1).random(1024)
+    lat = gradfree.SubgroupLattice(50, 101)            # thesis eq. (5.14)
+    print(lat.min_distance("l1"))                      # 12.624 (thesis Table 5.1)
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections import namedtuple
+from typing import Callable, Optional, Sequence
+
+import numpy as np
+
+from . import _gradfree
+from ._gradfree import algorithms, korobov, min_distance, subgroup_vector
+
+__all__ = [
+    "INGO", "INGOstep", "FastINGO", "CMAES", "XNES", "IGO", "MiNES", "OpenAIES", "NesterovSpokoiny",
+    "minimize", "OptimizeResult", "Sobol", "Halton", "SubgroupLattice", "KorobovLattice",
+    "algorithms", "korobov", "min_distance", "subgroup_vector",
+]
+
+Result = namedtuple("Result", ["xbest", "fbest", "evaluations", "iterations", "stop"])
+
+
+def _seed(seed: Optional[int]) -> int:
+    if seed is None:
+        return int.from_bytes(os.urandom(8), "little")
+    if not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed: expected a non-negative integer or None, got {seed!r}")
+    return int(seed) & ((1 << 64) - 1)
+
+
+class _ES:
+    """An evolution strategy of the Rust crate with pycma's ask/tell/stop loop.
+
+    Stop rules (checked by ``stop()``): ``max_evals`` (default 10000 d), ``max_gens``, ``target``
+    (stop once the best value is <= target), ``tol_fun`` (best value unchanged by more than this
+    over 100 generations). Extra keyword arguments are the algorithm's parameters (the fields of
+    its Rust ``*Params`` struct, e.g. ``beta=0.04`` for INGO); unknown ones raise ``ValueError``.
+    """
+
+    algorithm = ""
+
+    def __init__(self, x0: Sequence[float], sigma0: float = 0.5, seed: Optional[int] = None, popsize: Optional[int] = None,
+                 max_evals: Optional[int] = None, max_gens: Optional[int] = None, target: Optional[float] = None,
+                 tol_fun: Optional[float] = None, **params):
+        x0 = np.ascontiguousarray(np.asarray(x0, dtype=np.float64).ravel())
+        if x0.size == 0:
+            raise ValueError("x0: expected at least one coordinate")
+        if popsize is not None:
+            params["popsize"] = int(popsize)
+        self.seed = _seed(seed)
+        self._opt = _gradfree.Optimizer(self.algorithm, x0, float(sigma0), self.seed, json.dumps(params))
+        self.max_evals = int(max_evals) if max_evals is not None else 10000 * x0.size
+        self.max_gens = max_gens
+        self.target = target
+        self.tol_fun = tol_fun
+        self.evaluations = 0
+        self.iterations = 0
+        self.xbest = x0.copy()
+        self.fbest = math.inf
+        self._recent = []
+        self._asked = None
+
+    @property
+    def popsize(self) -> int:
+        return self._opt.popsize
+
+    @property
+    def mean(self) -> np.ndarray:
+        return self._opt.mean
+
+    @property
+    def sigma(self) -> float:
+        return self._opt.scale
+
+    def ask(self) -> np.ndarray:
+        """The next population, shape (popsize, d)."""
+        self._asked = self._opt.ask()
+        return self._asked.copy()
+
+    def tell(self, X, values) -> None:
+        """Reports the values of the points returned by the last ``ask`` (same order)."""
+        X = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
+        values = np.ascontiguousarray(np.asarray(values, dtype=np.float64).ravel())
+        if X.ndim != 2:
+            raise ValueError(f"X: expected shape ({self.popsize}, {self._opt.dim}), got {X.shape}")
+        if values.shape[0] != X.shape[0]:
+            raise ValueError(f"values: expected {X.shape[0]} values, got {values.shape[0]}")
+        self._opt.tell(X, values)
+        self.evaluations += len(values)
+        self.iterations += 1
+        finite = np.isfinite(values)
+        if finite.any():
+            i = int(np.argmin(np.where(finite, values, np.inf)))
+            if values[i] < self.fbest:
+                self.fbest = float(values[i])
+                self.xbest = X[i].copy()
+        self._recent = (self._recent + [self.fbest])[-100:]
+
+    def stop(self) -> dict:
+        """Stop reasons met so far (empty: keep going), as pycma's ``stop()``."""
+        out = {}
+        if self.evaluations + self.popsize > self.max_evals:
+            out["max_evals"] = self.max_evals
+        if self.max_gens is not None and self.iterations >= self.max_gens:
+            out["max_gens"] = self.max_gens
+        if self.target is not None and self.fbest <= self.target:
+            out["target"] = self.target
+        if self.tol_fun is not None and len(self._recent) == 100 and self._recent[0] - self._recent[-1] <= self.tol_fun:
+            out["tol_fun"] = self.tol_fun
+        return out
+
+    @property
+    def result(self) -> Result:
+        return Result(self.xbest.copy(), self.fbest, self.evaluations, self.iterations, self.stop())
+
+    def disp(self) -> None:
+        print(f"{self.algorithm} it {self.iterations:6d}  evals {self.evaluations:9d}  best f {self.fbest:.6e}  sigma {self.sigma:.3e}")
+
+    def events(self):
+        """(kind, message) events since the last call (backtracking, restarts, ...)."""
+        return self._opt.take_events()
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_opt"] = self._opt.state_json()
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        state["_opt"] = _gradfree.Optimizer.from_state_json(state["_opt"])
+        self.__dict__.update(state)
+
+
+class INGO(_ES):
+    """INGO, thesis Alg. 1 (implicit natural gradient, full covariance)."""
+    algorithm = "ingo"
+
+
+class INGOstep(_ES):
+    """INGOstep, thesis Alg. 3."""
+    algorithm = "ingostep"
+
+
+class FastINGO(_ES):
+    """Fast-INGO, thesis Alg. 2 (diagonal covariance)."""
+    algorithm = "fast-ingo"
+
+
+class CMAES(_ES):
+    """CMA-ES (Hansen's tutorial defaults, active weights, CSA)."""
+    algorithm = "cmaes"
+
+
+class XNES(_ES):
+    """xNES (Wierstra et al. 2014)."""
+    algorithm = "xnes"
+
+
+class IGO(_ES):
+    """IGO with full covariance (explicit natural gradient)."""
+    algorithm = "igo"
+
+
+class MiNES(_ES):
+    """MiNES (Ye & Zhang, Alg. 1)."""
+    algorithm = "mines"
+
+
+class OpenAIES(_ES):
+    """OpenAI-ES (Salimans et al. 2017)."""
+    algorithm = "openai-es"
+
+
+class NesterovSpokoiny(_ES):
+    """Nesterov-Spokoiny random gradient-free descent."""
+    algorithm = "nesterov-spokoiny"
+
+
+_METHODS = {c.algorithm: c for c in (INGO, INGOstep, FastINGO, CMAES, XNES, IGO, MiNES, OpenAIES, NesterovSpokoiny)}
+
+
+class OptimizeResult(dict):
+    """scipy.optimize-style result: ``x``, ``fun``, ``nfev``, ``nit``, ``success``, ``message``."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError as e:
+            raise AttributeError(name) from e
+
+
+def minimize(f: Callable[[np.ndarray], float], x0, method: str = "ingo", sigma0: float = 0.5, seed: Optional[int] = None,
+             max_evals: Optional[int] = None, target: Optional[float] = None, bounds=None, executor=None,
+             **params) -> OptimizeResult:
+    """Minimizes ``f`` with a gradfree ES. Each population is evaluated through ``executor.map``
+    (any ``concurrent.futures`` executor; default: in this thread). ``bounds = (lower, upper)``
+    clips the points ``f`` sees (the optimizer is told its own points). Exceptions raised by ``f``
+    propagate unchanged."""
+    cls = _METHODS.get(method)
+    if cls is None:
+        raise ValueError(f"method {method!r}: expected one of {sorted(_METHODS)}")
+    es = cls(x0, sigma0, seed=seed, max_evals=max_evals, target=target, **params)
+    lower = upper = None
+    if bounds is not None:
+        lower, upper = (np.broadcast_to(np.asarray(b, dtype=np.float64), es.mean.shape) for b in bounds)
+        if np.any(lower >= upper):
+            raise ValueError("bounds: expected lower < upper in every coordinate")
+    xbest, fbest = None, math.inf
+    while not es.stop():
+        X = es.ask()
+        P = X if lower is None else np.clip(X, lower, upper)
+        values = list(executor.map(f, P)) if executor is not None else [f(p) for p in P]
+        es.tell(X, values)
+        i = int(np.argmin(values))
+        if values[i] < fbest:
+            xbest, fbest = P[i].copy(), float(values[i])
+    reasons = es.stop()
+    return OptimizeResult(x=xbest, fun=fbest, nfev=es.evaluations, nit=es.iterations,
+                          success="target" in reasons, message=", ".join(reasons) or "stopped")
+
+
+class _Engine:
+    """scipy.stats.qmc.QMCEngine-style wrapper."""
+
+    def __init__(self, engine):
+        self._e = engine
+
+    @property
+    def d(self) -> int:
+        return self._e.d
+
+    @property
+    def num_generated(self) -> int:
+        return self._e.num_generated
+
+    def random(self, n: int = 1) -> np.ndarray:
+        return self._e.random(int(n))
+
+    def reset(self):
+        self._e.reset()
+        return self
+
+    def fast_forward(self, n: int):
+        self._e.fast_forward(int(n))
+        return self
+
+
+class Sobol(_Engine):
+    """Sobol points (Joe-Kuo direction numbers, up to 21201 dimensions). ``scramble=True``: linear
+    matrix scrambling + digital shift (scipy's default), or ``method="owen"``."""
+
+    def __init__(self, d: int, scramble: bool = True, seed: Optional[int] = None, method: str = "lms-shift"):
+        if method not in ("lms-shift", "owen"):
+            raise ValueError(f"method {method!r}: expected 'lms-shift' or 'owen'")
+        super().__init__(_gradfree.Engine("sobol", int(d), _seed(seed), method if scramble else "none"))
+
+
+class Halton(_Engine):
+    """Halton points; ``scramble=True`` applies random digit permutations."""
+
+    def __init__(self, d: int, scramble: bool = True, seed: Optional[int] = None):
+        super().__init__(_gradfree.Engine("halton", int(d), _seed(seed), "permutation" if scramble else "none"))
+
+
+class _Lattice:
+    """A rank-1 lattice as a QMC engine over its ``n`` points, with an optional random shift."""
+
+    def __init__(self, z, n: int, seed: Optional[int] = None, shift: bool = False):
+        self.z, self.n = list(z), int(n)
+        self.shift = np.random.default_rng(_seed(seed)).random(len(self.z)).tolist() if shift else None
+        self._i = 0
+
+    @property
+    def d(self) -> int:
+        return len(self.z)
+
+    def random(self, n: int = 1) -> np.ndarray:
+        if self._i + n > self.n:
+            raise ValueError(f"n: only {self.n - self._i} of the lattice's {self.n} points are left")
+        out = _gradfree.lattice_points(self.z, self.n, self._i, int(n), self.shift)
+        self._i += int(n)
+        return out
+
+    def reset(self):
+        self._i = 0
+        return self
+
+    def fast_forward(self, n: int):
+        if self._i + n > self.n:
+            raise ValueError(f"n: only {self.n - self._i} of the lattice's {self.n} points are left")
+        self._i += int(n)
+        return self
+
+    def min_distance(self, metric: str = "l2") -> float:
+        return _gradfree.min_distance(self.z, self.n, metric)
+
+
+class SubgroupLattice(_Lattice):
+    """The subgroup rank-1 lattice (thesis Thm. 13, eq. 5.14): n prime with 2d | n - 1."""
+
+    def __init__(self, d: int, n: int, seed: Optional[int] = None, shift: bool = False):
+        super().__init__(subgroup_vector(int(d), int(n)), n, seed, shift)
+
+
+class KorobovLattice(_Lattice):
+    """The lattice of an exhaustive Korobov search maximizing the ``metric`` toroidal distance."""
+
+    def __init__(self, d: int, n: int, metric: str = "l2", seed: Optional[int] = None, shift: bool = False):
+        self.a, z, _ = korobov(int(d), int(n), metric)
+        super().__init__(z, n, seed, shift)

@@ -1,0 +1,239 @@
+//! `gradfree._gradfree`: the Rust core behind the `gradfree` Python package. Thin by design
+//! (developers' guide, style 8): validation and numerics live in the Rust crates; this layer maps
+//! arrays in and out, turns errors into Python exceptions (`ValueError`), and releases the GIL
+//! around heavy work.
+
+use gradfree_core::{AskTell, Population};
+use gradfree_es::{Algorithm, StartSpec};
+use gradfree_qmc::quality::Norm;
+use gradfree_qmc::{Halton, Rank1Lattice, Scramble, Sequence, Sobol};
+use numpy::ndarray::Array2;
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyType;
+
+fn err(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// An evolution strategy of the Rust crate, driven by ask/tell from Python.
+#[pyclass(module = "gradfree._gradfree")]
+struct Optimizer {
+    alg: Algorithm,
+    pop: Population,
+}
+
+#[pymethods]
+impl Optimizer {
+    /// `Optimizer(algorithm, x0, sigma0, seed, params_json)`; `algorithm` is a registry name
+    /// (`ingo`, `cmaes`, ...), `params_json` a JSON object of the algorithm's parameters.
+    #[new]
+    fn new(algorithm: &str, x0: PyReadonlyArray1<'_, f64>, sigma0: f64, seed: u64, params_json: &str) -> PyResult<Self> {
+        let params: serde_json::Value = serde_json::from_str(params_json).map_err(err)?;
+        let Some(params) = params.as_object().cloned() else {
+            return Err(PyValueError::new_err("params: expected a JSON object"));
+        };
+        let x0 = x0.as_slice().map_err(err)?.to_vec();
+        let d = x0.len();
+        let alg = gradfree_es::build(algorithm, &StartSpec { x0, sigma0, seed, params }).map_err(err)?;
+        Ok(Optimizer { alg, pop: Population::empty(d) })
+    }
+
+    /// The next population, an array of shape `(popsize, d)`.
+    fn ask<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let (alg, pop) = (&mut self.alg, &mut self.pop);
+        py.detach(|| alg.ask_into(pop)).map_err(err)?;
+        let (n, d) = (pop.len(), pop.dim());
+        let a = Array2::from_shape_vec((n, d), pop.as_slice().to_vec()).map_err(err)?;
+        Ok(a.into_pyarray(py))
+    }
+
+    /// Reports the values of the population last asked for (rows of `x` in the same order).
+    fn tell(&mut self, py: Python<'_>, x: PyReadonlyArray2<'_, f64>, values: PyReadonlyArray1<'_, f64>) -> PyResult<()> {
+        let shape = x.shape();
+        let (n, d) = (shape[0], shape[1]);
+        let want = (self.alg.population_size(), self.alg.dim());
+        if (n, d) != want {
+            return Err(PyValueError::new_err(format!("X: expected shape {want:?} (popsize, dim), got ({n}, {d})")));
+        }
+        let rows = x.as_array().iter().copied().collect::<Vec<f64>>();
+        let pop = Population::from_row_major(n, d, rows).map_err(err)?;
+        let vals = values.as_slice().map_err(err)?.to_vec();
+        let alg = &mut self.alg;
+        py.detach(|| alg.tell(&pop, &vals)).map_err(err)
+    }
+
+    /// Current mean of the search distribution.
+    #[getter]
+    fn mean<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_slice(py, self.alg.mean())
+    }
+
+    /// Current overall scale (method-specific, comparable to sigma).
+    #[getter]
+    fn scale(&self) -> f64 {
+        self.alg.scale()
+    }
+
+    #[getter]
+    fn popsize(&self) -> usize {
+        self.alg.population_size()
+    }
+
+    #[getter]
+    fn dim(&self) -> usize {
+        self.alg.dim()
+    }
+
+    #[getter]
+    fn name(&self) -> &'static str {
+        self.alg.name()
+    }
+
+    /// Events since the last call (kind, message), e.g. covariance backtracking or restarts.
+    fn take_events(&mut self) -> Vec<(String, String)> {
+        self.alg.take_events().into_iter().map(|e| (e.kind, e.message)).collect()
+    }
+
+    /// The full optimizer state as JSON (pickling, checkpoints).
+    fn state_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.alg).map_err(err)
+    }
+
+    /// Rebuilds an optimizer from [`Optimizer::state_json`].
+    #[classmethod]
+    fn from_state_json(_cls: &Bound<'_, PyType>, state: &str) -> PyResult<Self> {
+        let alg: Algorithm = serde_json::from_str(state).map_err(err)?;
+        let d = alg.dim();
+        Ok(Optimizer { alg, pop: Population::empty(d) })
+    }
+
+    fn __reduce__(slf: &Bound<'_, Self>) -> PyResult<(Py<PyAny>, (String,))> {
+        let py = slf.py();
+        let state = slf.borrow().state_json()?;
+        let f = py.get_type::<Optimizer>().getattr("from_state_json")?;
+        Ok((f.unbind(), (state,)))
+    }
+}
+
+/// A QMC engine with scipy.stats.qmc's interface (`random`, `reset`, `fast_forward`).
+#[pyclass(module = "gradfree._gradfree")]
+struct Engine {
+    seq: Box<dyn Sequence + Send + Sync>,
+}
+
+#[pymethods]
+impl Engine {
+    /// `Engine(kind, d, seed, scramble)`: kind `sobol` (scramble `none|lms-shift|owen`), `halton`
+    /// (scramble `none|permutation`).
+    #[new]
+    fn new(kind: &str, d: usize, seed: u64, scramble: &str) -> PyResult<Self> {
+        let seq: Box<dyn Sequence + Send + Sync> = match (kind, scramble) {
+            ("sobol", "none") => Box::new(Sobol::new(d, Scramble::None).map_err(err)?),
+            ("sobol", "lms-shift") => Box::new(Sobol::new(d, Scramble::LmsShift { seed }).map_err(err)?),
+            ("sobol", "owen") => Box::new(Sobol::new(d, Scramble::Owen { seed }).map_err(err)?),
+            ("halton", "none") => Box::new(Halton::new(d, None).map_err(err)?),
+            ("halton", "permutation") => Box::new(Halton::new(d, Some(seed)).map_err(err)?),
+            _ => return Err(PyValueError::new_err(format!("engine {kind} with scramble {scramble}: unknown combination"))),
+        };
+        Ok(Engine { seq })
+    }
+
+    /// The next `n` points, shape `(n, d)`.
+    fn random<'py>(&mut self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let d = self.seq.dim();
+        let seq = &mut self.seq;
+        let v = py.detach(|| seq.sample(n)).map_err(err)?;
+        Ok(Array2::from_shape_vec((n, d), v).map_err(err)?.into_pyarray(py))
+    }
+
+    fn reset(&mut self) {
+        self.seq.reset();
+    }
+
+    fn fast_forward(&mut self, n: u64) -> PyResult<()> {
+        self.seq.fast_forward(n).map_err(err)
+    }
+
+    #[getter]
+    fn d(&self) -> usize {
+        self.seq.dim()
+    }
+
+    #[getter]
+    fn num_generated(&self) -> u64 {
+        self.seq.position()
+    }
+}
+
+/// The subgroup generating vector (thesis eq. 5.14) for `n` points in dimension `d`.
+#[pyfunction]
+fn subgroup_vector(d: usize, n: u64) -> PyResult<Vec<u64>> {
+    gradfree_qmc::lattice::subgroup_vector(d, n).map_err(err)
+}
+
+/// Exhaustive Korobov search: `(a, z, min_distance)`.
+#[pyfunction]
+#[pyo3(signature = (d, n, metric = "l2"))]
+fn korobov(py: Python<'_>, d: usize, n: u64, metric: &str) -> PyResult<(u64, Vec<u64>, f64)> {
+    let norm = parse_norm(metric)?;
+    let r = py.detach(|| gradfree_qmc::korobov_search(d, n, norm, &|_, _| {})).map_err(err)?;
+    Ok((r.a, r.lattice.z().to_vec(), r.min_distance))
+}
+
+fn parse_norm(metric: &str) -> PyResult<Norm> {
+    match metric {
+        "l1" => Ok(Norm::L1),
+        "l2" => Ok(Norm::L2),
+        _ => Err(PyValueError::new_err(format!("metric {metric:?}: expected 'l1' or 'l2'"))),
+    }
+}
+
+/// Minimum toroidal distance of the rank-1 lattice with generating vector `z` and `n` points.
+#[pyfunction]
+#[pyo3(signature = (z, n, metric = "l2"))]
+fn min_distance(py: Python<'_>, z: Vec<u64>, n: u64, metric: &str) -> PyResult<f64> {
+    let norm = parse_norm(metric)?;
+    let l = Rank1Lattice::new(n, z).map_err(err)?;
+    Ok(py.detach(|| gradfree_qmc::quality::min_distance(&l, norm)))
+}
+
+/// Points `start..start + count` of the lattice (`z`, `n`), optionally shifted: shape `(count, d)`.
+#[pyfunction]
+#[pyo3(signature = (z, n, start, count, shift = None))]
+fn lattice_points<'py>(
+    py: Python<'py>,
+    z: Vec<u64>,
+    n: u64,
+    start: u64,
+    count: usize,
+    shift: Option<Vec<f64>>,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let mut l = Rank1Lattice::new(n, z).map_err(err)?;
+    if let Some(s) = shift {
+        l = l.with_shift(s).map_err(err)?;
+    }
+    let d = l.dim();
+    let mut out = vec![0.0; count * d];
+    py.detach(|| l.fill_par(start, count, &mut out));
+    Ok(Array2::from_shape_vec((count, d), out).map_err(err)?.into_pyarray(py))
+}
+
+/// Registered algorithms: `(name, source, summary)`.
+#[pyfunction]
+fn algorithms() -> Vec<(&'static str, &'static str, &'static str)> {
+    gradfree_es::list().iter().map(|s| (s.name, s.source, s.summary)).collect()
+}
+
+#[pymodule]
+fn _gradfree(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Optimizer>()?;
+    m.add_class::<Engine>()?;
+    m.add_function(wrap_pyfunction!(subgroup_vector, m)?)?;
+    m.add_function(wrap_pyfunction!(korobov, m)?)?;
+    m.add_function(wrap_pyfunction!(min_distance, m)?)?;
+    m.add_function(wrap_pyfunction!(lattice_points, m)?)?;
+    m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    Ok(())
+}
