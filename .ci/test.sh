@@ -19,12 +19,13 @@ failed=$(grep -E '^test result:' "$log" | sed -E 's/.* ([0-9]+) failed.*/\1/' | 
 rm -f "$log"
 
 echo "== Python package: build with maturin, run pytest"
+export PIP_ROOT_USER_ACTION=ignore
 python3 -m pip install --quiet --disable-pip-version-check maturin numpy scipy pytest
 python3 -m pip install --quiet --disable-pip-version-check ./python
 pylog=$(mktemp)
 python3 -m pytest -q python/tests 2>&1 | tee "$pylog" || status=$?
-py_passed=$(grep -Eo '[0-9]+ passed' "$pylog" | awk '{s+=$1} END {print s+0}')
-py_failed=$(grep -Eo '[0-9]+ (failed|error)' "$pylog" | awk '{s+=$1} END {print s+0}')
+py_passed=$( (grep -Eo '[0-9]+ passed' "$pylog" || true) | awk '{s+=$1} END {print s+0}')
+py_failed=$( (grep -Eo '[0-9]+ (failed|errors?)' "$pylog" || true) | awk '{s+=$1} END {print s+0}')
 rm -f "$pylog"
 passed=$((passed + py_passed))
 failed=$((failed + py_failed))
