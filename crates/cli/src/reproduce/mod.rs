@@ -159,7 +159,7 @@ pub fn experiments() -> &'static [Experiment] {
         Experiment {
             name: "qmc-integration",
             source: "thesis sec. 5.5.2, Fig. 5.1",
-            summary: "integration error of exp(sum x_j j^-2) vs n, d=100 and 500: MC, Halton, Sobol, Korobov, SubGroup",
+            summary: "integration error of exp(sum x_j j^-2) vs n, d=100 and 500: MC, Hua, Halton, Sobol, Korobov, SubGroup",
             run: qmc_integration::run,
         },
         Experiment {
