@@ -58,6 +58,9 @@ pub struct IpopParams {
     pub tol_x: f64,
     /// Mean of each restart.
     pub restart_mean: RestartMean,
+    /// Largest population a restart may use (later restarts keep it). Default `max(N_0, 100 d)`,
+    /// so that `--restarts max` on a large budget cannot grow the sample buffers without bound.
+    pub max_popsize: Option<usize>,
     /// Whether the stagnation rule may restart a run. `None`: on, except for the INGO family and
     /// IGO (`ingo`, `ingostep`, `fast-ingo`, `igo`), whose populations keep improving slowly for
     /// longer than the rule's lag: with it, d = 20, 3 seeds, 4e5 evaluations, INGO solved neither
@@ -67,7 +70,14 @@ pub struct IpopParams {
 
 impl Default for IpopParams {
     fn default() -> Self {
-        IpopParams { max_restarts: None, popsize_factor: 2.0, tol_x: 1e-40, restart_mean: RestartMean::Initial, stagnation: None }
+        IpopParams {
+            max_restarts: None,
+            popsize_factor: 2.0,
+            tol_x: 1e-40,
+            restart_mean: RestartMean::Initial,
+            max_popsize: None,
+            stagnation: None,
+        }
     }
 }
 
@@ -229,7 +239,9 @@ impl Ipop {
 
     fn restart(&mut self, why: &str) -> Result<(), CoreError> {
         let k = self.restarts_done + 1;
-        let popsize = (self.base_popsize as f64 * self.p.popsize_factor.powi(k as i32)).round() as usize;
+        let cap = self.p.max_popsize.unwrap_or(self.base_popsize.max(100 * self.dim())).max(self.base_popsize);
+        let grown = self.base_popsize as f64 * self.p.popsize_factor.powi(k as i32);
+        let popsize = if grown >= cap as f64 { cap } else { grown.round() as usize };
         let mut spec = self.start.clone();
         spec.seed = derive_seed(self.start.seed, u64::from(k));
         spec.params.insert("popsize".into(), popsize.into());

@@ -79,6 +79,23 @@ fn checkpoint_across_a_restart_resumes_bit_identically() {
     assert_eq!(key(&part_h), key(&full_h));
 }
 
+/// The population stops growing at `max_popsize`.
+#[test]
+fn population_growth_is_capped() {
+    let f = problem("sphere", 3, 0).unwrap();
+    let params = IpopParams { max_restarts: Some(6), tol_x: 1e-2, max_popsize: Some(40), ..Default::default() };
+    let ipop = Ipop::new("cmaes", start(3, 1), params).unwrap();
+    let mut d = Driver::new(
+        Algorithm::Ipop(Box::new(ipop)),
+        DriverOptions::new(StopRules { max_evaluations: Some(200_000), ..Default::default() }),
+    )
+    .unwrap();
+    d.run(&f, &mut []).unwrap();
+    let Algorithm::Ipop(ipop) = d.optimizer() else { unreachable!() };
+    assert_eq!(ipop.restarts_done(), 6);
+    assert_eq!(ipop.population_size(), 40);
+}
+
 #[test]
 fn bad_restart_parameters_are_named() {
     let e = Ipop::new("cmaes", start(3, 0), IpopParams { popsize_factor: 0.5, ..Default::default() }).unwrap_err();
