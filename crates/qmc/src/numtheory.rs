@@ -1,6 +1,14 @@
 //! Exact integer arithmetic for lattice constructions: modular powers, deterministic primality for
 //! all `u64`, factorization by trial division, primitive roots.
 
+/// Greatest common divisor (Euclid).
+pub fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
 /// `a * b mod m` without overflow.
 pub fn mul_mod(a: u64, b: u64, m: u64) -> u64 {
     ((a as u128 * b as u128) % m as u128) as u64

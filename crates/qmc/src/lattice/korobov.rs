@@ -18,8 +18,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::numtheory::mul_mod;
+use crate::numtheory::{gcd, mul_mod};
 use crate::quality::Norm;
+use crate::quality::toroidal::{integer_distance, scan_difference_norms};
 use crate::{QmcError, Rank1Lattice};
 
 /// Result of [`korobov_search`].
@@ -33,13 +34,6 @@ pub struct KorobovResult {
     pub min_distance: f64,
     /// Candidates evaluated (after the symmetry reduction).
     pub candidates: u64,
-}
-
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
 }
 
 /// Inverse of `a` mod `n` (`gcd(a, n) = 1`), by the extended Euclidean algorithm.
@@ -65,27 +59,26 @@ pub fn korobov_vector(d: usize, n: u64, a: u64) -> Vec<u64> {
 }
 
 /// Min over `i` of the integer norm of `x_i` (`n^p ||x_i||^p`), or `None` as soon as one
-/// difference is below `cutoff` (the candidate cannot reach it).
+/// difference is below `cutoff` (the candidate cannot reach it). Needs [`check_u64_norms`].
 pub(crate) fn integer_min_norm(z: &[u64], n: u64, norm: Norm, cutoff: &AtomicU64, r: &mut Vec<u64>) -> Option<u64> {
-    r.clear();
-    r.extend_from_slice(z);
-    let mut best = u64::MAX;
-    for _ in 1..n {
-        let mut acc = 0u64;
-        for (rk, &zk) in r.iter_mut().zip(z) {
-            let m = (*rk).min(n - *rk);
-            acc += if norm == Norm::L1 { m } else { m * m };
-            *rk += zk;
-            if *rk >= n {
-                *rk -= n;
-            }
-        }
+    let mut best = Some(u64::MAX);
+    scan_difference_norms(z, n, norm, r, |acc: u64| {
         if acc < cutoff.load(Ordering::Relaxed) {
-            return None;
+            best = None;
+            return false;
         }
-        best = best.min(acc);
+        best = best.map(|b| b.min(acc));
+        true
+    });
+    best
+}
+
+/// The searches accumulate integer norms in `u64`: they need `d (n/2)^2 < 2^63`.
+pub(crate) fn check_u64_norms(d: usize, n: u64) -> Result<(), QmcError> {
+    if (d as u128) * (n as u128 / 2 + 1).pow(2) >= 1u128 << 63 {
+        return Err(QmcError::invalid("n", n, format!("d (n/2)^2 < 2^63 for d = {d}")));
     }
-    Some(best)
+    Ok(())
 }
 
 /// Exhaustive Korobov search for `n >= 3` points in dimension `d`, maximizing the minimum `norm`
@@ -98,10 +91,7 @@ pub fn korobov_search(d: usize, n: u64, norm: Norm, progress: &(dyn Fn(u64, u64)
     if n < 3 {
         return Err(QmcError::invalid("n", n, ">= 3"));
     }
-    // The integer norms must fit in u64: d (n/2)^2 < 2^63.
-    if (d as u128) * (n as u128 / 2 + 1).pow(2) >= 1u128 << 63 {
-        return Err(QmcError::invalid("n", n, format!("d (n/2)^2 < 2^63 for d = {d}")));
-    }
+    check_u64_norms(d, n)?;
     let candidates: Vec<u64> = (1..n)
         .filter(|&a| {
             if a > n - a {
@@ -144,9 +134,6 @@ pub fn korobov_search(d: usize, n: u64, norm: Norm, progress: &(dyn Fn(u64, u64)
         ));
     };
     let lattice = Rank1Lattice::new(n, korobov_vector(d, n, a))?;
-    let min_distance = match norm {
-        Norm::L1 => v as f64 / n as f64,
-        Norm::L2 => (v as f64).sqrt() / n as f64,
-    };
+    let min_distance = integer_distance(v as f64, n, norm);
     Ok(KorobovResult { a, lattice, min_distance, candidates: total })
 }

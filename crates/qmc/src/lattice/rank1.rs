@@ -6,13 +6,7 @@ use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
 use crate::QmcError;
-
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
-}
+use crate::numtheory::gcd;
 
 /// A rank-1 lattice rule with `n` points in `[0, 1)^d`, generating vector `z` (entries in
 /// `1..n-1`), and a shift. Point `i` is computed on demand in O(d): nothing is stored but `z`.

@@ -23,9 +23,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::korobov::integer_min_norm;
+use super::korobov::{check_u64_norms, integer_min_norm};
 use crate::numtheory::is_prime;
 use crate::quality::Norm;
+use crate::quality::toroidal::integer_distance;
 use crate::{QmcError, Rank1Lattice};
 
 /// A searched lattice.
@@ -53,14 +54,11 @@ fn check(d: usize, n: u64) -> Result<(), QmcError> {
     if n < 3 {
         return Err(QmcError::invalid("n", n, ">= 3"));
     }
-    if (d as u128) * (n as u128 / 2 + 1).pow(2) >= 1u128 << 63 {
-        return Err(QmcError::invalid("n", n, format!("d (n/2)^2 < 2^63 for d = {d}")));
-    }
-    Ok(())
+    check_u64_norms(d, n)
 }
 
 fn distance(v: u64, n: u64) -> f64 {
-    (v as f64).sqrt() / n as f64
+    integer_distance(v as f64, n, Norm::L2)
 }
 
 /// The Algorithm 10 candidate for prime `p` and offset `i`.

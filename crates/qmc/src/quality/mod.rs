@@ -1,7 +1,7 @@
 //! Quality measures of point sets (thesis sec. 5.2-5.3).
 
 mod discrepancy;
-mod toroidal;
+pub(crate) mod toroidal;
 
 pub use discrepancy::{centered_l2, wrap_around_l2};
 pub use toroidal::{Norm, difference_norms, distinct_distances, min_distance, min_distance_brute_force, packing_radius, toroidal_norm};

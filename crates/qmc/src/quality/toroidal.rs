@@ -32,30 +32,46 @@ pub fn toroidal_norm(diff: &[f64], norm: Norm) -> f64 {
 
 /// Calls `visit` with, for `i = 1..n-1` in order, the integer `sum_k m_k^p` with
 /// `m_k = min(i z_k mod n, n - i z_k mod n)` (`p = 1` or `2`): `n^p` times the toroidal norm of
-/// `x_i` (to the power `p` for `l2`). Exact; one addition mod n per coordinate.
-fn for_each_difference_norm(lattice: &Rank1Lattice, norm: Norm, mut visit: impl FnMut(u128)) {
-    let n = lattice.n();
-    let z = lattice.z();
-    let mut r: Vec<u64> = z.to_vec();
+/// `x_i` (to the power `p` for `l2`). Exact; one addition mod n per coordinate. Stops as soon as
+/// `visit` returns `false`. The accumulator `A` is `u128` in general and `u64` in the searches
+/// (which check that `d (n/2)^2 < 2^63`); `r` is scratch.
+pub(crate) fn scan_difference_norms<A>(z: &[u64], n: u64, norm: Norm, r: &mut Vec<u64>, mut visit: impl FnMut(A) -> bool)
+where
+    A: Copy + From<u64> + std::ops::Add<Output = A> + std::ops::Mul<Output = A>,
+{
+    r.clear();
+    r.extend_from_slice(z);
     for _ in 1..n {
-        let mut acc: u128 = 0;
+        let mut acc = A::from(0);
         for (rk, &zk) in r.iter_mut().zip(z) {
-            let m = (*rk).min(n - *rk) as u128;
-            acc += if norm == Norm::L1 { m } else { m * m };
+            let m = A::from((*rk).min(n - *rk));
+            acc = acc + if norm == Norm::L1 { m } else { m * m };
             *rk += zk;
             if *rk >= n {
                 *rk -= n;
             }
         }
-        visit(acc);
+        if !visit(acc) {
+            return;
+        }
     }
 }
 
-/// The integer norms of all differences `x_1..x_{n-1}` (see [`for_each_difference_norm`]'s
-/// definition: `n^p ||x_i||^p`).
+/// The toroidal distance whose integer norm (as [`scan_difference_norms`] computes it) is `v`.
+pub(crate) fn integer_distance(v: f64, n: u64, norm: Norm) -> f64 {
+    match norm {
+        Norm::L1 => v / n as f64,
+        Norm::L2 => v.sqrt() / n as f64,
+    }
+}
+
+/// The integer norms `n^p ||x_i||^p` of all differences `x_1..x_{n-1}`, `p` = 1 (l1) or 2 (l2).
 pub fn difference_norms(lattice: &Rank1Lattice, norm: Norm) -> Vec<u128> {
     let mut out = Vec::with_capacity(lattice.n() as usize - 1);
-    for_each_difference_norm(lattice, norm, |v| out.push(v));
+    scan_difference_norms(lattice.z(), lattice.n(), norm, &mut Vec::new(), |v: u128| {
+        out.push(v);
+        true
+    });
     out
 }
 
@@ -70,13 +86,12 @@ pub fn distinct_distances(lattice: &Rank1Lattice, norm: Norm) -> usize {
 
 /// Minimum pairwise toroidal distance of a rank-1 lattice, O(n d), exact up to the final division.
 pub fn min_distance(lattice: &Rank1Lattice, norm: Norm) -> f64 {
-    let n = lattice.n();
     let mut best = u128::MAX;
-    for_each_difference_norm(lattice, norm, |v| best = best.min(v));
-    match norm {
-        Norm::L1 => best as f64 / n as f64,
-        Norm::L2 => (best as f64).sqrt() / n as f64,
-    }
+    scan_difference_norms(lattice.z(), lattice.n(), norm, &mut Vec::new(), |v: u128| {
+        best = best.min(v);
+        true
+    });
+    integer_distance(best as f64, lattice.n(), norm)
 }
 
 /// Packing radius `rho = min_{i != j} ||x_i - x_j||_{T_2} / 2` (eq. 5.9).
