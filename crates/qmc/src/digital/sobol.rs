@@ -202,6 +202,13 @@ impl Sobol {
         }
     }
 
+    /// Recomputes the stream state `x` for the current `index` (the last point's state at the end).
+    fn resync(&mut self) {
+        let mut x = std::mem::take(&mut self.x);
+        self.state_at(self.index.min((1 << BITS) - 1), &mut x);
+        self.x = x;
+    }
+
     /// Integer state of point `i`: XOR of the direction numbers selected by the Gray code of `i`.
     fn state_at(&self, i: u64, x: &mut [u32]) {
         let g = (i ^ (i >> 1)) as u32;
@@ -273,10 +280,8 @@ impl Sequence for Sobol {
 
     fn seek(&mut self, index: u64) -> Result<(), QmcError> {
         Self::check_index(index, 0)?;
-        let mut x = std::mem::take(&mut self.x);
-        self.state_at(index.min((1 << BITS) - 1), &mut x);
-        self.x = x;
         self.index = index;
+        self.resync();
         Ok(())
     }
 
@@ -307,9 +312,8 @@ impl Sequence for Sobol {
         }
         self.index = start + count as u64;
         if count * d >= 1 << 18 {
-            let mut x = std::mem::take(&mut self.x);
-            self.state_at(self.index.min((1 << BITS) - 1), &mut x);
-            self.x = x;
+            // The parallel blocks did not advance the stream's own state.
+            self.resync();
         }
         Ok(())
     }
