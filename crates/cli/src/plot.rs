@@ -220,3 +220,10 @@ pub fn line_chart_grid(path: &Path, charts: &[LineChart], cols: usize) -> Result
     root.present().with_context(|| format!("writing {}", path.display()))?;
     Ok(())
 }
+
+/// The usual experiment figure: one panel per `(title, series)`, all with the same axes, in rows
+/// of at most `max_cols` panels, written to `path` (PNG).
+pub fn panel_grid(path: &Path, panels: &[(String, Vec<Series>)], x_label: &str, y_label: &str, log_y: bool, max_cols: usize) -> Result<()> {
+    let charts: Vec<LineChart> = panels.iter().map(|(t, s)| LineChart { title: t, x_label, y_label, log_y, series: s }).collect();
+    line_chart_grid(path, &charts, charts.len().min(max_cols).max(1))
+}

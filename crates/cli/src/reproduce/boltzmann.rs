@@ -18,7 +18,7 @@ use gradfree_qmc::subgroup;
 use rayon::prelude::*;
 
 use super::{Ctx, Report, Table, fmt};
-use crate::plot::{LineChart, Series, line_chart_grid};
+use crate::plot::{Series, panel_grid};
 
 /// Sums of the Z and joint integrands over `n` points of replicate `r` of `rule`.
 fn sums(m: &Boltzmann, rule: &Rule, n: u64, seed: u64, r: u64) -> Result<(f64, f64)> {
@@ -98,10 +98,8 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         }
         panels.push((format!("d = {d}"), series));
     }
-    let charts: Vec<LineChart> =
-        panels.iter().map(|(t, s)| LineChart { title: t, x_label: "n", y_label: "mean relative error", log_y: true, series: s }).collect();
     let png = ctx.out.join("fig_5_4_boltzmann.png");
-    line_chart_grid(&png, &charts, charts.len().min(2))?;
+    panel_grid(&png, &panels, "n", "mean relative error", true, 2)?;
     Ok(Report {
         tables: vec![t],
         files: vec![png],

@@ -14,7 +14,7 @@ use serde_json::json;
 
 use super::common::{Method, linear_grid, mean_log10_curve, median, run_many, value_at};
 use super::{Ctx, Report, Table, fmt};
-use crate::plot::{LineChart, Series, line_chart_grid};
+use crate::plot::{Series, panel_grid};
 
 const FUNCTIONS: [&str; 6] = ["ellipsoid", "discus", "l1-ellipsoid", "lhalf-ellipsoid", "levy", "rastrigin10"];
 
@@ -66,12 +66,8 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         }
         panels.push((format!("{name} (d = {d})"), series));
     }
-    let charts: Vec<LineChart> = panels
-        .iter()
-        .map(|(t, s)| LineChart { title: t, x_label: "evaluations", y_label: "f (geometric mean)", log_y: true, series: s })
-        .collect();
     let png = ctx.out.join("ingo_synthetic.png");
-    line_chart_grid(&png, &charts, 3)?;
+    panel_grid(&png, &panels, "evaluations", "f (geometric mean)", true, 3)?;
     Ok(Report {
         tables: vec![table],
         files: vec![png],

@@ -12,7 +12,7 @@ use gradfree_qmc::quality::Norm;
 use gradfree_qmc::reference::{SEARCH_DIMS, TABLES_4_1_4_3, matches_printed};
 
 use super::{Ctx, Report, Table};
-use crate::plot::{LineChart, Series, line_chart_grid};
+use crate::plot::{Series, panel_grid};
 
 pub fn run(ctx: &Ctx) -> Result<Report> {
     let top = if ctx.quick { 8 } else { 64 };
@@ -67,12 +67,8 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         tables.push(table);
         panels.push((format!("n = {}", t.n), series));
     }
-    let charts: Vec<LineChart> = panels
-        .iter()
-        .map(|(t, s)| LineChart { title: t, x_label: "d", y_label: "min distance 2 rho_X", log_y: false, series: s })
-        .collect();
     let png = ctx.out.join("lattice_search.png");
-    line_chart_grid(&png, &charts, charts.len().min(3))?;
+    panel_grid(&png, &panels, "d", "min distance 2 rho_X", false, 3)?;
     for (m, name) in ["Algorithm 10", "Korobov", "SCS", "Algorithm 11"].iter().enumerate() {
         notes.push(format!("{name}: {} of {total} values equal the printed ones (5 significant digits), {} larger.", exact[m], above[m]));
     }

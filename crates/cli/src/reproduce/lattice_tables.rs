@@ -14,7 +14,7 @@ use gradfree_qmc::reference::{TABLES_5_1_5_2, TIMING_5_5_1, matches_printed};
 use gradfree_qmc::{hua, korobov_search, subgroup};
 
 use super::{Ctx, Report, Table};
-use crate::plot::{LineChart, Series, line_chart_grid};
+use crate::plot::{Series, panel_grid};
 
 fn mark(ours: f64, printed: f64) -> &'static str {
     if matches_printed(ours, printed) { "=" } else { "≠" }
@@ -72,12 +72,8 @@ pub fn distances(ctx: &Ctx) -> Result<Report> {
             vec![Series { label: "SubGroup".into(), points: s }, Series { label: "Korobov search".into(), points: k }],
         ));
     }
-    let charts: Vec<LineChart> = panels
-        .iter()
-        .map(|(t, s)| LineChart { title: t, x_label: "n", y_label: "min l2 toroidal distance", log_y: false, series: s })
-        .collect();
     let png = ctx.out.join("lattice_distances.png");
-    line_chart_grid(&png, &charts, charts.len().min(2))?;
+    panel_grid(&png, &panels, "n", "min l2 toroidal distance", false, 2)?;
     let cases = blocks.len() * 10;
     Ok(Report {
         tables: vec![t1, t2],
@@ -133,10 +129,8 @@ pub fn timing(ctx: &Ctx) -> Result<Report> {
         }
         panels.push((format!("d = {}", b.d), series));
     }
-    let charts: Vec<LineChart> =
-        panels.iter().map(|(t, s)| LineChart { title: t, x_label: "n", y_label: "seconds", log_y: true, series: s }).collect();
     let png = ctx.out.join("lattice_timing.png");
-    line_chart_grid(&png, &charts, 2)?;
+    panel_grid(&png, &panels, "n", "seconds", true, 2)?;
     Ok(Report {
         tables: vec![t],
         files: vec![png],

@@ -28,7 +28,7 @@ use serde_json::json;
 
 use super::common::{linear_grid, mean_log10_curve, median, mines_comparison, run_many};
 use super::{Ctx, Report, Table, fmt};
-use crate::plot::{LineChart, Series, line_chart_grid};
+use crate::plot::{Series, panel_grid};
 
 /// (function, d, smoothness L, MiNES eta2 offset k0 as a function of d and b; see the module docs).
 type Case = (&'static str, usize, f64, fn(f64, f64) -> f64);
@@ -72,12 +72,8 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         }
         panels.push((format!("{name} (d = {d})"), series));
     }
-    let charts: Vec<LineChart> = panels
-        .iter()
-        .map(|(t, s)| LineChart { title: t, x_label: "evaluations", y_label: "best f (geometric mean over runs)", log_y: true, series: s })
-        .collect();
     let png = ctx.out.join("mines_synthetic.png");
-    line_chart_grid(&png, &charts, 3)?;
+    panel_grid(&png, &panels, "evaluations", "best f (geometric mean over runs)", true, 3)?;
     Ok(Report {
         tables: vec![table],
         files: vec![png],

@@ -14,7 +14,7 @@ use gradfree_qmc::integrate::integrate;
 use super::{Ctx, Report, Table, fmt};
 use crate::cli::IntegrateMethod;
 use crate::integrate::{name, rule};
-use crate::plot::{LineChart, Series, line_chart_grid};
+use crate::plot::{Series, panel_grid};
 
 /// The thesis' protocol: scrambled Halton and Sobol get a random shift too ("for all the QMC
 /// methods, we use the random shift"); the last column is Sobol scrambled only, for comparison.
@@ -63,10 +63,8 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         }
         panels.push((format!("d = {d}"), series));
     }
-    let charts: Vec<LineChart> =
-        panels.iter().map(|(t, s)| LineChart { title: t, x_label: "n", y_label: "mean |Q - I| / |I|", log_y: true, series: s }).collect();
     let png = ctx.out.join("fig_5_1_integration.png");
-    line_chart_grid(&png, &charts, charts.len().min(2))?;
+    panel_grid(&png, &panels, "n", "mean |Q - I| / |I|", true, 2)?;
     Ok(Report {
         tables: vec![t],
         files: vec![png],

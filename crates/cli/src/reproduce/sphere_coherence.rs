@@ -13,7 +13,7 @@ use gradfree_qmc::reference::{TABLE_5_3, matches_decimals};
 use gradfree_qmc::sphere::{SubgroupSphere, gaussian_sphere, mutual_coherence};
 
 use super::{Ctx, Report, Table};
-use crate::plot::{LineChart, Series, line_chart_grid};
+use crate::plot::{Series, panel_grid};
 
 pub fn run(ctx: &Ctx) -> Result<Report> {
     let mut t = Table::new(
@@ -74,10 +74,8 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
             ],
         ));
     }
-    let charts: Vec<LineChart> =
-        panels.iter().map(|(t, s)| LineChart { title: t, x_label: "N", y_label: "mutual coherence", log_y: false, series: s }).collect();
     let png = ctx.out.join("sphere_coherence.png");
-    line_chart_grid(&png, &charts, charts.len().min(3))?;
+    panel_grid(&png, &panels, "N", "mutual coherence", false, 3)?;
     Ok(Report {
         tables: vec![t],
         files: vec![png],
