@@ -291,9 +291,12 @@ class _Lattice:
     def d(self) -> int:
         return len(self.z)
 
-    def random(self, n: int = 1) -> np.ndarray:
+    def _check_left(self, n: int) -> None:
         if self._i + n > self.n:
             raise ValueError(f"n: only {self.n - self._i} of the lattice's {self.n} points are left")
+
+    def random(self, n: int = 1) -> np.ndarray:
+        self._check_left(n)
         out = _gradfree.lattice_points(self.z, self.n, self._i, int(n), self.shift)
         self._i += int(n)
         return out
@@ -303,8 +306,7 @@ class _Lattice:
         return self
 
     def fast_forward(self, n: int):
-        if self._i + n > self.n:
-            raise ValueError(f"n: only {self.n - self._i} of the lattice's {self.n} points are left")
+        self._check_left(n)
         self._i += int(n)
         return self
 
