@@ -364,6 +364,10 @@ pub struct ReproduceArgs {
     /// Number of independent runs per method (default: the document's, or fewer with --quick).
     #[arg(long)]
     pub runs: Option<usize>,
+    /// Recompute every run (and overwrite the kept copy) instead of reusing the finished runs kept
+    /// in `<out>/<experiment>/runs/`; without it, an interrupted experiment resumes where it stopped.
+    #[arg(long)]
+    pub recompute: bool,
     /// Print one JSON object (tables and files) instead of text.
     #[arg(long)]
     pub json: bool,

@@ -265,3 +265,34 @@ fn sample_command() {
     assert_clean_error(&gradfree(&["sample", "--method", "sobol", "--dim", "30000", "--n", "4"]), "21201");
     assert_clean_error(&gradfree(&["sample", "--method", "subgroup", "--dim", "8", "--n", "64"]), "admissible n for d = 8");
 }
+
+/// `reproduce` keeps finished runs and reuses them: a rerun reads the cached runs (a doctored
+/// cached value shows up in the table), a cached run whose key does not match the request is
+/// recomputed and overwritten, and `--recompute` recomputes every run.
+#[test]
+fn reproduce_resumes_from_cached_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let table = |extra: &[&str]| {
+        let mut args = vec!["reproduce", "mines-synthetic", "--quick", "--runs", "1", "--json", "-o", out];
+        args.extend(extra);
+        json(&gradfree(&args))["experiments"][0]["report"]["tables"][0]["rows"].clone()
+    };
+    let first = table(&[]);
+    let cached = dir.path().join("mines-synthetic/runs/ssphere-mines-mines-r0.json");
+    let original = std::fs::read_to_string(&cached).unwrap();
+    assert_eq!(table(&[]), first);
+
+    let mut v: serde_json::Value = serde_json::from_str(&original).unwrap();
+    v["run"]["best_f"] = serde_json::json!(123456.0);
+    std::fs::write(&cached, v.to_string()).unwrap();
+    let doctored = table(&[]);
+    assert_eq!(doctored[0][5], "1.235e5", "the cached run was not read: {doctored}");
+    assert_eq!(table(&["--recompute"]), first);
+    assert_eq!(std::fs::read_to_string(&cached).unwrap(), original, "--recompute rewrites the run it computed");
+
+    v["key"]["budget"] = serde_json::json!(1);
+    std::fs::write(&cached, v.to_string()).unwrap();
+    assert_eq!(table(&[]), first);
+    assert_eq!(std::fs::read_to_string(&cached).unwrap(), original);
+}

@@ -1,7 +1,15 @@
 //! Shared machinery of the experiments: seeded repeated runs (in parallel over runs), convergence
 //! curves on a common evaluation grid, and summaries.
+//!
+//! Long experiments keep each finished run in a cache folder (`<out>/<experiment>/runs/`), one
+//! JSON file per run written atomically, so an interrupted `gradfree reproduce` resumes where it
+//! stopped: a rerun with the same settings reads the finished runs back and computes only the rest.
+//! A file whose stored key (algorithm, parameters, start, budget, target, seeds, version) differs
+//! from the requested run's is ignored and overwritten.
 
-use anyhow::Result;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
 use gradfree_core::{Bounds, Driver, DriverOptions, History, StopRules, derive_seed, rng_from_seed};
 use gradfree_es::StartSpec;
 use gradfree_problems::Problem;
@@ -44,7 +52,8 @@ pub fn mines_comparison(d: usize, lipschitz: f64, mines_params: serde_json::Valu
     ]
 }
 
-/// A finished run: best f after each generation (evaluations, best f), and the final best.
+/// A finished run: best f (evaluations, best f) at the points of [`curve_points`], and the final best.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize, PartialEq)]
 pub struct Run {
     pub curve: Vec<(f64, f64)>,
     pub best_f: f64,
@@ -52,29 +61,104 @@ pub struct Run {
     pub hit_target: bool,
 }
 
+/// Where finished runs are kept: a folder and a tag naming the problem instance (file names are
+/// `<tag>-<algo>-<label>-r<run>.json`).
+pub struct RunCache {
+    pub dir: PathBuf,
+    pub tag: String,
+    /// Read finished runs back (else recompute them and overwrite the files).
+    pub reuse: bool,
+}
+
+/// The evaluation counts at which a run's best-so-far value is kept: 400 evenly spaced points up to
+/// the budget (so every `budget * k / 400`, hence the 1%, 10% and 100% checkpoints and any
+/// `linear_grid(budget, n)` with n dividing 400) and 100 log-spaced points from 10 evaluations.
+pub fn curve_points(budget: u64) -> Vec<f64> {
+    let b = budget as f64;
+    let mut q = linear_grid(budget, 400);
+    if b > 10.0 {
+        q.extend((0..100).map(|i| (10f64.ln() + (b / 10.0).ln() * i as f64 / 100.0).exp().floor()));
+    }
+    q.sort_by(f64::total_cmp);
+    q.dedup();
+    q
+}
+
+/// The run's curve thinned to [`curve_points`]: `value_at` at those points is unchanged.
+fn thin(curve: &[(f64, f64)], budget: u64) -> Vec<(f64, f64)> {
+    let mut out: Vec<(f64, f64)> = curve_points(budget).into_iter().filter_map(|e| value_at(curve, e).map(|v| (e, v))).collect();
+    out.dedup_by(|b, a| a.1 == b.1 && a.0 <= b.0);
+    out
+}
+
 /// `runs` independent runs of `m` on `p` (run `r` uses seed `derive_seed(seed, r)` for the
 /// algorithm and the start point `x0 ~ U(init)`), unconstrained, in parallel over runs; each stops
-/// at `budget` evaluations or at `target`.
-pub fn run_many(p: &dyn Problem, m: &Method, init: &Bounds, runs: usize, budget: u64, target: Option<f64>, seed: u64) -> Result<Vec<Run>> {
+/// at `budget` evaluations or at `target`. With a `cache`, finished runs are read from and written
+/// to it (see the module docs); the results are the same with or without it.
+#[allow(clippy::too_many_arguments)]
+pub fn run_many(
+    p: &dyn Problem,
+    m: &Method,
+    init: &Bounds,
+    runs: usize,
+    budget: u64,
+    target: Option<f64>,
+    seed: u64,
+    cache: Option<&RunCache>,
+) -> Result<Vec<Run>> {
+    if let Some(c) = cache {
+        std::fs::create_dir_all(&c.dir).with_context(|| format!("creating {}", c.dir.display()))?;
+    }
     (0..runs)
         .into_par_iter()
         .map(|r| {
-            let s = derive_seed(seed, r as u64);
-            let x0 = init.sample_uniform(&mut rng_from_seed(derive_seed(s, 1)));
-            let alg = gradfree_es::build(m.algo, &StartSpec { x0, sigma0: m.sigma0, seed: s, params: m.params.clone() })?;
-            let mut opts = DriverOptions::new(StopRules { target, ..StopRules::max_evaluations(budget) });
-            opts.parallel = false;
-            let mut h = History::default();
-            let mut d = Driver::new(alg, opts)?;
-            let res = d.run(&p, &mut [&mut h])?;
-            Ok(Run {
-                curve: h.records.iter().filter_map(|r| r.best_f.map(|f| (r.evaluations as f64, f))).collect(),
-                best_f: res.best_f,
-                evaluations: res.evaluations,
-                hit_target: matches!(res.stop_reason, Some(gradfree_core::StopReason::Target)),
-            })
+            let key = serde_json::json!({
+                "version": env!("CARGO_PKG_VERSION"), "problem": p.name(), "dim": p.dimension(), "algo": m.algo,
+                "params": m.params, "sigma0": m.sigma0, "init": [init.lower(), init.upper()], "budget": budget,
+                "target": target, "seed": seed, "run": r,
+            });
+            let file = cache.map(|c| c.dir.join(format!("{}-{}-{}-r{r}.json", c.tag, m.algo, slug(&m.label))));
+            if let Some(run) = file.as_deref().filter(|_| cache.is_some_and(|c| c.reuse)).and_then(|f| read_cached(f, &key)) {
+                return Ok(run);
+            }
+            let run = one_run(p, m, init, budget, target, derive_seed(seed, r as u64))?;
+            if let Some(f) = &file {
+                let text = serde_json::to_vec(&serde_json::json!({ "key": key, "run": run }))?;
+                gradfree_core::atomic_write(f, &text)?;
+            }
+            Ok(run)
         })
         .collect()
+}
+
+fn slug(label: &str) -> String {
+    label.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect()
+}
+
+/// The cached run in `file` if its key is `key`.
+fn read_cached(file: &Path, key: &serde_json::Value) -> Option<Run> {
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(file).ok()?).ok()?;
+    if v.get("key")? != key {
+        return None;
+    }
+    serde_json::from_value(v.get("run")?.clone()).ok()
+}
+
+fn one_run(p: &dyn Problem, m: &Method, init: &Bounds, budget: u64, target: Option<f64>, s: u64) -> Result<Run> {
+    let x0 = init.sample_uniform(&mut rng_from_seed(derive_seed(s, 1)));
+    let alg = gradfree_es::build(m.algo, &StartSpec { x0, sigma0: m.sigma0, seed: s, params: m.params.clone() })?;
+    let mut opts = DriverOptions::new(StopRules { target, ..StopRules::max_evaluations(budget) });
+    opts.parallel = false;
+    let mut h = History::default();
+    let mut d = Driver::new(alg, opts)?;
+    let res = d.run(&p, &mut [&mut h])?;
+    let curve: Vec<(f64, f64)> = h.records.iter().filter_map(|r| r.best_f.map(|f| (r.evaluations as f64, f))).collect();
+    Ok(Run {
+        curve: thin(&curve, budget),
+        best_f: res.best_f,
+        evaluations: res.evaluations,
+        hit_target: matches!(res.stop_reason, Some(gradfree_core::StopReason::Target)),
+    })
 }
 
 /// Best f of a run at `evals` evaluations (the last record at or before it; a run that stopped

@@ -51,7 +51,7 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         let p = build(name, d, ctx.seed)?;
         let mut series = Vec::new();
         for m in methods() {
-            let rs = run_many(p.as_ref(), &m, &init, runs, budget, Some(1e-10), ctx.seed)?;
+            let rs = run_many(p.as_ref(), &m, &init, runs, budget, Some(1e-10), ctx.seed, ctx.run_cache(name).as_ref())?;
             let mut row = vec![name.to_string(), m.label.clone()];
             for &c in &checkpoints {
                 let vals: Vec<f64> = rs.iter().map(|r| value_at(&r.curve, c as f64).unwrap_or(f64::NAN).max(1e-300).log10()).collect();

@@ -54,10 +54,10 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
             json!({"directions": 10, "alpha": 1e-4, "eta1": b / (2.0 * (df + 2.0)), "initial_precision": l, "eta2_offset": k0(df, b)}),
         );
         let p = build(name, d, ctx.seed)?;
-        let grid = linear_grid(budget, 150);
+        let grid = linear_grid(budget, 200);
         let mut series = Vec::new();
         for m in &methods {
-            let rs = run_many(p.as_ref(), m, &p.init_region(), runs, budget, None, ctx.seed)?;
+            let rs = run_many(p.as_ref(), m, &p.init_region(), runs, budget, None, ctx.seed, ctx.run_cache(name).as_ref())?;
             let finals: Vec<f64> = rs.iter().map(|r| r.best_f).collect();
             table.push(vec![
                 name.into(),

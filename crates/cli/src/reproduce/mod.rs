@@ -30,12 +30,19 @@ pub struct Ctx {
     pub seed: u64,
     /// Runs per method, overriding the experiment's default.
     pub runs: Option<usize>,
+    /// Reuse the finished runs kept in `<out>/runs/` (off with `--recompute`; runs are kept either way).
+    pub reuse_runs: bool,
 }
 
 impl Ctx {
     /// The number of runs: `--runs` if given, else `quick` or `full`.
     pub fn runs(&self, quick: usize, full: usize) -> usize {
         self.runs.unwrap_or(if self.quick { quick } else { full })
+    }
+
+    /// The run cache for one problem instance (`tag` names it within the experiment).
+    pub fn run_cache(&self, tag: &str) -> Option<common::RunCache> {
+        Some(common::RunCache { dir: self.out.join("runs"), tag: tag.to_string(), reuse: self.reuse_runs })
     }
 }
 
@@ -208,8 +215,9 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
         if !args.json {
             println!("== {} ({}){}", e.name, e.source, if args.quick { " [quick]" } else { "" });
         }
-        let mut report = (e.run)(&Ctx { quick: args.quick, out: out.clone(), seed: args.seed, runs: args.runs })
-            .with_context(|| format!("experiment {}", e.name))?;
+        let mut report =
+            (e.run)(&Ctx { quick: args.quick, out: out.clone(), seed: args.seed, runs: args.runs, reuse_runs: !args.recompute })
+                .with_context(|| format!("experiment {}", e.name))?;
         for table in &report.tables {
             let p = table.write_csv(&out)?;
             report.files.push(p);
