@@ -129,6 +129,39 @@ pub fn rank_update(l: &mut [f64], d: usize, w: &mut [f64], alpha: &mut [f64]) ->
         && (0..d).all(|i| l[i * d + i].is_finite() && l[i * d + i] > 0.0)
 }
 
+/// Solves `A x = b` in place for a small dense `n x n` column-major `A` (overwritten by its LU
+/// factors) by Gaussian elimination with partial pivoting, O(n^3). `false` if `A` is singular to
+/// working precision or the result is not finite.
+pub fn solve_dense(a: &mut [f64], n: usize, b: &mut [f64]) -> bool {
+    let scale = a.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    for k in 0..n {
+        let p = (k..n).max_by(|&i, &j| a[k * n + i].abs().total_cmp(&a[k * n + j].abs())).unwrap_or(k);
+        if a[k * n + p].abs() <= scale * 1e-14 || !a[k * n + p].is_finite() {
+            return false;
+        }
+        if p != k {
+            for j in 0..n {
+                a.swap(j * n + k, j * n + p);
+            }
+            b.swap(k, p);
+        }
+        let pivot = a[k * n + k];
+        for i in k + 1..n {
+            let f = a[k * n + i] / pivot;
+            a[k * n + i] = f;
+            for j in k + 1..n {
+                a[j * n + i] -= f * a[j * n + k];
+            }
+            b[i] -= f * b[k];
+        }
+    }
+    for k in (0..n).rev() {
+        let t: f64 = (k + 1..n).map(|j| a[j * n + k] * b[j]).sum();
+        b[k] = (b[k] - t) / a[k * n + k];
+    }
+    b[..n].iter().all(|v| v.is_finite())
+}
+
 /// The identity times `s`, column-major.
 pub fn scaled_identity(d: usize, s: f64) -> Vec<f64> {
     let mut a = vec![0.0; d * d];
@@ -176,6 +209,20 @@ mod tests {
         }
         solve_lt(&l, d, &mut t, 2);
         assert!(t.iter().zip(&z).all(|(a, b)| (a - b).abs() < 1e-12));
+    }
+
+    #[test]
+    fn solve_dense_matches_the_system_and_rejects_singular() {
+        // A needs pivoting (zero in the corner).
+        let n = 4;
+        let a: Vec<f64> = vec![0.0, 2.0, 1.0, -1.0, 3.0, 1.0, 0.5, 2.0, 1.0, -2.0, 4.0, 0.0, 2.0, 0.0, 1.0, 3.0];
+        let x = [1.0, -2.0, 0.5, 3.0];
+        let mut b: Vec<f64> = (0..n).map(|i| (0..n).map(|j| a[j * n + i] * x[j]).sum()).collect();
+        let mut lu = a.clone();
+        assert!(solve_dense(&mut lu, n, &mut b));
+        assert!(b.iter().zip(&x).all(|(u, v)| (u - v).abs() < 1e-12), "{b:?}");
+        let mut sing = vec![1.0, 2.0, 2.0, 4.0];
+        assert!(!solve_dense(&mut sing, 2, &mut [1.0, 1.0]));
     }
 
     #[test]

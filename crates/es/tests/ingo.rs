@@ -40,11 +40,12 @@ fn max_abs_diff(a: &Dense, b: &Dense) -> f64 {
 }
 
 /// One generation of the factored implementation against (3.28)-(3.29) / (3.36)-(3.37) computed
-/// densely from the population and the values.
-fn check_against_dense(variant: IngoVariant, score: ScoreTransform) {
+/// densely from the population and the values. `popsize` 4 < d takes the N x N (push-through)
+/// form of the look-ahead mean step, the default 10 > d the triangular solves.
+fn check_against_dense(variant: IngoVariant, score: ScoreTransform, popsize: Option<usize>) {
     let d = 5;
     let f = build("rosenbrock", d, 0).unwrap();
-    let params = IngoParams { beta: Some(0.3), score, ..Default::default() };
+    let params = IngoParams { beta: Some(0.3), score, popsize, ..Default::default() };
     let mut opt = Ingo::new(variant, vec![0.2, -0.1, 0.4, 0.0, 0.3], 0.7, &params, 4).unwrap();
     // Warm up a few generations so that Sigma is not a multiple of I.
     for _ in 0..4 {
@@ -99,12 +100,12 @@ fn check_against_dense(variant: IngoVariant, score: ScoreTransform) {
         IngoVariant::IngoStep => mu.iter().zip(&step).map(|(m, g)| m - beta * g).collect(),
     };
     opt.tell(&pop, &vals).unwrap();
-    assert!(opt.take_events().is_empty());
+    assert!(opt.take_events().is_empty(), "{variant:?} {score:?} {popsize:?}");
     let got_sigma = from_col_major(&opt.covariance(), d);
     let scale = sigma_next.iter().flatten().fold(0.0f64, |a, v| a.max(v.abs()));
-    assert!(max_abs_diff(&got_sigma, &sigma_next) < 1e-10 * scale, "{variant:?} {score:?}: Sigma differs");
+    assert!(max_abs_diff(&got_sigma, &sigma_next) < 1e-10 * scale, "{variant:?} {score:?} {popsize:?}: Sigma differs");
     for (a, b) in opt.mean().iter().zip(&want_mu) {
-        assert!((a - b).abs() < 1e-12, "{variant:?} {score:?}: mu {a} vs {b}");
+        assert!((a - b).abs() < 1e-12, "{variant:?} {score:?} {popsize:?}: mu {a} vs {b}");
     }
 }
 
@@ -112,7 +113,9 @@ fn check_against_dense(variant: IngoVariant, score: ScoreTransform) {
 fn factored_update_equals_dense_formulas() {
     for variant in [IngoVariant::Ingo, IngoVariant::IngoStep] {
         for score in [ScoreTransform::Normalized, ScoreTransform::LogRank] {
-            check_against_dense(variant, score);
+            for popsize in [None, Some(4)] {
+                check_against_dense(variant, score, popsize);
+            }
         }
     }
 }
@@ -225,6 +228,39 @@ fn large_steps_backtrack_and_stay_positive_definite() {
         assert!(opt.mean().iter().all(|v| v.is_finite()));
     }
     assert!(backtracks > 0, "beta = 0.99 with 4 samples should need backtracking");
+}
+
+/// A generation whose covariance step is halved still moves the mean by the full beta with the
+/// backtracked Sigma_{t+1} (3.29): checked densely on first generations (Sigma_1 = I, N = 4 < d = 5,
+/// beta = 0.99) for the seeds that backtrack.
+#[test]
+fn backtracked_generation_moves_the_mean_with_the_backtracked_covariance() {
+    let (d, n, beta) = (5, 4, 0.99);
+    let f = build("ellipsoid", d, 0).unwrap();
+    let params = IngoParams { beta: Some(beta), popsize: Some(n), ..Default::default() };
+    let mut seen = 0;
+    for seed in 0..40 {
+        let mu = vec![1.0, -0.5, 0.25, 0.0, 2.0];
+        let mut opt = Ingo::new(IngoVariant::Ingo, mu.clone(), 1.0, &params, seed).unwrap();
+        let pop = opt.ask().unwrap();
+        let v: Vec<f64> = pop.rows().map(|x| f.eval(x)).collect();
+        opt.tell(&pop, &v).unwrap();
+        if !opt.take_events().iter().any(|e| e.kind == "backtrack") {
+            continue;
+        }
+        seen += 1;
+        let m = v.iter().sum::<f64>() / n as f64;
+        let sd = (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt();
+        let mut grad = vec![0.0; d];
+        for (x, fx) in pop.rows().zip(&v) {
+            grad.iter_mut().zip(x.iter().zip(&mu)).for_each(|(g, (a, b))| *g += (fx - m) / (n as f64 * sd) * (a - b));
+        }
+        let step = matvec(&from_col_major(&opt.covariance(), d), &grad);
+        for ((a, b), g) in opt.mean().iter().zip(&mu).zip(&step) {
+            assert!((a - (b - beta * g)).abs() < 1e-10, "seed {seed}: mean {a} vs {}", b - beta * g);
+        }
+    }
+    assert!(seen >= 3, "only {seen} of 40 seeds backtracked");
 }
 
 #[test]

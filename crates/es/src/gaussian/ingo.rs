@@ -11,8 +11,10 @@
 //! ```
 //!
 //! become a rank-N update `L_{t+1} L_{t+1}^T = L_t L_t^T + beta Y diag(s) Y^T` of the factor
-//! (O(N d^2), no d x d factorization, no eigendecomposition) and triangular solves. With the
-//! log-rank transform the update is `(1 - beta) P_t + beta Y diag(w) Y^T` (see [`ScoreTransform`]).
+//! (O(N d^2), no d x d factorization, no eigendecomposition). With the log-rank transform the
+//! update is `(1 - beta) P_t + beta Y diag(w) Y^T` (see [`ScoreTransform`]). INGO's look-ahead step
+//! `Sigma_{t+1} Y s` needs no pass over the factor when `N <= d`: by the push-through identity it is
+//! `(X - mu) (I + beta diag(s) Z^T Z)^{-1} s`, an `N x N` solve (two triangular solves otherwise).
 //!
 //! Negative scores can push `P_{t+1}` out of the positive-definite cone. Rule: the covariance
 //! step is halved (`beta_Sigma <- beta_Sigma / 2`) until the update is positive definite, at most
@@ -93,6 +95,11 @@ struct Scratch {
     order: Vec<usize>,
     y: Vec<f64>,
     g: Vec<f64>,
+    /// `X - mu = L^{-T} Z` of the pending generation (empty after deserialization: recomputed).
+    xt: Vec<f64>,
+    /// `k I + step diag(s) G` and the coefficients `u` of the look-ahead mean step.
+    small: Vec<f64>,
+    u: Vec<f64>,
     rank: RankScratch,
 }
 
@@ -186,6 +193,15 @@ impl Ingo {
     }
 }
 
+/// `g += sum_i w_i col_i(a)` for `a` with columns of length `g.len()`.
+fn add_columns(g: &mut [f64], a: &[f64], w: &[f64]) {
+    for (col, &wi) in a.chunks_exact(g.len()).zip(w) {
+        for (gj, v) in g.iter_mut().zip(col) {
+            *gj += wi * v;
+        }
+    }
+}
+
 impl AskTell for Ingo {
     fn name(&self) -> &'static str {
         match self.variant {
@@ -212,6 +228,8 @@ impl AskTell for Ingo {
         let x = out.as_mut_slice();
         x.copy_from_slice(&self.z);
         solve_lt(&self.l, d, x, n);
+        self.scratch.xt.clear();
+        self.scratch.xt.extend_from_slice(x);
         let sq: f64 = x.iter().map(|v| v * v).sum();
         self.last_scale = (sq / (n * d) as f64).sqrt();
         for row in x.chunks_exact_mut(d) {
@@ -238,23 +256,21 @@ impl AskTell for Ingo {
             return Ok(());
         }
         let beta = self.p.beta;
+        if sc.xt.len() != d * n {
+            sc.xt.clear();
+            sc.xt.extend_from_slice(&self.z);
+            solve_lt(&self.l, d, &mut sc.xt, n);
+        }
         // y_i = L_t z_i = Sigma_t^{-1} (x_i - mu_t).
         sc.y.resize(d * n, 0.0);
         mul_l(&self.l, d, &self.z, n, &mut sc.y);
-        // INGOstep's direction uses Sigma_t: sum_i s_i L_t^{-T} z_i.
-        sc.g.clear();
-        sc.g.resize(d, 0.0);
-        let src = match self.variant {
-            IngoVariant::Ingo => &sc.y,
-            IngoVariant::IngoStep => &self.z,
-        };
-        for (col, &si) in src.chunks_exact(d).zip(&sc.s) {
-            for (g, v) in sc.g.iter_mut().zip(col) {
-                *g += si * v;
-            }
-        }
-        if self.variant == IngoVariant::IngoStep {
-            solve_lt(&self.l, d, &mut sc.g, 1);
+        // The look-ahead mean step through the factor when the population exceeds the dimension:
+        // g = sum_i s_i y_i, solved with Sigma_{t+1} below.
+        let dense_lookahead = self.variant == IngoVariant::Ingo && n > d;
+        if dense_lookahead {
+            sc.g.clear();
+            sc.g.resize(d, 0.0);
+            add_columns(&mut sc.g, &sc.y, &sc.s);
         }
 
         // Precision update, backtracking on the covariance step to stay positive definite.
@@ -264,10 +280,35 @@ impl AskTell for Ingo {
             self.events.push(e);
         }
         let sc = &mut self.scratch;
-        if self.variant == IngoVariant::Ingo {
+        if dense_lookahead {
             // Sigma_{t+1} g = L^{-T} L^{-1} g.
             solve_l(&self.l, d, &mut sc.g, 1);
             solve_lt(&self.l, d, &mut sc.g, 1);
+        } else {
+            // INGOstep (3.37): Sigma_t sum_i s_i y_i = sum_i s_i (x_i - mu_t). INGO (3.29), N <= d:
+            // Sigma_{t+1} = L^{-T} (k I + step Z S Z^T)^{-1} L^{-1}, so by the push-through identity
+            // Sigma_{t+1} Y s = L^{-T} Z (k I + step S G)^{-1} s = (X - mu) u with G = Z^T Z and
+            // S = diag(s): an N x N solve instead of two d x d triangular solves.
+            sc.u.clear();
+            sc.u.extend_from_slice(&sc.s);
+            let step = if self.variant == IngoVariant::Ingo { outcome.step(beta) } else { None };
+            if let Some(step) = step {
+                let k = keep(step);
+                sc.small.clear();
+                sc.small.extend(sc.rank.gram().iter().enumerate().map(|(idx, gij)| step * sc.s[idx % n] * gij));
+                for i in 0..n {
+                    sc.small[i * n + i] += k;
+                }
+                if !crate::linalg::solve_dense(&mut sc.small, n, &mut sc.u) {
+                    let g = self.generation;
+                    self.events
+                        .push(Event { kind: "no-update".into(), message: format!("generation {g}: singular mean step, mean unchanged") });
+                    return Ok(());
+                }
+            }
+            sc.g.clear();
+            sc.g.resize(d, 0.0);
+            add_columns(&mut sc.g, &sc.xt, &sc.u);
         }
         for (m, g) in self.mu.iter_mut().zip(&sc.g) {
             *m -= beta * g;

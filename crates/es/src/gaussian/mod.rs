@@ -60,6 +60,24 @@ pub(crate) enum PdUpdate {
     Kept,
 }
 
+impl PdUpdate {
+    /// The covariance step applied, from the first step `beta` (`None` if the factor was kept).
+    pub(crate) fn step(&self, beta: f64) -> Option<f64> {
+        match self {
+            PdUpdate::Full => Some(beta),
+            PdUpdate::Backtracked(k) => Some(beta * 0.5f64.powi(*k as i32)),
+            PdUpdate::Kept => None,
+        }
+    }
+}
+
+impl RankScratch {
+    /// `G = Z^T Z` (`r x r`, column-major) of the last [`pd_rank_update`].
+    pub(crate) fn gram(&self) -> &[f64] {
+        &self.gram
+    }
+}
+
 /// Smallest eigenvalue of `Z diag(c) Z^T` restricted to the span of `Z` (`d x r`): the smallest
 /// eigenvalue of `G^{1/2} diag(c) G^{1/2}`, `G = Z^T Z` (O(r^2 d + r^3)).
 fn min_eig_weighted_gram(z: &[f64], d: usize, c: &[f64], s: &mut RankScratch) -> Option<f64> {
