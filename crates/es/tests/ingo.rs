@@ -231,11 +231,18 @@ fn large_steps_backtrack_and_stay_positive_definite() {
 }
 
 /// A generation whose covariance step is halved still moves the mean by the full beta with the
-/// backtracked Sigma_{t+1} (3.29): checked densely on first generations (Sigma_1 = I, N = 4 < d = 5,
-/// beta = 0.99) for the seeds that backtrack.
+/// backtracked Sigma_{t+1} (3.29): checked densely on first generations (Sigma_1 = I, d = 5,
+/// beta = 0.99, N = 4 < d and N = 12 > d, whose positive-definiteness checks differ) for the seeds
+/// that backtrack.
 #[test]
 fn backtracked_generation_moves_the_mean_with_the_backtracked_covariance() {
-    let (d, n, beta) = (5, 4, 0.99);
+    for n in [4, 12] {
+        backtracked_generation(n);
+    }
+}
+
+fn backtracked_generation(n: usize) {
+    let (d, beta) = (5, 0.99);
     let f = build("ellipsoid", d, 0).unwrap();
     let params = IngoParams { beta: Some(beta), popsize: Some(n), ..Default::default() };
     let mut seen = 0;
@@ -260,7 +267,7 @@ fn backtracked_generation_moves_the_mean_with_the_backtracked_covariance() {
             assert!((a - (b - beta * g)).abs() < 1e-10, "seed {seed}: mean {a} vs {}", b - beta * g);
         }
     }
-    assert!(seen >= 3, "only {seen} of 40 seeds backtracked");
+    assert!(seen >= 3, "N = {n}: only {seen} of 40 seeds backtracked");
 }
 
 #[test]

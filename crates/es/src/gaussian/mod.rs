@@ -72,16 +72,28 @@ impl PdUpdate {
 }
 
 impl RankScratch {
-    /// `G = Z^T Z` (`r x r`, column-major) of the last [`pd_rank_update`].
+    /// `G = Z^T Z` (`r x r`, column-major) of the last [`pd_rank_update`] if `r <= d` (else empty).
     pub(crate) fn gram(&self) -> &[f64] {
         &self.gram
     }
 }
 
 /// Smallest eigenvalue of `Z diag(c) Z^T` restricted to the span of `Z` (`d x r`): the smallest
-/// eigenvalue of `G^{1/2} diag(c) G^{1/2}`, `G = Z^T Z` (O(r^2 d + r^3)).
+/// eigenvalue of `G^{1/2} diag(c) G^{1/2}`, `G = Z^T Z` (O(r^2 d + r^3)). When `r > d` the `d x d`
+/// matrix `Z diag(c) Z^T` itself is used (O(r d^2 + d^3)); its extra eigenvalues on the complement
+/// of the span are 0, which the caller's `min(mu_min, 0)` ignores. Fills `G` only when `r <= d`.
 fn min_eig_weighted_gram(z: &[f64], d: usize, c: &[f64], s: &mut RankScratch) -> Option<f64> {
     let r = c.len();
+    if r > d {
+        s.gram.clear();
+        s.gram.resize(d * d, 0.0);
+        s.gv.clear();
+        s.gv.resize(d, 0.0);
+        crate::linalg::add_weighted_outer_lower(&mut s.gram, d, z, c, &mut s.w);
+        let ok = crate::linalg::sym_eigen(&s.gram, d, &mut s.gv, None, &mut s.eig);
+        s.gram.clear();
+        return ok.then(|| s.gv[0]);
+    }
     for buf in [&mut s.gram, &mut s.gu, &mut s.root, &mut s.k] {
         buf.clear();
         buf.resize(r * r, 0.0);
