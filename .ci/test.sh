@@ -20,7 +20,7 @@ rm -f "$log"
 
 echo "== Python package: build with maturin, run pytest"
 export PIP_ROOT_USER_ACTION=ignore
-python3 -m pip install --quiet --disable-pip-version-check maturin numpy scipy pytest
+python3 -m pip install --quiet --disable-pip-version-check maturin numpy scipy pytest ray coco-experiment
 python3 -m pip install --quiet --disable-pip-version-check ./python
 pylog=$(mktemp)
 python3 -m pytest -q python/tests 2>&1 | tee "$pylog" || status=$?

@@ -26,12 +26,12 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from . import _gradfree
-from ._gradfree import algorithms, korobov, min_distance, subgroup_vector
+from ._gradfree import Problem, algorithms, korobov, min_distance, run_builtin, subgroup_vector
 
 __all__ = [
     "INGO", "INGOstep", "FastINGO", "CMAES", "XNES", "IGO", "MiNES", "OpenAIES", "NesterovSpokoiny",
     "minimize", "OptimizeResult", "Sobol", "Halton", "SubgroupLattice", "KorobovLattice",
-    "algorithms", "korobov", "min_distance", "subgroup_vector",
+    "Problem", "algorithms", "korobov", "min_distance", "run_builtin", "subgroup_vector",
 ]
 
 Result = namedtuple("Result", ["xbest", "fbest", "evaluations", "iterations", "stop"])
@@ -52,20 +52,36 @@ class _ES:
     (stop once the best value is <= target), ``tol_fun`` (best value unchanged by more than this
     over 100 generations). Extra keyword arguments are the algorithm's parameters (the fields of
     its Rust ``*Params`` struct, e.g. ``beta=0.04`` for INGO); unknown ones raise ``ValueError``.
+
+    ``restarts``: ``True`` (until a stop rule ends the run) or a maximum number of IPOP restarts
+    (Auger & Hansen 2005): when the run converges (scale below 1e-40 sigma0, or best values flat
+    to 1e-12 over 10 + 30 d/N generations; pycma's median-stagnation rule too, except for INGO,
+    INGOstep, Fast-INGO and IGO) or diverges, it starts again with twice the population (at most max(N, 100 d)) and a new
+    seed, from ``x0`` or from a uniform draw in ``restart_bounds = (lower, upper)``. ``popsize``
+    then changes between generations; ``restarts_done`` counts them.
     """
 
     algorithm = ""
 
     def __init__(self, x0: Sequence[float], sigma0: float = 0.5, seed: Optional[int] = None, popsize: Optional[int] = None,
                  max_evals: Optional[int] = None, max_gens: Optional[int] = None, target: Optional[float] = None,
-                 tol_fun: Optional[float] = None, **params):
+                 tol_fun: Optional[float] = None, restarts=False, restart_bounds=None, **params):
         x0 = np.ascontiguousarray(np.asarray(x0, dtype=np.float64).ravel())
         if x0.size == 0:
             raise ValueError("x0: expected at least one coordinate")
         if popsize is not None:
             params["popsize"] = int(popsize)
         self.seed = _seed(seed)
-        self._opt = _gradfree.Optimizer(self.algorithm, x0, float(sigma0), self.seed, json.dumps(params))
+        max_restarts = None
+        if restarts is not False and restarts is not None and restarts is not True:
+            if isinstance(restarts, bool) or not isinstance(restarts, (int, np.integer)) or restarts < 0:
+                raise ValueError(f"restarts: expected True, False or a non-negative integer, got {restarts!r}")
+            max_restarts = int(restarts)
+        rb = None
+        if restart_bounds is not None:
+            rb = tuple(np.broadcast_to(np.asarray(b, dtype=np.float64), x0.shape).tolist() for b in restart_bounds)
+        self._opt = _gradfree.Optimizer(self.algorithm, x0, float(sigma0), self.seed, json.dumps(params),
+                                        bool(restarts), max_restarts, rb)
         self.max_evals = int(max_evals) if max_evals is not None else 10000 * x0.size
         self.max_gens = max_gens
         self.target = target
@@ -84,6 +100,10 @@ class _ES:
     @property
     def mean(self) -> np.ndarray:
         return self._opt.mean
+
+    @property
+    def restarts_done(self) -> int:
+        return self._opt.restarts
 
     @property
     def sigma(self) -> float:
@@ -207,21 +227,25 @@ class OptimizeResult(dict):
 
 
 def minimize(f: Callable[[np.ndarray], float], x0, method: str = "ingo", sigma0: float = 0.5, seed: Optional[int] = None,
-             max_evals: Optional[int] = None, target: Optional[float] = None, bounds=None, executor=None,
-             **params) -> OptimizeResult:
+             max_evals: Optional[int] = None, target: Optional[float] = None, bounds=None, restarts=False,
+             executor=None, **params) -> OptimizeResult:
     """Minimizes ``f`` with a gradfree ES. Each population is evaluated through ``executor.map``
-    (any ``concurrent.futures`` executor; default: in this thread). ``bounds = (lower, upper)``
-    clips the points ``f`` sees (the optimizer is told its own points). Exceptions raised by ``f``
-    propagate unchanged."""
+    (any ``concurrent.futures`` executor, or a Ray pool's ``map``; default: in this thread).
+    ``bounds = (lower, upper)`` clips the points ``f`` sees (the optimizer is told its own points).
+    ``restarts=True`` runs IPOP restarts (doubling population) until ``max_evals`` is spent, each
+    restart from a uniform point in ``bounds`` if given, else from ``x0``. Exceptions raised by
+    ``f`` propagate unchanged; NaN values follow the algorithm's ``on_nonfinite`` policy."""
     cls = _METHODS.get(method)
     if cls is None:
         raise ValueError(f"method {method!r}: expected one of {sorted(_METHODS)}")
-    es = cls(x0, sigma0, seed=seed, max_evals=max_evals, target=target, **params)
     lower = upper = None
     if bounds is not None:
-        lower, upper = (np.broadcast_to(np.asarray(b, dtype=np.float64), es.mean.shape) for b in bounds)
+        shape = np.asarray(x0, dtype=np.float64).ravel().shape
+        lower, upper = (np.broadcast_to(np.asarray(b, dtype=np.float64), shape) for b in bounds)
         if np.any(lower >= upper):
             raise ValueError("bounds: expected lower < upper in every coordinate")
+    es = cls(x0, sigma0, seed=seed, max_evals=max_evals, target=target, restarts=restarts,
+             restart_bounds=None if lower is None else (lower, upper), **params)
     xbest, fbest = None, math.inf
     while not es.stop():
         X = es.ask()
@@ -232,7 +256,7 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: str = "ingo", sigma0:
         if values[i] < fbest:
             xbest, fbest = P[i].copy(), float(values[i])
     reasons = es.stop()
-    return OptimizeResult(x=xbest, fun=fbest, nfev=es.evaluations, nit=es.iterations,
+    return OptimizeResult(x=xbest, fun=fbest, nfev=es.evaluations, nit=es.iterations, restarts=es.restarts_done,
                           success="target" in reasons, message=", ".join(reasons) or "stopped")
 
 

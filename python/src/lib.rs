@@ -3,8 +3,8 @@
 //! arrays in and out, turns errors into Python exceptions (`ValueError`), and releases the GIL
 //! around heavy work.
 
-use gradfree_core::{AskTell, Population};
-use gradfree_es::{Algorithm, StartSpec};
+use gradfree_core::{AskTell, Bounds, Population};
+use gradfree_es::{Algorithm, Ipop, IpopParams, RestartMean, StartSpec};
 use gradfree_qmc::quality::Norm;
 use gradfree_qmc::{Halton, Rank1Lattice, Scramble, Sequence, Sobol};
 use numpy::ndarray::Array2;
@@ -26,18 +26,52 @@ struct Optimizer {
 
 #[pymethods]
 impl Optimizer {
-    /// `Optimizer(algorithm, x0, sigma0, seed, params_json)`; `algorithm` is a registry name
-    /// (`ingo`, `cmaes`, ...), `params_json` a JSON object of the algorithm's parameters.
+    /// `Optimizer(algorithm, x0, sigma0, seed, params_json, restarts=False, max_restarts=None,
+    /// restart_bounds=None)`; `algorithm` is a registry name (`ingo`, `cmaes`, ...), `params_json`
+    /// a JSON object of the algorithm's parameters. `restarts`: IPOP restarts (`gradfree_es::Ipop`,
+    /// population doubled each time) up to `max_restarts` (None: until the caller stops), each from
+    /// `x0` or from a uniform draw in `restart_bounds = (lower, upper)`.
     #[new]
-    fn new(algorithm: &str, x0: PyReadonlyArray1<'_, f64>, sigma0: f64, seed: u64, params_json: &str) -> PyResult<Self> {
+    #[pyo3(signature = (algorithm, x0, sigma0, seed, params_json, restarts=false, max_restarts=None, restart_bounds=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        algorithm: &str,
+        x0: PyReadonlyArray1<'_, f64>,
+        sigma0: f64,
+        seed: u64,
+        params_json: &str,
+        restarts: bool,
+        max_restarts: Option<u32>,
+        restart_bounds: Option<(Vec<f64>, Vec<f64>)>,
+    ) -> PyResult<Self> {
         let params: serde_json::Value = serde_json::from_str(params_json).map_err(err)?;
         let Some(params) = params.as_object().cloned() else {
             return Err(PyValueError::new_err("params: expected a JSON object"));
         };
         let x0 = x0.as_slice().map_err(err)?.to_vec();
         let d = x0.len();
-        let alg = gradfree_es::build(algorithm, &StartSpec { x0, sigma0, seed, params }).map_err(err)?;
+        let start = StartSpec { x0, sigma0, seed, params };
+        let alg = if restarts {
+            let restart_mean = match restart_bounds {
+                Some((lo, hi)) => RestartMean::Uniform(Bounds::new(lo, hi).map_err(err)?),
+                None => RestartMean::Initial,
+            };
+            Algorithm::Ipop(Box::new(
+                Ipop::new(algorithm, start, IpopParams { max_restarts, restart_mean, ..IpopParams::default() }).map_err(err)?,
+            ))
+        } else {
+            gradfree_es::build(algorithm, &start).map_err(err)?
+        };
         Ok(Optimizer { alg, pop: Population::empty(d) })
+    }
+
+    /// Restarts made so far (0 without `restarts`).
+    #[getter]
+    fn restarts(&self) -> u32 {
+        match &self.alg {
+            Algorithm::Ipop(ipop) => ipop.restarts_done(),
+            _ => 0,
+        }
     }
 
     /// The next population, an array of shape `(popsize, d)`.
@@ -115,6 +149,90 @@ impl Optimizer {
         let f = py.get_type::<Optimizer>().getattr("from_state_json")?;
         Ok((f.unbind(), (state,)))
     }
+}
+
+/// A benchmark function of `gradfree_problems` (thesis Tables 3.1 and 4.4, MiNES Table 1, ...),
+/// callable on one point or evaluated on the rows of a matrix.
+#[pyclass(module = "gradfree._gradfree", frozen)]
+struct Problem {
+    p: Box<dyn gradfree_problems::Problem>,
+}
+
+#[pymethods]
+impl Problem {
+    /// `Problem(name, dim, seed=0)`; the seed fixes random instances (rotations, data splits).
+    #[new]
+    #[pyo3(signature = (name, dim, seed=0))]
+    fn new(name: &str, dim: usize, seed: u64) -> PyResult<Self> {
+        Ok(Problem { p: gradfree_problems::build(name, dim, seed).map_err(err)? })
+    }
+
+    #[getter]
+    fn name(&self) -> String {
+        self.p.name().to_string()
+    }
+
+    #[getter]
+    fn dim(&self) -> usize {
+        self.p.dimension()
+    }
+
+    /// The global minimum, if known.
+    #[getter]
+    fn minimum(&self) -> Option<f64> {
+        self.p.minimum()
+    }
+
+    /// `f(x)` for one point of length `dim`.
+    fn __call__(&self, x: PyReadonlyArray1<'_, f64>) -> PyResult<f64> {
+        let x = x.as_slice().map_err(err)?;
+        if x.len() != self.p.dimension() {
+            return Err(PyValueError::new_err(format!("x: expected shape ({},), got ({},)", self.p.dimension(), x.len())));
+        }
+        Ok(self.p.eval(x))
+    }
+
+    /// `f` on each row of `X` (shape `(n, dim)`).
+    fn evaluate<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'_, f64>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let d = self.p.dimension();
+        if x.shape()[1] != d {
+            return Err(PyValueError::new_err(format!("X: expected shape (n, {d}), got {:?}", x.shape())));
+        }
+        let rows: Vec<f64> = x.as_array().iter().copied().collect();
+        let p = &self.p;
+        let out: Vec<f64> = py.detach(|| rows.chunks_exact(d).map(|r| p.eval(r)).collect());
+        Ok(PyArray1::from_vec(py, out))
+    }
+}
+
+/// Runs `algorithm` on the built-in `problem` entirely in Rust (the `gradfree optimize` driver,
+/// sequential evaluation) for `max_evals` evaluations; returns `(best_x, best_f, evaluations,
+/// generations, mean)`. The reference the Python ask/tell loop is tested against.
+#[pyfunction]
+#[pyo3(signature = (algorithm, problem, x0, sigma0, seed, max_evals, params_json="{}"))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn run_builtin<'py>(
+    py: Python<'py>,
+    algorithm: &str,
+    problem: &Problem,
+    x0: PyReadonlyArray1<'_, f64>,
+    sigma0: f64,
+    seed: u64,
+    max_evals: u64,
+    params_json: &str,
+) -> PyResult<(Bound<'py, PyArray1<f64>>, f64, u64, u64, Bound<'py, PyArray1<f64>>)> {
+    let opt = Optimizer::new(algorithm, x0, sigma0, seed, params_json, false, None, None)?;
+    let mut opts = gradfree_core::DriverOptions::new(gradfree_core::StopRules::max_evaluations(max_evals));
+    opts.parallel = false;
+    let p = &problem.p;
+    let (res, mean) = py
+        .detach(|| -> Result<_, gradfree_core::CoreError> {
+            let mut driver = gradfree_core::Driver::new(opt.alg, opts)?;
+            let res = driver.run(&p.as_ref(), &mut [])?;
+            Ok((res, driver.into_optimizer().mean().to_vec()))
+        })
+        .map_err(err)?;
+    Ok((PyArray1::from_vec(py, res.best_x), res.best_f, res.evaluations, res.generations, PyArray1::from_vec(py, mean)))
 }
 
 /// A QMC engine with scipy.stats.qmc's interface (`random`, `reset`, `fast_forward`).
@@ -230,6 +348,8 @@ fn algorithms() -> Vec<(&'static str, &'static str, &'static str)> {
 fn _gradfree(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Optimizer>()?;
     m.add_class::<Engine>()?;
+    m.add_class::<Problem>()?;
+    m.add_function(wrap_pyfunction!(run_builtin, m)?)?;
     m.add_function(wrap_pyfunction!(subgroup_vector, m)?)?;
     m.add_function(wrap_pyfunction!(korobov, m)?)?;
     m.add_function(wrap_pyfunction!(min_distance, m)?)?;

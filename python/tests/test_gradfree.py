@@ -106,3 +106,115 @@ def test_lattices():
     assert abs(k.min_distance("l2") - 1.8356) < 5e-5  # thesis Table 5.2, Korobov row
     shifted = gradfree.SubgroupLattice(10, 41, seed=1, shift=True).random(41)
     assert np.all((shifted >= 0) & (shifted < 1))
+
+
+@pytest.mark.parametrize("algo", ["ingo", "ingostep", "fast-ingo", "cmaes", "xnes", "mines"])
+def test_python_loop_agrees_with_the_rust_driver(algo):
+    """The same seed gives bit-identical results through the Python ask/tell loop and through
+    the Rust driver on the same (Rust-evaluated) function."""
+    p = gradfree.Problem("ellipsoid", 8)
+    x0 = np.linspace(-0.5, 0.5, 8)
+    cls = {c.algorithm: c for c in gradfree._METHODS.values()}[algo]
+    es = cls(x0, 0.3, seed=11)
+    gens = 40
+    for _ in range(gens):
+        X = es.ask()
+        es.tell(X, p.evaluate(X))
+    best_x, best_f, evals, generations, mean = gradfree.run_builtin(algo, p, x0, 0.3, 11, gens * es.popsize)
+    assert generations == gens and evals == es.evaluations
+    assert np.array_equal(es.mean, mean)
+    assert es.result.fbest == best_f and np.array_equal(es.result.xbest, best_x)
+    assert best_f < p(x0)
+
+
+def test_problems_from_rust():
+    p = gradfree.Problem("rosenbrock", 5)
+    assert p.dim == 5 and p.minimum == 0.0 and p(np.ones(5)) == 0.0
+    assert p(np.zeros(5)) == 4.0
+    np.testing.assert_array_equal(p.evaluate(np.vstack([np.ones(5), np.zeros(5)])), [0.0, 4.0])
+    with pytest.raises(ValueError, match=r"expected shape \(5,\)"):
+        p(np.zeros(4))
+    with pytest.raises(ValueError, match=r"expected shape \(n, 5\)"):
+        p.evaluate(np.zeros((2, 4)))
+    with pytest.raises(ValueError, match="unknown problem|nope"):
+        gradfree.Problem("nope", 3)
+
+
+def test_minimize_with_ipop_restarts():
+    """CMA-ES is trapped in a local minimum of the 10-d Rastrigin function; IPOP restarts (from
+    uniform points in the bounds, population doubling) reach the global one."""
+    p = gradfree.Problem("rastrigin", 10)
+    kw = dict(method="cmaes", seed=1, max_evals=300000, target=1e-8, bounds=(-5.12, 5.12))
+    plain = gradfree.minimize(p, np.full(10, 3.0), **kw)
+    assert not plain.success and plain.fun > 1.0 and plain.restarts == 0
+    r = gradfree.minimize(p, np.full(10, 3.0), restarts=True, **kw)
+    assert r.success and r.fun <= 1e-8 and r.restarts >= 1, r
+    es = gradfree.CMAES(np.full(10, 3.0), 0.5, seed=1, restarts=2)
+    sizes = set()
+    while not es.stop() and es.restarts_done < 2:
+        X = es.ask()
+        sizes.add(len(X))
+        es.tell(X, p.evaluate(X))
+    assert es.restarts_done == 2 and len(sizes) >= 2
+    with pytest.raises(ValueError, match="restarts"):
+        gradfree.CMAES(np.zeros(3), 0.5, restarts=-1)
+
+
+def test_type_stubs_cover_the_extension_module():
+    """Every public class, function and class member of ``_gradfree`` has a stub, and no stub
+    names something the module lacks."""
+    import ast
+    import pathlib
+
+    stub = pathlib.Path(gradfree.__file__).with_name("_gradfree.pyi")
+    assert stub.exists() and pathlib.Path(gradfree.__file__).with_name("py.typed").exists()
+    tree = ast.parse(stub.read_text())
+    stubbed = {n.name: n for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
+    public = {k for k in dir(gradfree._gradfree) if not k.startswith("_")}
+    assert set(stubbed) == public
+    for name, node in stubbed.items():
+        if isinstance(node, ast.ClassDef):
+            members = {m.name for m in node.body if isinstance(m, ast.FunctionDef) and not m.name.startswith("_")}
+            actual = {k for k in dir(getattr(gradfree._gradfree, name)) if not k.startswith("_")}
+            assert members == actual, name
+
+
+def _example(name):
+    """Imports python/examples/<name>.py as a module (importable by name, as process pools need)."""
+    import importlib
+    import pathlib
+    import sys
+
+    folder = str(pathlib.Path(__file__).resolve().parents[1] / "examples")
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    return importlib.import_module(name)
+
+
+def _sequential_cmaes(f, dim, seed, max_evals):
+    return gradfree.minimize(f, np.zeros(dim), method="cmaes", seed=seed, max_evals=max_evals, target=1e-8)
+
+
+def test_concurrent_futures_example_matches_sequential_evaluation():
+    mod = _example("futures_es")
+    out = mod.main(["--dim", "6", "--max-evals", "6000"])
+    ref = _sequential_cmaes(mod.simulate, 6, 1, 6000)
+    for r in out.values():
+        assert r.success and r.fun == ref.fun and r.nfev == ref.nfev
+
+
+def test_ray_example_on_a_local_cluster():
+    """The Ray example (ask/tell with ray.remote, and minimize with a Ray pool) on a local
+    cluster gives the same run as sequential evaluation."""
+    ray = pytest.importorskip("ray")
+    mod = _example("ray_es")
+    # Imported by name here (run as a script it is __main__): ship its functions by value, since
+    # the workers' sys.path does not have python/examples.
+    ray.cloudpickle.register_pickle_by_value(mod)
+    try:
+        r, m = mod.main(["--dim", "6", "--max-evals", "6000", "--num-cpus", "2"])
+    finally:
+        ray.shutdown()
+    ref = _sequential_cmaes(lambda x: mod.rollout(x, 0.0), 6, 1, 6000)
+    assert r.fbest == ref.fun and r.evaluations == ref.nfev
+    assert m.success and m.fun == ref.fun and m.nfev == ref.nfev
