@@ -218,3 +218,26 @@ def test_ray_example_on_a_local_cluster():
     ref = _sequential_cmaes(lambda x: mod.rollout(x, 0.0), 6, 1, 6000)
     assert r.fbest == ref.fun and r.evaluations == ref.nfev
     assert m.success and m.fun == ref.fun and m.nfev == ref.nfev
+
+
+def test_bbob_runner_completes_f1_to_f24(tmp_path, monkeypatch):
+    """``python -m gradfree.coco`` on all 24 bbob functions at d = 2 and 5 with a small budget:
+    COCO's result folder for cocopp, and a summary whose numbers follow from it."""
+    pytest.importorskip("cocoex")
+    from gradfree import coco
+
+    monkeypatch.chdir(tmp_path)
+    rows = coco.main(["--algo", "ingo", "--dims", "2,5", "--budget-mult", "200", "--instances", "1,2",
+                      "--output-folder", "run", "--quiet"])
+    assert sorted((r["function"], r["dim"]) for r in rows) == [(f, d) for f in range(1, 25) for d in (2, 5)]
+    folder = tmp_path / "exdata" / "run"
+    assert len(list(folder.glob("*.info"))) == 24
+    assert (folder / "summary.csv").read_text().count("\n") == 49
+    for r in rows:
+        assert r["instances"] == 2 and 0.0 <= r["targets_hit"] <= 1.0
+    by = {(r["function"], r["dim"]): r for r in rows}
+    # The sphere (f1) and the linear slope (f5) are easy: most targets within 200 d evaluations.
+    assert by[(1, 2)]["targets_hit"] > 0.7 and by[(5, 5)]["solved"] == 2
+    assert coco._indices("1-3,7") == [1, 2, 3, 7]
+    with pytest.raises(SystemExit):
+        coco.main(["--functions", "0-3"])
