@@ -131,25 +131,35 @@ def part_b(args):
             print(f"{problem:<11} {d:>3} {mo:>15.0f} {mt:>10.0f} {mo / mt:>7.3f}")
 
 
+# Columns of part (c): label, algorithm, extra CLI arguments.
+C_METHODS = (
+    ("ingo", "ingo", []),
+    ("ingostep", "ingostep", []),
+    ("fast-ingo", "fast-ingo", []),
+    ("ingo+csa", "ingo", ["--param", "step_size=csa"]),
+)
+
+
 def part_c(args):
     print(f"\n(c) evaluations to f < 1e-10, median over {args.seeds_c} seeds, budget {args.budget_c} (inf: not reached)")
-    names = ("ellipsoid", "discus", "l1-ellipsoid", "lhalf-ellipsoid", "levy", "rastrigin10")
-    print(f"{'problem':<16} {'d':>4} {'ingo':>10} {'ingostep':>10} {'fast-ingo':>10} {'pycma':>10}")
+    names = args.functions_c
+    labels = [m[0] for m in C_METHODS] + ["pycma"]
+    print(f"{'problem':<16} {'d':>4} " + " ".join(f"{k:>10}" for k in labels))
     for d in args.dims_c:
         for problem in names:
             cols = {}
-            for algo in ("ingo", "ingostep", "fast-ingo"):
+            for label, algo, extra in C_METHODS:
                 v = []
                 for s in range(args.seeds_c):
-                    r = gradfree(algo, problem, d, s, x0_for(d, s), ["--target", "1e-10", "--max-evals", str(args.budget_c)])
+                    r = gradfree(algo, problem, d, s, x0_for(d, s), ["--target", "1e-10", "--max-evals", str(args.budget_c)] + extra)
                     v.append(r["evaluations"] if r["best_f"] <= 1e-10 else float("inf"))
-                cols[algo] = statistics.median(v)
+                cols[label] = statistics.median(v)
             v = []
             for s in range(args.seeds_c):
                 p = pycma(problem, d, x0_for(d, s), 1e-10, args.budget_c, s)
                 v.append(p["evaluations"] if p["best_f"] <= 1e-10 else float("inf"))
             cols["pycma"] = statistics.median(v)
-            print(f"{problem:<16} {d:>4} " + " ".join(f"{cols[k]:>10.0f}" for k in ("ingo", "ingostep", "fast-ingo", "pycma")))
+            print(f"{problem:<16} {d:>4} " + " ".join(f"{cols[k]:>10.0f}" for k in labels), flush=True)
 
 
 def main():
@@ -159,6 +169,8 @@ def main():
     ap.add_argument("--seeds-c", type=int, default=3)
     ap.add_argument("--dims-c", type=int, nargs="+", default=[50, 100])
     ap.add_argument("--budget-c", type=int, default=1_000_000)
+    ap.add_argument("--functions-c", nargs="+", default=["ellipsoid", "discus", "l1-ellipsoid", "lhalf-ellipsoid", "levy", "rastrigin10"],
+                    choices=sorted(FUNCS), help="functions of part (c) (default: thesis Table 3.1)")
     ap.add_argument("--bin", type=Path, default=BIN, help="gradfree binary (default: target/release/gradfree)")
     args = ap.parse_args()
     set_bin(args.bin)

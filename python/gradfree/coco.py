@@ -113,6 +113,8 @@ def main(argv: Optional[Sequence[str]] = None) -> List[dict]:
             params[k] = json.loads(v)
         except json.JSONDecodeError:
             params[k] = v
+    # A diverging run can overflow a bbob function; rank such values last instead of stopping.
+    params.setdefault("on_nonfinite", "treat-as-inf")
     if args.budget_mult <= 0:
         ap.error(f"--budget-mult {args.budget_mult}: expected > 0")
     dims, funcs, insts = _indices(args.dims), _indices(args.functions), _indices(args.instances)

@@ -241,3 +241,20 @@ def test_bbob_runner_completes_f1_to_f24(tmp_path, monkeypatch):
     assert coco._indices("1-3,7") == [1, 2, 3, 7]
     with pytest.raises(SystemExit):
         coco.main(["--functions", "0-3"])
+
+
+def test_readme_python_examples_run_as_printed(capsys):
+    """The README's Python examples: INGO (with the CSA option) solves the 50-d Rosenbrock
+    function, and the lattice example prints the thesis values."""
+    import pathlib
+    import re
+
+    readme = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
+    assert len(blocks) >= 2
+    ns = {}
+    exec(blocks[0], ns)
+    assert ns["es"].result.fbest <= 1e-8 and ns["es"].result.evaluations < 300000
+    exec(blocks[1], {})
+    out = capsys.readouterr().out.split()
+    assert abs(float(out[-2]) - 12.624) < 5e-4 and abs(float(out[-1]) - 2.0513) < 5e-5

@@ -47,6 +47,7 @@ fn generations_after_warmup_do_not_allocate() {
     for (name, params) in [
         ("ingo", serde_json::json!({"sampling": "orthogonal"})),
         ("ingo", serde_json::json!({"sampling": "antithetic", "score": "log-rank"})),
+        ("ingo", serde_json::json!({"step_size": "csa"})),
         ("cmaes", serde_json::json!({"popsize": 40})),
     ] {
         let n = allocations_per_generation(name, params.clone(), 12, 3, 40);

@@ -2,7 +2,7 @@
 //! convergence, positive-definiteness safeguards.
 
 use gradfree_core::{AskTell, Objective, Population, StopReason, StopRules, minimize};
-use gradfree_es::gaussian::{Ingo, IngoParams, IngoVariant, Sampling, ScoreTransform};
+use gradfree_es::gaussian::{Ingo, IngoParams, IngoVariant, Sampling, ScoreTransform, StepSize};
 use gradfree_problems::{Rotated, build};
 
 type Dense = Vec<Vec<f64>>;
@@ -193,6 +193,44 @@ fn converges_on_table_3_1_functions_in_small_dimension() {
     let opt = Ingo::new(IngoVariant::Ingo, vec![0.5; 10], 0.5, &IngoParams::default(), 3).unwrap();
     let r = minimize(&p, opt, StopRules { target: Some(1e-10), ..StopRules::max_evaluations(200_000) }, &mut []).unwrap();
     assert_eq!(r.stop_reason, Some(StopReason::Target));
+}
+
+/// The CSA step-size option (mean rate 1) solves the 10-d Rosenbrock function in a budget where
+/// the thesis INGO, whose mean moves by beta = 1/d of a step per generation, is still far away;
+/// a run interrupted and restored from its serialized state continues bit-identically.
+#[test]
+fn csa_option_solves_rosenbrock_and_resumes() {
+    let p = build("rosenbrock", 10, 0).unwrap();
+    let csa = IngoParams { step_size: StepSize::Csa, ..Default::default() };
+    let budget = StopRules { target: Some(1e-10), ..StopRules::max_evaluations(30_000) };
+    for seed in 1..=3 {
+        let x0 = vec![0.5; 10];
+        let r = minimize(&p, Ingo::new(IngoVariant::Ingo, x0.clone(), 0.5, &csa, seed).unwrap(), budget.clone(), &mut []).unwrap();
+        assert_eq!(r.stop_reason, Some(StopReason::Target), "seed {seed}: {}", r.best_f);
+        let thesis = Ingo::new(IngoVariant::Ingo, x0, 0.5, &IngoParams::default(), seed).unwrap();
+        let t = minimize(&p, thesis, budget.clone(), &mut []).unwrap();
+        assert!(t.best_f > 1e-6, "seed {seed}: the thesis default reached {}", t.best_f);
+    }
+    let step = |opt: &mut Ingo| {
+        let pop = opt.ask().unwrap();
+        let v: Vec<f64> = pop.rows().map(|x| p.eval(x)).collect();
+        opt.tell(&pop, &v).unwrap();
+    };
+    let mut a = Ingo::new(IngoVariant::IngoStep, vec![0.5; 10], 0.5, &csa, 5).unwrap();
+    for _ in 0..30 {
+        step(&mut a);
+    }
+    let mut b: Ingo = serde_json::from_str(&serde_json::to_string(&a).unwrap()).unwrap();
+    for _ in 0..30 {
+        step(&mut a);
+        step(&mut b);
+    }
+    assert_eq!(a, b);
+    for bad in [0.0, 2.5, f64::NAN] {
+        let params = IngoParams { mean_rate: Some(bad), ..Default::default() };
+        let e = Ingo::new(IngoVariant::Ingo, vec![0.0; 3], 0.5, &params, 0).unwrap_err();
+        assert!(e.to_string().contains("mean_rate"), "{e}");
+    }
 }
 
 #[test]

@@ -52,8 +52,38 @@ pub struct IngoParams {
     pub sampling: Sampling,
     /// Halvings of the covariance step before giving up on a generation's covariance update. Default 20.
     pub max_backtracks: Option<u32>,
+    /// Overall step-size rule on top of the INGO update. Default none (the thesis algorithm).
+    pub step_size: StepSize,
+    /// Learning rate of the mean (the factor of `Sigma_{t+1} sum_i s_i y_i` in (3.29), of
+    /// `sum_i s_i (x_i - mu)` in (3.37)), in (0, 2]. Default `beta` as in the thesis, or 1 with
+    /// [`StepSize::Csa`] (CSA assumes the mean moves by about one step length per generation).
+    pub mean_rate: Option<f64>,
     /// NaN/inf handling in `tell`.
     pub on_nonfinite: NonFinitePolicy,
+}
+
+/// An overall step-size rule added to INGO/INGOstep (not in the thesis; an option measured in
+/// the README).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StepSize {
+    /// Only the INGO update changes the covariance (thesis Alg. 1 and 3).
+    #[default]
+    None,
+    /// Cumulative step-size adaptation (CSA, Hansen's tutorial eq. 43-44) of the overall scale:
+    /// the whitened mean shift `w = -Z s / |s|`, which is `N(0, I)` when the scores are
+    /// independent of the samples, is accumulated in `p <- (1 - c) p + sqrt(c (2 - c)) w` and
+    /// `Sigma` is multiplied by `exp(2 (c / d_s) (|p| / E|N(0, I)| - 1))` after each update, with
+    /// CMA-ES's `c` and `d_s` for `mu_eff = N / 4`.
+    Csa,
+}
+
+/// CSA constants.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Csa {
+    c: f64,
+    damping: f64,
+    chi_d: f64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -64,6 +94,8 @@ struct Checked {
     sampling: Sampling,
     max_backtracks: u32,
     policy: NonFinitePolicy,
+    csa: Option<Csa>,
+    mean_rate: f64,
 }
 
 impl IngoParams {
@@ -77,6 +109,11 @@ impl IngoParams {
         if !(beta > 0.0 && beta < 1.0) {
             return Err(CoreError::invalid("beta", beta, "in (0, 1)"));
         }
+        if let Some(r) = self.mean_rate
+            && !(r > 0.0 && r <= 2.0)
+        {
+            return Err(CoreError::invalid("mean_rate", r, "in (0, 2]"));
+        }
         Ok(Checked {
             n,
             beta,
@@ -84,6 +121,16 @@ impl IngoParams {
             sampling: self.sampling,
             max_backtracks: self.max_backtracks.unwrap_or(20),
             policy: self.on_nonfinite,
+            mean_rate: self.mean_rate.unwrap_or(if self.step_size == StepSize::Csa { 1.0 } else { beta }),
+            csa: (self.step_size == StepSize::Csa).then(|| {
+                let (df, mu_eff) = (d as f64, n as f64 / 4.0);
+                let c = (mu_eff + 2.0) / (df + mu_eff + 5.0);
+                Csa {
+                    c,
+                    damping: 1.0 + 2.0 * (((mu_eff - 1.0) / (df + 1.0)).sqrt() - 1.0).max(0.0) + c,
+                    chi_d: df.sqrt() * (1.0 - 1.0 / (4.0 * df) + 1.0 / (21.0 * df * df)),
+                }
+            }),
         })
     }
 }
@@ -118,6 +165,9 @@ pub struct Ingo {
     generation: u64,
     /// RMS sampled step per coordinate of the last population.
     last_scale: f64,
+    /// CSA evolution path (empty without [`StepSize::Csa`]).
+    #[serde(default)]
+    path: Vec<f64>,
     #[serde(skip)]
     scratch: Scratch,
     #[serde(skip)]
@@ -127,8 +177,8 @@ pub struct Ingo {
 /// Equality of the algorithm state (scratch and undelivered events excluded).
 impl PartialEq for Ingo {
     fn eq(&self, o: &Self) -> bool {
-        (self.variant, &self.p, &self.mu, &self.l, &self.z, &self.rng, self.pending, self.generation)
-            == (o.variant, &o.p, &o.mu, &o.l, &o.z, &o.rng, o.pending, o.generation)
+        (self.variant, &self.p, &self.mu, &self.l, &self.z, &self.rng, self.pending, self.generation, &self.path)
+            == (o.variant, &o.p, &o.mu, &o.l, &o.z, &o.rng, o.pending, o.generation, &o.path)
             && self.last_scale.to_bits() == o.last_scale.to_bits()
     }
 }
@@ -149,6 +199,7 @@ impl Ingo {
             pending: false,
             generation: 0,
             last_scale: sigma0,
+            path: if params.step_size == StepSize::Csa { vec![0.0; d] } else { Vec::new() },
             scratch: Scratch::default(),
             events: Vec::new(),
         })
@@ -310,8 +361,24 @@ impl AskTell for Ingo {
             sc.g.resize(d, 0.0);
             add_columns(&mut sc.g, &sc.xt, &sc.u);
         }
+        let rate = self.p.mean_rate;
         for (m, g) in self.mu.iter_mut().zip(&sc.g) {
-            *m -= beta * g;
+            *m -= rate * g;
+        }
+        if let Some(csa) = &self.p.csa {
+            let norm_s = sc.s.iter().map(|v| v * v).sum::<f64>().sqrt();
+            if norm_s > 0.0 {
+                sc.g.fill(0.0);
+                add_columns(&mut sc.g, &self.z, &sc.s);
+                let a = (csa.c * (2.0 - csa.c)).sqrt() / norm_s;
+                for (p, g) in self.path.iter_mut().zip(&sc.g) {
+                    *p = (1.0 - csa.c) * *p - a * g;
+                }
+                let norm_p = self.path.iter().map(|v| v * v).sum::<f64>().sqrt();
+                // Sigma <- f^2 Sigma, i.e. L <- L / f; at most a factor e per generation.
+                let f = ((csa.c / csa.damping) * (norm_p / csa.chi_d - 1.0)).min(1.0).exp();
+                self.l.iter_mut().for_each(|v| *v /= f);
+            }
         }
         Ok(())
     }

@@ -13,7 +13,7 @@ mod xnes;
 pub use cmaes::{CmaEs, CmaEsParams};
 pub use fast_ingo::{FastIngo, FastIngoParams};
 pub use igo::{Igo, IgoParams};
-pub use ingo::{Ingo, IngoParams, IngoVariant};
+pub use ingo::{Ingo, IngoParams, IngoVariant, StepSize};
 pub use mines::{Mines, MinesParams};
 pub use openai_es::{EsOptimizer, OpenAiEs, OpenAiEsParams};
 pub use sampling::Sampling;
