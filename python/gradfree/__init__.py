@@ -26,12 +26,13 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from . import _gradfree
-from ._gradfree import Problem, algorithms, korobov, min_distance, run_builtin, subgroup_vector
+from ._gradfree import Problem, algorithms, discrepancy, korobov, lattice_search, min_distance, run_builtin, subgroup_vector
 
 __all__ = [
     "INGO", "INGOstep", "FastINGO", "CMAES", "XNES", "IGO", "MiNES", "OpenAIES", "NesterovSpokoiny",
-    "minimize", "OptimizeResult", "Sobol", "Halton", "SubgroupLattice", "KorobovLattice",
-    "Problem", "algorithms", "korobov", "min_distance", "run_builtin", "subgroup_vector",
+    "minimize", "OptimizeResult", "Sobol", "Halton", "Rank1Lattice", "SubgroupLattice", "KorobovLattice",
+    "SearchedLattice", "Problem", "algorithms", "discrepancy", "korobov", "lattice_search", "min_distance",
+    "run_builtin", "subgroup_vector",
 ]
 
 Result = namedtuple("Result", ["xbest", "fbest", "evaluations", "iterations", "stop"])
@@ -263,8 +264,9 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: str = "ingo", sigma0:
 class _Engine:
     """scipy.stats.qmc.QMCEngine-style wrapper."""
 
-    def __init__(self, engine):
+    def __init__(self, engine, seed: int):
         self._e = engine
+        self.seed = seed
 
     @property
     def d(self) -> int:
@@ -293,22 +295,26 @@ class Sobol(_Engine):
     def __init__(self, d: int, scramble: bool = True, seed: Optional[int] = None, method: str = "lms-shift"):
         if method not in ("lms-shift", "owen"):
             raise ValueError(f"method {method!r}: expected 'lms-shift' or 'owen'")
-        super().__init__(_gradfree.Engine("sobol", int(d), _seed(seed), method if scramble else "none"))
+        s = _seed(seed)
+        super().__init__(_gradfree.Engine("sobol", int(d), s, method if scramble else "none"), s)
 
 
 class Halton(_Engine):
     """Halton points; ``scramble=True`` applies random digit permutations."""
 
     def __init__(self, d: int, scramble: bool = True, seed: Optional[int] = None):
-        super().__init__(_gradfree.Engine("halton", int(d), _seed(seed), "permutation" if scramble else "none"))
+        s = _seed(seed)
+        super().__init__(_gradfree.Engine("halton", int(d), s, "permutation" if scramble else "none"), s)
 
 
-class _Lattice:
-    """A rank-1 lattice as a QMC engine over its ``n`` points, with an optional random shift."""
+class Rank1Lattice:
+    """The rank-1 lattice ``{i z / n mod 1 : i < n}`` (any generating vector ``z``) as a QMC engine
+    over its ``n`` points, with an optional uniform random shift drawn from ``seed``."""
 
     def __init__(self, z, n: int, seed: Optional[int] = None, shift: bool = False):
-        self.z, self.n = list(z), int(n)
-        self.shift = np.random.default_rng(_seed(seed)).random(len(self.z)).tolist() if shift else None
+        self.z, self.n = [int(v) for v in z], int(n)
+        self.seed = _seed(seed)
+        self.shift = np.random.default_rng(self.seed).random(len(self.z)).tolist() if shift else None
         self._i = 0
 
     @property
@@ -334,20 +340,36 @@ class _Lattice:
         self._i += int(n)
         return self
 
+    @property
+    def num_generated(self) -> int:
+        return self._i
+
     def min_distance(self, metric: str = "l2") -> float:
+        """Minimum toroidal ``metric`` ("l1" or "l2") distance between distinct lattice points."""
         return _gradfree.min_distance(self.z, self.n, metric)
 
 
-class SubgroupLattice(_Lattice):
+class SubgroupLattice(Rank1Lattice):
     """The subgroup rank-1 lattice (thesis Thm. 13, eq. 5.14): n prime with 2d | n - 1."""
 
     def __init__(self, d: int, n: int, seed: Optional[int] = None, shift: bool = False):
         super().__init__(subgroup_vector(int(d), int(n)), n, seed, shift)
 
 
-class KorobovLattice(_Lattice):
+class KorobovLattice(Rank1Lattice):
     """The lattice of an exhaustive Korobov search maximizing the ``metric`` toroidal distance."""
 
     def __init__(self, d: int, n: int, metric: str = "l2", seed: Optional[int] = None, shift: bool = False):
         self.a, z, _ = korobov(int(d), int(n), metric)
+        super().__init__(z, n, seed, shift)
+
+
+class SearchedLattice(Rank1Lattice):
+    """The lattice of the thesis' packing-radius searches (sec. 4.6): ``method="alg10"``
+    (Algorithm 10 over ``primes`` primes) or ``"alg11"`` (successive coordinate search, ``sweeps``
+    sweeps from Algorithm 10's ``top`` best vectors). ``self.distance`` is its min l2 distance."""
+
+    def __init__(self, d: int, n: int, method: str = "alg10", primes: int = 50, sweeps: int = 3, top: int = 64,
+                 seed: Optional[int] = None, shift: bool = False):
+        z, self.distance = lattice_search(int(d), int(n), method, int(primes), int(sweeps), int(top))
         super().__init__(z, n, seed, shift)

@@ -338,6 +338,38 @@ fn lattice_points<'py>(
     Ok(Array2::from_shape_vec((count, d), out).map_err(err)?.into_pyarray(py))
 }
 
+/// A lattice from the thesis searches that maximize the l2 packing distance (sec. 4.6):
+/// `method = "alg10"` (Algorithm 10 over `primes` primes) or `"alg11"` (Algorithm 10's `top`
+/// best vectors refined by `sweeps` sweeps of successive coordinate search). Returns `(z,
+/// min_distance)`.
+#[pyfunction]
+#[pyo3(signature = (d, n, method = "alg10", primes = 50, sweeps = 3, top = 64))]
+fn lattice_search(py: Python<'_>, d: usize, n: u64, method: &str, primes: usize, sweeps: usize, top: usize) -> PyResult<(Vec<u64>, f64)> {
+    use gradfree_qmc::lattice::search::{alg10, alg11};
+    let r = match method {
+        "alg10" => py.detach(|| alg10(d, n, primes)),
+        "alg11" => py.detach(|| alg11(d, n, primes, sweeps, top)),
+        _ => return Err(PyValueError::new_err(format!("method {method:?}: expected 'alg10' or 'alg11'"))),
+    }
+    .map_err(err)?;
+    Ok((r.z, r.min_distance))
+}
+
+/// Squared L2-type discrepancy of the rows of `points` (shape `(n, d)`, in `[0, 1]`), as
+/// scipy.stats.qmc.discrepancy: `method = "CD"` (centered) or `"WD"` (wrap-around).
+#[pyfunction]
+#[pyo3(signature = (points, method = "CD"))]
+fn discrepancy(py: Python<'_>, points: PyReadonlyArray2<'_, f64>, method: &str) -> PyResult<f64> {
+    let d = points.shape()[1];
+    let rows: Vec<f64> = points.as_array().iter().copied().collect();
+    let r = match method {
+        "CD" => py.detach(|| gradfree_qmc::quality::centered_l2(&rows, d)),
+        "WD" => py.detach(|| gradfree_qmc::quality::wrap_around_l2(&rows, d)),
+        _ => return Err(PyValueError::new_err(format!("method {method:?}: expected 'CD' or 'WD'"))),
+    };
+    r.map_err(err)
+}
+
 /// Registered algorithms: `(name, source, summary)`.
 #[pyfunction]
 fn algorithms() -> Vec<(&'static str, &'static str, &'static str)> {
@@ -355,5 +387,7 @@ fn _gradfree(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(min_distance, m)?)?;
     m.add_function(wrap_pyfunction!(lattice_points, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(lattice_search, m)?)?;
+    m.add_function(wrap_pyfunction!(discrepancy, m)?)?;
     Ok(())
 }

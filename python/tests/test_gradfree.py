@@ -258,3 +258,25 @@ def test_readme_python_examples_run_as_printed(capsys):
     exec(blocks[1], {})
     out = capsys.readouterr().out.split()
     assert abs(float(out[-2]) - 12.624) < 5e-4 and abs(float(out[-1]) - 2.0513) < 5e-5
+
+
+def test_searched_lattices_discrepancy_and_engine_attributes():
+    qmc = pytest.importorskip("scipy.stats.qmc")
+    # Thesis Table 4.1 setting (d = 10, n = 1009): Algorithm 11 refines Algorithm 10.
+    a10 = gradfree.SearchedLattice(10, 1009, method="alg10")
+    a11 = gradfree.SearchedLattice(10, 1009, method="alg11")
+    assert a11.distance >= a10.distance > 0
+    assert abs(a10.min_distance("l2") - a10.distance) < 1e-12
+    generic = gradfree.Rank1Lattice(a10.z, 1009)
+    assert np.array_equal(generic.random(1009), a10.random(1009))
+    with pytest.raises(ValueError, match="method"):
+        gradfree.SearchedLattice(10, 1009, method="nope")
+    pts = gradfree.Sobol(5, seed=3).random(128)
+    for m in ("CD", "WD"):
+        assert abs(gradfree.discrepancy(pts, m) - qmc.discrepancy(pts, method=m)) < 1e-12
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        gradfree.discrepancy(pts + 1.0)
+    assert gradfree.Sobol(3, seed=5).seed == 5 and gradfree.Halton(3, seed=6).seed == 6
+    lat = gradfree.SubgroupLattice(10, 41, seed=7)
+    lat.random(5)
+    assert lat.seed == 7 and lat.num_generated == 5
