@@ -117,6 +117,41 @@ fn stop_rules(args: &OptimizeArgs, dim: usize, f_star: Option<f64>, base: Option
     s
 }
 
+/// Discrete algorithms need a discrete problem: `ingo-bernoulli` a binary one; `ingo-categorical`
+/// and `ga` take the problem's number of categories unless `--param categories=K` says otherwise.
+pub fn discrete_setup(
+    algorithm: &str,
+    p: &dyn gradfree_problems::Problem,
+    params: &mut serde_json::Map<String, serde_json::Value>,
+) -> Result<()> {
+    let Some(spec) = gradfree_es::list().iter().find(|s| s.name == algorithm) else {
+        return Ok(());
+    };
+    if !spec.discrete {
+        return Ok(());
+    }
+    let discrete: Vec<&str> = gradfree_problems::list()
+        .iter()
+        .filter(|s| gradfree_problems::build(s.name, 4, 0).is_ok_and(|q| q.categories().is_some()))
+        .map(|s| s.name)
+        .collect();
+    let Some(k) = p.categories() else {
+        bail!(
+            "--algo {algorithm} searches {{0..K-1}}^d, but problem `{}` is continuous; discrete problems: {}",
+            p.name(),
+            discrete.join(", ")
+        );
+    };
+    if algorithm == "ingo-bernoulli" {
+        if k != 2 {
+            bail!("--algo ingo-bernoulli needs a binary problem; `{}` has {k} categories (use ingo-categorical)", p.name());
+        }
+    } else {
+        params.entry("categories").or_insert(k.into());
+    }
+    Ok(())
+}
+
 fn new_run(args: &OptimizeArgs) -> Result<(RunSpec, Algorithm)> {
     let (Some(algorithm), Some(problem), Some(dim)) = (&args.algo, &args.problem, args.dim) else {
         bail!("--algo, --problem and --dim are required (unless --resume)");
@@ -140,6 +175,7 @@ fn new_run(args: &OptimizeArgs) -> Result<(RunSpec, Algorithm)> {
         parallel: !args.sequential,
     };
     let p = build_problem(&spec)?;
+    discrete_setup(algorithm, p.as_ref(), &mut spec.params)?;
     if args.on_nonfinite == NonFiniteArg::TreatAsInf {
         spec.params.insert("on_nonfinite".into(), "treat-as-inf".into());
     }

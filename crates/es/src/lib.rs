@@ -7,11 +7,13 @@
 //!   baselines CMA-ES, xNES, IGO, OpenAI-ES, with i.i.d., antithetic or orthogonal samples;
 //! - [`random_search::NesterovSpokoiny`]: the random gradient-free method of Nesterov & Spokoiny
 //!   (2017), as MiNES eq. (4.18)-(4.19) states it;
+//! - [`discrete`]: INGO for binary and categorical variables (thesis sec. 3.5) and a GA baseline;
 //! - [`restarts::Ipop`]: IPOP restarts around any of them.
 //!
 //! [`registry`] builds any of them by CLI name with defaults from just a start point; [`Algorithm`]
 //! is the serializable sum of all of them, used for checkpoints.
 
+pub mod discrete;
 pub mod error;
 pub mod gaussian;
 mod linalg;

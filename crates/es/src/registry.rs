@@ -4,6 +4,7 @@ use gradfree_core::{AskTell, CoreError, Event, Population};
 use serde::{Deserialize, Serialize};
 
 use crate::EsError;
+use crate::discrete::{BernoulliIngo, BernoulliIngoParams, CategoricalIngo, CategoricalIngoParams, Ga, GaParams};
 use crate::gaussian::{
     CmaEs, CmaEsParams, FastIngo, FastIngoParams, Igo, IgoParams, Ingo, IngoParams, IngoVariant, Mines, MinesParams, OpenAiEs,
     OpenAiEsParams, Xnes, XnesParams,
@@ -20,6 +21,8 @@ pub struct AlgorithmSpec {
     pub source: &'static str,
     /// One-line description.
     pub summary: &'static str,
+    /// Searches `{0..K-1}^d` (needs a discrete problem) rather than `R^d`.
+    pub discrete: bool,
 }
 
 const SPECS: &[AlgorithmSpec] = &[
@@ -27,46 +30,73 @@ const SPECS: &[AlgorithmSpec] = &[
         name: "ingo",
         source: "thesis Alg. 1, eq. (3.28)-(3.29)",
         summary: "implicit natural gradient, full covariance via its inverse (Cholesky of Sigma^-1)",
+        discrete: false,
     },
     AlgorithmSpec {
         name: "ingostep",
         source: "thesis Alg. 3, eq. (3.36)-(3.37)",
         summary: "INGO with the mean step scaled by Sigma_t instead of Sigma_{t+1}",
+        discrete: false,
     },
     AlgorithmSpec {
         name: "fast-ingo",
         source: "thesis Alg. 2, eq. (3.30)-(3.31)",
         summary: "INGO with a diagonal covariance and antithetic samples, O(N d) per generation",
+        discrete: false,
     },
     AlgorithmSpec {
         name: "igo",
         source: "Ollivier et al. 2017; thesis sec. 3.7.1 baseline",
         summary: "explicit natural gradient on (mu, Sigma), full covariance, same scores as INGO",
+        discrete: false,
     },
     AlgorithmSpec {
         name: "cmaes",
         source: "Hansen 2016 tutorial (arXiv:1604.00772)",
         summary: "CMA-ES with active weights and CSA; IPOP restarts with --param restarts=K",
+        discrete: false,
     },
     AlgorithmSpec {
         name: "mines",
         source: "Ye & Zhang, MiNES Alg. 1, eq. (4.6), (4.13)-(4.17)",
         summary: "mirror-descent NES: antithetic mean step, Hessian-tracking Sigma^-1 with eigenvalue projection",
+        discrete: false,
     },
     AlgorithmSpec {
         name: "xnes",
         source: "Wierstra et al. 2014, Alg. 5 (xNES)",
         summary: "exponential natural evolution strategy, full covariance",
+        discrete: false,
     },
     AlgorithmSpec {
         name: "openai-es",
         source: "Salimans et al. 2017",
         summary: "fixed-sigma antithetic ES with centred ranks and Adam (or SGD) on the mean",
+        discrete: false,
     },
     AlgorithmSpec {
         name: "nesterov-spokoiny",
         source: "MiNES eq. (4.18)-(4.19); Nesterov & Spokoiny 2017",
         summary: "random gradient-free descent with antithetic Gaussian finite differences",
+        discrete: false,
+    },
+    AlgorithmSpec {
+        name: "ingo-bernoulli",
+        source: "thesis sec. 3.5, eq. (3.38)-(3.41)",
+        summary: "discrete INGO over {0,1}^d: natural-gradient steps on the Bernoulli logits",
+        discrete: true,
+    },
+    AlgorithmSpec {
+        name: "ingo-categorical",
+        source: "thesis sec. 3.5, eq. (3.42)-(3.44)",
+        summary: "discrete INGO over {0..K-1}^d: steps on the softmax logits, rows re-centred",
+        discrete: true,
+    },
+    AlgorithmSpec {
+        name: "ga",
+        source: "thesis sec. 3.7.3 baseline",
+        summary: "generational GA: binary tournaments, uniform crossover, 1/d mutation, one elite",
+        discrete: true,
     },
 ];
 
@@ -123,6 +153,12 @@ pub enum Algorithm {
     OpenaiEs(OpenAiEs),
     /// [`NesterovSpokoiny`].
     NesterovSpokoiny(NesterovSpokoiny),
+    /// [`BernoulliIngo`].
+    IngoBernoulli(BernoulliIngo),
+    /// [`CategoricalIngo`].
+    IngoCategorical(CategoricalIngo),
+    /// [`Ga`].
+    Ga(Ga),
     /// Any of the above with IPOP restarts ([`Ipop`]).
     Ipop(Box<Ipop>),
 }
@@ -166,6 +202,18 @@ pub fn build(name: &str, spec: &StartSpec) -> Result<Algorithm, EsError> {
             let p: NesterovSpokoinyParams = params("nesterov-spokoiny", spec)?;
             Ok(Algorithm::NesterovSpokoiny(NesterovSpokoiny::new(spec.x0.clone(), &p, spec.seed)?))
         }
+        "ingo-bernoulli" => {
+            let p: BernoulliIngoParams = params("ingo-bernoulli", spec)?;
+            Ok(Algorithm::IngoBernoulli(BernoulliIngo::new(spec.x0.len(), &p, spec.seed)?))
+        }
+        "ingo-categorical" => {
+            let p: CategoricalIngoParams = params("ingo-categorical", spec)?;
+            Ok(Algorithm::IngoCategorical(CategoricalIngo::new(spec.x0.len(), &p, spec.seed)?))
+        }
+        "ga" => {
+            let p: GaParams = params("ga", spec)?;
+            Ok(Algorithm::Ga(Ga::new(spec.x0.len(), &p, spec.seed)?))
+        }
         _ => Err(EsError::UnknownAlgorithm { name: name.to_string(), known: SPECS.iter().map(|s| s.name).collect::<Vec<_>>().join(", ") }),
     }
 }
@@ -181,6 +229,9 @@ macro_rules! dispatch {
             Algorithm::Xnes($a) => $e,
             Algorithm::OpenaiEs($a) => $e,
             Algorithm::NesterovSpokoiny($a) => $e,
+            Algorithm::IngoBernoulli($a) => $e,
+            Algorithm::IngoCategorical($a) => $e,
+            Algorithm::Ga($a) => $e,
             Algorithm::Ipop($a) => $e,
         }
     };

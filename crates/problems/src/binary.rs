@@ -79,6 +79,9 @@ impl Problem for BinaryReconstruction {
     fn minimum(&self) -> Option<f64> {
         Some(0.0)
     }
+    fn categories(&self) -> Option<usize> {
+        Some(2)
+    }
 }
 
 #[cfg(test)]

@@ -8,7 +8,8 @@
 //! - thesis Table 4.4: Rosenbrock, Nesterov, Different-Powers, Dixon-Price, Ackley, Levy;
 //! - MiNES Table 1 / sec. 6.1: ssphere, diffpow, and the quadratic with a prescribed condition
 //!   number ([`Quadratic`]);
-//! - thesis sec. 3.7.3: binary reconstruction ([`BinaryReconstruction`]);
+//! - thesis sec. 3.7.3: binary reconstruction ([`BinaryReconstruction`]); for the discrete INGO
+//!   also ([`discrete`]) its categorical analogue, OneMax, LeadingOnes and MaxCut;
 //! - MiNES sec. 6.2: l2-regularized logistic regression on a data matrix ([`LogisticRegression`]);
 //! - smoke tests: Sphere, Rastrigin, Griewank, and a sphere that fails (NaN) on half the space.
 //!
@@ -17,6 +18,7 @@
 pub mod analytic;
 pub mod binary;
 pub mod datasets;
+pub mod discrete;
 pub mod error;
 pub mod integrands;
 pub mod logistic;
@@ -26,6 +28,7 @@ pub mod transform;
 
 pub use analytic::Analytic;
 pub use binary::BinaryReconstruction;
+pub use discrete::{CategoricalReconstruction, LeadingOnes, MaxCut, OneMax};
 pub use error::ProblemError;
 pub use logistic::LogisticRegression;
 pub use quadratic::Quadratic;
@@ -50,6 +53,11 @@ pub trait Problem: Objective + Send + Sync {
     fn minimizer(&self) -> Option<Vec<f64>>;
     /// The global minimum, if known.
     fn minimum(&self) -> Option<f64>;
+    /// For discrete problems, the number of categories `K` of every variable (`Some(2)`: binary,
+    /// read as `x_i > 0.5`; `Some(K)`: the nearest index in `0..K`); `None` for continuous ones.
+    fn categories(&self) -> Option<usize> {
+        None
+    }
     /// The box from which initial means are drawn uniformly: the domain when there is one,
     /// otherwise `[0, 1]^d` as in the thesis sec. 3.7.1 protocol (`mu_1 ~ Uni[0, 1]`).
     fn init_region(&self) -> Bounds {

@@ -5,7 +5,10 @@ use serde::Serialize;
 
 use crate::logistic::MINES_BETA;
 use crate::quadratic::MINES_CONDITION;
-use crate::{Analytic, BinaryReconstruction, LogisticRegression, Problem, ProblemError, Quadratic, Rotated, Shifted};
+use crate::{
+    Analytic, BinaryReconstruction, CategoricalReconstruction, LeadingOnes, LogisticRegression, MaxCut, OneMax, Problem, ProblemError,
+    Quadratic, Rotated, Shifted,
+};
 
 /// A registry entry.
 #[derive(Clone, Debug, Serialize)]
@@ -48,6 +51,14 @@ const SPECS: &[ProblemSpec] = &[
         source: "thesis sec. 3.7.3",
         summary: "||sign(x-0.5) - w||^2 - ||sign(w) - w||^2 on {0,1}^d; min 0",
     },
+    ProblemSpec {
+        name: "categorical-reconstruction",
+        source: "issue 6 (thesis sec. 3.7.3 analogue)",
+        summary: "sum (a_{x_i} - w_i)^2 - min, K = 4 levels in [-1,1], x in {0..3}^d; min 0",
+    },
+    ProblemSpec { name: "onemax", source: "issue 6", summary: "d - sum x_i on {0,1}^d; min 0 at all ones" },
+    ProblemSpec { name: "leadingones", source: "issue 6", summary: "d - (leading ones) on {0,1}^d; min 0 at all ones" },
+    ProblemSpec { name: "maxcut", source: "issue 6", summary: "minus the cut of G(d, 10/(d-1)) from the seed on {0,1}^d, d >= 2" },
     ProblemSpec { name: "rastrigin", source: "smoke test", summary: "Rastrigin, domain [-5.12,5.12]^d; min 0 at 0" },
     ProblemSpec { name: "griewank", source: "smoke test", summary: "Griewank, domain [-600,600]^d; min 0 at 0" },
     ProblemSpec { name: "failing-sphere", source: "smoke test", summary: "sphere returning NaN where x_1 < 0 (tests the NaN policy)" },
@@ -71,6 +82,10 @@ pub fn build(name: &str, d: usize, seed: u64) -> Result<Box<dyn Problem>, Proble
         "quadratic" => Box::new(Quadratic::new(d, MINES_CONDITION, seed)?),
         "logistic" => Box::new(LogisticRegression::synthetic((10 * d).max(100), d, MINES_BETA, seed)?),
         "binary-reconstruction" => Box::new(BinaryReconstruction::new(d, seed)?),
+        "categorical-reconstruction" => Box::new(CategoricalReconstruction::new(d, 4, seed)?),
+        "onemax" => Box::new(OneMax::new(d)?),
+        "leadingones" => Box::new(LeadingOnes::new(d)?),
+        "maxcut" => Box::new(MaxCut::new(d, seed)?),
         _ => {
             return Err(ProblemError::Unknown {
                 name: name.to_string(),
@@ -122,7 +137,7 @@ mod tests {
                         assert!(fy >= fstar - 1e-12, "{} d={d}: f(y) = {fy} < f*", spec.name);
                     }
                 } else {
-                    assert_eq!(spec.name, "logistic");
+                    assert!(["logistic", "maxcut"].contains(&spec.name), "{}", spec.name);
                 }
             }
         }

@@ -198,6 +198,9 @@ impl Problem for Box<dyn Problem> {
     fn init_region(&self) -> Bounds {
         (**self).init_region()
     }
+    fn categories(&self) -> Option<usize> {
+        (**self).categories()
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,329 @@
+//! Discrete test problems for the discrete INGO of thesis sec. 3.5: a categorical analogue of the
+//! binary reconstruction problem (sec. 3.7.3), OneMax and LeadingOnes (sanity checks), and MaxCut
+//! on a random graph.
+//!
+//! Variables are stored as `f64`: a binary variable reads as 1 when `x_i > 0.5`; a categorical one
+//! with `K` categories as the nearest index in `0..K`. So the functions are defined on real
+//! inputs too (continuous methods can be run on them as relaxations).
+
+use gradfree_core::{Bounds, Objective, rng_from_seed};
+use rand::RngExt;
+use rand_distr::{Distribution, StandardNormal};
+
+use crate::{Problem, ProblemError};
+
+fn bit(x: f64) -> bool {
+    x > 0.5
+}
+
+/// The category index `x` reads as: the nearest integer in `0..k`.
+pub fn category(x: f64, k: usize) -> usize {
+    if x.is_nan() {
+        return 0;
+    }
+    (x.round().max(0.0) as usize).min(k - 1)
+}
+
+fn check_dim(name: &str, d: usize, min: usize) -> Result<(), ProblemError> {
+    if d < min {
+        return Err(ProblemError::Dimension { problem: name.into(), dim: d, expected: format!(">= {min}") });
+    }
+    Ok(())
+}
+
+/// OneMax as a minimization: `f(x) = d - sum_i 1[x_i = 1]`, minimum 0 at all ones.
+#[derive(Clone, Debug)]
+pub struct OneMax {
+    d: usize,
+}
+
+impl OneMax {
+    /// OneMax in dimension `d >= 1`.
+    pub fn new(d: usize) -> Result<Self, ProblemError> {
+        check_dim("onemax", d, 1)?;
+        Ok(OneMax { d })
+    }
+}
+
+/// LeadingOnes as a minimization: `f(x) = d - max{k : x_1 = ... = x_k = 1}`, minimum 0 at all
+/// ones. Only the first zero bit matters, so the landscape is flat almost everywhere.
+#[derive(Clone, Debug)]
+pub struct LeadingOnes {
+    d: usize,
+}
+
+impl LeadingOnes {
+    /// LeadingOnes in dimension `d >= 1`.
+    pub fn new(d: usize) -> Result<Self, ProblemError> {
+        check_dim("leadingones", d, 1)?;
+        Ok(LeadingOnes { d })
+    }
+}
+
+/// The categorical analogue of the binary reconstruction problem: `K` levels `a_k = -1 +
+/// 2k/(K-1)` in `[-1, 1]`, `w ~ N(0, I_d)` from the seed, and `f(x) = sum_i (a_{x_i} - w_i)^2 -
+/// sum_i min_k (a_k - w_i)^2`, so the minimum is 0 (the regret). `K = 2` is the binary problem.
+#[derive(Clone, Debug)]
+pub struct CategoricalReconstruction {
+    w: Vec<f64>,
+    k: usize,
+    best: Vec<usize>,
+    offset: f64,
+}
+
+impl CategoricalReconstruction {
+    /// `K >= 2` categories, `d >= 1`, `w` drawn from `seed`.
+    pub fn new(d: usize, k: usize, seed: u64) -> Result<Self, ProblemError> {
+        check_dim("categorical-reconstruction", d, 1)?;
+        if k < 2 {
+            return Err(ProblemError::Invalid { name: "K (categories)", message: format!("{k}; accepted: >= 2") });
+        }
+        let mut rng = rng_from_seed(seed);
+        let w: Vec<f64> = (0..d).map(|_| StandardNormal.sample(&mut rng)).collect();
+        let level = |j: usize| -1.0 + 2.0 * j as f64 / (k - 1) as f64;
+        let best: Vec<usize> =
+            w.iter().map(|&wi| (0..k).min_by(|&a, &b| (level(a) - wi).abs().total_cmp(&(level(b) - wi).abs())).unwrap_or(0)).collect();
+        let offset = w.iter().zip(&best).map(|(&wi, &j)| (level(j) - wi).powi(2)).sum();
+        Ok(CategoricalReconstruction { w, k, best, offset })
+    }
+
+    /// Number of categories `K`.
+    pub fn categories(&self) -> usize {
+        self.k
+    }
+
+    fn level(&self, j: usize) -> f64 {
+        -1.0 + 2.0 * j as f64 / (self.k - 1) as f64
+    }
+}
+
+/// MaxCut on an Erdős–Rényi graph `G(d, p)` with `p = min(1, 10/(d-1))` (expected degree 10)
+/// drawn from the seed, unit weights, as a minimization: `f(x) = -#{(i, j) in E : x_i != x_j}`.
+/// The optimum is unknown; `-|E|` is a lower bound.
+#[derive(Clone, Debug)]
+pub struct MaxCut {
+    d: usize,
+    edges: Vec<(u32, u32)>,
+}
+
+impl MaxCut {
+    /// A random graph on `d >= 2` vertices from `seed`.
+    pub fn new(d: usize, seed: u64) -> Result<Self, ProblemError> {
+        check_dim("maxcut", d, 2)?;
+        let p = (10.0 / (d - 1) as f64).min(1.0);
+        let mut rng = rng_from_seed(seed);
+        let mut edges = Vec::new();
+        for i in 0..d {
+            for j in i + 1..d {
+                if rng.random::<f64>() < p {
+                    edges.push((i as u32, j as u32));
+                }
+            }
+        }
+        Ok(MaxCut { d, edges })
+    }
+
+    /// The edges `(i, j)`, `i < j`.
+    pub fn edges(&self) -> &[(u32, u32)] {
+        &self.edges
+    }
+}
+
+impl Objective for OneMax {
+    fn eval(&self, x: &[f64]) -> f64 {
+        (self.d - x.iter().filter(|&&v| bit(v)).count()) as f64
+    }
+    fn dim(&self) -> Option<usize> {
+        Some(self.d)
+    }
+}
+
+impl Objective for LeadingOnes {
+    fn eval(&self, x: &[f64]) -> f64 {
+        (self.d - x.iter().take_while(|&&v| bit(v)).count()) as f64
+    }
+    fn dim(&self) -> Option<usize> {
+        Some(self.d)
+    }
+}
+
+impl Objective for CategoricalReconstruction {
+    fn eval(&self, x: &[f64]) -> f64 {
+        x.iter().zip(&self.w).map(|(&xi, &wi)| (self.level(category(xi, self.k)) - wi).powi(2)).sum::<f64>() - self.offset
+    }
+    fn dim(&self) -> Option<usize> {
+        Some(self.w.len())
+    }
+}
+
+impl Objective for MaxCut {
+    fn eval(&self, x: &[f64]) -> f64 {
+        -(self.edges.iter().filter(|&&(i, j)| bit(x[i as usize]) != bit(x[j as usize])).count() as f64)
+    }
+    fn dim(&self) -> Option<usize> {
+        Some(self.d)
+    }
+}
+
+fn binary_box(d: usize) -> Option<Bounds> {
+    Some(Bounds::uniform(d, 0.0, 1.0).expect("d >= 1"))
+}
+
+impl Problem for OneMax {
+    fn name(&self) -> &str {
+        "onemax"
+    }
+    fn dimension(&self) -> usize {
+        self.d
+    }
+    fn formula(&self) -> &str {
+        "d - sum_i x_i, x in {0,1}^d"
+    }
+    fn source(&self) -> &str {
+        "sanity check (issue 6)"
+    }
+    fn domain(&self) -> Option<Bounds> {
+        binary_box(self.d)
+    }
+    fn minimizer(&self) -> Option<Vec<f64>> {
+        Some(vec![1.0; self.d])
+    }
+    fn minimum(&self) -> Option<f64> {
+        Some(0.0)
+    }
+    fn categories(&self) -> Option<usize> {
+        Some(2)
+    }
+}
+
+impl Problem for LeadingOnes {
+    fn name(&self) -> &str {
+        "leadingones"
+    }
+    fn dimension(&self) -> usize {
+        self.d
+    }
+    fn formula(&self) -> &str {
+        "d - max{k : x_1 = ... = x_k = 1}, x in {0,1}^d"
+    }
+    fn source(&self) -> &str {
+        "sanity check (issue 6)"
+    }
+    fn domain(&self) -> Option<Bounds> {
+        binary_box(self.d)
+    }
+    fn minimizer(&self) -> Option<Vec<f64>> {
+        Some(vec![1.0; self.d])
+    }
+    fn minimum(&self) -> Option<f64> {
+        Some(0.0)
+    }
+    fn categories(&self) -> Option<usize> {
+        Some(2)
+    }
+}
+
+impl Problem for CategoricalReconstruction {
+    fn name(&self) -> &str {
+        "categorical-reconstruction"
+    }
+    fn dimension(&self) -> usize {
+        self.w.len()
+    }
+    fn formula(&self) -> &str {
+        "sum_i (a_{x_i} - w_i)^2 - sum_i min_k (a_k - w_i)^2, a_k = -1 + 2k/(K-1), x in {0..K-1}^d, w ~ N(0, I)"
+    }
+    fn source(&self) -> &str {
+        "categorical analogue of thesis sec. 3.7.3 (issue 6)"
+    }
+    fn domain(&self) -> Option<Bounds> {
+        Some(Bounds::uniform(self.w.len(), 0.0, (self.k - 1) as f64).expect("d >= 1"))
+    }
+    fn minimizer(&self) -> Option<Vec<f64>> {
+        Some(self.best.iter().map(|&j| j as f64).collect())
+    }
+    fn minimum(&self) -> Option<f64> {
+        Some(0.0)
+    }
+    fn categories(&self) -> Option<usize> {
+        Some(self.k)
+    }
+}
+
+impl Problem for MaxCut {
+    fn name(&self) -> &str {
+        "maxcut"
+    }
+    fn dimension(&self) -> usize {
+        self.d
+    }
+    fn formula(&self) -> &str {
+        "-#{(i,j) in E : x_i != x_j}, G(d, 10/(d-1)) from the seed, x in {0,1}^d"
+    }
+    fn source(&self) -> &str {
+        "MaxCut on a random graph (issue 6)"
+    }
+    fn domain(&self) -> Option<Bounds> {
+        binary_box(self.d)
+    }
+    fn minimizer(&self) -> Option<Vec<f64>> {
+        None
+    }
+    fn minimum(&self) -> Option<f64> {
+        None
+    }
+    fn categories(&self) -> Option<usize> {
+        Some(2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_by_hand() {
+        let om = OneMax::new(4).unwrap();
+        assert_eq!(om.eval(&[1.0, 0.0, 1.0, 0.0]), 2.0);
+        let lo = LeadingOnes::new(4).unwrap();
+        assert_eq!(lo.eval(&[1.0, 1.0, 0.0, 1.0]), 2.0);
+        assert_eq!(lo.eval(&[1.0; 4]), 0.0);
+        assert_eq!(category(2.6, 3), 2);
+        assert_eq!(category(-4.0, 3), 0);
+        assert_eq!(category(1.4, 3), 1);
+    }
+
+    #[test]
+    fn categorical_reconstruction_regret() {
+        let p = CategoricalReconstruction::new(30, 4, 3).unwrap();
+        let x = p.minimizer().unwrap();
+        assert!(p.eval(&x).abs() < 1e-12);
+        // Changing any coordinate to another category cannot lower f.
+        for i in 0..30 {
+            for j in 0..4 {
+                let mut y = x.clone();
+                y[i] = j as f64;
+                assert!(p.eval(&y) >= -1e-12);
+            }
+        }
+        // K = 2 is the binary problem with the same w.
+        let c2 = CategoricalReconstruction::new(20, 2, 5).unwrap();
+        let b = crate::BinaryReconstruction::new(20, 5).unwrap();
+        let y: Vec<f64> = (0..20).map(|i| (i % 3 == 0) as u8 as f64).collect();
+        assert!((c2.eval(&y) - b.eval(&y)).abs() < 1e-12);
+        assert!(CategoricalReconstruction::new(3, 1, 0).is_err());
+    }
+
+    #[test]
+    fn maxcut_counts_cut_edges() {
+        let g = MaxCut::new(60, 2).unwrap();
+        let m = g.edges().len() as f64;
+        // Expected degree 10: |E| about 300.
+        assert!((200.0..400.0).contains(&m), "{m}");
+        assert_eq!(g.eval(&[0.0; 60]), 0.0);
+        let alternating: Vec<f64> = (0..60).map(|i| (i % 2) as f64).collect();
+        let cut = g.edges().iter().filter(|(i, j)| (i % 2) != (j % 2)).count() as f64;
+        assert_eq!(g.eval(&alternating), -cut);
+        assert!(g.eval(&alternating) >= -m);
+    }
+}
