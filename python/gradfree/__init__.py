@@ -30,6 +30,7 @@ from ._gradfree import Problem, algorithms, discrepancy, korobov, lattice_search
 
 __all__ = [
     "INGO", "INGOstep", "FastINGO", "CMAES", "XNES", "IGO", "MiNES", "OpenAIES", "NesterovSpokoiny",
+    "BernoulliINGO", "CategoricalINGO", "GA",
     "minimize", "OptimizeResult", "Sobol", "Halton", "Rank1Lattice", "SubgroupLattice", "KorobovLattice",
     "SearchedLattice", "Problem", "algorithms", "discrepancy", "korobov", "lattice_search", "min_distance",
     "run_builtin", "subgroup_vector",
@@ -215,6 +216,45 @@ class NesterovSpokoiny(_ES):
 
 
 _METHODS = {c.algorithm: c for c in (INGO, INGOstep, FastINGO, CMAES, XNES, IGO, MiNES, OpenAIES, NesterovSpokoiny)}
+
+
+class _DiscreteES(_ES):
+    """A discrete optimizer over ``{0..K-1}^dim`` with pycma's loop; ``ask()`` returns an integer
+    array of shape (popsize, dim), ``tell`` takes it back with the values. Keyword arguments are
+    the Rust parameters (e.g. ``beta``, ``baseline``; ``categories`` for K)."""
+
+    def __init__(self, dim: int, seed: Optional[int] = None, popsize: Optional[int] = None,
+                 max_evals: Optional[int] = None, max_gens: Optional[int] = None, target: Optional[float] = None,
+                 tol_fun: Optional[float] = None, **params):
+        if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 1:
+            raise ValueError(f"dim: expected a positive integer, got {dim!r}")
+        super().__init__(np.zeros(int(dim)), 1.0, seed=seed, popsize=popsize, max_evals=max_evals, max_gens=max_gens,
+                         target=target, tol_fun=tol_fun, **params)
+
+    def ask(self) -> np.ndarray:
+        """The next population as integers, shape (popsize, dim)."""
+        return super().ask().astype(np.int64)
+
+    def tell(self, X, values) -> None:
+        super().tell(X, values)
+        self.xbest = np.asarray(self.xbest).astype(np.int64)
+
+
+class BernoulliINGO(_DiscreteES):
+    """Discrete INGO over {0, 1}^dim (thesis eq. 3.38-3.41); ``mean`` is P(x_i = 1)."""
+    algorithm = "ingo-bernoulli"
+
+
+class CategoricalINGO(_DiscreteES):
+    """Discrete INGO over {0..K-1}^dim (thesis eq. 3.42-3.44), ``categories=K``; ``mean`` is the
+    expected index of every coordinate."""
+    algorithm = "ingo-categorical"
+
+
+class GA(_DiscreteES):
+    """The genetic-algorithm baseline of thesis sec. 3.7.3 (tournaments, uniform crossover, 1/d
+    mutation, one elite), over {0..K-1}^dim with ``categories=K``."""
+    algorithm = "ga"
 
 
 class OptimizeResult(dict):

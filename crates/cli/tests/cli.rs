@@ -296,3 +296,43 @@ fn reproduce_resumes_from_cached_runs() {
     assert_eq!(table(&[]), first);
     assert_eq!(std::fs::read_to_string(&cached).unwrap(), original);
 }
+
+/// Discrete algorithms from the command line: Bernoulli INGO solves a binary reconstruction
+/// problem, the categorical INGO takes K from the problem, and mismatched problems are clear errors.
+#[test]
+fn discrete_optimization_from_the_command_line() {
+    let v = json(&gradfree(&[
+        "optimize",
+        "--algo",
+        "ingo-bernoulli",
+        "--problem",
+        "binary-reconstruction",
+        "--dim",
+        "100",
+        "--seed",
+        "1",
+        "--json",
+    ]));
+    assert_eq!(v["stop_reason"], "target", "{v}");
+    assert_eq!(v["best_f"].as_f64(), Some(0.0));
+    assert!(v["best_x"].as_array().unwrap().iter().all(|x| x == 0.0 || x == 1.0));
+    let v = json(&gradfree(&[
+        "optimize",
+        "--algo",
+        "ingo-categorical",
+        "--problem",
+        "categorical-reconstruction",
+        "--dim",
+        "20",
+        "--seed",
+        "2",
+        "--json",
+    ]));
+    assert_eq!(v["stop_reason"], "target", "{v}");
+    assert!(v["best_x"].as_array().unwrap().iter().any(|x| x.as_f64().unwrap() >= 2.0), "K = 4 categories used: {v}");
+    assert_clean_error(&gradfree(&["optimize", "--algo", "ga", "--problem", "sphere", "--dim", "5"]), "is continuous");
+    assert_clean_error(
+        &gradfree(&["optimize", "--algo", "ingo-bernoulli", "--problem", "categorical-reconstruction", "--dim", "5"]),
+        "needs a binary problem",
+    );
+}

@@ -4,6 +4,7 @@
 
 mod boltzmann;
 mod common;
+mod ingo_discrete;
 mod ingo_synthetic;
 mod lattice_search;
 mod lattice_tables;
@@ -126,6 +127,12 @@ pub fn experiments() -> &'static [Experiment] {
             source: "thesis sec. 3.7.1, Fig. 3.1",
             summary: "Table 3.1 functions at d=100: INGO, INGOstep, Fast-INGO, IGO, CMA-ES, ES; log10 f vs evaluations",
             run: ingo_synthetic::run,
+        },
+        Experiment {
+            name: "ingo-discrete",
+            source: "thesis sec. 3.7.3, Fig. 3.3",
+            summary: "binary reconstruction, d=100..2000: discrete INGO (with/without baseline) vs GA; mean regret vs evaluations",
+            run: ingo_discrete::run,
         },
         Experiment {
             name: "mines-synthetic",
