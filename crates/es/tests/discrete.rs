@@ -127,8 +127,8 @@ fn categorical_score_gradient_matches_enumeration() {
     let mut sum = vec![0.0; d * k];
     let mut sq = vec![0.0; d * k];
     for (x, &fx) in pop.rows().zip(&vals) {
-        for i in 0..d {
-            let j = i * k + x[i] as usize;
+        for (i, &xi) in x.iter().enumerate() {
+            let j = i * k + xi as usize;
             let v = fx / p[j];
             sum[j] += v;
             sq[j] += v * v;
@@ -146,9 +146,9 @@ fn categorical_score_gradient_matches_enumeration() {
     for i in 0..d {
         let raw: Vec<f64> = (0..k).map(|j| -1e-9 * sum[i * k + j] / (n as f64 * sd)).collect();
         let max = raw.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        for j in 0..k {
+        for (j, r) in raw.iter().enumerate() {
             let got = opt.logits()[i * k + j];
-            assert!((got - (raw[j] - max)).abs() < 1e-15, "eta[{i},{j}] = {got}, want {}", raw[j] - max);
+            assert!((got - (r - max)).abs() < 1e-15, "eta[{i},{j}] = {got}, want {}", r - max);
         }
     }
 }
