@@ -353,3 +353,30 @@ fn orthogonal_sample_estimator_is_unbiased_on_a_linear_function() {
     let err: f64 = mean.iter().zip(&a).map(|(m, v)| (m - v).powi(2)).sum::<f64>().sqrt();
     assert!(err < 0.05 * norm, "relative error {}", err / norm);
 }
+
+/// A state saved before the step-size options existed (no `csa`, `mean_rate`, `path` fields)
+/// still loads and continues exactly like the default INGO.
+#[test]
+fn states_without_the_new_options_still_load() {
+    let f = build("ellipsoid", 6, 0).unwrap();
+    let mut a = Ingo::new(IngoVariant::Ingo, vec![0.3; 6], 0.5, &IngoParams::default(), 8).unwrap();
+    let step = |o: &mut Ingo| {
+        let pop = o.ask().unwrap();
+        let v: Vec<f64> = pop.rows().map(|x| f.eval(x)).collect();
+        o.tell(&pop, &v).unwrap();
+    };
+    for _ in 0..10 {
+        step(&mut a);
+    }
+    let mut v = serde_json::to_value(&a).unwrap();
+    v.as_object_mut().unwrap().remove("path");
+    let p = v["p"].as_object_mut().unwrap();
+    assert!(p.remove("csa").is_some() && p.remove("mean_rate").is_some());
+    let mut b: Ingo = serde_json::from_value(v).unwrap();
+    for _ in 0..10 {
+        step(&mut a);
+        step(&mut b);
+    }
+    assert_eq!(a.mean(), b.mean());
+    assert_eq!(a.precision_factor(), b.precision_factor());
+}

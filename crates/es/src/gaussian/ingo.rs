@@ -94,8 +94,12 @@ struct Checked {
     sampling: Sampling,
     max_backtracks: u32,
     policy: NonFinitePolicy,
+    /// Defaults keep checkpoints written before these options readable.
+    #[serde(default)]
     csa: Option<Csa>,
-    mean_rate: f64,
+    /// `None`: `beta`.
+    #[serde(default)]
+    mean_rate: Option<f64>,
 }
 
 impl IngoParams {
@@ -121,7 +125,7 @@ impl IngoParams {
             sampling: self.sampling,
             max_backtracks: self.max_backtracks.unwrap_or(20),
             policy: self.on_nonfinite,
-            mean_rate: self.mean_rate.unwrap_or(if self.step_size == StepSize::Csa { 1.0 } else { beta }),
+            mean_rate: Some(self.mean_rate.unwrap_or(if self.step_size == StepSize::Csa { 1.0 } else { beta })),
             csa: (self.step_size == StepSize::Csa).then(|| {
                 let (df, mu_eff) = (d as f64, n as f64 / 4.0);
                 let c = (mu_eff + 2.0) / (df + mu_eff + 5.0);
@@ -361,7 +365,7 @@ impl AskTell for Ingo {
             sc.g.resize(d, 0.0);
             add_columns(&mut sc.g, &sc.xt, &sc.u);
         }
-        let rate = self.p.mean_rate;
+        let rate = self.p.mean_rate.unwrap_or(beta);
         for (m, g) in self.mu.iter_mut().zip(&sc.g) {
             *m -= rate * g;
         }
