@@ -8,7 +8,9 @@ use gradfree_es::{Algorithm, Ipop, IpopParams, RestartMean, StartSpec};
 use gradfree_qmc::quality::Norm;
 use gradfree_qmc::{Halton, Rank1Lattice, Scramble, Sequence, Sobol};
 use numpy::ndarray::Array2;
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{
+    AllowTypeChange, IntoPyArray, PyArray1, PyArray2, PyArrayLike1, PyArrayLike2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods,
+};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyType;
@@ -183,8 +185,14 @@ impl Problem {
         self.p.minimum()
     }
 
-    /// `f(x)` for one point of length `dim`.
-    fn __call__(&self, x: PyReadonlyArray1<'_, f64>) -> PyResult<f64> {
+    /// For discrete problems, the number of categories `K` of every variable (2: binary).
+    #[getter]
+    fn categories(&self) -> Option<usize> {
+        self.p.categories()
+    }
+
+    /// `f(x)` for one point of length `dim` (any numeric array, e.g. the integers of a discrete ES).
+    fn __call__(&self, x: PyArrayLike1<'_, f64, AllowTypeChange>) -> PyResult<f64> {
         let x = x.as_slice().map_err(err)?;
         if x.len() != self.p.dimension() {
             return Err(PyValueError::new_err(format!("x: expected shape ({},), got ({},)", self.p.dimension(), x.len())));
@@ -192,8 +200,8 @@ impl Problem {
         Ok(self.p.eval(x))
     }
 
-    /// `f` on each row of `X` (shape `(n, dim)`).
-    fn evaluate<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'_, f64>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    /// `f` on each row of `X` (shape `(n, dim)`, any numeric dtype).
+    fn evaluate<'py>(&self, py: Python<'py>, x: PyArrayLike2<'_, f64, AllowTypeChange>) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let d = self.p.dimension();
         if x.shape()[1] != d {
             return Err(PyValueError::new_err(format!("X: expected shape (n, {d}), got {:?}", x.shape())));
