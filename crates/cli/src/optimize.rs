@@ -60,8 +60,11 @@ pub fn build_problem(spec: &RunSpec) -> Result<Box<dyn Problem>> {
 pub fn driver_options(spec: &RunSpec, problem: &dyn Problem) -> Result<DriverOptions> {
     let mut opts = DriverOptions::new(spec.stop.clone());
     opts.parallel = spec.parallel;
+    // A discrete algorithm's points lie in the discrete problem's domain already.
+    let discrete = gradfree_es::list().iter().any(|a| a.name == spec.algorithm && a.discrete);
     let handling = match spec.bounds {
         BoundsMode::None => None,
+        BoundsMode::Auto if discrete => None,
         BoundsMode::Auto | BoundsMode::Clip => Some(BoundsHandling::Repair(BoundaryRepair::Clip)),
         BoundsMode::Reflect => Some(BoundsHandling::Repair(BoundaryRepair::Reflect)),
         BoundsMode::Penalty => Some(BoundsHandling::Penalty { repair: BoundaryRepair::Clip, weight: 1e3 }),
