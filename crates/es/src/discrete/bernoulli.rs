@@ -19,7 +19,7 @@ use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Populatio
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
-use super::{discrete_population, discrete_scores};
+use super::{check_sizes, discrete_scores};
 use crate::points::Work;
 
 /// Baseline subtraction by default: measured better (README, `gradfree reproduce ingo-discrete`).
@@ -62,10 +62,7 @@ fn sigmoid(eta: f64) -> f64 {
 
 impl BernoulliIngoParams {
     fn check(&self, d: usize) -> Result<(Checked, f64), CoreError> {
-        let n = self.popsize.unwrap_or_else(|| discrete_population(d));
-        if n < 2 {
-            return Err(CoreError::invalid("popsize", n, ">= 2"));
-        }
+        let n = check_sizes(d, 2, self.popsize)?;
         let beta = self.beta.unwrap_or(1.0 / d as f64);
         if !(beta > 0.0 && beta.is_finite()) {
             return Err(CoreError::invalid("beta", beta, "finite and > 0"));
@@ -114,9 +111,6 @@ pub struct BernoulliIngo {
 impl BernoulliIngo {
     /// Starts with `p_i = p0` (default 1/2) in dimension `d >= 1`.
     pub fn new(d: usize, params: &BernoulliIngoParams, seed: u64) -> Result<Self, CoreError> {
-        if d == 0 {
-            return Err(CoreError::Empty("dimension"));
-        }
         let (p, eta0) = params.check(d)?;
         Ok(BernoulliIngo {
             x: vec![0.0; d * p.n],

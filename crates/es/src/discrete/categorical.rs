@@ -21,7 +21,7 @@ use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
 use super::bernoulli::DEFAULT_BASELINE;
-use super::{discrete_population, discrete_scores};
+use super::{check_sizes, discrete_scores};
 use crate::points::Work;
 
 /// Parameters of [`CategoricalIngo`]; `None` takes the default.
@@ -100,17 +100,8 @@ pub struct CategoricalIngo {
 impl CategoricalIngo {
     /// Starts with uniform probabilities `1/K` in dimension `d >= 1`.
     pub fn new(d: usize, params: &CategoricalIngoParams, seed: u64) -> Result<Self, CoreError> {
-        if d == 0 {
-            return Err(CoreError::Empty("dimension"));
-        }
         let k = params.categories;
-        if !(2..=1 << 16).contains(&k) {
-            return Err(CoreError::invalid("categories", k, "in 2..=65536"));
-        }
-        let n = params.popsize.unwrap_or_else(|| discrete_population(d));
-        if n < 2 {
-            return Err(CoreError::invalid("popsize", n, ">= 2"));
-        }
+        let n = check_sizes(d, k, params.popsize)?;
         let beta = params.beta.unwrap_or(1.0 / d as f64);
         if !(beta > 0.0 && beta.is_finite()) {
             return Err(CoreError::invalid("beta", beta, "finite and > 0"));

@@ -16,7 +16,7 @@ use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Populatio
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
-use super::discrete_population;
+use super::check_sizes;
 use crate::points::{Work, rank_order};
 
 /// Parameters of [`Ga`]; `None` takes the default.
@@ -95,17 +95,8 @@ pub struct Ga {
 impl Ga {
     /// A GA in dimension `d >= 1`.
     pub fn new(d: usize, params: &GaParams, seed: u64) -> Result<Self, CoreError> {
-        if d == 0 {
-            return Err(CoreError::Empty("dimension"));
-        }
         let k = params.categories;
-        if !(2..=1 << 16).contains(&k) {
-            return Err(CoreError::invalid("categories", k, "in 2..=65536"));
-        }
-        let n = params.popsize.unwrap_or_else(|| discrete_population(d));
-        if n < 2 {
-            return Err(CoreError::invalid("popsize", n, ">= 2"));
-        }
+        let n = check_sizes(d, k, params.popsize)?;
         let mutation = params.mutation.unwrap_or(1.0 / d as f64);
         if !(0.0..=1.0).contains(&mutation) {
             return Err(CoreError::invalid("mutation", mutation, "in [0, 1]"));

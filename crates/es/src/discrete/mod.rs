@@ -30,6 +30,23 @@ pub fn discrete_population(d: usize) -> usize {
     20 + 2 * crate::sizes::thesis_population(d)
 }
 
+/// Checks the sizes shared by the discrete optimizers: `d >= 1`, `K` in `2..=65536`, and the
+/// population (default [`discrete_population`]) `>= 2`. Returns `N`.
+pub(crate) fn check_sizes(d: usize, categories: usize, popsize: Option<usize>) -> Result<usize, gradfree_core::CoreError> {
+    use gradfree_core::CoreError;
+    if d == 0 {
+        return Err(CoreError::Empty("dimension"));
+    }
+    if !(2..=1 << 16).contains(&categories) {
+        return Err(CoreError::invalid("categories", categories, "in 2..=65536"));
+    }
+    let n = popsize.unwrap_or_else(|| discrete_population(d));
+    if n < 2 {
+        return Err(CoreError::invalid("popsize", n, ">= 2"));
+    }
+    Ok(n)
+}
+
 /// The scores `c_n` of eq. (3.41): `(f_n - b) / (N sigmahat)`, `sigmahat` the sample standard
 /// deviation of the values, `b` their mean with `baseline` (an unbiased variance reduction since
 /// `E[h] = 0`; NOTES (e.3) [AMBIG]) or 0 as printed. Infinite values (treat-as-inf policy) are
