@@ -183,6 +183,13 @@ pub fn linear_grid(budget: u64, n: usize) -> Vec<f64> {
     (1..=n).map(|i| budget as f64 * i as f64 / n as f64).collect()
 }
 
+/// The table cells "runs that hit the target / runs" and "median evaluations of those runs" (`-`
+/// if none did).
+pub fn target_cells(runs: &[Run]) -> [String; 2] {
+    let hits: Vec<f64> = runs.iter().filter(|r| r.hit_target).map(|r| r.evaluations as f64).collect();
+    [format!("{}/{}", hits.len(), runs.len()), if hits.is_empty() { "-".into() } else { format!("{:.0}", median(&hits)) }]
+}
+
 /// Median of a non-empty slice.
 pub fn median(v: &[f64]) -> f64 {
     let mut s = v.to_vec();

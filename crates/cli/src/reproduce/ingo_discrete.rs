@@ -13,7 +13,7 @@ use anyhow::Result;
 use gradfree_problems::build;
 use serde_json::json;
 
-use super::common::{Method, Run, linear_grid, median, run_many, value_at};
+use super::common::{Method, Run, linear_grid, run_many, target_cells, value_at};
 use super::{Ctx, Report, Table, fmt};
 use crate::plot::{Series, panel_grid};
 
@@ -62,9 +62,7 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
                 let vals: Vec<f64> = rs.iter().map(|r| value_at(&r.curve, c as f64).unwrap_or(f64::NAN)).collect();
                 row.push(fmt(vals.iter().sum::<f64>() / runs as f64));
             }
-            let hits: Vec<f64> = rs.iter().filter(|r| r.hit_target).map(|r| r.evaluations as f64).collect();
-            row.push(format!("{}/{runs}", hits.len()));
-            row.push(if hits.is_empty() { "-".into() } else { format!("{:.0}", median(&hits)) });
+            row.extend(target_cells(&rs));
             table.push(row);
             // Log axis: a mean regret of 0 is drawn at 1e-2.
             let points = mean_curve(&rs, &grid).into_iter().map(|(e, v)| (e, v.max(1e-2))).collect();

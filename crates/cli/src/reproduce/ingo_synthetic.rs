@@ -12,7 +12,7 @@ use anyhow::Result;
 use gradfree_problems::build;
 use serde_json::json;
 
-use super::common::{Method, linear_grid, mean_log10_curve, median, run_many, value_at};
+use super::common::{Method, linear_grid, mean_log10_curve, run_many, target_cells, value_at};
 use super::{Ctx, Report, Table, fmt};
 use crate::plot::{Series, panel_grid};
 
@@ -57,9 +57,7 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
                 let vals: Vec<f64> = rs.iter().map(|r| value_at(&r.curve, c as f64).unwrap_or(f64::NAN).max(1e-300).log10()).collect();
                 row.push(fmt(vals.iter().sum::<f64>() / runs as f64));
             }
-            let hits: Vec<f64> = rs.iter().filter(|r| r.hit_target).map(|r| r.evaluations as f64).collect();
-            row.push(format!("{}/{runs}", hits.len()));
-            row.push(if hits.is_empty() { "-".into() } else { format!("{:.0}", median(&hits)) });
+            row.extend(target_cells(&rs));
             table.push(row);
             let points = mean_log10_curve(&rs, &grid, 1e-12).into_iter().map(|(e, l)| (e, 10f64.powf(l))).collect();
             series.push(Series { label: m.label.clone(), points });
