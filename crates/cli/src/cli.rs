@@ -246,13 +246,13 @@ pub struct OptimizeArgs {
     /// Dimension. Required unless --resume.
     #[arg(long)]
     pub dim: Option<usize>,
-    /// Seed of the algorithm and of the initial point.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
+    /// Seed of the algorithm and of the initial point [default: 0].
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Seed of the problem instance (random data of quadratic, logistic, binary-reconstruction,
     /// rotation and shift); fixed by default so runs with different --seed see the same problem.
-    #[arg(long, default_value_t = 0)]
-    pub problem_seed: u64,
+    #[arg(long)]
+    pub problem_seed: Option<u64>,
     /// Rotate the problem by a random orthogonal matrix about its minimizer.
     #[arg(long)]
     pub rotate: bool,
@@ -272,9 +272,9 @@ pub struct OptimizeArgs {
     /// budget is spent (default: none).
     #[arg(long, value_name = "K|max")]
     pub restarts: Option<RestartCount>,
-    /// Mean of each restart: the initial x0 (IPOP) or a uniform draw from the problem's initial region.
-    #[arg(long, value_enum, default_value_t = RestartFrom::X0)]
-    pub restart_from: RestartFrom,
+    /// Mean of each restart: the initial x0 (IPOP) or a uniform draw from the problem's initial region [default: x0].
+    #[arg(long, value_enum)]
+    pub restart_from: Option<RestartFrom>,
     /// Evaluation budget (default 10000 x dim).
     #[arg(long)]
     pub max_evals: Option<u64>,
@@ -296,12 +296,12 @@ pub struct OptimizeArgs {
     /// Wall-time budget in seconds.
     #[arg(long)]
     pub max_seconds: Option<f64>,
-    /// Box handling.
-    #[arg(long, value_enum, default_value_t = BoundsMode::Auto)]
-    pub bounds: BoundsMode,
-    /// What to do with NaN/inf objective values.
-    #[arg(long, value_enum, default_value_t = NonFiniteArg::Error)]
-    pub on_nonfinite: NonFiniteArg,
+    /// Box handling [default: auto].
+    #[arg(long, value_enum)]
+    pub bounds: Option<BoundsMode>,
+    /// What to do with NaN/inf objective values [default: error].
+    #[arg(long, value_enum)]
+    pub on_nonfinite: Option<NonFiniteArg>,
     /// Evaluate each population sequentially instead of on all cores.
     #[arg(long)]
     pub sequential: bool,
@@ -311,9 +311,9 @@ pub struct OptimizeArgs {
     /// Write a checkpoint to this file (atomically) every --checkpoint-every generations and at the end.
     #[arg(long)]
     pub checkpoint: Option<PathBuf>,
-    /// Generations between checkpoints.
-    #[arg(long, default_value_t = 50)]
-    pub checkpoint_every: u64,
+    /// Generations between checkpoints [default: 50; a resumed run keeps the saved value].
+    #[arg(long)]
+    pub checkpoint_every: Option<u64>,
     /// Resume the run saved in this checkpoint (budget flags given here replace the saved ones).
     #[arg(long)]
     pub resume: Option<PathBuf>,

@@ -77,15 +77,20 @@ pub fn run(args: &IntegrateArgs) -> Result<()> {
         seconds: started.elapsed().as_secs_f64(),
     };
     if args.json {
-        println!("{}", serde_json::to_string(&out)?);
+        outln!("{}", serde_json::to_string(&out)?);
     } else {
-        println!(
+        outln!(
             "int over [0,1]^{} of exp(c sum_j x_j j^-b), b = {}, c = {} (thesis eq. 5.22), {} x {} points ({}):",
-            args.dim, args.b, args.c, args.replicates, args.n, out.method
+            args.dim,
+            args.b,
+            args.c,
+            args.replicates,
+            args.n,
+            out.method
         );
-        println!("  estimate   {:.12e} ± {:.3e} (standard error over {} randomizations)", out.estimate, out.std_error, args.replicates);
-        println!("  exact      {:.12e} (eq. 5.23)", exact);
-        println!("  rel. error {:.3e}   ({:.3} s)", out.relative_error, out.seconds);
+        outln!("  estimate   {:.12e} ± {:.3e} (standard error over {} randomizations)", out.estimate, out.std_error, args.replicates);
+        outln!("  exact      {:.12e} (eq. 5.23)", exact);
+        outln!("  rel. error {:.3e}   ({:.3} s)", out.relative_error, out.seconds);
     }
     Ok(())
 }

@@ -91,22 +91,22 @@ pub fn run(args: &LatticeArgs) -> Result<()> {
         output: args.output.as_ref().map(|p| p.display().to_string()),
     };
     if args.json {
-        println!("{}", serde_json::to_string(&out)?);
+        outln!("{}", serde_json::to_string(&out)?);
         return Ok(());
     }
     let z = lattice.z();
     let shown: Vec<String> = z.iter().take(12).map(u64::to_string).collect();
     let more = if z.len() > 12 { format!(", ... ({} entries; --json prints all)", z.len()) } else { String::new() };
-    println!("{method} rank-1 lattice, d = {}, n = {}", args.dim, args.n);
+    outln!("{method} rank-1 lattice, d = {}, n = {}", args.dim, args.n);
     if let Some(a) = a {
-        println!("  Korobov multiplier a = {a} (maximizing the {} distance)", out.metric.unwrap_or_default());
+        outln!("  Korobov multiplier a = {a} (maximizing the {} distance)", out.metric.unwrap_or_default());
     }
-    println!("  z                 [{}{}]", shown.join(", "), more);
-    println!("  min distance l2   {l2:.6}   (packing radius {:.6})", 0.5 * l2);
-    println!("  min distance l1   {l1:.6}");
-    println!("  built in          {seconds:.4} s");
+    outln!("  z                 [{}{}]", shown.join(", "), more);
+    outln!("  min distance l2   {l2:.6}   (packing radius {:.6})", 0.5 * l2);
+    outln!("  min distance l1   {l1:.6}");
+    outln!("  built in          {seconds:.4} s");
     if let Some(p) = &out.output {
-        println!("  points written to {p}");
+        outln!("  points written to {p}");
     }
     Ok(())
 }

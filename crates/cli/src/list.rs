@@ -11,20 +11,20 @@ pub fn run(args: &ListArgs) -> Result<()> {
     if args.json {
         let exps: Vec<_> =
             experiments.iter().map(|e| serde_json::json!({"name": e.name, "source": e.source, "summary": e.summary})).collect();
-        println!("{}", serde_json::json!({"algorithms": algorithms, "problems": problems, "experiments": exps}));
+        outln!("{}", serde_json::json!({"algorithms": algorithms, "problems": problems, "experiments": exps}));
         return Ok(());
     }
-    println!("Algorithms:");
+    outln!("Algorithms:");
     for a in algorithms {
-        println!("  {:<24} {} [{}]", a.name, a.summary, a.source);
+        outln!("  {:<24} {} [{}]", a.name, a.summary, a.source);
     }
-    println!("\nProblems:");
+    outln!("\nProblems:");
     for p in problems {
-        println!("  {:<24} {} [{}]", p.name, p.summary, p.source);
+        outln!("  {:<24} {} [{}]", p.name, p.summary, p.source);
     }
-    println!("\nExperiments (gradfree reproduce NAME):");
+    outln!("\nExperiments (gradfree reproduce NAME):");
     for e in experiments {
-        println!("  {:<24} {} [{}]", e.name, e.summary, e.source);
+        outln!("  {:<24} {} [{}]", e.name, e.summary, e.source);
     }
     Ok(())
 }

@@ -31,6 +31,13 @@ pub struct RunSpec {
     pub params: serde_json::Map<String, serde_json::Value>,
     pub stop: StopRules,
     pub parallel: bool,
+    /// Generations between checkpoints (older checkpoints: the default 50).
+    #[serde(default = "default_checkpoint_every")]
+    pub checkpoint_every: u64,
+}
+
+fn default_checkpoint_every() -> u64 {
+    50
 }
 
 /// The `--json` output.
@@ -162,30 +169,32 @@ fn new_run(args: &OptimizeArgs) -> Result<(RunSpec, Algorithm)> {
     if dim == 0 {
         bail!("--dim 0: the dimension must be >= 1");
     }
+    let seed = args.seed.unwrap_or(0);
     let mut spec = RunSpec {
         algorithm: algorithm.clone(),
         problem: problem.clone(),
         dim,
-        seed: args.seed,
-        problem_seed: args.problem_seed,
+        seed,
+        problem_seed: args.problem_seed.unwrap_or(0),
         rotate: args.rotate,
         shift: args.shift,
-        bounds: args.bounds,
+        bounds: args.bounds.unwrap_or(BoundsMode::Auto),
         x0: Vec::new(),
         sigma0: 0.0,
         params: parse_params(&args.params)?,
         stop: StopRules::default(),
         parallel: !args.sequential,
+        checkpoint_every: args.checkpoint_every.unwrap_or(50),
     };
     let p = build_problem(&spec)?;
     discrete_setup(algorithm, p.as_ref(), &mut spec.params)?;
-    if args.on_nonfinite == NonFiniteArg::TreatAsInf {
+    if args.on_nonfinite == Some(NonFiniteArg::TreatAsInf) {
         spec.params.insert("on_nonfinite".into(), "treat-as-inf".into());
     }
     spec.x0 = match &args.x0 {
         Some(x) if x.len() != dim => bail!("--x0 has {} values, expected --dim {dim}", x.len()),
         Some(x) => x.clone(),
-        None => p.init_region().sample_uniform(&mut rng_from_seed(derive_seed(args.seed, 1))),
+        None => p.init_region().sample_uniform(&mut rng_from_seed(derive_seed(seed, 1))),
     };
     spec.sigma0 = args.sigma0.unwrap_or_else(|| p.domain().map_or(0.5, |b| 0.3 * b.max_width()));
     spec.stop = stop_rules(args, dim, p.minimum(), None);
@@ -198,7 +207,7 @@ fn new_run(args: &OptimizeArgs) -> Result<(RunSpec, Algorithm)> {
                     RestartCount::Count(k) => Some(k),
                     RestartCount::Max => None,
                 },
-                restart_mean: match args.restart_from {
+                restart_mean: match args.restart_from.unwrap_or(RestartFrom::X0) {
                     RestartFrom::X0 => RestartMean::Initial,
                     RestartFrom::Uniform => RestartMean::Uniform(p.init_region()),
                 },
@@ -210,6 +219,110 @@ fn new_run(args: &OptimizeArgs) -> Result<(RunSpec, Algorithm)> {
     Ok((spec, alg))
 }
 
+/// The checkpoint's run specification must describe its optimizer: same algorithm, dimension and
+/// a start that could have produced it.
+fn check_resume_spec(path: &std::path::Path, spec: &RunSpec, alg: &Algorithm) -> Result<()> {
+    let name = match alg {
+        Algorithm::Ipop(ipop) => ipop.current().name(),
+        a => a.name(),
+    };
+    if name != spec.algorithm {
+        bail!("{}: the metadata names algorithm `{}` but the saved state is of `{name}`", path.display(), spec.algorithm);
+    }
+    if alg.dim() != spec.dim || spec.x0.len() != spec.dim {
+        bail!("{}: optimizer dimension {} and x0 length {} disagree with the run's {}", path.display(), alg.dim(), spec.x0.len(), spec.dim);
+    }
+    if !(spec.sigma0.is_finite() && spec.sigma0 > 0.0) || spec.x0.iter().any(|v| !v.is_finite()) {
+        bail!("{}: the metadata's x0 or sigma0 is not finite", path.display());
+    }
+    spec.stop.validate().with_context(|| format!("{}: saved stop rules", path.display()))?;
+    Ok(())
+}
+
+/// A resumed run continues the saved one: flags that define the run must agree with the
+/// checkpoint (budgets, logs and output flags may change).
+fn check_resume_flags(args: &OptimizeArgs, spec: &RunSpec) -> Result<()> {
+    let fixed = "a resumed run continues the saved run; start a new run to change it";
+    let differs = |flag: &str, given: String, saved: String| -> Result<()> {
+        if given != saved {
+            bail!("{flag} {given} disagrees with the checkpoint ({saved}): {fixed}");
+        }
+        Ok(())
+    };
+    if let Some(a) = &args.algo {
+        differs("--algo", a.clone(), spec.algorithm.clone())?;
+    }
+    if let Some(p) = &args.problem {
+        differs("--problem", p.clone(), spec.problem.clone())?;
+    }
+    if let Some(d) = args.dim {
+        differs("--dim", d.to_string(), spec.dim.to_string())?;
+    }
+    if let Some(s) = args.seed {
+        differs("--seed", s.to_string(), spec.seed.to_string())?;
+    }
+    if let Some(s) = args.problem_seed {
+        differs("--problem-seed", s.to_string(), spec.problem_seed.to_string())?;
+    }
+    if args.rotate && !spec.rotate {
+        bail!("--rotate disagrees with the checkpoint (not rotated): {fixed}");
+    }
+    if let Some(r) = args.shift {
+        differs("--shift", r.to_string(), spec.shift.map_or("none".into(), |v| v.to_string()))?;
+    }
+    if let Some(b) = args.bounds {
+        differs("--bounds", format!("{b:?}").to_lowercase(), format!("{:?}", spec.bounds).to_lowercase())?;
+    }
+    if let Some(x0) = &args.x0
+        && x0 != &spec.x0
+    {
+        bail!("--x0 disagrees with the checkpoint's start point: {fixed}");
+    }
+    if let Some(s) = args.sigma0 {
+        differs("--sigma0", s.to_string(), spec.sigma0.to_string())?;
+    }
+    for (k, v) in parse_params(&args.params)? {
+        let saved = spec.params.get(&k).map_or("(default)".to_string(), |v| v.to_string());
+        differs("--param", format!("{k}={v}"), format!("{k}={saved}"))?;
+    }
+    if let Some(p) = args.on_nonfinite {
+        let saved = spec.params.get("on_nonfinite").and_then(|v| v.as_str()) == Some("treat-as-inf");
+        differs("--on-nonfinite", format!("{p:?}"), format!("{:?}", if saved { NonFiniteArg::TreatAsInf } else { NonFiniteArg::Error }))?;
+    }
+    if args.restarts.is_some() || args.restart_from.is_some() {
+        bail!("--restarts/--restart-from: the restart settings are part of the checkpoint: {fixed}");
+    }
+    Ok(())
+}
+
+/// The log and the checkpoint must be different files, and a checkpoint target must be a regular
+/// file (or not exist yet): nothing is replaced that is not ours to replace.
+fn check_outputs(log: Option<&std::path::Path>, checkpoint: Option<&std::path::Path>) -> Result<()> {
+    if let Some(c) = checkpoint {
+        gradfree_core::check_writable_target(c)?;
+    }
+    if let (Some(l), Some(c)) = (log, checkpoint)
+        && same_file(l, c)
+    {
+        bail!("--log {} is also the checkpoint file; give them different paths", l.display());
+    }
+    Ok(())
+}
+
+/// Whether two paths name the same file (after resolving links, or lexically if one does not exist).
+pub fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    let abs = |p: &std::path::Path| {
+        std::fs::canonicalize(p).unwrap_or_else(|_| {
+            let base = std::env::current_dir().unwrap_or_default();
+            match (p.parent().and_then(|d| std::fs::canonicalize(if d.as_os_str().is_empty() { &base } else { d }).ok()), p.file_name()) {
+                (Some(dir), Some(name)) => dir.join(name),
+                _ => base.join(p),
+            }
+        })
+    };
+    abs(a) == abs(b)
+}
+
 pub fn run(args: &OptimizeArgs) -> Result<()> {
     let started = Instant::now();
     let (spec, alg, state) = match &args.resume {
@@ -217,21 +330,12 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
             let ck = load_checkpoint::<Algorithm>(path)?;
             let mut spec: RunSpec = serde_json::from_value(ck.meta)
                 .with_context(|| format!("{}: checkpoint metadata is not a gradfree run", path.display()))?;
-            for (flag, given, saved) in [("--algo", &args.algo, &spec.algorithm), ("--problem", &args.problem, &spec.problem)] {
-                if let Some(g) = given
-                    && g != saved
-                {
-                    bail!("{flag} {g} disagrees with the checkpoint ({saved})");
-                }
-            }
-            if let Some(d) = args.dim
-                && d != spec.dim
-            {
-                bail!("--dim {d} disagrees with the checkpoint ({})", spec.dim);
-            }
+            check_resume_spec(path, &spec, &ck.optimizer)?;
+            check_resume_flags(args, &spec)?;
             spec.stop = stop_rules(args, spec.dim, None, Some(spec.stop));
-            if ck.optimizer.dim() != spec.dim {
-                bail!("{}: optimizer dimension {} disagrees with the run's {}", path.display(), ck.optimizer.dim(), spec.dim);
+            spec.parallel = !args.sequential;
+            if let Some(every) = args.checkpoint_every {
+                spec.checkpoint_every = every;
             }
             (spec, ck.optimizer, Some(ck.driver))
         }
@@ -248,8 +352,11 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
         None => Driver::new(alg, opts)?,
     };
 
+    // A resumed run keeps checkpointing to the file it came from unless --checkpoint says otherwise.
+    let checkpoint_path = args.checkpoint.clone().or_else(|| args.resume.clone());
+    check_outputs(args.log.as_deref(), checkpoint_path.as_deref())?;
     let mut log = match &args.log {
-        Some(p) if resumed => Some(JsonLinesLog::append(p)?),
+        Some(p) if resumed => Some(JsonLinesLog::resume(p, driver.generations())?),
         Some(p) => Some(JsonLinesLog::create(p)?),
         None => None,
     };
@@ -261,8 +368,6 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
     if let Some(p) = progress.as_mut() {
         observers.push(p);
     }
-    // A resumed run keeps checkpointing to the file it came from unless --checkpoint says otherwise.
-    let checkpoint_path = args.checkpoint.clone().or_else(|| args.resume.clone());
     let meta = serde_json::to_value(&spec)?;
     let save = |d: &Driver<Algorithm>| -> Result<()> {
         if let Some(p) = &checkpoint_path {
@@ -275,7 +380,7 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
     for o in observers.iter_mut() {
         o.on_start(&info)?;
     }
-    let every = args.checkpoint_every.max(1);
+    let every = spec.checkpoint_every.max(1);
     loop {
         let stop = driver.step(&problem, &mut observers).with_context(|| format!("{} on {}", spec.algorithm, spec.problem))?;
         if stop.is_some() {
@@ -312,20 +417,20 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
             resumed,
             restarts,
         };
-        println!("{}", serde_json::to_string(&out)?);
+        outln!("{}", serde_json::to_string(&out)?);
     } else {
         let shown: Vec<String> = result.best_x.iter().take(6).map(|v| format!("{v:.6}")).collect();
         let more = if result.best_x.len() > 6 { format!(", ... ({} values)", result.best_x.len()) } else { String::new() };
-        println!("{} on {} (d = {}, seed {}):", spec.algorithm, spec.problem, spec.dim, spec.seed);
-        println!("  best f      {:.10e}{}", result.best_f, problem.minimum().map(|f| format!("   (f* = {f})")).unwrap_or_default());
-        println!("  best x      [{}{}]", shown.join(", "), more);
-        println!("  evaluations {}   generations {}", result.evaluations, result.generations);
+        outln!("{} on {} (d = {}, seed {}):", spec.algorithm, spec.problem, spec.dim, spec.seed);
+        outln!("  best f      {:.10e}{}", result.best_f, problem.minimum().map(|f| format!("   (f* = {f})")).unwrap_or_default());
+        outln!("  best x      [{}{}]", shown.join(", "), more);
+        outln!("  evaluations {}   generations {}", result.evaluations, result.generations);
         if restarts > 0 {
-            println!("  restarts    {restarts} (IPOP, population x2 each)");
+            outln!("  restarts    {restarts} (IPOP, population x2 each)");
         }
-        println!("  stopped     {}   after {:.3} s (this session {:.3} s)", stop_reason, result.seconds, started.elapsed().as_secs_f64());
+        outln!("  stopped     {}   after {:.3} s (this session {:.3} s)", stop_reason, result.seconds, started.elapsed().as_secs_f64());
         if let Some(p) = &checkpoint_path {
-            println!("  checkpoint  {}", p.display());
+            outln!("  checkpoint  {}", p.display());
         }
     }
     Ok(())

@@ -24,9 +24,9 @@ pub fn run(args: &PlotArgs) -> Result<()> {
     line_chart(&args.output, &LineChart { title: &args.title, x_label: "evaluations", y_label: "best f", log_y, series: &series })?;
     if args.json {
         let series: Vec<_> = series.iter().map(|s| serde_json::json!({"label": s.label, "points": s.points.len()})).collect();
-        println!("{}", serde_json::json!({"output": args.output, "series": series}));
+        outln!("{}", serde_json::json!({"output": args.output, "series": series}));
     } else {
-        println!("wrote {}", args.output.display());
+        outln!("wrote {}", args.output.display());
     }
     Ok(())
 }

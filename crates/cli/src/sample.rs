@@ -101,13 +101,13 @@ pub fn run(args: &SampleArgs) -> Result<()> {
         output: args.output.as_ref().map(|p| p.display().to_string()),
     };
     if args.json {
-        println!("{}", serde_json::to_string(&out)?);
+        outln!("{}", serde_json::to_string(&out)?);
     } else {
-        println!("{method} points, d = {d}, n = {n}, randomization {}", out.randomization);
-        println!("  generated in {seconds:.4} s ({:.2} GB/s of f64)", (len * 8) as f64 / seconds / 1e9);
-        println!("  mean coordinate {mean:.6}");
+        outln!("{method} points, d = {d}, n = {n}, randomization {}", out.randomization);
+        outln!("  generated in {seconds:.4} s ({:.2} GB/s of f64)", (len * 8) as f64 / seconds / 1e9);
+        outln!("  mean coordinate {mean:.6}");
         if let Some(p) = &out.output {
-            println!("  written to {p}");
+            outln!("  written to {p}");
         }
     }
     Ok(())

@@ -5,11 +5,26 @@ use serde::{Deserialize, Serialize};
 use crate::{CoreError, GfRng};
 use rand::RngExt;
 
-/// A box `[lower_i, upper_i]` in every coordinate; finite, with `lower_i < upper_i`.
+/// A box `[lower_i, upper_i]` in every coordinate; finite, with `lower_i < upper_i`. Deserialization
+/// goes through [`Bounds::new`], so a box read from a file holds the same invariants.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawBounds")]
 pub struct Bounds {
     lower: Vec<f64>,
     upper: Vec<f64>,
+}
+
+#[derive(Deserialize)]
+struct RawBounds {
+    lower: Vec<f64>,
+    upper: Vec<f64>,
+}
+
+impl TryFrom<RawBounds> for Bounds {
+    type Error = CoreError;
+    fn try_from(r: RawBounds) -> Result<Self, CoreError> {
+        Bounds::new(r.lower, r.upper)
+    }
 }
 
 impl Bounds {

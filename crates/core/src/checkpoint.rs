@@ -1,32 +1,85 @@
 //! Atomic files and checkpoints.
 //!
-//! A checkpoint is one JSON document `{"format": "gradfree-checkpoint", "version": 1, "meta":
-//! ..., "optimizer": ..., "driver": ...}`. Floats are written with the shortest representation
-//! that round-trips and read back with `serde_json`'s exact (`float_roundtrip`) parser, so a
-//! resumed run continues bit-identically. Files are written to a temporary file in the same folder,
-//! synced, and renamed over the target: a crash leaves either the old or the new checkpoint.
+//! A checkpoint is one JSON document `{"checksum": "crc32:...", "driver": ..., "format":
+//! "gradfree-checkpoint", "meta": ..., "optimizer": ..., "version": 2}`. Floats are written with
+//! the shortest representation that round-trips and read back with `serde_json`'s exact
+//! (`float_roundtrip`) parser, so a resumed run continues bit-identically. The checksum is the
+//! CRC-32 of the document without its `checksum` key, serialized with sorted keys, so any change
+//! of a value is detected; the restored state is then checked for its invariants
+//! ([`StateCheck`]). Version-1 files (no checksum) still load, with the invariant checks.
+//!
+//! Files are written to a temporary file in the same folder, synced, and renamed over the target:
+//! a crash leaves either the old or the new file. A target that exists but is not a regular file
+//! (a symlink, device, FIFO or folder) is never replaced, and temporary files left by killed
+//! processes are removed by the next successful write.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::{CoreError, DriverState};
+use crate::{CoreError, DriverState, StateCheck};
 
 const FORMAT: &str = "gradfree-checkpoint";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
-/// Writes `bytes` to `path` atomically (temp file in the same folder + fsync + rename).
+/// Refuses to replace anything but a regular file (or nothing): writing a checkpoint over
+/// `/dev/full`, a FIFO or a symlink must not turn it into a regular file.
+pub fn check_writable_target(path: &Path) -> Result<(), CoreError> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_file() => Ok(()),
+        Ok(m) => {
+            let kind = if m.file_type().is_symlink() {
+                "a symbolic link (give the path it points to)"
+            } else if m.is_dir() {
+                "a folder"
+            } else {
+                "not a regular file (a device, FIFO or socket)"
+            };
+            Err(CoreError::Io { path: path.to_owned(), cause: std::io::Error::other(format!("is {kind}; refusing to replace it")) })
+        }
+        Err(_) => Ok(()),
+    }
+}
+
+fn temp_prefix(path: &Path) -> Option<String> {
+    path.file_name().map(|n| format!(".{}.tmp-", n.to_string_lossy()))
+}
+
+/// Removes `.<name>.tmp-<pid>` files next to `path` whose process no longer runs (Linux: no
+/// `/proc/<pid>`); elsewhere nothing is removed. Errors are ignored: this is housekeeping.
+fn remove_stale_temps(dir: &Path, path: &Path) {
+    let (Some(prefix), true) = (temp_prefix(path), Path::new("/proc/self").exists()) else {
+        return;
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(&prefix)).and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Writes `bytes` to `path` atomically (temp file in the same folder + fsync + rename). Refuses a
+/// target that is not a regular file ([`check_writable_target`]); on any error the temporary file
+/// is removed and the old file, if any, is left as it was.
 pub fn atomic_write(path: impl AsRef<Path>, bytes: &[u8]) -> Result<(), CoreError> {
     let path = path.as_ref();
     let io = |source| CoreError::Io { path: path.to_owned(), cause: source };
+    check_writable_target(path)?;
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
-        _ => std::path::PathBuf::from("."),
+        _ => PathBuf::from("."),
     };
-    let name = path.file_name().ok_or_else(|| io(std::io::Error::other("not a file path")))?;
-    let tmp = dir.join(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
+    let prefix = temp_prefix(path).ok_or_else(|| io(std::io::Error::other("not a file path")))?;
+    let tmp = dir.join(format!("{prefix}{}", std::process::id()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
@@ -35,8 +88,16 @@ pub fn atomic_write(path: impl AsRef<Path>, bytes: &[u8]) -> Result<(), CoreErro
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
+    } else {
+        remove_stale_temps(&dir, path);
     }
     result.map_err(io)
+}
+
+fn checksum(doc: &serde_json::Value) -> String {
+    // `Value` objects are sorted maps, so this serialization is canonical.
+    let bytes = serde_json::to_vec(doc).unwrap_or_default();
+    format!("crc32:{:08x}", crc32fast::hash(&bytes))
 }
 
 /// A loaded checkpoint: the caller's metadata (e.g. the CLI's run specification), the optimizer
@@ -45,8 +106,11 @@ pub fn atomic_write(path: impl AsRef<Path>, bytes: &[u8]) -> Result<(), CoreErro
 pub struct Checkpoint<O> {
     /// Always `"gradfree-checkpoint"`.
     pub format: String,
-    /// Format version (1).
+    /// Format version (2; 1 is read too).
     pub version: u32,
+    /// `"crc32:<hex>"` of the rest of the document (absent in version 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checksum: Option<String>,
     /// Free-form metadata of the caller.
     pub meta: serde_json::Value,
     /// The optimizer's full state, generator included.
@@ -64,7 +128,7 @@ struct CheckpointRef<'a, O> {
     driver: &'a DriverState,
 }
 
-/// Saves a checkpoint atomically.
+/// Saves a checkpoint atomically, with its checksum.
 pub fn save_checkpoint<O: Serialize>(
     path: impl AsRef<Path>,
     meta: &serde_json::Value,
@@ -72,28 +136,50 @@ pub fn save_checkpoint<O: Serialize>(
     driver: &DriverState,
 ) -> Result<(), CoreError> {
     let path = path.as_ref();
+    let fail = |e: serde_json::Error| CoreError::Format { path: path.to_owned(), message: format!("cannot serialize checkpoint: {e}") };
     let doc = CheckpointRef { format: FORMAT, version: VERSION, meta, optimizer, driver };
-    let bytes = serde_json::to_vec(&doc)
-        .map_err(|e| CoreError::Format { path: path.to_owned(), message: format!("cannot serialize checkpoint: {e}") })?;
+    let mut value = serde_json::to_value(&doc).map_err(fail)?;
+    let sum = checksum(&value);
+    if let Some(map) = value.as_object_mut() {
+        map.insert("checksum".into(), sum.into());
+    }
+    let bytes = serde_json::to_vec(&value).map_err(fail)?;
     atomic_write(path, &bytes)
 }
 
-/// Loads a checkpoint, checking its format tag and version; any problem is a
-/// [`CoreError::Checkpoint`] or [`CoreError::Io`] naming the file.
-pub fn load_checkpoint<O: DeserializeOwned>(path: impl AsRef<Path>) -> Result<Checkpoint<O>, CoreError> {
+/// Loads a checkpoint: format tag, version, checksum (version 2), then the optimizer's and the
+/// driver's invariants. Any problem is one [`CoreError::Format`] or [`CoreError::Io`] naming the
+/// file; nothing in a corrupt file can make this panic.
+pub fn load_checkpoint<O: DeserializeOwned + StateCheck>(path: impl AsRef<Path>) -> Result<Checkpoint<O>, CoreError> {
     let path = path.as_ref();
     let bytes = std::fs::read(path).map_err(|source| CoreError::Io { path: path.to_owned(), cause: source })?;
+    parse_checkpoint(path, &bytes)
+}
+
+/// [`load_checkpoint`] on bytes already read; `path` only names the source in errors.
+pub fn parse_checkpoint<O: DeserializeOwned + StateCheck>(path: &Path, bytes: &[u8]) -> Result<Checkpoint<O>, CoreError> {
     let bad = |message: String| CoreError::Format { path: path.to_owned(), message: format!("not a valid checkpoint: {message}") };
-    let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| bad(format!("not JSON ({e})")))?;
+    let mut value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| bad(format!("not JSON ({e})")))?;
     match value.get("format").and_then(|f| f.as_str()) {
         Some(FORMAT) => {}
         _ => return Err(bad(format!("missing format tag \"{FORMAT}\""))),
     }
-    match value.get("version").and_then(|v| v.as_u64()) {
-        Some(v) if v == u64::from(VERSION) => {}
-        other => return Err(bad(format!("unsupported version {other:?}, expected {VERSION}"))),
+    let version = value.get("version").and_then(|v| v.as_u64());
+    let stored = value.as_object_mut().and_then(|m| m.remove("checksum"));
+    match (version, stored) {
+        (Some(1), None) => {}
+        (Some(1), Some(_)) => return Err(bad("a version-1 file has no checksum; this one does (corrupt version field?)".into())),
+        (Some(2), Some(serde_json::Value::String(sum))) => {
+            let want = checksum(&value);
+            if sum != want {
+                return Err(bad(format!("checksum mismatch (stored {sum}, content {want}): the file was changed or damaged")));
+            }
+        }
+        (Some(2), _) => return Err(bad("missing or malformed checksum".into())),
+        (other, _) => return Err(bad(format!("unsupported version {other:?}, expected 1 or {VERSION}"))),
     }
     let ck: Checkpoint<O> = serde_json::from_value(value).map_err(|e| bad(e.to_string()))?;
-    ck.driver.validate().map_err(bad)?;
+    ck.driver.validate().map_err(&bad)?;
+    ck.optimizer.check_state().map_err(|m| bad(format!("optimizer state: {m}")))?;
     Ok(ck)
 }

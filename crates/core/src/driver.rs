@@ -69,6 +69,26 @@ impl DriverState {
         if !(self.seconds.is_finite() && self.seconds >= 0.0) {
             return Err(format!("driver.seconds = {} is not a duration", self.seconds));
         }
+        crate::state::finite("driver.best_x", &self.best_x)?;
+        if let Some(f) = self.best_f
+            && !f.is_finite()
+        {
+            return Err(format!("driver.best_f = {f} is not finite"));
+        }
+        if let Some(i) = self.recent_best.iter().position(|v| !v.is_finite()) {
+            return Err(format!("driver.recent_best[{i}] is not finite"));
+        }
+        // Counters stay far from u64::MAX so that adding a generation can never wrap.
+        const LIMIT: u64 = 1 << 62;
+        if self.evaluations > LIMIT || self.generations > LIMIT {
+            return Err(format!(
+                "driver counters (evaluations {}, generations {}) must be at most 2^62",
+                self.evaluations, self.generations
+            ));
+        }
+        if self.generations > self.evaluations {
+            return Err(format!("driver.generations = {} exceeds driver.evaluations = {}", self.generations, self.evaluations));
+        }
         Ok(())
     }
 }
@@ -271,8 +291,8 @@ impl<A: AskTell> Driver<A> {
         }
 
         // Bookkeeping on the finite values only.
-        self.state.evaluations += n as u64;
-        self.state.generations += 1;
+        self.state.evaluations = self.state.evaluations.saturating_add(n as u64);
+        self.state.generations = self.state.generations.saturating_add(1);
         let mut gen_best: Option<(usize, f64)> = None;
         for (i, &v) in self.values.iter().enumerate() {
             if v.is_finite() && gen_best.is_none_or(|(_, b)| v < b) {
@@ -329,7 +349,7 @@ impl<A: AskTell> Driver<A> {
             return Some(StopReason::Target);
         }
         if let Some(max) = s.max_evaluations
-            && self.state.evaluations + self.optimizer.population_size() as u64 > max
+            && self.state.evaluations.saturating_add(self.optimizer.population_size() as u64) > max
         {
             return Some(StopReason::MaxEvaluations);
         }

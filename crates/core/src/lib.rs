@@ -24,15 +24,17 @@ pub mod objective;
 pub mod observer;
 pub mod population;
 pub mod seed;
+pub mod state;
 pub mod stop;
 
 pub use asktell::{AskTell, Event, NonFinitePolicy, check_tell};
 pub use bounds::{BoundaryRepair, Bounds, BoundsHandling};
-pub use checkpoint::{Checkpoint, atomic_write, load_checkpoint, save_checkpoint};
+pub use checkpoint::{Checkpoint, atomic_write, check_writable_target, load_checkpoint, parse_checkpoint, save_checkpoint};
 pub use driver::{Driver, DriverOptions, DriverState, RunResult, minimize};
 pub use error::CoreError;
 pub use objective::{FnObjective, Objective, eval_population, eval_population_par};
 pub use observer::{GenerationRecord, History, JsonLinesLog, Observer, RunInfo};
 pub use population::Population;
 pub use seed::{GfRng, derive_seed, rng_from_seed};
+pub use state::StateCheck;
 pub use stop::{StopReason, StopRules};

@@ -1,7 +1,7 @@
 //! Observers: how a run reports progress without the algorithm doing any I/O.
 
 use std::fs::{File, OpenOptions};
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -75,11 +75,15 @@ impl Observer for History {
 
 /// Writes one JSON object per line: `{"type":"start",...}`, then `{"type":"generation",...}` for
 /// every generation (the fields of [`GenerationRecord`]), then `{"type":"finish",...}` with the
-/// [`RunResult`]. Each line is flushed, so a killed run leaves a readable log; `gradfree plot`
-/// reads it.
+/// [`RunResult`]. Each line is written whole and flushed, so a killed run leaves a readable log; a
+/// write that fails (e.g. a full disk) is undone by truncating the file back to its last complete
+/// line. `gradfree plot` reads it.
 pub struct JsonLinesLog {
     path: PathBuf,
-    out: BufWriter<File>,
+    out: File,
+    /// Length of the complete lines written so far (where a failed write is rolled back to).
+    len: u64,
+    line: Vec<u8>,
 }
 
 #[derive(Serialize)]
@@ -95,28 +99,74 @@ impl JsonLinesLog {
         Self::open(path.as_ref(), false)
     }
 
-    /// Appends to the log file (used when a run resumes), creating it if needed.
+    /// Appends to the log file, creating it if needed.
     pub fn append(path: impl AsRef<Path>) -> Result<Self, CoreError> {
         Self::open(path.as_ref(), true)
     }
 
+    /// Reopens the log of a run resumed after `generation` generations: a last line cut short by a
+    /// kill or a full disk, and the records of generations after `generation` (written after the
+    /// checkpoint, and replayed by the resumed run), are removed first, so the log reads as the
+    /// uninterrupted run's. A log that is not a regular file (a pipe, `/dev/stdout`) is appended to.
+    pub fn resume(path: impl AsRef<Path>, generation: u64) -> Result<Self, CoreError> {
+        let path = path.as_ref();
+        let io = |source| CoreError::Io { path: path.to_owned(), cause: source };
+        if std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+            let text = std::fs::read(path).map_err(io)?;
+            let keep = resumable_prefix(&text, generation);
+            if keep < text.len() {
+                let f = OpenOptions::new().write(true).open(path).map_err(io)?;
+                f.set_len(keep as u64).map_err(io)?;
+                f.sync_all().map_err(io)?;
+            }
+        }
+        Self::open(path, true)
+    }
+
     fn open(path: &Path, append: bool) -> Result<Self, CoreError> {
-        let file = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .append(append)
-            .truncate(!append)
-            .open(path)
-            .map_err(|source| CoreError::Io { path: path.to_owned(), cause: source })?;
-        Ok(JsonLinesLog { path: path.to_owned(), out: BufWriter::new(file) })
+        let io = |source| CoreError::Io { path: path.to_owned(), cause: source };
+        let out = OpenOptions::new().write(true).create(true).append(append).truncate(!append).open(path).map_err(io)?;
+        let len = out.metadata().map(|m| if m.is_file() { m.len() } else { 0 }).unwrap_or(0);
+        Ok(JsonLinesLog { path: path.to_owned(), out, len, line: Vec::new() })
     }
 
     fn write<T: Serialize>(&mut self, kind: &str, body: &T) -> Result<(), CoreError> {
-        let io = |source| CoreError::Io { path: self.path.clone(), cause: source };
-        serde_json::to_writer(&mut self.out, &Tagged { r#type: kind, body }).map_err(|e| CoreError::Observer(e.to_string()))?;
-        self.out.write_all(b"\n").map_err(io)?;
-        self.out.flush().map_err(|source| CoreError::Io { path: self.path.clone(), cause: source })
+        self.line.clear();
+        serde_json::to_writer(&mut self.line, &Tagged { r#type: kind, body }).map_err(|e| CoreError::Observer(e.to_string()))?;
+        self.line.push(b'\n');
+        match self.out.write_all(&self.line).and_then(|()| self.out.flush()) {
+            Ok(()) => {
+                self.len += self.line.len() as u64;
+                Ok(())
+            }
+            Err(cause) => {
+                // Leave no partial line behind (a regular file only; best effort).
+                if self.out.metadata().is_ok_and(|m| m.is_file()) {
+                    let _ = self.out.set_len(self.len);
+                }
+                Err(CoreError::Io { path: self.path.clone(), cause })
+            }
+        }
     }
+}
+
+/// Length of the part of a log to keep when resuming after `generation` generations: complete
+/// lines up to the first generation record past `generation`.
+fn resumable_prefix(text: &[u8], generation: u64) -> usize {
+    let mut keep = 0;
+    let mut pos = 0;
+    while let Some(nl) = text[pos..].iter().position(|&b| b == b'\n') {
+        let line = &text[pos..pos + nl];
+        if let Ok(v) = serde_json::from_slice::<serde_json::Value>(line)
+            && v.get("type").and_then(|t| t.as_str()) == Some("generation")
+            && v.get("generation").and_then(|g| g.as_u64()).is_some_and(|g| g > generation)
+        {
+            break;
+        }
+        pos += nl + 1;
+        keep = pos;
+    }
+    keep
 }
 
 impl Observer for JsonLinesLog {
@@ -132,17 +182,26 @@ impl Observer for JsonLinesLog {
 }
 
 /// Reads the generation records of a JSON-lines log written by [`JsonLinesLog`]. Lines of other
-/// types are skipped; a malformed line is an error naming its line number.
+/// types are skipped; a last line without its newline that does not parse (a run killed while
+/// writing it) is ignored; any other malformed line is an error naming its line number.
 pub fn read_generation_log(path: impl AsRef<Path>) -> Result<Vec<GenerationRecord>, CoreError> {
     let path = path.as_ref();
     let text = std::fs::read_to_string(path).map_err(|source| CoreError::Io { path: path.to_owned(), cause: source })?;
     let mut out = Vec::new();
+    let torn = !text.is_empty() && !text.ends_with('\n');
+    let count = text.lines().count();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
         let bad = |m: String| CoreError::Format { path: path.to_owned(), message: format!("not a gradfree log: line {}: {m}", i + 1) };
-        let v: serde_json::Value = serde_json::from_str(line).map_err(|e| bad(e.to_string()))?;
+        let v: serde_json::Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            // A torn final line (a run killed mid-write) is dropped, but only after at
+            // least one whole line: a file that is one torn line is not a log.
+            Err(_) if torn && i + 1 == count && i > 0 => break,
+            Err(e) => return Err(bad(e.to_string())),
+        };
         if v.get("type").and_then(|t| t.as_str()) == Some("generation") {
             out.push(serde_json::from_value(v).map_err(|e| bad(e.to_string()))?);
         }

@@ -1,6 +1,6 @@
 //! Algorithms by name, and [`Algorithm`], the serializable sum of all of them.
 
-use gradfree_core::{AskTell, CoreError, Event, Population};
+use gradfree_core::{AskTell, CoreError, Event, Population, StateCheck};
 use serde::{Deserialize, Serialize};
 
 use crate::EsError;
@@ -261,5 +261,12 @@ impl AskTell for Algorithm {
     }
     fn take_events(&mut self) -> Vec<Event> {
         dispatch!(self, a => a.take_events())
+    }
+}
+
+/// Every variant checks its own invariants ([`StateCheck`]).
+impl StateCheck for Algorithm {
+    fn check_state(&self) -> Result<(), String> {
+        dispatch!(self, a => a.check_state())
     }
 }

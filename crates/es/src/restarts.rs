@@ -24,6 +24,8 @@
 //!
 //! Each restart is reported as an event of kind `restart`.
 
+use gradfree_core::StateCheck;
+use gradfree_core::state as chk;
 use std::collections::VecDeque;
 
 use gradfree_core::{AskTell, Bounds, CoreError, Event, GfRng, Population, derive_seed, rng_from_seed};
@@ -301,5 +303,36 @@ impl AskTell for Ipop {
         let mut e = std::mem::take(&mut self.events);
         e.append(&mut self.inner.take_events());
         e
+    }
+}
+
+/// Restored-state invariants: the wrapped optimizer's own, a wrapped algorithm that is the one
+/// named (and not itself a restart wrapper), a start point of the right dimension, parameters in
+/// their ranges and at most `max_restarts` restarts.
+impl StateCheck for Ipop {
+    fn check_state(&self) -> Result<(), String> {
+        if matches!(self.inner, Algorithm::Ipop(_)) {
+            return Err("a restart wrapper inside a restart wrapper".into());
+        }
+        self.inner.check_state()?;
+        chk::require(
+            "inner_name",
+            self.inner.name() == self.inner_name,
+            &format!("`{}` but the state is of `{}`", self.inner_name, self.inner.name()),
+        )?;
+        let d = self.inner.dim();
+        chk::len("start.x0", &self.start.x0, d)?;
+        chk::finite("start.x0", &self.start.x0)?;
+        chk::positive("start.sigma0", self.start.sigma0)?;
+        chk::in_range("popsize_factor", self.p.popsize_factor, 1.0, f64::MAX)?;
+        chk::in_range("tol_x", self.p.tol_x, f64::MIN_POSITIVE, 1.0)?;
+        if let RestartMean::Uniform(b) = &self.p.restart_mean {
+            chk::count("restart box dimension", b.dim(), d, d)?;
+        }
+        chk::count("base_popsize", self.base_popsize, 1, usize::MAX)?;
+        if let Some(max) = self.p.max_restarts {
+            chk::require("restarts_done", self.restarts_done <= max, "must not exceed max_restarts")?;
+        }
+        chk::count("block", self.block.len(), 0, BLOCK)
     }
 }

@@ -67,20 +67,21 @@ impl Table {
         self.rows.push(row);
     }
 
-    fn print(&self) {
+    fn print(&self) -> Result<()> {
         let mut w: Vec<usize> = self.headers.iter().map(|h| h.chars().count()).collect();
         for r in &self.rows {
             for (wi, c) in w.iter_mut().zip(r) {
                 *wi = (*wi).max(c.chars().count());
             }
         }
-        println!("\n{}", self.title);
+        outln!("\n{}", self.title);
         let line = |cells: &[String]| cells.iter().zip(&w).map(|(c, wi)| format!("{c:<wi$}")).collect::<Vec<_>>().join("  ");
-        println!("{}", line(&self.headers));
-        println!("{}", w.iter().map(|wi| "-".repeat(*wi)).collect::<Vec<_>>().join("  "));
+        outln!("{}", line(&self.headers));
+        outln!("{}", w.iter().map(|wi| "-".repeat(*wi)).collect::<Vec<_>>().join("  "));
         for r in &self.rows {
-            println!("{}", line(r));
+            outln!("{}", line(r));
         }
+        Ok(())
     }
 
     fn write_csv(&self, dir: &Path) -> Result<PathBuf> {
@@ -196,7 +197,7 @@ struct JsonOut<'a> {
 pub fn run(args: &ReproduceArgs) -> Result<()> {
     if args.list {
         for e in experiments() {
-            println!("{:<20} {} [{}]", e.name, e.summary, e.source);
+            outln!("{:<20} {} [{}]", e.name, e.summary, e.source);
         }
         return Ok(());
     }
@@ -220,7 +221,7 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
         std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
         let t = std::time::Instant::now();
         if !args.json {
-            println!("== {} ({}){}", e.name, e.source, if args.quick { " [quick]" } else { "" });
+            outln!("== {} ({}){}", e.name, e.source, if args.quick { " [quick]" } else { "" });
         }
         let mut report =
             (e.run)(&Ctx { quick: args.quick, out: out.clone(), seed: args.seed, runs: args.runs, reuse_runs: !args.recompute })
@@ -234,17 +235,17 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
             json.push(serde_json::to_value(JsonOut { experiment: e.name, quick: args.quick, seconds, report: &report })?);
         } else {
             for table in &report.tables {
-                table.print();
+                table.print()?;
             }
             for n in &report.notes {
-                println!("note: {n}");
+                outln!("note: {n}");
             }
-            println!("\nwrote: {}", report.files.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
-            println!("({:.1} s)\n", seconds);
+            outln!("\nwrote: {}", report.files.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
+            outln!("({:.1} s)\n", seconds);
         }
     }
     if args.json {
-        println!("{}", serde_json::json!({ "experiments": json }));
+        outln!("{}", serde_json::json!({ "experiments": json }));
     }
     Ok(())
 }

@@ -15,6 +15,8 @@
 //! (default 27.6, i.e. `p` in `[1e-12, 1 - 1e-12]`), so `h` stays finite; when the number of
 //! clamped coordinates changes, an event reports it.
 
+use gradfree_core::StateCheck;
+use gradfree_core::state as chk;
 use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
@@ -236,5 +238,29 @@ impl AskTell for BernoulliIngo {
 
     fn take_events(&mut self) -> Vec<Event> {
         std::mem::take(&mut self.events.0)
+    }
+}
+
+/// Restored-state invariants: sizes, logits in `[-eta_max, eta_max]` with `p = sigmoid(eta)`,
+/// proposals in `{0, 1}`, parameters in range.
+impl StateCheck for BernoulliIngo {
+    fn check_state(&self) -> Result<(), String> {
+        let d = self.eta.len();
+        chk::count("dimension", d, 1, usize::MAX)?;
+        chk::count("popsize", self.p.n, 2, usize::MAX)?;
+        chk::positive("beta", self.p.beta)?;
+        chk::in_range("eta_max", self.p.eta_max, f64::MIN_POSITIVE, 700.0)?;
+        for (i, &e) in self.eta.iter().enumerate() {
+            chk::in_range(&format!("eta[{i}]"), e, -self.p.eta_max, self.p.eta_max)?;
+        }
+        chk::len("prob", &self.prob, d)?;
+        if let Some(i) = (0..d).find(|&i| self.prob[i] != sigmoid(self.eta[i])) {
+            return Err(format!("prob[{i}] = {} is not sigmoid(eta[{i}])", self.prob[i]));
+        }
+        chk::len("x", &self.x, chk::checked_len("x", d, self.p.n)?)?;
+        if let Some(i) = self.x.iter().position(|v| *v != 0.0 && *v != 1.0) {
+            return Err(format!("x[{i}] = {}: must be 0 or 1", self.x[i]));
+        }
+        chk::count("clamped", self.clamped, 0, d)
     }
 }

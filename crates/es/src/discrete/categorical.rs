@@ -16,6 +16,8 @@
 //! parameterization (erratum 43), so the update is the thesis' rule rather than an exact natural
 //! gradient.
 
+use gradfree_core::StateCheck;
+use gradfree_core::state as chk;
 use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
@@ -270,5 +272,36 @@ impl AskTell for CategoricalIngo {
 
     fn take_events(&mut self) -> Vec<Event> {
         std::mem::take(&mut self.events.0)
+    }
+}
+
+/// Restored-state invariants: sizes from `d`, `K` and `N`, logits in `[-range, 0]`, each row of
+/// probabilities in `[0, 1]` summing to one, expected categories in `[0, K - 1]`, proposals that
+/// are category indices.
+impl StateCheck for CategoricalIngo {
+    fn check_state(&self) -> Result<(), String> {
+        let (k, d) = (self.p.k, self.expected.len());
+        chk::count("dimension", d, 1, usize::MAX)?;
+        chk::count("categories", k, 2, 1 << 16)?;
+        chk::count("popsize", self.p.n, 2, usize::MAX)?;
+        chk::positive("beta", self.p.beta)?;
+        chk::in_range("logit_range", self.p.range, f64::MIN_POSITIVE, 700.0)?;
+        let dk = chk::checked_len("eta", d, k)?;
+        chk::len("eta", &self.eta, dk)?;
+        if let Some(i) = self.eta.iter().position(|e| !(*e >= -self.p.range && *e <= 0.0)) {
+            return Err(format!("eta[{i}] = {}: must be in [-{}, 0]", self.eta[i], self.p.range));
+        }
+        chk::len("prob", &self.prob, dk)?;
+        for (r, row) in self.prob.chunks_exact(k).enumerate() {
+            let sum: f64 = row.iter().sum();
+            if row.iter().any(|p| !(0.0..=1.0).contains(p)) || (sum - 1.0).abs() > 1e-9 {
+                return Err(format!("prob row {r} is not a probability vector (sum {sum})"));
+            }
+        }
+        if let Some(i) = self.expected.iter().position(|e| !(*e >= 0.0 && *e <= (k - 1) as f64)) {
+            return Err(format!("expected[{i}] = {}: must be in [0, {}]", self.expected[i], k - 1));
+        }
+        chk::len("x", &self.x, chk::checked_len("x", d, self.p.n)?)?;
+        super::check_categories("x", &self.x, k)
     }
 }

@@ -12,6 +12,8 @@
 //! Population size: the discrete INGO's `N` by default, so both spend the same evaluations per
 //! generation.
 
+use gradfree_core::StateCheck;
+use gradfree_core::state as chk;
 use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
@@ -252,5 +254,32 @@ impl AskTell for Ga {
 
     fn take_events(&mut self) -> Vec<Event> {
         std::mem::take(&mut self.events.0)
+    }
+}
+
+/// Restored-state invariants: sizes from `d` and `N`, parents absent (before the first `tell`)
+/// or `N` rows with a value each, genes that are category indices, rates in `[0, 1]`.
+impl StateCheck for Ga {
+    fn check_state(&self) -> Result<(), String> {
+        let (d, p) = (self.d, &self.p);
+        chk::count("dimension", d, 1, usize::MAX)?;
+        chk::count("categories", p.k, 2, 1 << 16)?;
+        chk::count("popsize", p.n, 2, usize::MAX)?;
+        chk::in_range("mutation", p.mutation, 0.0, 1.0)?;
+        chk::in_range("crossover", p.crossover, 0.0, 1.0)?;
+        chk::count("tournament", p.tournament, 1, usize::MAX)?;
+        chk::count("elitism", p.elitism, 0, p.n - 1)?;
+        let nd = chk::checked_len("children", d, p.n)?;
+        chk::len("children", &self.children, nd)?;
+        super::check_categories("children", &self.children, p.k)?;
+        if !self.parents.is_empty() || !self.parent_f.is_empty() {
+            chk::len("parents", &self.parents, nd)?;
+            super::check_categories("parents", &self.parents, p.k)?;
+            chk::len("parent_f", &self.parent_f, p.n)?;
+            if let Some(i) = self.parent_f.iter().position(|v| v.is_nan()) {
+                return Err(format!("parent_f[{i}] is NaN"));
+            }
+        }
+        chk::finite_len("average", &self.average, d)
     }
 }

@@ -32,6 +32,14 @@ pub fn discrete_population(d: usize) -> usize {
 
 /// Checks the sizes shared by the discrete optimizers: `d >= 1`, `K` in `2..=65536`, and the
 /// population (default [`discrete_population`]) `>= 2`. Returns `N`.
+/// Restored-state check: every value of `v` is a category index in `0..k`.
+pub(crate) fn check_categories(name: &str, v: &[f64], k: usize) -> Result<(), String> {
+    match v.iter().position(|x| !(x.fract() == 0.0 && *x >= 0.0 && *x < k as f64)) {
+        Some(i) => Err(format!("{name}[{i}] = {}: must be a category in 0..{k}", v[i])),
+        None => Ok(()),
+    }
+}
+
 pub(crate) fn check_sizes(d: usize, categories: usize, popsize: Option<usize>) -> Result<usize, gradfree_core::CoreError> {
     use gradfree_core::CoreError;
     if d == 0 {

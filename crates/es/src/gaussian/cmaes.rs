@@ -15,6 +15,8 @@
 //! recomputed when more than `0.5 / (d (c_1 + c_mu))` generations have passed (pycma's
 //! `lazy_gap_evals`), so the O(d^3) eigendecomposition is amortized.
 
+use gradfree_core::StateCheck;
+use gradfree_core::state as chk;
 use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
@@ -395,5 +397,38 @@ impl AskTell for CmaEs {
 
     fn take_events(&mut self) -> Vec<Event> {
         std::mem::take(&mut self.events)
+    }
+}
+
+/// Restored-state invariants: sizes from `d` and `lambda`, constants equal to those the tutorial
+/// formulas give for `(d, lambda)`, finite vectors, `sigma > 0`, positive eigenvalue roots,
+/// generation counters in order.
+impl StateCheck for CmaEs {
+    fn check_state(&self) -> Result<(), String> {
+        let d = self.m.len();
+        chk::count("dimension", d, 1, usize::MAX)?;
+        chk::len("x0", &self.x0, d)?;
+        chk::finite("x0", &self.x0)?;
+        chk::positive("sigma0", self.sigma0)?;
+        let lambda = self.k.lambda;
+        chk::count("popsize (lambda)", lambda, 2, usize::MAX)?;
+        chk::require("constants", self.k == Constants::new(d, lambda), "differ from the CMA-ES defaults for this dimension and popsize")?;
+        if let Some(f) = self.params.popsize_factor {
+            chk::in_range("popsize_factor", f, 1.0, f64::MAX)?;
+        }
+        chk::finite("m", &self.m)?;
+        chk::positive("sigma", self.sigma)?;
+        chk::square("c", &self.c, d)?;
+        chk::square("b", &self.b, d)?;
+        chk::len("dvals", &self.dvals, d)?;
+        chk::all_positive("dvals", &self.dvals)?;
+        chk::finite_len("ps", &self.ps, d)?;
+        chk::finite_len("pc", &self.pc, d)?;
+        let dn = chk::checked_len("z", d, lambda)?;
+        chk::finite_len("z", &self.z, dn)?;
+        chk::finite_len("y", &self.y, dn)?;
+        chk::require("eigen_generation", self.eigen_generation <= self.generation, "must not exceed generation")?;
+        chk::require("restarts_done", self.restarts_done <= self.params.restarts, "must not exceed restarts")?;
+        chk::finite("recent", &self.recent)
     }
 }

@@ -15,6 +15,8 @@
 //! its step halved until it is (reported as an event). Samples are antithetic pairs by default, as in
 //! Alg. 2.
 
+use gradfree_core::StateCheck;
+use gradfree_core::state as chk;
 use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
 use serde::{Deserialize, Serialize};
 
@@ -216,5 +218,20 @@ impl AskTell for FastIngo {
 
     fn take_events(&mut self) -> Vec<Event> {
         std::mem::take(&mut self.events)
+    }
+}
+
+/// Restored-state invariants: sizes, finite mean, positive per-coordinate scales, parameters.
+impl StateCheck for FastIngo {
+    fn check_state(&self) -> Result<(), String> {
+        let d = self.mu.len();
+        chk::count("dimension", d, 1, usize::MAX)?;
+        chk::count("popsize", self.p.n, 2, usize::MAX)?;
+        self.p.sampling.check(self.p.n).map_err(|e| e.to_string())?;
+        chk::in_range("beta", self.p.beta, f64::MIN_POSITIVE, 1.0 - f64::EPSILON)?;
+        chk::finite("mu", &self.mu)?;
+        chk::len("sigma", &self.sigma, d)?;
+        chk::all_positive("sigma", &self.sigma)?;
+        chk::finite_len("z", &self.z, chk::checked_len("z", d, self.p.n)?)
     }
 }

@@ -15,6 +15,8 @@
 //! explicit step is the one that leaves the cone, which is why the thesis finds IGO unstable at
 //! high precision.
 
+use gradfree_core::StateCheck;
+use gradfree_core::state as chk;
 use gradfree_core::{AskTell, CoreError, Event, GfRng, Population, check_tell, rng_from_seed};
 use serde::{Deserialize, Serialize};
 
@@ -171,5 +173,21 @@ impl AskTell for Igo {
 
     fn take_events(&mut self) -> Vec<Event> {
         std::mem::take(&mut self.events)
+    }
+}
+
+/// Restored-state invariants: sizes, finite mean and factor `A` of `Sigma = A A^T`, parameters.
+impl StateCheck for Igo {
+    fn check_state(&self) -> Result<(), String> {
+        let d = self.mu.len();
+        chk::count("dimension", d, 1, usize::MAX)?;
+        chk::count("popsize", self.n, 2, usize::MAX)?;
+        self.p.sampling.check(self.n).map_err(|e| e.to_string())?;
+        chk::in_range("beta", self.beta, f64::MIN_POSITIVE, 1.0 - f64::EPSILON)?;
+        chk::finite("mu", &self.mu)?;
+        chk::square("a", &self.a, d)?;
+        let dn = chk::checked_len("z", d, self.n)?;
+        chk::finite_len("z", &self.z, dn)?;
+        chk::finite_len("y", &self.y, dn)
     }
 }

@@ -21,6 +21,8 @@
 //! `max_backtracks` times, after which the covariance is left unchanged; each case is reported as
 //! an event. The mean step always uses the full `beta`.
 
+use gradfree_core::StateCheck;
+use gradfree_core::state as chk;
 use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
 use serde::{Deserialize, Serialize};
 
@@ -398,5 +400,37 @@ impl AskTell for Ingo {
 
     fn take_events(&mut self) -> Vec<Event> {
         std::mem::take(&mut self.events)
+    }
+}
+
+/// Restored-state invariants: sizes from `d` and `N`, a finite mean, a valid Cholesky factor of
+/// `Sigma^{-1}` (positive diagonal, lower triangular), parameters in their ranges.
+impl StateCheck for Ingo {
+    fn check_state(&self) -> Result<(), String> {
+        let d = self.mu.len();
+        chk::count("dimension", d, 1, usize::MAX)?;
+        self.p.check_state()?;
+        chk::finite("mu", &self.mu)?;
+        chk::lower_factor("l", &self.l, d)?;
+        chk::finite_len("z", &self.z, chk::checked_len("z", d, self.p.n)?)?;
+        chk::non_negative("last_scale", self.last_scale)?;
+        chk::finite_len("path", &self.path, if self.p.csa.is_some() { d } else { 0 })
+    }
+}
+
+impl Checked {
+    fn check_state(&self) -> Result<(), String> {
+        chk::count("popsize", self.n, 2, usize::MAX)?;
+        self.sampling.check(self.n).map_err(|e| e.to_string())?;
+        chk::in_range("beta", self.beta, f64::MIN_POSITIVE, 1.0 - f64::EPSILON)?;
+        if let Some(r) = self.mean_rate {
+            chk::in_range("mean_rate", r, f64::MIN_POSITIVE, 2.0)?;
+        }
+        if let Some(c) = &self.csa {
+            chk::in_range("csa.c", c.c, f64::MIN_POSITIVE, 1.0)?;
+            chk::positive("csa.damping", c.damping)?;
+            chk::positive("csa.chi_d", c.chi_d)?;
+        }
+        Ok(())
     }
 }

@@ -16,6 +16,8 @@
 //! the mean step uses `S^{+1/2} u`, as Alg. 1 does. With `eta2 = 0` and `Sigma = I` MiNES is
 //! Nesterov–Spokoiny (MiNES sec. 4.2).
 
+use gradfree_core::StateCheck;
+use gradfree_core::state as chk;
 use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
@@ -375,5 +377,35 @@ impl AskTell for Mines {
 
     fn take_events(&mut self) -> Vec<Event> {
         std::mem::take(&mut self.events)
+    }
+}
+
+/// Restored-state invariants: sizes from `d` and the number of directions, `0 < tau <= zeta`, the
+/// eigenvalues of `Sigma^{-1}` inside `[tau, zeta]` (the projection (4.17) keeps them there),
+/// finite vectors and positive rates.
+impl StateCheck for Mines {
+    fn check_state(&self) -> Result<(), String> {
+        let d = self.mu.len();
+        let p = &self.p;
+        chk::count("dimension", d, 1, usize::MAX)?;
+        chk::count("directions", p.b, 1, usize::MAX)?;
+        chk::positive("alpha", p.alpha)?;
+        chk::positive("eta1", p.eta1)?;
+        chk::non_negative("eta2", p.eta2)?;
+        chk::non_negative("eta2_offset", p.k0)?;
+        chk::positive("tau", p.tau)?;
+        chk::in_range("zeta", p.zeta, p.tau, f64::MAX)?;
+        chk::finite("mu", &self.mu)?;
+        chk::square("v", &self.v, d)?;
+        chk::len("lam", &self.lam, d)?;
+        if let Some(i) = self.lam.iter().position(|l| !(*l >= p.tau && *l <= p.zeta)) {
+            return Err(format!("lam[{i}] = {}: must be in [tau, zeta] = [{}, {}]", self.lam[i], p.tau, p.zeta));
+        }
+        let db = chk::checked_len("u", d, p.b)?;
+        chk::finite_len("u", &self.u, db)?;
+        chk::finite_len("y", &self.y, db)?;
+        chk::square("hessian", &self.hessian, d)?;
+        chk::non_negative("last_step", self.last_step)?;
+        chk::count("clipped", self.clipped, 0, d)
     }
 }

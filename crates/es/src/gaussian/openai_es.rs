@@ -7,6 +7,8 @@
 //! g = 1/(N sigma) sum_i F_i eps_i + l2 mu,  mu <- mu - Adam(g)
 //! ```
 
+use gradfree_core::StateCheck;
+use gradfree_core::state as chk;
 use gradfree_core::{AskTell, CoreError, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
 use serde::{Deserialize, Serialize};
 
@@ -176,5 +178,27 @@ impl AskTell for OpenAiEs {
     /// Infinity norm of the last mean step (the noise scale is fixed).
     fn scale(&self) -> f64 {
         self.last_step
+    }
+}
+
+/// Restored-state invariants: sizes from `d` and an even `N`, positive rates and `sigma`, finite
+/// vectors, a non-negative second moment.
+impl StateCheck for OpenAiEs {
+    fn check_state(&self) -> Result<(), String> {
+        let d = self.mu.len();
+        chk::count("dimension", d, 1, usize::MAX)?;
+        chk::count("popsize", self.n, 2, usize::MAX)?;
+        Sampling::Antithetic.check(self.n).map_err(|e| e.to_string())?;
+        chk::positive("learning_rate", self.lr)?;
+        chk::non_negative("l2", self.l2)?;
+        chk::positive("sigma", self.sigma)?;
+        chk::finite("mu", &self.mu)?;
+        chk::finite_len("eps", &self.eps, chk::checked_len("eps", d, self.n)?)?;
+        chk::finite_len("m1", &self.m1, d)?;
+        chk::len("m2", &self.m2, d)?;
+        if let Some(i) = self.m2.iter().position(|v| !(v.is_finite() && *v >= 0.0)) {
+            return Err(format!("m2[{i}] = {}: must be finite and >= 0", self.m2[i]));
+        }
+        chk::non_negative("last_step", self.last_step)
     }
 }

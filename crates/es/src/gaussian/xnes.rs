@@ -12,6 +12,8 @@
 //! The matrix exponential of the symmetric `G_B` is taken through its eigendecomposition
 //! (O(d^3) per generation, as in the reference implementation).
 
+use gradfree_core::StateCheck;
+use gradfree_core::state as chk;
 use gradfree_core::{AskTell, CoreError, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
@@ -205,5 +207,24 @@ impl AskTell for Xnes {
     fn scale(&self) -> f64 {
         let d = self.dim();
         self.sigma * (0..d).map(|i| (0..d).map(|k| self.b[k * d + i].powi(2)).sum::<f64>().sqrt()).fold(0.0, f64::max)
+    }
+}
+
+/// Restored-state invariants: sizes from `d` and `N`, utilities of length `N`, positive rates and
+/// `sigma`, finite vectors.
+impl StateCheck for Xnes {
+    fn check_state(&self) -> Result<(), String> {
+        let d = self.mu.len();
+        chk::count("dimension", d, 1, usize::MAX)?;
+        chk::count("popsize", self.n, 2, usize::MAX)?;
+        chk::positive("eta_mu", self.eta_mu)?;
+        chk::positive("eta_cov", self.eta_cov)?;
+        chk::finite_len("utilities", &self.utilities, self.n)?;
+        chk::finite("mu", &self.mu)?;
+        chk::positive("sigma", self.sigma)?;
+        chk::square("b", &self.b, d)?;
+        let dn = chk::checked_len("s", d, self.n)?;
+        chk::finite_len("s", &self.s, dn)?;
+        chk::finite_len("bs", &self.bs, dn)
     }
 }

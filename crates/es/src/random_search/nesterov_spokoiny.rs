@@ -9,6 +9,8 @@
 //! `g` is an unbiased estimate of the gradient of the Gaussian smoothing
 //! `f_alpha(mu) = E f(mu + alpha u)`; MiNES with `Sigma = I` is this method (MiNES sec. 4.2).
 
+use gradfree_core::StateCheck;
+use gradfree_core::state as chk;
 use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
@@ -242,5 +244,21 @@ impl AskTell for NesterovSpokoiny {
 
     fn take_events(&mut self) -> Vec<Event> {
         std::mem::take(&mut self.events)
+    }
+}
+
+/// Restored-state invariants: sizes from `d` and the number of directions, positive smoothing and
+/// step, finite vectors.
+impl StateCheck for NesterovSpokoiny {
+    fn check_state(&self) -> Result<(), String> {
+        let d = self.mu.len();
+        chk::count("dimension", d, 1, usize::MAX)?;
+        chk::count("directions", self.p.b, 1, usize::MAX)?;
+        chk::positive("smoothing", self.p.alpha)?;
+        chk::positive("step_size", self.p.eta)?;
+        chk::finite("mu", &self.mu)?;
+        chk::finite_len("u", &self.u, chk::checked_len("u", d, self.p.b)?)?;
+        chk::finite_len("grad", &self.grad, d)?;
+        chk::non_negative("last_step", self.last_step)
     }
 }
