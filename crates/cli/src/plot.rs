@@ -88,20 +88,11 @@ where
     if !x0.is_finite() {
         bail!("nothing to plot: no finite{} values", if chart.log_y { " positive" } else { "" });
     }
-    if x1 <= x0 {
-        x1 = x0 + 1.0;
-    }
-    if chart.log_y {
-        if y1 <= y0 {
-            y1 = y0 * 10.0;
-        }
-        y0 /= 2.0;
-        y1 *= 2.0;
-    } else {
-        let pad = if y1 > y0 { 0.05 * (y1 - y0) } else { 1.0 };
-        y0 -= pad;
-        y1 += pad;
-    }
+    let (x0, x1) = axis_range(x0, x1, false);
+    let (y0, y1) = axis_range(y0, y1, chart.log_y);
+    // A log axis is drawn as a linear axis of log10(y) with labels 10^v: plotters' own log scale
+    // loops forever or allocates gigabytes on ranges that reach subnormals or span 400 decades.
+    let to_axis = |y: f64| if chart.log_y { y.log10() } else { y };
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow::anyhow!("{e}");
     let mut builder = ChartBuilder::on(area);
     builder.caption(chart.title, ("sans-serif", 22)).margin(12).x_label_area_size(45).y_label_area_size(75);
@@ -110,7 +101,7 @@ where
             let mut c = $c;
             c.configure_mesh()
                 .x_label_formatter(&|v: &f64| fmt_tick(*v))
-                .y_label_formatter(&|v: &f64| if chart.log_y { format!("{v:.0e}") } else { fmt_tick(*v) })
+                .y_label_formatter(&|v: &f64| if chart.log_y { fmt_pow10(*v) } else { fmt_tick(*v) })
                 .x_desc(chart.x_label)
                 .y_desc(chart.y_label)
                 .label_style(("sans-serif", 14))
@@ -119,8 +110,14 @@ where
                 .map_err(e)?;
             for (i, s) in chart.series.iter().enumerate() {
                 let col = color(i);
-                let data: Vec<(f64, f64)> =
-                    s.points.iter().copied().filter(|(x, y)| x.is_finite() && y.is_finite() && (!chart.log_y || *y > 0.0)).collect();
+                // Values beyond the axis range (e.g. subnormals on a log axis) sit on its edge.
+                let data: Vec<(f64, f64)> = s
+                    .points
+                    .iter()
+                    .copied()
+                    .filter(|(x, y)| x.is_finite() && y.is_finite() && (!chart.log_y || *y > 0.0))
+                    .map(|(x, y)| (x, to_axis(y.clamp(y0, y1))))
+                    .collect();
                 c.draw_series(LineSeries::new(data, col.stroke_width(2)))
                     .map_err(e)?
                     .label(s.label.clone())
@@ -137,12 +134,37 @@ where
             }
         }};
     }
-    if chart.log_y {
-        body!(builder.build_cartesian_2d(x0..x1, (y0..y1).log_scale()).map_err(e)?);
-    } else {
-        body!(builder.build_cartesian_2d(x0..x1, y0..y1).map_err(e)?);
-    }
+    body!(builder.build_cartesian_2d(x0..x1, to_axis(y0)..to_axis(y1)).map_err(e)?);
     Ok(())
+}
+
+/// A drawable axis range around the data range `[lo, hi]` (finite, `lo <= hi`, positive when
+/// `log`): padded by 5% (linear) or a factor 2 (log), at least one decade wide on a log axis and
+/// a nonzero width on a linear one, and clamped to `[1e-300, 1e300]` (log) or `+-1e300` (linear)
+/// so that no bound, width or tick computation overflows or reaches zero.
+pub fn axis_range(lo: f64, hi: f64, log: bool) -> (f64, f64) {
+    const BIG: f64 = 1e300;
+    if log {
+        let clamp = |v: f64| v.max(1e-300).log10().clamp(-300.0, 300.0);
+        let (mut l0, mut l1) = (clamp(lo) - 0.3, clamp(hi) + 0.3);
+        if l1 - l0 < 1.0 {
+            let mid = (l0 + l1) / 2.0;
+            (l0, l1) = (mid - 0.5, mid + 0.5);
+        }
+        let shift = (-300.0 - l0).max(0.0) - (l1 - 300.0).max(0.0);
+        (l0, l1) = (l0 + shift, l1 + shift);
+        (10f64.powf(l0), 10f64.powf(l1))
+    } else {
+        let (lo, hi) = (lo.clamp(-BIG, BIG), hi.clamp(-BIG, BIG));
+        let span = hi - lo;
+        let pad = if span > 0.0 { 0.05 * span } else { (0.05 * lo.abs()).max(1.0) };
+        ((lo - pad).max(-1.05 * BIG), (hi + pad).min(1.05 * BIG))
+    }
+}
+
+/// Labels of a log axis drawn in log10 space: `1e-8` at integer exponents, the value otherwise.
+fn fmt_pow10(v: f64) -> String {
+    if (v - v.round()).abs() < 1e-9 { format!("1e{}", v.round() as i64) } else { fmt_tick(10f64.powf(v)) }
 }
 
 /// Tick labels: integers without decimals, otherwise 3 significant digits.
@@ -226,4 +248,56 @@ pub fn line_chart_grid(path: &Path, charts: &[LineChart], cols: usize) -> Result
 pub fn panel_grid(path: &Path, panels: &[(String, Vec<Series>)], x_label: &str, y_label: &str, log_y: bool, max_cols: usize) -> Result<()> {
     let charts: Vec<LineChart> = panels.iter().map(|(t, s)| LineChart { title: t, x_label, y_label, log_y, series: s }).collect();
     line_chart_grid(path, &charts, charts.len().min(max_cols).max(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn axis_ranges_are_finite_and_wide() {
+        for (lo, hi, log) in [
+            (5e-324, 5e-324, true),
+            (5e-324, 1.0, true),
+            (1e307, 1e307, true),
+            (1e-200, 1e200, true),
+            (f64::MAX, f64::MAX, false),
+            (-f64::MAX, f64::MAX, false),
+            (0.0, 0.0, false),
+            (1e300, 1e300 + 1e284, false),
+        ] {
+            let (a, b) = axis_range(lo, hi, log);
+            assert!(a.is_finite() && b.is_finite() && a < b, "{lo} {hi} {log}: {a} {b}");
+            assert!(b - a > 0.0 && (b - a).is_finite(), "{lo} {hi}: width");
+            if log {
+                assert!(a > 0.0 && b / a >= 10.0, "{lo} {hi}: {a} {b}");
+            }
+        }
+    }
+
+    /// Data that used to hang or abort the plot (subnormals, constant huge values, 400 decades).
+    #[test]
+    fn extreme_values_plot_quickly() {
+        let dir = tempfile::tempdir().unwrap();
+        let cases: Vec<(bool, Vec<(f64, f64)>)> = vec![
+            (true, vec![(1.0, 1.0), (2.0, 1e-300), (3.0, 5e-324), (4.0, 0.0)]),
+            (true, vec![(1.0, 1e307), (2.0, 1e307)]),
+            (true, vec![(1.0, 1e200), (2.0, 1e-200)]),
+            (false, vec![(1.0, -1e308), (2.0, 1e308)]),
+            (false, vec![(1e300, 2.0), (1e300, 2.0)]),
+        ];
+        let (tx, rx) = std::sync::mpsc::channel();
+        let out = dir.path().to_owned();
+        std::thread::spawn(move || {
+            for (i, (log_y, points)) in cases.into_iter().enumerate() {
+                let series = [Series { label: String::new(), points }];
+                let chart = LineChart { title: "t", x_label: "x", y_label: "y", log_y, series: &series };
+                tx.send(line_chart(&out.join(format!("{i}.png")), &chart).map_err(|e| e.to_string())).unwrap();
+            }
+        });
+        for i in 0..5 {
+            let r = rx.recv_timeout(std::time::Duration::from_secs(60)).unwrap_or_else(|_| panic!("case {i} hangs"));
+            r.unwrap_or_else(|e| panic!("case {i}: {e}"));
+        }
+    }
 }

@@ -61,6 +61,16 @@ pub enum CoreError {
         /// What is wrong with it.
         message: String,
     },
+    /// A size would need more memory than the machine has ([`crate::memory`]).
+    #[error("{what} needs {}, more than the {} of memory available", crate::memory::human_bytes(*bytes), crate::memory::human_bytes(*limit as u128))]
+    TooLarge {
+        /// What would be allocated, with its size, e.g. "INGO with dimension 200000".
+        what: String,
+        /// Bytes it would need.
+        bytes: u128,
+        /// Bytes available.
+        limit: u64,
+    },
     /// An observer failed (e.g. a log file could not be written).
     #[error("observer: {0}")]
     Observer(String),

@@ -20,6 +20,7 @@ pub mod bounds;
 pub mod checkpoint;
 pub mod driver;
 pub mod error;
+pub mod memory;
 pub mod objective;
 pub mod observer;
 pub mod population;

@@ -7,6 +7,32 @@ pub fn thesis_population(d: usize) -> usize {
     2 * (3 + l / 2)
 }
 
+/// How an optimizer's memory grows with the dimension `d` and population size `n`.
+#[derive(Clone, Copy, Debug)]
+pub enum Footprint {
+    /// A full `d x d` covariance (or precision) with its factors and work matrices: about
+    /// `8 d^2 + 4 n d + 32 d` values.
+    Full,
+    /// Vectors only (diagonal covariance, discrete distributions): about `4 n d + 32 d` values.
+    Diagonal,
+}
+
+/// Checks, before anything is allocated, that an optimizer named `name` with dimension `d` and
+/// population `n` fits in memory ([`gradfree_core::memory`]); the error names both sizes.
+pub fn check_footprint(name: &str, d: usize, n: usize, kind: Footprint) -> Result<(), gradfree_core::CoreError> {
+    let (d, n) = (d as u128, n as u128);
+    let elements = match kind {
+        Footprint::Full => 8 * d * d + 4 * n * d + 32 * d,
+        Footprint::Diagonal => 4 * n * d + 32 * d,
+    };
+    gradfree_core::memory::check_elements(&format!("{name} with dimension {d} and popsize {n}"), elements)
+}
+
+/// [`check_footprint`] for `check_state`, whose errors are strings.
+pub fn state_footprint(name: &str, d: usize, n: usize, kind: Footprint) -> Result<(), String> {
+    check_footprint(name, d, n, kind).map_err(|e| e.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -18,5 +44,13 @@ mod tests {
         assert_eq!(thesis_population(10), 12);
         assert_eq!(thesis_population(1), 6);
         assert_eq!(thesis_population(1000), 26);
+    }
+
+    #[test]
+    fn footprint_rejects_impossible_sizes() {
+        assert!(check_footprint("ingo", 100, 18, Footprint::Full).is_ok());
+        let e = check_footprint("ingo", 200_000, 50, Footprint::Full).unwrap_err().to_string();
+        assert!(e.contains("ingo with dimension 200000 and popsize 50 needs"), "{e}");
+        assert!(check_footprint("ga", usize::MAX, usize::MAX, Footprint::Diagonal).is_err());
     }
 }

@@ -248,6 +248,7 @@ impl StateCheck for BernoulliIngo {
         let d = self.eta.len();
         chk::count("dimension", d, 1, usize::MAX)?;
         chk::count("popsize", self.p.n, 2, usize::MAX)?;
+        crate::sizes::state_footprint("Bernoulli INGO", d, self.p.n, crate::sizes::Footprint::Diagonal)?;
         chk::positive("beta", self.p.beta)?;
         chk::in_range("eta_max", self.p.eta_max, f64::MIN_POSITIVE, 700.0)?;
         for (i, &e) in self.eta.iter().enumerate() {

@@ -106,8 +106,8 @@ impl Ga {
         if !(0.0..=1.0).contains(&params.crossover) {
             return Err(CoreError::invalid("crossover", params.crossover, "in [0, 1]"));
         }
-        if params.tournament == 0 {
-            return Err(CoreError::invalid("tournament", 0, ">= 1"));
+        if params.tournament == 0 || params.tournament > n {
+            return Err(CoreError::invalid("tournament", params.tournament, format!("in 1..={n} (popsize)")));
         }
         if params.elitism >= n {
             return Err(CoreError::invalid("elitism", params.elitism, format!("< popsize = {n}")));
@@ -265,9 +265,10 @@ impl StateCheck for Ga {
         chk::count("dimension", d, 1, usize::MAX)?;
         chk::count("categories", p.k, 2, 1 << 16)?;
         chk::count("popsize", p.n, 2, usize::MAX)?;
+        crate::sizes::state_footprint("GA", d, p.n, crate::sizes::Footprint::Diagonal)?;
         chk::in_range("mutation", p.mutation, 0.0, 1.0)?;
         chk::in_range("crossover", p.crossover, 0.0, 1.0)?;
-        chk::count("tournament", p.tournament, 1, usize::MAX)?;
+        chk::count("tournament", p.tournament, 1, p.n)?;
         chk::count("elitism", p.elitism, 0, p.n - 1)?;
         let nd = chk::checked_len("children", d, p.n)?;
         chk::len("children", &self.children, nd)?;

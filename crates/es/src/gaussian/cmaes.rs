@@ -145,6 +145,7 @@ impl CmaEs {
         if lambda < 2 {
             return Err(CoreError::invalid("popsize", lambda, ">= 2"));
         }
+        crate::sizes::check_footprint("CMA-ES", d, lambda, crate::sizes::Footprint::Full)?;
         if let Some(f) = params.popsize_factor
             && !(f.is_finite() && f >= 1.0)
         {
@@ -412,6 +413,7 @@ impl StateCheck for CmaEs {
         chk::positive("sigma0", self.sigma0)?;
         let lambda = self.k.lambda;
         chk::count("popsize (lambda)", lambda, 2, usize::MAX)?;
+        crate::sizes::state_footprint("CMA-ES", d, lambda, crate::sizes::Footprint::Full)?;
         chk::require("constants", self.k == Constants::new(d, lambda), "differ from the CMA-ES defaults for this dimension and popsize")?;
         if let Some(f) = self.params.popsize_factor {
             chk::in_range("popsize_factor", f, 1.0, f64::MAX)?;

@@ -98,6 +98,7 @@ impl FastIngo {
             return Err(CoreError::invalid("popsize", n, ">= 2"));
         }
         params.sampling.check(n)?;
+        crate::sizes::check_footprint("Fast-INGO", d, n, crate::sizes::Footprint::Diagonal)?;
         let beta = params.beta.unwrap_or(1.0 / (d as f64).sqrt());
         if !(beta > 0.0 && beta < 1.0) {
             return Err(CoreError::invalid("beta", beta, "in (0, 1)"));
@@ -227,6 +228,7 @@ impl StateCheck for FastIngo {
         let d = self.mu.len();
         chk::count("dimension", d, 1, usize::MAX)?;
         chk::count("popsize", self.p.n, 2, usize::MAX)?;
+        crate::sizes::state_footprint("Fast-INGO", d, self.p.n, crate::sizes::Footprint::Diagonal)?;
         self.p.sampling.check(self.p.n).map_err(|e| e.to_string())?;
         chk::in_range("beta", self.p.beta, f64::MIN_POSITIVE, 1.0 - f64::EPSILON)?;
         chk::finite("mu", &self.mu)?;

@@ -75,6 +75,7 @@ impl Igo {
             return Err(CoreError::invalid("popsize", n, ">= 2"));
         }
         params.sampling.check(n)?;
+        crate::sizes::check_footprint("IGO", d, n, crate::sizes::Footprint::Full)?;
         let beta = params.beta.unwrap_or(1.0 / d as f64);
         if !(beta > 0.0 && beta < 1.0) {
             return Err(CoreError::invalid("beta", beta, "in (0, 1)"));
@@ -182,6 +183,7 @@ impl StateCheck for Igo {
         let d = self.mu.len();
         chk::count("dimension", d, 1, usize::MAX)?;
         chk::count("popsize", self.n, 2, usize::MAX)?;
+        crate::sizes::state_footprint("IGO", d, self.n, crate::sizes::Footprint::Full)?;
         self.p.sampling.check(self.n).map_err(|e| e.to_string())?;
         chk::in_range("beta", self.beta, f64::MIN_POSITIVE, 1.0 - f64::EPSILON)?;
         chk::finite("mu", &self.mu)?;

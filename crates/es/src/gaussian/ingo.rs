@@ -195,6 +195,7 @@ impl Ingo {
         super::check_start(&x0, sigma0)?;
         let d = x0.len();
         let p = params.check(d)?;
+        crate::sizes::check_footprint("INGO", d, p.n, crate::sizes::Footprint::Full)?;
         Ok(Ingo {
             variant,
             z: vec![0.0; d * p.n],
@@ -410,6 +411,7 @@ impl StateCheck for Ingo {
         let d = self.mu.len();
         chk::count("dimension", d, 1, usize::MAX)?;
         self.p.check_state()?;
+        crate::sizes::state_footprint("INGO", d, self.p.n, crate::sizes::Footprint::Full)?;
         chk::finite("mu", &self.mu)?;
         chk::lower_factor("l", &self.l, d)?;
         chk::finite_len("z", &self.z, chk::checked_len("z", d, self.p.n)?)?;

@@ -131,6 +131,7 @@ impl Mines {
         if b == 0 {
             return Err(CoreError::invalid("directions", b, ">= 1"));
         }
+        crate::sizes::check_footprint("MiNES", d, b.saturating_mul(2), crate::sizes::Footprint::Full)?;
         let alpha = params.alpha.unwrap_or(1e-4);
         let eta1 = params.eta1.unwrap_or((b as f64 / (2.0 * (d as f64 + 2.0))).min(0.5));
         let eta2 = params.eta2.unwrap_or(1.0);
@@ -389,6 +390,7 @@ impl StateCheck for Mines {
         let p = &self.p;
         chk::count("dimension", d, 1, usize::MAX)?;
         chk::count("directions", p.b, 1, usize::MAX)?;
+        crate::sizes::state_footprint("MiNES", d, p.b.saturating_mul(2), crate::sizes::Footprint::Full)?;
         chk::positive("alpha", p.alpha)?;
         chk::positive("eta1", p.eta1)?;
         chk::non_negative("eta2", p.eta2)?;

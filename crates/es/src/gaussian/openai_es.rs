@@ -77,6 +77,7 @@ impl OpenAiEs {
             return Err(CoreError::invalid("popsize", n, ">= 2"));
         }
         Sampling::Antithetic.check(n)?;
+        crate::sizes::check_footprint("OpenAI-ES", d, n, crate::sizes::Footprint::Diagonal)?;
         let lr = params.learning_rate.unwrap_or(0.01);
         let l2 = params.l2.unwrap_or(0.005);
         if !(lr.is_finite() && lr > 0.0) {
@@ -188,6 +189,7 @@ impl StateCheck for OpenAiEs {
         let d = self.mu.len();
         chk::count("dimension", d, 1, usize::MAX)?;
         chk::count("popsize", self.n, 2, usize::MAX)?;
+        crate::sizes::state_footprint("OpenAI-ES", d, self.n, crate::sizes::Footprint::Diagonal)?;
         Sampling::Antithetic.check(self.n).map_err(|e| e.to_string())?;
         chk::positive("learning_rate", self.lr)?;
         chk::non_negative("l2", self.l2)?;

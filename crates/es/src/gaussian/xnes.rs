@@ -80,6 +80,7 @@ impl Xnes {
         if n < 2 {
             return Err(CoreError::invalid("popsize", n, ">= 2"));
         }
+        crate::sizes::check_footprint("xNES", d, n, crate::sizes::Footprint::Full)?;
         let eta_mu = params.eta_mu.unwrap_or(1.0);
         let eta_cov = params.eta_cov.unwrap_or((9.0 + 3.0 * df.ln()) / (5.0 * df * df.sqrt()));
         for (name, v) in [("eta_mu", eta_mu), ("eta_cov", eta_cov)] {
@@ -217,6 +218,7 @@ impl StateCheck for Xnes {
         let d = self.mu.len();
         chk::count("dimension", d, 1, usize::MAX)?;
         chk::count("popsize", self.n, 2, usize::MAX)?;
+        crate::sizes::state_footprint("xNES", d, self.n, crate::sizes::Footprint::Full)?;
         chk::positive("eta_mu", self.eta_mu)?;
         chk::positive("eta_cov", self.eta_cov)?;
         chk::finite_len("utilities", &self.utilities, self.n)?;

@@ -125,6 +125,7 @@ impl NesterovSpokoiny {
         }
         let d = x0.len();
         let p = params.check(d)?;
+        crate::sizes::check_footprint("Nesterov-Spokoiny", d, p.b.saturating_mul(2), crate::sizes::Footprint::Diagonal)?;
         let p_alpha_width = p.alpha * (d as f64).sqrt();
         Ok(NesterovSpokoiny {
             u: vec![0.0; p.b * d],

@@ -1,0 +1,72 @@
+//! Memory budgets checked before large allocations.
+//!
+//! Rust aborts the process when an allocation fails, and Linux may grant an allocation it cannot
+//! back and kill the process later. Both would take a Python interpreter or a long run down with
+//! them. So every constructor whose buffers grow with the dimension or population size first asks
+//! [`check_elements`] whether the `f64` values it is about to allocate fit in the memory this
+//! machine has, and fails with [`CoreError::TooLarge`] naming the size otherwise.
+
+use crate::CoreError;
+
+/// Bytes of memory this process may plan to use: `MemAvailable` from `/proc/meminfo` (plus
+/// free swap), or 1 TiB where that file does not exist. `GRADFREE_MEMORY_LIMIT` (bytes) lowers it.
+pub fn available_bytes() -> u64 {
+    let from_env = std::env::var("GRADFREE_MEMORY_LIMIT").ok().and_then(|s| s.trim().parse::<u64>().ok());
+    let mut avail = meminfo().unwrap_or(1 << 40);
+    if let Some(limit) = from_env {
+        avail = avail.min(limit);
+    }
+    avail
+}
+
+fn meminfo() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let field = |name: &str| -> Option<u64> {
+        let line = text.lines().find(|l| l.starts_with(name))?;
+        line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kib| kib.saturating_mul(1024))
+    };
+    Some(field("MemAvailable:")?.saturating_add(field("SwapFree:").unwrap_or(0)))
+}
+
+/// `Ok` if `elements` values of `f64` (8 bytes each) fit in [`available_bytes`]; otherwise
+/// [`CoreError::TooLarge`] naming `what`. `elements` is `u128` so that products of sizes cannot
+/// overflow before the check.
+pub fn check_elements(what: &str, elements: u128) -> Result<(), CoreError> {
+    check_bytes(what, elements.saturating_mul(8))
+}
+
+/// [`check_elements`] for a size in bytes.
+pub fn check_bytes(what: &str, bytes: u128) -> Result<(), CoreError> {
+    let limit = available_bytes();
+    if bytes > limit as u128 {
+        return Err(CoreError::TooLarge { what: what.to_string(), bytes, limit });
+    }
+    Ok(())
+}
+
+/// Formats a byte count for messages: `"1.5 GiB"`.
+pub fn human_bytes(bytes: u128) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"];
+    let mut x = bytes as f64;
+    let mut u = 0;
+    while x >= 1024.0 && u + 1 < units.len() {
+        x /= 1024.0;
+        u += 1;
+    }
+    if u == 0 { format!("{bytes} B") } else { format!("{x:.1} {}", units[u]) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn huge_sizes_are_errors_that_name_the_size() {
+        assert!(check_elements("x", 1000).is_ok());
+        let e = check_elements("covariance of dimension 200000", 200_000u128 * 200_000 * 6).unwrap_err().to_string();
+        assert!(e.contains("covariance of dimension 200000") && e.contains("TiB"), "{e}");
+        assert!(check_elements("x", u128::MAX).is_err());
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(12), "12 B");
+    }
+}
