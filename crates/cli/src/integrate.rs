@@ -58,6 +58,16 @@ pub fn run(args: &IntegrateArgs) -> Result<()> {
     if args.dim == 0 || args.n == 0 {
         bail!("--dim and --n must be >= 1 (got --dim {} --n {})", args.dim, args.n);
     }
+    // O(n R d) work: beyond 2^40 evaluations of a coordinate that is hours to centuries.
+    let work = args.n as u128 * args.replicates as u128 * args.dim as u128;
+    if work > 1 << 40 {
+        bail!(
+            "--n {} x --replicates {} x --dim {} = {work} exceeds 2^40 coordinate evaluations (hours or more); lower one of them",
+            args.n,
+            args.replicates,
+            args.dim
+        );
+    }
     let f = ExpWeighted::new(args.dim, args.b, args.c).map_err(anyhow::Error::msg)?;
     let started = std::time::Instant::now();
     let r = rule(args.method, args.dim, args.n)?;

@@ -37,6 +37,16 @@ pub fn run(args: &LatticeArgs) -> Result<()> {
     if args.dim == 0 {
         bail!("--dim 0: the dimension must be >= 1");
     }
+    // The quality measures scan all n points (O(n d)); beyond 2^36 values that is minutes to years.
+    const MAX_WORK: u128 = 1 << 36;
+    if (args.n as u128) * (args.dim as u128) > MAX_WORK {
+        bail!(
+            "--n {} x --dim {} = {} exceeds 2^36: the minimum distance this command reports costs O(n d); use n d <= 2^36 (Python's gradfree.subgroup_vector gives the generating vector alone)",
+            args.n,
+            args.dim,
+            args.n as u128 * args.dim as u128
+        );
+    }
     let norm = match args.metric {
         Metric::L1 => Norm::L1,
         Metric::L2 => Norm::L2,

@@ -30,9 +30,17 @@ pub fn run(args: &SampleArgs) -> Result<()> {
         bail!("--dim and --n must be >= 1 (got --dim {} --n {})", args.dim, args.n);
     }
     let (d, n) = (args.dim, args.n);
-    let Some(len) = (n as usize).checked_mul(d).filter(|l| *l <= 1 << 34) else {
-        bail!("--n {n} x --dim {d} is more than 2^34 values; generate in pieces");
+    // Sizes are checked before the points are allocated.
+    if args.method == SampleMethod::Sobol && args.skip as u128 + n as u128 > 1 << 32 {
+        bail!("--skip {} + --n {n} is more than 2^32 points, the length of a Sobol sequence with 32-bit digits", args.skip);
+    }
+    if args.skip.checked_add(n).is_none() {
+        bail!("--skip {} + --n {n} exceeds 2^64 - 1 (point indices are 64-bit)", args.skip);
+    }
+    let Some(len) = usize::try_from(n).ok().and_then(|n| n.checked_mul(d)) else {
+        bail!("--n {n} x --dim {d} overflows the address space; generate in pieces");
     };
+    gradfree_core::memory::check_elements(&format!("--n {n} x --dim {d} points"), len as u128)?;
     let mut points = vec![0.0; len];
 
     let started = Instant::now();

@@ -336,3 +336,65 @@ fn discrete_optimization_from_the_command_line() {
         "needs a binary problem",
     );
 }
+
+/// Extreme sizes and values are one-line errors, found before anything large is allocated or a
+/// computation that would take hours starts.
+#[test]
+fn extreme_sizes_are_clear_errors() {
+    let max = u64::MAX.to_string();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["optimize", "--algo", "cmaes", "--problem", "sphere", "--dim", &max], "needs"),
+        (vec!["optimize", "--algo", "ingo", "--problem", "sphere", "--dim", "200000"], "INGO with dimension 200000"),
+        (vec!["optimize", "--algo", "cmaes", "--problem", "sphere", "--dim", "3", "--shift", "1e17"], "shift"),
+        (vec!["lattice", "--dim", "9223372036854775808", "--n", "11"], "2^36"),
+        (vec!["lattice", "--dim", "1", "--n", "18446744073709551557"], "2^36"),
+        (vec!["integrate", "--dim", "2", "--n", "100", "--replicates", &max], "2^40"),
+        (vec!["integrate", "--dim", "1", "--n", "4294967297", "--method", "sobol", "--replicates", "2"], "2^32"),
+        (vec!["integrate", "--method", "mc", "--dim", "1", "--n", &max], "2^40"),
+        (vec!["sample", "--method", "sobol", "--dim", "1", "--n", "4294967297"], "2^32"),
+        (vec!["sample", "--method", "halton", "--dim", "2", "--n", "3", "--skip", &max], "2^64"),
+    ];
+    for (args, needle) in cases {
+        let t = std::time::Instant::now();
+        assert_clean_error(&gradfree(&args), needle);
+        assert!(t.elapsed().as_secs() < 20, "{args:?} took {:?}", t.elapsed());
+    }
+    // Under a memory limit, a rotation of dimension 20000 (3.2 GB per matrix) is refused.
+    let out = Command::new(env!("CARGO_BIN_EXE_gradfree"))
+        .args(["optimize", "--algo", "fast-ingo", "--problem", "sphere", "--dim", "20000", "--rotate"])
+        .env("GRADFREE_MEMORY_LIMIT", "1000000000")
+        .output()
+        .unwrap();
+    assert_clean_error(&out, "rotation of dimension 20000");
+}
+
+/// `gradfree plot` draws logs whose best value reaches subnormals and then 0.
+#[test]
+fn plot_of_a_run_to_zero_finishes() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("real.jsonl");
+    let png = dir.path().join("real.png");
+    let args = ["optimize", "-q", "--algo", "cmaes", "--problem", "sphere", "--dim", "2", "--no-target", "--max-evals", "100000"];
+    let out = gradfree(&[&args[..], &["--log", log.to_str().unwrap()]].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = gradfree(&["plot", log.to_str().unwrap(), "-o", png.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(std::fs::metadata(&png).unwrap().len() > 1000);
+}
+
+/// The integration estimate and its standard error are the same bits with 1 and 2 threads (the
+/// point values are summed in point order).
+#[test]
+fn integrate_does_not_depend_on_thread_count() {
+    let run = |threads: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_gradfree"))
+            .args(["integrate", "--dim", "8", "--n", "200003", "--method", "mc", "--replicates", "4", "--json"])
+            .env("RAYON_NUM_THREADS", threads)
+            .output()
+            .unwrap();
+        let v = json(&out);
+        (v["estimate"].as_f64().unwrap().to_bits(), v["std_error"].as_f64().unwrap().to_bits())
+    };
+    assert_eq!(run("1"), run("2"));
+    assert_eq!(run("1"), run("3"));
+}

@@ -46,6 +46,7 @@ impl Bounds {
 
     /// The box `[lo, hi]^d`.
     pub fn uniform(d: usize, lo: f64, hi: f64) -> Result<Self, CoreError> {
+        crate::memory::check_elements(&format!("a box of dimension {d}"), 2 * d as u128)?;
         Bounds::new(vec![lo; d], vec![hi; d])
     }
 

@@ -21,6 +21,9 @@ pub enum ProblemError {
         /// Accepted range, in words.
         expected: String,
     },
+    /// The problem would not fit in memory.
+    #[error(transparent)]
+    Memory(#[from] gradfree_core::CoreError),
     /// A parameter or data set is unusable.
     #[error("invalid `{name}`: {message}")]
     Invalid {

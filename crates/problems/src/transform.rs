@@ -104,6 +104,8 @@ pub struct Shifted<P> {
     inner: P,
     shift: Vec<f64>,
     name: String,
+    domain: Option<Bounds>,
+    init: Bounds,
 }
 
 impl<P: Problem> Shifted<P> {
@@ -112,27 +114,42 @@ impl<P: Problem> Shifted<P> {
         let b = Bounds::uniform(inner.dimension(), -radius, radius)
             .map_err(|_| ProblemError::Invalid { name: "shift radius", message: format!("{radius}: must be finite and > 0") })?;
         let shift = b.sample_uniform(&mut rng_from_seed(seed));
-        Ok(Self::new(inner, shift))
+        Self::new(inner, shift)
     }
 
-    /// Shift by the given vector (its length must be the dimension).
-    pub fn new(inner: P, shift: Vec<f64>) -> Self {
-        assert_eq!(shift.len(), inner.dimension(), "shift length must equal the dimension");
+    /// Shift by the given vector. Errors if its length is not the dimension, or if it is so large
+    /// that a shifted box collapses in floating point (`l + s == u + s`: from about `1e16` times
+    /// the box width).
+    pub fn new(inner: P, shift: Vec<f64>) -> Result<Self, ProblemError> {
+        if shift.len() != inner.dimension() {
+            return Err(ProblemError::Invalid {
+                name: "shift",
+                message: format!("{} values, expected the dimension {}", shift.len(), inner.dimension()),
+            });
+        }
+        if let Some(i) = shift.iter().position(|s| !s.is_finite()) {
+            return Err(ProblemError::Invalid { name: "shift", message: format!("shift[{i}] = {} is not finite", shift[i]) });
+        }
+        let domain = inner.domain().map(|b| shift_box(&b, &shift)).transpose()?;
+        let init = shift_box(&inner.init_region(), &shift)?;
         let name = format!("shifted-{}", inner.name());
-        Shifted { inner, shift, name }
+        Ok(Shifted { inner, shift, name, domain, init })
     }
 
     /// The shift vector.
     pub fn shift(&self) -> &[f64] {
         &self.shift
     }
+}
 
-    /// The box `b` moved by the shift.
-    fn shift_box(&self, b: &Bounds) -> Bounds {
-        let lo = b.lower().iter().zip(&self.shift).map(|(l, s)| l + s).collect();
-        let hi = b.upper().iter().zip(&self.shift).map(|(u, s)| u + s).collect();
-        Bounds::new(lo, hi).expect("a shifted valid box stays valid")
-    }
+/// The box `b` moved by `shift`, or an error if it collapses or overflows in floating point.
+fn shift_box(b: &Bounds, shift: &[f64]) -> Result<Bounds, ProblemError> {
+    let lo = b.lower().iter().zip(shift).map(|(l, s)| l + s).collect();
+    let hi = b.upper().iter().zip(shift).map(|(u, s)| u + s).collect();
+    Bounds::new(lo, hi).map_err(|e| ProblemError::Invalid {
+        name: "shift",
+        message: format!("too large for the problem's box ({e}); use a shift radius below about 1e15 times the box width"),
+    })
 }
 
 impl<P: Problem> Objective for Shifted<P> {
@@ -159,7 +176,7 @@ impl<P: Problem> Problem for Shifted<P> {
         self.inner.source()
     }
     fn domain(&self) -> Option<Bounds> {
-        self.inner.domain().map(|b| self.shift_box(&b))
+        self.domain.clone()
     }
     fn minimizer(&self) -> Option<Vec<f64>> {
         self.inner.minimizer().map(|m| m.iter().zip(&self.shift).map(|(a, s)| a + s).collect())
@@ -168,7 +185,7 @@ impl<P: Problem> Problem for Shifted<P> {
         self.inner.minimum()
     }
     fn init_region(&self) -> Bounds {
-        self.shift_box(&self.inner.init_region())
+        self.init.clone()
     }
 }
 
@@ -238,10 +255,18 @@ mod tests {
 
     #[test]
     fn shift_moves_minimizer() {
-        let p = Shifted::new(Analytic::by_name("levy", 3).unwrap().unwrap(), vec![1.0, -2.0, 0.5]);
+        let p = Shifted::new(Analytic::by_name("levy", 3).unwrap().unwrap(), vec![1.0, -2.0, 0.5]).unwrap();
         let m = p.minimizer().unwrap();
         assert_eq!(m, vec![2.0, -1.0, 1.5]);
         assert!(p.eval(&m).abs() < 1e-24);
         assert_eq!(p.domain().unwrap().lower(), &[-9.0, -12.0, -9.5]);
+    }
+
+    /// A shift so large that `l + s == u + s` is an error, not a panic.
+    #[test]
+    fn huge_shift_is_an_error() {
+        let e = Shifted::random(Analytic::by_name("sphere", 3).unwrap().unwrap(), 1e17, 1).err().unwrap().to_string();
+        assert!(e.contains("shift") && e.contains("too large"), "{e}");
+        assert!(Shifted::new(Analytic::by_name("sphere", 2).unwrap().unwrap(), vec![1.0]).is_err());
     }
 }

@@ -25,9 +25,17 @@ pub enum QmcError {
         /// Nearby admissible sizes, comma-separated.
         suggestions: String,
     },
+    /// A size that would not fit in memory (the message names it and the memory available).
+    #[error("{0}")]
+    TooLarge(String),
 }
 
 impl QmcError {
+    /// `Ok` if `elements` values of `f64` fit in memory ([`gradfree_core::memory`]).
+    pub fn check_memory(what: &str, elements: u128) -> Result<(), QmcError> {
+        gradfree_core::memory::check_elements(what, elements).map_err(|e| QmcError::TooLarge(e.to_string()))
+    }
+
     /// Shorthand for [`QmcError::InvalidParameter`].
     pub fn invalid(name: &'static str, value: impl std::fmt::Display, expected: impl Into<String>) -> Self {
         QmcError::InvalidParameter { name, value: value.to_string(), expected: expected.into() }

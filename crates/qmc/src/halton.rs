@@ -130,7 +130,7 @@ impl Sequence for Halton {
     fn fill(&mut self, count: usize, out: &mut [f64]) -> Result<(), QmcError> {
         crate::sequence::check_out(out, count, self.dim())?;
         crate::sequence::fill_by_index(self, self.index, out)?;
-        self.index += count as u64;
+        self.index = self.index.saturating_add(count as u64);
         Ok(())
     }
 }

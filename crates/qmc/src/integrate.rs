@@ -133,9 +133,14 @@ where
     {
         return Err(QmcError::invalid("n", n, format!("the lattice's n = {}", lattice.n())));
     }
+    if matches!(rule, Rule::SobolLms | Rule::SobolOwen | Rule::SobolLmsRandomShift) && n > 1 << 32 {
+        return Err(QmcError::invalid("n", n, "at most 2^32 points for Sobol (32-bit digits)"));
+    }
     const BLOCK: usize = 4096;
+    QmcError::check_memory(&format!("{replicates} replicates in dimension {d}"), replicates as u128 + (BLOCK as u128 + 1) * d as u128)?;
     let mut values = Vec::with_capacity(replicates);
     let mut buf = vec![0.0; BLOCK * d];
+    let mut fx = vec![0.0; BLOCK];
     for r in 0..replicates {
         let mut seq = replicate_points(rule, d, seed, r as u64)?;
         let mut sum = 0.0;
@@ -144,19 +149,14 @@ where
             let count = (n - done).min(BLOCK as u64) as usize;
             let block = &mut buf[..count * d];
             seq.fill(count, block)?;
-            let part: Result<f64, QmcError> = block
-                .par_chunks(d)
-                .enumerate()
-                .map(|(i, x)| {
-                    let v = f(x);
-                    if v.is_finite() {
-                        Ok(v)
-                    } else {
-                        Err(QmcError::invalid("f", format!("f(point {}) = {v}", done + i as u64), "finite values"))
-                    }
-                })
-                .try_reduce(|| 0.0, |a, b| Ok(a + b));
-            sum += part?;
+            // Values in parallel, summed in point order: the estimate does not depend on the number
+            // of threads.
+            let vals = &mut fx[..count];
+            vals.par_iter_mut().zip(block.par_chunks(d)).for_each(|(v, x)| *v = f(x));
+            if let Some(i) = vals.iter().position(|v| !v.is_finite()) {
+                return Err(QmcError::invalid("f", format!("f(point {}) = {}", done + i as u64, vals[i]), "finite values"));
+            }
+            sum += vals.iter().sum::<f64>();
             done += count as u64;
         }
         values.push(sum / n as f64);

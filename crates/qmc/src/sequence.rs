@@ -26,7 +26,9 @@ pub trait Sequence {
     }
     /// The next `count` points as a new row-major vector (scipy's `random(n)`).
     fn sample(&mut self, count: usize) -> Result<Vec<f64>, QmcError> {
-        let mut out = vec![0.0; count * self.dim()];
+        let len = count.checked_mul(self.dim()).ok_or_else(|| QmcError::invalid("count", count, "count x dim below 2^64"))?;
+        QmcError::check_memory(&format!("{count} points in dimension {}", self.dim()), len as u128)?;
+        let mut out = vec![0.0; len];
         self.fill(count, &mut out)?;
         Ok(out)
     }
@@ -58,6 +60,10 @@ pub(crate) fn check_out(out: &[f64], count: usize, d: usize) -> Result<(), QmcEr
 pub(crate) fn fill_by_index<S: Sequence + Sync>(seq: &S, start: u64, out: &mut [f64]) -> Result<(), QmcError> {
     use rayon::prelude::*;
     let d = seq.dim();
+    let rows = (out.len() / d.max(1)) as u64;
+    if start.checked_add(rows).is_none() {
+        return Err(QmcError::invalid("index", format!("{start} + {rows} points"), "positions below 2^64"));
+    }
     if out.len() >= 1 << 16 {
         out.par_chunks_mut(d).enumerate().try_for_each(|(r, row)| seq.point_into(start + r as u64, row))
     } else {

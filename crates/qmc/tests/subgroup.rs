@@ -265,3 +265,16 @@ fn hua_lattice_and_distinct_points() {
     assert!(e.contains("gcd(z, n) = 2"), "{e}");
     assert!(Rank1Lattice::new(12, vec![0, 5]).is_ok(), "a constant coordinate is allowed");
 }
+
+/// Dimensions whose `2d` overflows or exceeds `n - 1` are errors, and the size search stops at
+/// `u64::MAX` instead of wrapping.
+#[test]
+fn huge_dimensions_are_errors() {
+    let e = gradfree_qmc::lattice::subgroup_vector(1 << 63, 11).unwrap_err().to_string();
+    assert!(e.contains("d = 9223372036854775808"), "{e}");
+    assert!(gradfree_qmc::lattice::subgroup_vector(6, 11).is_err());
+    assert!(gradfree_qmc::lattice::subgroup_vector(usize::MAX, 13).is_err());
+    assert!(gradfree_qmc::admissible_sizes(1 << 63, 3, 5).is_empty());
+    let top = gradfree_qmc::admissible_sizes(1, u64::MAX - 100, 10);
+    assert!(top.len() < 10 && top.iter().all(|&n| n > u64::MAX - 100));
+}

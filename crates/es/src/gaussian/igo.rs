@@ -76,7 +76,7 @@ impl Igo {
         }
         params.sampling.check(n)?;
         crate::sizes::check_footprint("IGO", d, n, crate::sizes::Footprint::Full)?;
-        let beta = params.beta.unwrap_or(1.0 / d as f64);
+        let beta = params.beta.unwrap_or((1.0 / d as f64).min(0.5));
         if !(beta > 0.0 && beta < 1.0) {
             return Err(CoreError::invalid("beta", beta, "in (0, 1)"));
         }

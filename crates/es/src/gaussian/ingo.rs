@@ -46,7 +46,7 @@ pub enum IngoVariant {
 pub struct IngoParams {
     /// Samples per generation `N`. Default `2 floor(3 + floor(3 ln d)/2)`.
     pub popsize: Option<usize>,
-    /// Step size `beta`, in (0, 1). Default `1/d`.
+    /// Step size `beta`, in (0, 1). Default `1/d` (the thesis), capped at 1/2 so that `d = 1` works.
     pub beta: Option<f64>,
     /// Score transform. Default: normalized (3.25), as in Alg. 1 and 3.
     pub score: ScoreTransform,
@@ -111,7 +111,7 @@ impl IngoParams {
             return Err(CoreError::invalid("popsize", n, ">= 2"));
         }
         self.sampling.check(n)?;
-        let beta = self.beta.unwrap_or(1.0 / d as f64);
+        let beta = self.beta.unwrap_or((1.0 / d as f64).min(0.5));
         if !(beta > 0.0 && beta < 1.0) {
             return Err(CoreError::invalid("beta", beta, "in (0, 1)"));
         }

@@ -14,26 +14,31 @@ use crate::{QmcError, Rank1Lattice};
 /// The first `count` primes `n >= min_n` with `2d | n - 1`: the sizes a subgroup lattice in
 /// dimension `d` can have.
 pub fn admissible_sizes(d: usize, min_n: u64, count: usize) -> Vec<u64> {
-    if d == 0 {
-        return Vec::new();
-    }
-    let step = 2 * d as u64;
-    // Smallest n = 1 + k * step >= max(min_n, 3).
+    let Some(step) = step_of(d) else { return Vec::new() };
+    // Smallest n = 1 + k * step >= max(min_n, 3); sizes stop at u64::MAX.
     let lo = min_n.max(3);
-    let mut n = 1 + lo.saturating_sub(1).div_ceil(step) * step;
-    let mut out = Vec::with_capacity(count);
+    let Some(mut n) = lo.saturating_sub(1).div_ceil(step).checked_mul(step).and_then(|m| m.checked_add(1)) else { return Vec::new() };
+    let mut out = Vec::new();
     while out.len() < count {
         if is_prime(n) {
             out.push(n);
         }
-        n += step;
+        match n.checked_add(step) {
+            Some(m) => n = m,
+            None => break,
+        }
     }
     out
 }
 
+/// `2d` as a `u64`, if `d >= 1` and `2d` fits (a subgroup lattice needs `2d < n <= u64::MAX`).
+fn step_of(d: usize) -> Option<u64> {
+    if d == 0 { None } else { (d as u64).checked_mul(2) }
+}
+
 fn unsuitable(n: u64, d: usize, why: String) -> QmcError {
     let below: Vec<u64> = {
-        let step = 2 * d as u64;
+        let step = step_of(d).unwrap_or(u64::MAX);
         let mut v = Vec::new();
         let mut m = 1 + (n.saturating_sub(1) / step) * step;
         while v.len() < 2 && m > step {
@@ -45,7 +50,7 @@ fn unsuitable(n: u64, d: usize, why: String) -> QmcError {
         v.reverse();
         v
     };
-    let above = admissible_sizes(d, n + 1, 3);
+    let above = admissible_sizes(d, n.saturating_add(1), 3);
     let suggestions = below.iter().chain(&above).map(u64::to_string).collect::<Vec<_>>().join(", ");
     QmcError::UnsuitableSize { n, d, why, suggestions }
 }
@@ -58,7 +63,10 @@ pub fn subgroup_vector(d: usize, n: u64) -> Result<Vec<u64>, QmcError> {
     if !is_prime(n) {
         return Err(unsuitable(n, d, "n is not prime".into()));
     }
-    let step = 2 * d as u64;
+    let step = match step_of(d) {
+        Some(step) if step < n => step,
+        _ => return Err(QmcError::invalid("d", d, format!("< (n - 1) / 2 = {} (2d must divide n - 1)", n.saturating_sub(1) / 2))),
+    };
     if !(n - 1).is_multiple_of(step) {
         return Err(unsuitable(n, d, format!("2d = {step} does not divide n - 1 = {}", n - 1)));
     }
