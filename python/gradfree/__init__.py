@@ -26,6 +26,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from . import _gradfree
+from .errors import CheckpointError, GradfreeError, InvalidParameterError, NonFiniteError, TooLargeError
 from ._gradfree import Problem, algorithms, discrepancy, korobov, lattice_search, min_distance, run_builtin, subgroup_vector
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "minimize", "OptimizeResult", "Sobol", "Halton", "Rank1Lattice", "SubgroupLattice", "KorobovLattice",
     "SearchedLattice", "Problem", "algorithms", "discrepancy", "korobov", "lattice_search", "min_distance",
     "run_builtin", "subgroup_vector",
+    "GradfreeError", "InvalidParameterError", "NonFiniteError", "CheckpointError", "TooLargeError",
 ]
 
 Result = namedtuple("Result", ["xbest", "fbest", "evaluations", "iterations", "stop"])
@@ -42,9 +44,20 @@ Result = namedtuple("Result", ["xbest", "fbest", "evaluations", "iterations", "s
 def _seed(seed: Optional[int]) -> int:
     if seed is None:
         return int.from_bytes(os.urandom(8), "little")
-    if not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed: expected a non-negative integer or None, got {seed!r}")
-    return int(seed) & ((1 << 64) - 1)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 1 << 64:
+        raise InvalidParameterError(f"seed: expected an integer in [0, 2**64 - 1] or None, got {seed!r}")
+    return int(seed)
+
+
+def _count(name: str, value, lo: int) -> int:
+    """An integer >= lo; integral floats (``8.0``) are accepted, ``7.9``, booleans and NaN are not."""
+    if isinstance(value, (bool, np.bool_)):
+        raise InvalidParameterError(f"{name}: expected an integer >= {lo}, got {value!r}")
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        value = int(value)
+    if not isinstance(value, (int, np.integer)) or value < lo:
+        raise InvalidParameterError(f"{name}: expected an integer >= {lo}, got {value!r}")
+    return int(value)
 
 
 class _ES:
@@ -70,22 +83,25 @@ class _ES:
                  tol_fun: Optional[float] = None, restarts=False, restart_bounds=None, **params):
         x0 = np.ascontiguousarray(np.asarray(x0, dtype=np.float64).ravel())
         if x0.size == 0:
-            raise ValueError("x0: expected at least one coordinate")
+            raise InvalidParameterError("x0: expected at least one coordinate")
         if popsize is not None:
-            params["popsize"] = int(popsize)
+            params["popsize"] = _count("popsize", popsize, 2)
         self.seed = _seed(seed)
         max_restarts = None
         if restarts is not False and restarts is not None and restarts is not True:
             if isinstance(restarts, bool) or not isinstance(restarts, (int, np.integer)) or restarts < 0:
-                raise ValueError(f"restarts: expected True, False or a non-negative integer, got {restarts!r}")
+                raise InvalidParameterError(f"restarts: expected True, False or a non-negative integer, got {restarts!r}")
             max_restarts = int(restarts)
         rb = None
         if restart_bounds is not None:
             rb = tuple(np.broadcast_to(np.asarray(b, dtype=np.float64), x0.shape).tolist() for b in restart_bounds)
         self._opt = _gradfree.Optimizer(self.algorithm, x0, float(sigma0), self.seed, json.dumps(params),
                                         bool(restarts), max_restarts, rb)
-        self.max_evals = int(max_evals) if max_evals is not None else 10000 * x0.size
-        self.max_gens = max_gens
+        self.max_evals = _count("max_evals", max_evals, 1) if max_evals is not None else 10000 * x0.size
+        if self.max_evals < self._opt.popsize:
+            raise InvalidParameterError(
+                f"max_evals: expected >= the population size {self._opt.popsize} of {self.algorithm} (one generation), got {self.max_evals}")
+        self.max_gens = _count("max_gens", max_gens, 1) if max_gens is not None else None
         self.target = target
         self.tol_fun = tol_fun
         self.evaluations = 0
@@ -121,9 +137,9 @@ class _ES:
         X = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
         values = np.ascontiguousarray(np.asarray(values, dtype=np.float64).ravel())
         if X.ndim != 2:
-            raise ValueError(f"X: expected shape ({self.popsize}, {self._opt.dim}), got {X.shape}")
+            raise InvalidParameterError(f"X: expected shape ({self.popsize}, {self._opt.dim}), got {X.shape}")
         if values.shape[0] != X.shape[0]:
-            raise ValueError(f"values: expected {X.shape[0]} values, got {values.shape[0]}")
+            raise InvalidParameterError(f"values: expected {X.shape[0]} values, got {values.shape[0]}")
         self._opt.tell(X, values)
         self.evaluations += len(values)
         self.iterations += 1
@@ -227,7 +243,7 @@ class _DiscreteES(_ES):
                  max_evals: Optional[int] = None, max_gens: Optional[int] = None, target: Optional[float] = None,
                  tol_fun: Optional[float] = None, **params):
         if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 1:
-            raise ValueError(f"dim: expected a positive integer, got {dim!r}")
+            raise InvalidParameterError(f"dim: expected a positive integer, got {dim!r}")
         super().__init__(np.zeros(int(dim)), 1.0, seed=seed, popsize=popsize, max_evals=max_evals, max_gens=max_gens,
                          target=target, tol_fun=tol_fun, **params)
 
@@ -278,13 +294,13 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: str = "ingo", sigma0:
     ``f`` propagate unchanged; NaN values follow the algorithm's ``on_nonfinite`` policy."""
     cls = _METHODS.get(method)
     if cls is None:
-        raise ValueError(f"method {method!r}: expected one of {sorted(_METHODS)}")
+        raise InvalidParameterError(f"method {method!r}: expected one of {sorted(_METHODS)}")
     lower = upper = None
     if bounds is not None:
         shape = np.asarray(x0, dtype=np.float64).ravel().shape
         lower, upper = (np.broadcast_to(np.asarray(b, dtype=np.float64), shape) for b in bounds)
         if np.any(lower >= upper):
-            raise ValueError("bounds: expected lower < upper in every coordinate")
+            raise InvalidParameterError("bounds: expected lower < upper in every coordinate")
     es = cls(x0, sigma0, seed=seed, max_evals=max_evals, target=target, restarts=restarts,
              restart_bounds=None if lower is None else (lower, upper), **params)
     xbest, fbest = None, math.inf
@@ -334,7 +350,7 @@ class Sobol(_Engine):
 
     def __init__(self, d: int, scramble: bool = True, seed: Optional[int] = None, method: str = "lms-shift"):
         if method not in ("lms-shift", "owen"):
-            raise ValueError(f"method {method!r}: expected 'lms-shift' or 'owen'")
+            raise InvalidParameterError(f"method {method!r}: expected 'lms-shift' or 'owen'")
         s = _seed(seed)
         super().__init__(_gradfree.Engine("sobol", int(d), s, method if scramble else "none"), s)
 
@@ -363,7 +379,7 @@ class Rank1Lattice:
 
     def _check_left(self, n: int) -> None:
         if self._i + n > self.n:
-            raise ValueError(f"n: only {self.n - self._i} of the lattice's {self.n} points are left")
+            raise InvalidParameterError(f"n: only {self.n - self._i} of the lattice's {self.n} points are left")
 
     def random(self, n: int = 1) -> np.ndarray:
         self._check_left(n)

@@ -14,9 +14,77 @@ use numpy::{
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyType;
+use std::sync::atomic::AtomicBool;
 
+/// One of the classes of `gradfree.errors` (falls back to `ValueError` if the package is absent).
+fn typed(kind: &str, message: String) -> PyErr {
+    Python::attach(|py| {
+        match py.import("gradfree.errors").and_then(|m| m.getattr(kind)).and_then(|c| c.cast_into::<PyType>().map_err(PyErr::from)) {
+            Ok(cls) => PyErr::from_type(cls, message),
+            Err(_) => PyValueError::new_err(message),
+        }
+    })
+}
+
+/// Runs `f` on a worker thread while this thread, without the GIL, waits and checks for signals
+/// every 20 ms: Ctrl-C sets the cancel flag `f` polls and raises `KeyboardInterrupt` once the
+/// worker has stopped.
+fn interruptible<T: Send>(py: Python<'_>, f: impl FnOnce(&AtomicBool) -> T + Send) -> PyResult<T> {
+    let cancel = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let worker = s.spawn(|| f(&cancel));
+        loop {
+            if worker.is_finished() {
+                return worker.join().map_err(|_| err("internal error: the worker thread panicked"));
+            }
+            py.detach(|| std::thread::sleep(std::time::Duration::from_millis(20)));
+            if let Err(e) = py.check_signals() {
+                cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+                let _ = worker.join();
+                return Err(e);
+            }
+        }
+    })
+}
+
+/// An invalid parameter, shape or value: `gradfree.errors.InvalidParameterError`.
 fn err(e: impl std::fmt::Display) -> PyErr {
-    PyValueError::new_err(e.to_string())
+    typed("InvalidParameterError", e.to_string())
+}
+
+/// A core error, typed by kind: non-finite values, sizes too large, the rest invalid input.
+fn core_err(e: gradfree_core::CoreError) -> PyErr {
+    use gradfree_core::CoreError as E;
+    match e {
+        E::NonFinite { .. } => typed("NonFiniteError", e.to_string()),
+        E::TooLarge { .. } => typed("TooLargeError", e.to_string()),
+        E::Format { .. } => typed("CheckpointError", e.to_string()),
+        e => err(e),
+    }
+}
+
+/// An ES error, typed as [`core_err`].
+fn es_err(e: gradfree_es::EsError) -> PyErr {
+    match e {
+        gradfree_es::EsError::Core(c) => core_err(c),
+        e => err(e),
+    }
+}
+
+/// A QMC error: sizes too large are `TooLargeError`, the rest invalid input.
+fn qmc_err(e: gradfree_qmc::QmcError) -> PyErr {
+    match e {
+        gradfree_qmc::QmcError::TooLarge(m) => typed("TooLargeError", m),
+        e => err(e),
+    }
+}
+
+/// A problem error: sizes too large are `TooLargeError`, the rest invalid input.
+fn problem_err(e: gradfree_problems::ProblemError) -> PyErr {
+    match e {
+        gradfree_problems::ProblemError::Memory(c) => core_err(c),
+        e => err(e),
+    }
 }
 
 /// An evolution strategy of the Rust crate, driven by ask/tell from Python.
@@ -48,7 +116,7 @@ impl Optimizer {
     ) -> PyResult<Self> {
         let params: serde_json::Value = serde_json::from_str(params_json).map_err(err)?;
         let Some(params) = params.as_object().cloned() else {
-            return Err(PyValueError::new_err("params: expected a JSON object"));
+            return Err(err("params: expected a JSON object"));
         };
         let x0 = x0.as_slice().map_err(err)?.to_vec();
         let d = x0.len();
@@ -59,10 +127,10 @@ impl Optimizer {
                 None => RestartMean::Initial,
             };
             Algorithm::Ipop(Box::new(
-                Ipop::new(algorithm, start, IpopParams { max_restarts, restart_mean, ..IpopParams::default() }).map_err(err)?,
+                Ipop::new(algorithm, start, IpopParams { max_restarts, restart_mean, ..IpopParams::default() }).map_err(es_err)?,
             ))
         } else {
-            gradfree_es::build(algorithm, &start).map_err(err)?
+            gradfree_es::build(algorithm, &start).map_err(es_err)?
         };
         Ok(Optimizer { alg, pop: Population::empty(d) })
     }
@@ -79,7 +147,7 @@ impl Optimizer {
     /// The next population, an array of shape `(popsize, d)`.
     fn ask<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let (alg, pop) = (&mut self.alg, &mut self.pop);
-        py.detach(|| alg.ask_into(pop)).map_err(err)?;
+        py.detach(|| alg.ask_into(pop)).map_err(core_err)?;
         let (n, d) = (pop.len(), pop.dim());
         let a = Array2::from_shape_vec((n, d), pop.as_slice().to_vec()).map_err(err)?;
         Ok(a.into_pyarray(py))
@@ -91,13 +159,29 @@ impl Optimizer {
         let (n, d) = (shape[0], shape[1]);
         let want = (self.alg.population_size(), self.alg.dim());
         if (n, d) != want {
-            return Err(PyValueError::new_err(format!("X: expected shape {want:?} (popsize, dim), got ({n}, {d})")));
+            return Err(err(format!("X: expected shape {want:?} (popsize, dim), got ({n}, {d})")));
         }
         let rows = x.as_array().iter().copied().collect::<Vec<f64>>();
+        if let Some(i) = rows.iter().position(|v| !v.is_finite()) {
+            return Err(err(format!("X[{}, {}] = {}: X must be the population returned by ask()", i / d, i % d, rows[i])));
+        }
+        // The methods update from the points they sampled: X must be exactly those points
+        // (after unpickling, the asked population is not stored and is not compared).
+        if self.pop.len() == n && self.pop.dim() == d && self.pop.as_slice() != rows.as_slice() {
+            let i = rows.iter().zip(self.pop.as_slice()).position(|(a, b)| a != b).unwrap_or(0);
+            return Err(err(format!(
+                "X row {} differs from the population returned by ask() (X[{}, {}] = {}, asked {}): tell the asked points, in order, and pass clipped or repaired points to the objective only",
+                i / d,
+                i / d,
+                i % d,
+                rows[i],
+                self.pop.as_slice()[i]
+            )));
+        }
         let pop = Population::from_row_major(n, d, rows).map_err(err)?;
         let vals = values.as_slice().map_err(err)?.to_vec();
         let alg = &mut self.alg;
-        py.detach(|| alg.tell(&pop, &vals)).map_err(err)
+        py.detach(|| alg.tell(&pop, &vals)).map_err(core_err)
     }
 
     /// Current mean of the search distribution.
@@ -140,7 +224,10 @@ impl Optimizer {
     /// Rebuilds an optimizer from [`Optimizer::state_json`].
     #[classmethod]
     fn from_state_json(_cls: &Bound<'_, PyType>, state: &str) -> PyResult<Self> {
-        let alg: Algorithm = serde_json::from_str(state).map_err(err)?;
+        use gradfree_core::StateCheck;
+        let bad = |m: String| typed("CheckpointError", format!("not a valid optimizer state: {m}"));
+        let alg: Algorithm = serde_json::from_str(state).map_err(|e| bad(e.to_string()))?;
+        alg.check_state().map_err(bad)?;
         let d = alg.dim();
         Ok(Optimizer { alg, pop: Population::empty(d) })
     }
@@ -166,7 +253,7 @@ impl Problem {
     #[new]
     #[pyo3(signature = (name, dim, seed=0))]
     fn new(name: &str, dim: usize, seed: u64) -> PyResult<Self> {
-        Ok(Problem { p: gradfree_problems::build(name, dim, seed).map_err(err)? })
+        Ok(Problem { p: gradfree_problems::build(name, dim, seed).map_err(problem_err)? })
     }
 
     #[getter]
@@ -195,7 +282,7 @@ impl Problem {
     fn __call__(&self, x: PyArrayLike1<'_, f64, AllowTypeChange>) -> PyResult<f64> {
         let x = x.as_slice().map_err(err)?;
         if x.len() != self.p.dimension() {
-            return Err(PyValueError::new_err(format!("x: expected shape ({},), got ({},)", self.p.dimension(), x.len())));
+            return Err(err(format!("x: expected shape ({},), got ({},)", self.p.dimension(), x.len())));
         }
         Ok(self.p.eval(x))
     }
@@ -204,7 +291,7 @@ impl Problem {
     fn evaluate<'py>(&self, py: Python<'py>, x: PyArrayLike2<'_, f64, AllowTypeChange>) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let d = self.p.dimension();
         if x.shape()[1] != d {
-            return Err(PyValueError::new_err(format!("X: expected shape (n, {d}), got {:?}", x.shape())));
+            return Err(err(format!("X: expected shape (n, {d}), got {:?}", x.shape())));
         }
         let rows: Vec<f64> = x.as_array().iter().copied().collect();
         let p = &self.p;
@@ -239,7 +326,7 @@ fn run_builtin<'py>(
             let res = driver.run(&p.as_ref(), &mut [])?;
             Ok((res, driver.into_optimizer().mean().to_vec()))
         })
-        .map_err(err)?;
+        .map_err(core_err)?;
     Ok((PyArray1::from_vec(py, res.best_x), res.best_f, res.evaluations, res.generations, PyArray1::from_vec(py, mean)))
 }
 
@@ -247,6 +334,8 @@ fn run_builtin<'py>(
 #[pyclass(module = "gradfree._gradfree")]
 struct Engine {
     seq: Box<dyn Sequence + Send + Sync>,
+    /// Number of points the sequence has (2^32 for Sobol), checked before allocating.
+    limit: u64,
 }
 
 #[pymethods]
@@ -256,21 +345,30 @@ impl Engine {
     #[new]
     fn new(kind: &str, d: usize, seed: u64, scramble: &str) -> PyResult<Self> {
         let seq: Box<dyn Sequence + Send + Sync> = match (kind, scramble) {
-            ("sobol", "none") => Box::new(Sobol::new(d, Scramble::None).map_err(err)?),
-            ("sobol", "lms-shift") => Box::new(Sobol::new(d, Scramble::LmsShift { seed }).map_err(err)?),
-            ("sobol", "owen") => Box::new(Sobol::new(d, Scramble::Owen { seed }).map_err(err)?),
-            ("halton", "none") => Box::new(Halton::new(d, None).map_err(err)?),
-            ("halton", "permutation") => Box::new(Halton::new(d, Some(seed)).map_err(err)?),
-            _ => return Err(PyValueError::new_err(format!("engine {kind} with scramble {scramble}: unknown combination"))),
+            ("sobol", "none") => Box::new(Sobol::new(d, Scramble::None).map_err(qmc_err)?),
+            ("sobol", "lms-shift") => Box::new(Sobol::new(d, Scramble::LmsShift { seed }).map_err(qmc_err)?),
+            ("sobol", "owen") => Box::new(Sobol::new(d, Scramble::Owen { seed }).map_err(qmc_err)?),
+            ("halton", "none") => Box::new(Halton::new(d, None).map_err(qmc_err)?),
+            ("halton", "permutation") => Box::new(Halton::new(d, Some(seed)).map_err(qmc_err)?),
+            _ => return Err(err(format!("engine {kind} with scramble {scramble}: unknown combination"))),
         };
-        Ok(Engine { seq })
+        let limit = if kind == "sobol" { 1 << 32 } else { u64::MAX };
+        Ok(Engine { seq, limit })
     }
 
     /// The next `n` points, shape `(n, d)`.
     fn random<'py>(&mut self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let d = self.seq.dim();
+        if self.seq.position() as u128 + n as u128 > self.limit as u128 {
+            return Err(err(format!(
+                "n = {n}: only {} points are left of this sequence's {} (num_generated = {})",
+                self.limit - self.seq.position().min(self.limit),
+                self.limit,
+                self.seq.position()
+            )));
+        }
         let seq = &mut self.seq;
-        let v = py.detach(|| seq.sample(n)).map_err(err)?;
+        let v = py.detach(|| seq.sample(n)).map_err(qmc_err)?;
         Ok(Array2::from_shape_vec((n, d), v).map_err(err)?.into_pyarray(py))
     }
 
@@ -279,7 +377,7 @@ impl Engine {
     }
 
     fn fast_forward(&mut self, n: u64) -> PyResult<()> {
-        self.seq.fast_forward(n).map_err(err)
+        self.seq.fast_forward(n).map_err(qmc_err)
     }
 
     #[getter]
@@ -296,7 +394,7 @@ impl Engine {
 /// The subgroup generating vector (thesis eq. 5.14) for `n` points in dimension `d`.
 #[pyfunction]
 fn subgroup_vector(d: usize, n: u64) -> PyResult<Vec<u64>> {
-    gradfree_qmc::lattice::subgroup_vector(d, n).map_err(err)
+    gradfree_qmc::lattice::subgroup_vector(d, n).map_err(qmc_err)
 }
 
 /// Exhaustive Korobov search: `(a, z, min_distance)`.
@@ -304,7 +402,7 @@ fn subgroup_vector(d: usize, n: u64) -> PyResult<Vec<u64>> {
 #[pyo3(signature = (d, n, metric = "l2"))]
 fn korobov(py: Python<'_>, d: usize, n: u64, metric: &str) -> PyResult<(u64, Vec<u64>, f64)> {
     let norm = parse_norm(metric)?;
-    let r = py.detach(|| gradfree_qmc::korobov_search(d, n, norm, &|_, _| {})).map_err(err)?;
+    let r = interruptible(py, |cancel| gradfree_qmc::korobov_search_cancellable(d, n, norm, &|_, _| {}, cancel))?.map_err(qmc_err)?;
     Ok((r.a, r.lattice.z().to_vec(), r.min_distance))
 }
 
@@ -312,7 +410,7 @@ fn parse_norm(metric: &str) -> PyResult<Norm> {
     match metric {
         "l1" => Ok(Norm::L1),
         "l2" => Ok(Norm::L2),
-        _ => Err(PyValueError::new_err(format!("metric {metric:?}: expected 'l1' or 'l2'"))),
+        _ => Err(err(format!("metric {metric:?}: expected 'l1' or 'l2'"))),
     }
 }
 
@@ -321,8 +419,8 @@ fn parse_norm(metric: &str) -> PyResult<Norm> {
 #[pyo3(signature = (z, n, metric = "l2"))]
 fn min_distance(py: Python<'_>, z: Vec<u64>, n: u64, metric: &str) -> PyResult<f64> {
     let norm = parse_norm(metric)?;
-    let l = Rank1Lattice::new(n, z).map_err(err)?;
-    Ok(py.detach(|| gradfree_qmc::quality::min_distance(&l, norm)))
+    let l = Rank1Lattice::new(n, z).map_err(qmc_err)?;
+    interruptible(py, |cancel| gradfree_qmc::quality::min_distance_cancellable(&l, norm, cancel))?.map_err(qmc_err)
 }
 
 /// Points `start..start + count` of the lattice (`z`, `n`), optionally shifted: shape `(count, d)`.
@@ -336,12 +434,14 @@ fn lattice_points<'py>(
     count: usize,
     shift: Option<Vec<f64>>,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let mut l = Rank1Lattice::new(n, z).map_err(err)?;
+    let mut l = Rank1Lattice::new(n, z).map_err(qmc_err)?;
     if let Some(s) = shift {
-        l = l.with_shift(s).map_err(err)?;
+        l = l.with_shift(s).map_err(qmc_err)?;
     }
     let d = l.dim();
-    let mut out = vec![0.0; count * d];
+    let len = count.checked_mul(d).ok_or_else(|| err(format!("count = {count} x d = {d} overflows")))?;
+    gradfree_qmc::QmcError::check_memory(&format!("{count} lattice points in dimension {d}"), len as u128).map_err(qmc_err)?;
+    let mut out = vec![0.0; len];
     py.detach(|| l.fill_par(start, count, &mut out));
     Ok(Array2::from_shape_vec((count, d), out).map_err(err)?.into_pyarray(py))
 }
@@ -357,7 +457,7 @@ fn lattice_search(py: Python<'_>, d: usize, n: u64, method: &str, primes: usize,
     let r = match method {
         "alg10" => py.detach(|| alg10(d, n, primes)),
         "alg11" => py.detach(|| alg11(d, n, primes, sweeps, top)),
-        _ => return Err(PyValueError::new_err(format!("method {method:?}: expected 'alg10' or 'alg11'"))),
+        _ => return Err(err(format!("method {method:?}: expected 'alg10' or 'alg11'"))),
     }
     .map_err(err)?;
     Ok((r.z, r.min_distance))
@@ -373,7 +473,7 @@ fn discrepancy(py: Python<'_>, points: PyReadonlyArray2<'_, f64>, method: &str) 
     let r = match method {
         "CD" => py.detach(|| gradfree_qmc::quality::centered_l2(&rows, d)),
         "WD" => py.detach(|| gradfree_qmc::quality::wrap_around_l2(&rows, d)),
-        _ => return Err(PyValueError::new_err(format!("method {method:?}: expected 'CD' or 'WD'"))),
+        _ => return Err(err(format!("method {method:?}: expected 'CD' or 'WD'"))),
     };
     r.map_err(err)
 }

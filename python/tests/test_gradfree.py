@@ -1,4 +1,5 @@
 """The Python package: pycma-style loop, errors, pickling, and QMC engines against scipy."""
+import json
 import math
 import pickle
 from concurrent.futures import ThreadPoolExecutor
@@ -309,3 +310,66 @@ def test_discrete_optimizers_return_integer_arrays_and_agree_with_rust():
         gradfree.CategoricalINGO(5, categories=1)
     with pytest.raises(ValueError, match="dim"):
         gradfree.BernoulliINGO(0)
+
+
+def test_hostile_input_raises_typed_errors_never_aborts():
+    """Sizes that cannot fit, out-of-range integers, tells of other points and corrupt states are
+    typed exceptions (subclasses of ValueError or MemoryError), never a panic or an abort."""
+    E = gradfree.errors
+    with pytest.raises(E.TooLargeError, match="dimension 200000"):
+        gradfree.INGO(np.zeros(200000), 0.5)
+    with pytest.raises(MemoryError):
+        gradfree.Problem("quadratic", 10**6)
+    with pytest.raises(E.InvalidParameterError, match="2\\*\\*64|4294967296"):
+        gradfree.Sobol(1).random(2**32 + 1)
+    with pytest.raises(ValueError, match="d = 9223372036854775808"):
+        gradfree.subgroup_vector(2**63, 11)
+    with pytest.raises(E.InvalidParameterError, match="seed"):
+        gradfree.INGO(np.zeros(3), 0.5, seed=2**64)
+    with pytest.raises(E.InvalidParameterError, match="popsize"):
+        gradfree.INGO(np.zeros(3), 0.5, popsize=7.9)
+    assert gradfree.INGO(np.zeros(3), 0.5, popsize=8.0).popsize == 8
+    with pytest.raises(E.InvalidParameterError, match="max_evals"):
+        gradfree.minimize(lambda x: float(x @ x), np.zeros(3), max_evals=0)
+    with pytest.raises(E.InvalidParameterError, match="max_evals"):
+        gradfree.minimize(lambda x: float(x @ x), np.zeros(3), method="cmaes", max_evals=3)
+    es = gradfree.CMAES(np.zeros(3), 0.5, seed=1)
+    X = es.ask()
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(E.InvalidParameterError, match="X\\[0, 0\\] = NaN"):
+        es.tell(bad, [1.0] * len(X))
+    other = X.copy()
+    other[1, 1] += 1.0
+    with pytest.raises(E.InvalidParameterError, match="row 1 differs"):
+        es.tell(other, [1.0] * len(X))
+    es.tell(X, [float(x @ x) for x in X])
+    # A corrupt state is a CheckpointError, for every field the loader validates.
+    state = json.loads(es._opt.state_json())
+    for key, value in [("sigma", -1.0), ("c", [1.0]), ("m", [0.0, 1.0, None])]:
+        broken = dict(state, **{key: value})
+        with pytest.raises(E.CheckpointError):
+            gradfree._gradfree.Optimizer.from_state_json(json.dumps(broken))
+    with pytest.raises(E.CheckpointError):
+        gradfree._gradfree.Optimizer.from_state_json("{")
+    assert issubclass(E.CheckpointError, gradfree.GradfreeError) and issubclass(E.TooLargeError, MemoryError)
+    # INGO's default beta = 1/d is capped at 1/2 so that d = 1 works.
+    assert gradfree.minimize(lambda x: float(x @ x), np.ones(1), method="ingo", seed=1, target=1e-10).fun <= 1e-10
+
+
+def test_long_lattice_computations_stop_on_ctrl_c():
+    """korobov and min_distance run off the main thread and raise KeyboardInterrupt within a
+    fraction of a second of SIGINT (they used to ignore it for minutes)."""
+    import os
+    import signal
+    import threading
+    import time
+
+    for call in (lambda: gradfree.korobov(8, 4000037), lambda: gradfree.min_distance([1], 2**40)):
+        timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+        start = time.monotonic()
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            call()
+        assert time.monotonic() - start < 30
+    assert abs(gradfree.min_distance([1, 762, 469, 192], 1009) - 0.19660145173064372) < 1e-12

@@ -25,6 +25,9 @@ pub enum QmcError {
         /// Nearby admissible sizes, comma-separated.
         suggestions: String,
     },
+    /// The caller cancelled the computation (e.g. Ctrl-C from Python).
+    #[error("interrupted")]
+    Interrupted,
     /// A size that would not fit in memory (the message names it and the memory available).
     #[error("{0}")]
     TooLarge(String),

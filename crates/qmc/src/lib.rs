@@ -32,5 +32,8 @@ pub use digital::{Scramble, Sobol};
 pub use error::QmcError;
 pub use halton::Halton;
 pub use iid::{Iid, latin_hypercube};
-pub use lattice::{KorobovResult, LatticeSequence, Rank1Lattice, admissible_sizes, hua, korobov_search, korobov_vector, subgroup};
+pub use lattice::{
+    KorobovResult, LatticeSequence, Rank1Lattice, admissible_sizes, hua, korobov_search, korobov_search_cancellable, korobov_vector,
+    subgroup,
+};
 pub use sequence::Sequence;

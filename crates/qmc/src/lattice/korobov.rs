@@ -13,7 +13,7 @@
 //!   so far by any thread (it can no longer win or tie);
 //! - candidates run in parallel (rayon). Worst case O(n^2 d / 4), typically far less.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -85,6 +85,18 @@ pub(crate) fn check_u64_norms(d: usize, n: u64) -> Result<(), QmcError> {
 /// toroidal distance. `progress(done, total)` is called from worker threads as candidates finish
 /// (about 200 times in all).
 pub fn korobov_search(d: usize, n: u64, norm: Norm, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<KorobovResult, QmcError> {
+    korobov_search_cancellable(d, n, norm, progress, &AtomicBool::new(false))
+}
+
+/// [`korobov_search`] that stops with [`QmcError::Interrupted`] soon after `cancel` is set (it is
+/// read between candidates).
+pub fn korobov_search_cancellable(
+    d: usize,
+    n: u64,
+    norm: Norm,
+    progress: &(dyn Fn(u64, u64) + Sync),
+    cancel: &AtomicBool,
+) -> Result<KorobovResult, QmcError> {
     if d == 0 {
         return Err(QmcError::invalid("d", 0, ">= 1"));
     }
@@ -92,6 +104,7 @@ pub fn korobov_search(d: usize, n: u64, norm: Norm, progress: &(dyn Fn(u64, u64)
         return Err(QmcError::invalid("n", n, ">= 3"));
     }
     check_u64_norms(d, n)?;
+    QmcError::check_memory(&format!("the {n} Korobov candidates"), n as u128 / 2)?;
     let candidates: Vec<u64> = (1..n)
         .filter(|&a| {
             if a > n - a {
@@ -111,6 +124,9 @@ pub fn korobov_search(d: usize, n: u64, norm: Norm, progress: &(dyn Fn(u64, u64)
     let found = candidates
         .par_iter()
         .map_init(Vec::new, |r, &a| {
+            if cancel.load(Ordering::Relaxed) {
+                return None;
+            }
             let z = korobov_vector(d, n, a);
             // A zero entry is a constant coordinate: skipped (never better than using it).
             let v = if z.contains(&0) { None } else { integer_min_norm(&z, n, norm, &best, r) };
@@ -126,6 +142,9 @@ pub fn korobov_search(d: usize, n: u64, norm: Norm, progress: &(dyn Fn(u64, u64)
         .flatten()
         // Largest value, then smallest a.
         .reduce_with(|x, y| if x.0 > y.0 || (x.0 == y.0 && x.1 < y.1) { x } else { y });
+    if cancel.load(Ordering::Relaxed) {
+        return Err(QmcError::Interrupted);
+    }
     let Some((v, a)) = found else {
         return Err(QmcError::invalid(
             "n",

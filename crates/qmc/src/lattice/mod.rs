@@ -7,6 +7,6 @@ pub mod search;
 mod subgroup;
 
 pub use hua::{hua, hua_prime};
-pub use korobov::{KorobovResult, korobov_search, korobov_vector};
+pub use korobov::{KorobovResult, korobov_search, korobov_search_cancellable, korobov_vector};
 pub use rank1::{LatticeSequence, Rank1Lattice};
 pub use subgroup::{admissible_sizes, subgroup, subgroup_vector};

@@ -94,6 +94,30 @@ pub fn min_distance(lattice: &Rank1Lattice, norm: Norm) -> f64 {
     integer_distance(best as f64, lattice.n(), norm)
 }
 
+/// [`min_distance`] that stops with [`QmcError::Interrupted`](crate::QmcError::Interrupted) soon
+/// after `cancel` is set (read every 65,536 points).
+pub fn min_distance_cancellable(
+    lattice: &Rank1Lattice,
+    norm: Norm,
+    cancel: &std::sync::atomic::AtomicBool,
+) -> Result<f64, crate::QmcError> {
+    let (mut best, mut i) = (u128::MAX, 0u64);
+    let mut stopped = false;
+    scan_difference_norms(lattice.z(), lattice.n(), norm, &mut Vec::new(), |v: u128| {
+        best = best.min(v);
+        i += 1;
+        if i.is_multiple_of(1 << 16) && cancel.load(std::sync::atomic::Ordering::Relaxed) {
+            stopped = true;
+            return false;
+        }
+        true
+    });
+    if stopped {
+        return Err(crate::QmcError::Interrupted);
+    }
+    Ok(integer_distance(best as f64, lattice.n(), norm))
+}
+
 /// Packing radius `rho = min_{i != j} ||x_i - x_j||_{T_2} / 2` (eq. 5.9).
 pub fn packing_radius(lattice: &Rank1Lattice) -> f64 {
     0.5 * min_distance(lattice, Norm::L2)
