@@ -3,9 +3,10 @@
 
 use anyhow::{Result, bail};
 use gradfree_problems::integrands::ExpWeighted;
-use gradfree_qmc::integrate::{Rule, integrate};
+use gradfree_qmc::integrate::{Rule, integrate_with_progress};
 use gradfree_qmc::quality::Norm;
 use gradfree_qmc::{hua, korobov_search, subgroup};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
 use crate::cli::{IntegrateArgs, IntegrateMethod};
@@ -27,6 +28,12 @@ struct Output {
 
 /// The rule for `method` with `n` points in dimension `d` (lattices are built here).
 pub fn rule(method: IntegrateMethod, d: usize, n: u64) -> Result<Rule> {
+    let korobov_ops = n as f64 * n as f64 * d as f64 / 4.0;
+    if method == IntegrateMethod::Korobov && korobov_ops > 4.4e12 {
+        bail!(
+            "--n {n} --dim {d}: the Korobov search needs about {korobov_ops:.1e} operations (over an hour; the limit is 2^42 = 4.4e12); use a smaller n, or --method subgroup"
+        );
+    }
     Ok(match method {
         IntegrateMethod::Mc => Rule::MonteCarlo,
         IntegrateMethod::Subgroup => Rule::ShiftedLattice { lattice: subgroup(d, n)? },
@@ -71,7 +78,20 @@ pub fn run(args: &IntegrateArgs) -> Result<()> {
     let f = ExpWeighted::new(args.dim, args.b, args.c).map_err(anyhow::Error::msg)?;
     let started = std::time::Instant::now();
     let r = rule(args.method, args.dim, args.n)?;
-    let e = integrate(|x| f.eval(x), args.dim, args.n, &r, args.replicates, args.seed)?;
+    // A bar on stderr for runs of more than about a second (hidden when stderr is not a terminal).
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    if work < 1 << 28 {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:32} {percent}% of {len} points, eta {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let e = integrate_with_progress(|x| f.eval(x), args.dim, args.n, &r, args.replicates, args.seed, &|done, total| {
+        bar.set_length(total);
+        bar.set_position(done);
+    })?;
+    bar.finish_and_clear();
     let exact = f.exact();
     let out = Output {
         integrand: "exp-weighted",

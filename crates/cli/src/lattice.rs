@@ -47,6 +47,23 @@ pub fn run(args: &LatticeArgs) -> Result<()> {
             args.n as u128 * args.dim as u128
         );
     }
+    // Searches whose running time is absurd are refused up front, with the estimate.
+    let (n, d) = (args.n as f64, args.dim as f64);
+    let alg10_ops = args.primes as f64 * (2.0 * d + 3.0 * args.primes as f64 * (args.primes as f64).ln().max(1.0)) * n * d;
+    let ops = match args.method {
+        LatticeMethod::Korobov => n * n * d / 4.0,
+        LatticeMethod::Alg10 => alg10_ops,
+        LatticeMethod::Alg11 => alg10_ops + args.top as f64 * args.sweeps as f64 * d * n * n,
+        _ => 0.0,
+    };
+    const MAX_OPS: f64 = 4.4e12; // 2^42: about an hour on two cores
+    if ops > MAX_OPS {
+        bail!(
+            "--n {} --dim {}: this search needs about {ops:.1e} operations (over an hour; the limit is 2^42 = 4.4e12); use a smaller n or d, or the subgroup construction",
+            args.n,
+            args.dim
+        );
+    }
     let norm = match args.metric {
         Metric::L1 => Norm::L1,
         Metric::L2 => Norm::L2,

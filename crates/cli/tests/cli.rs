@@ -398,3 +398,94 @@ fn integrate_does_not_depend_on_thread_count() {
     assert_eq!(run("1"), run("2"));
     assert_eq!(run("1"), run("3"));
 }
+
+/// A run killed with SIGKILL at random moments, again and again, and resumed each time from its
+/// checkpoint, ends with the same bits as the uninterrupted run: best point, counters, and the
+/// generation records of its log (torn lines and replayed records removed on resume).
+#[test]
+fn kill_and_resume_is_bit_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = env!("CARGO_BIN_EXE_gradfree");
+    let run = ["optimize", "-q", "--algo", "cmaes", "--problem", "rosenbrock", "--dim", "30", "--no-target", "--max-evals", "300000"];
+    let paths = |tag: &str| (dir.path().join(format!("{tag}.ckpt")), dir.path().join(format!("{tag}.jsonl")));
+    let generations = |log: &Path| -> Vec<String> {
+        std::fs::read_to_string(log)
+            .unwrap()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|v| v["type"] == "generation")
+            .map(|mut v| {
+                v.as_object_mut().unwrap().remove("seconds");
+                v.to_string()
+            })
+            .collect()
+    };
+    let strip = |mut v: serde_json::Value| {
+        for k in ["seconds", "resumed"] {
+            v.as_object_mut().unwrap().remove(k);
+        }
+        v
+    };
+    let (ck, log) = paths("full");
+    let full = Command::new(bin)
+        .args(run)
+        .args(["--checkpoint-every", "20", "--json", "--checkpoint"])
+        .arg(&ck)
+        .arg("--log")
+        .arg(&log)
+        .output()
+        .unwrap();
+    let reference = strip(json(&full));
+    let reference_log = generations(&log);
+
+    let (ck, log) = paths("killed");
+    let mut kills = 0;
+    let mut result = None;
+    for attempt in 0..60u64 {
+        let mut cmd = Command::new(bin);
+        if ck.exists() {
+            cmd.args(["optimize", "-q", "--max-evals", "300000", "--no-target", "--json", "--resume"]).arg(&ck);
+        } else {
+            cmd.args(run).args(["--checkpoint-every", "20", "--json", "--checkpoint"]).arg(&ck);
+        }
+        let out_path = dir.path().join("out.json");
+        let mut child = cmd.arg("--log").arg(&log).stdout(std::fs::File::create(&out_path).unwrap()).spawn().unwrap();
+        // Deterministic pseudo-random kill times between 40 and 400 ms.
+        let wait = 40 + (attempt.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) % 360;
+        std::thread::sleep(std::time::Duration::from_millis(wait));
+        if child.try_wait().unwrap().is_some() {
+            let text = std::fs::read_to_string(&out_path).unwrap();
+            result = Some(serde_json::from_str::<serde_json::Value>(text.trim()).unwrap());
+            break;
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        kills += 1;
+        // The checkpoint left behind is always complete (atomic write): it loads.
+        if ck.exists() {
+            gradfree_core::load_checkpoint::<gradfree_es::Algorithm>(&ck).unwrap_or_else(|e| panic!("after kill {kills}: {e}"));
+        }
+    }
+    let result = match result {
+        Some(r) => r,
+        None => {
+            let out = Command::new(bin)
+                .args(["optimize", "-q", "--max-evals", "300000", "--no-target", "--json", "--resume"])
+                .arg(&ck)
+                .arg("--log")
+                .arg(&log)
+                .output()
+                .unwrap();
+            json(&out)
+        }
+    };
+    assert!(kills >= 3, "the run should have been killed several times, got {kills}");
+    assert_eq!(strip(result), reference, "after {kills} kills");
+    assert_eq!(generations(&log), reference_log, "after {kills} kills");
+    let stale: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp-"))
+        .collect();
+    assert!(stale.is_empty(), "temporary files left: {stale:?}");
+}

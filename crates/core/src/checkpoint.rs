@@ -147,12 +147,26 @@ pub fn save_checkpoint<O: Serialize>(
     atomic_write(path, &bytes)
 }
 
+/// Reads an input file (checkpoint, log) whole, after checking that it is a regular file (not a
+/// device such as `/dev/zero`, a FIFO or a folder, which could be endless or block) whose size fits
+/// in memory.
+pub fn read_regular_file(path: &Path) -> Result<Vec<u8>, CoreError> {
+    let io = |cause| CoreError::Io { path: path.to_owned(), cause };
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if !meta.is_file() {
+        let what = if meta.is_dir() { "a folder" } else { "not a regular file (a device, pipe or socket)" };
+        return Err(CoreError::Format { path: path.to_owned(), message: format!("is {what}; expected a file") });
+    }
+    crate::memory::check_bytes(&format!("reading {}", path.display()), meta.len() as u128)?;
+    std::fs::read(path).map_err(io)
+}
+
 /// Loads a checkpoint: format tag, version, checksum (version 2), then the optimizer's and the
 /// driver's invariants. Any problem is one [`CoreError::Format`] or [`CoreError::Io`] naming the
 /// file; nothing in a corrupt file can make this panic.
 pub fn load_checkpoint<O: DeserializeOwned + StateCheck>(path: impl AsRef<Path>) -> Result<Checkpoint<O>, CoreError> {
     let path = path.as_ref();
-    let bytes = std::fs::read(path).map_err(|source| CoreError::Io { path: path.to_owned(), cause: source })?;
+    let bytes = read_regular_file(path)?;
     parse_checkpoint(path, &bytes)
 }
 

@@ -30,7 +30,9 @@ pub mod stop;
 
 pub use asktell::{AskTell, Event, NonFinitePolicy, check_tell};
 pub use bounds::{BoundaryRepair, Bounds, BoundsHandling};
-pub use checkpoint::{Checkpoint, atomic_write, check_writable_target, load_checkpoint, parse_checkpoint, save_checkpoint};
+pub use checkpoint::{
+    Checkpoint, atomic_write, check_writable_target, load_checkpoint, parse_checkpoint, read_regular_file, save_checkpoint,
+};
 pub use driver::{Driver, DriverOptions, DriverState, RunResult, minimize};
 pub use error::CoreError;
 pub use objective::{FnObjective, Objective, eval_population, eval_population_par};

@@ -8,15 +8,33 @@
 
 use crate::CoreError;
 
-/// Bytes of memory this process may plan to use: `MemAvailable` from `/proc/meminfo` (plus
-/// free swap), or 1 TiB where that file does not exist. `GRADFREE_MEMORY_LIMIT` (bytes) lowers it.
+/// Bytes of memory this process may plan to use: the least of `MemAvailable` from
+/// `/proc/meminfo` (plus free swap), the room left under the address-space limit (`ulimit -v`)
+/// and under the cgroup's `memory.max` (containers), or 1 TiB where none of these can be read.
+/// `GRADFREE_MEMORY_LIMIT` (bytes) lowers it.
 pub fn available_bytes() -> u64 {
     let from_env = std::env::var("GRADFREE_MEMORY_LIMIT").ok().and_then(|s| s.trim().parse::<u64>().ok());
-    let mut avail = meminfo().unwrap_or(1 << 40);
-    if let Some(limit) = from_env {
-        avail = avail.min(limit);
-    }
-    avail
+    [meminfo(), address_space_room(), cgroup_room(), from_env].into_iter().flatten().min().unwrap_or(1 << 40)
+}
+
+/// `RLIMIT_AS` minus the current virtual size, from `/proc/self/limits` and `/proc/self/status`.
+fn address_space_room() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits.lines().find(|l| l.starts_with("Max address space"))?;
+    let soft = line.split_whitespace().nth(3)?.parse::<u64>().ok()?; // "unlimited" -> None
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let vm = status.lines().find(|l| l.starts_with("VmSize:"))?.split_whitespace().nth(1)?.parse::<u64>().ok()?;
+    Some(soft.saturating_sub(vm.saturating_mul(1024)))
+}
+
+/// cgroup v2 `memory.max - memory.current` of this process's cgroup.
+fn cgroup_room() -> Option<u64> {
+    let cg = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let rel = cg.lines().find_map(|l| l.strip_prefix("0::"))?.trim();
+    let dir = std::path::Path::new("/sys/fs/cgroup").join(rel.trim_start_matches('/'));
+    let max = std::fs::read_to_string(dir.join("memory.max")).ok()?.trim().parse::<u64>().ok()?; // "max" -> None
+    let current = std::fs::read_to_string(dir.join("memory.current")).ok()?.trim().parse::<u64>().ok().unwrap_or(0);
+    Some(max.saturating_sub(current))
 }
 
 fn meminfo() -> Option<u64> {

@@ -186,7 +186,9 @@ impl Observer for JsonLinesLog {
 /// writing it) is ignored; any other malformed line is an error naming its line number.
 pub fn read_generation_log(path: impl AsRef<Path>) -> Result<Vec<GenerationRecord>, CoreError> {
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path).map_err(|source| CoreError::Io { path: path.to_owned(), cause: source })?;
+    let bytes = crate::checkpoint::read_regular_file(path)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| CoreError::Format { path: path.to_owned(), message: format!("not a gradfree log: not UTF-8 text ({e})") })?;
     let mut out = Vec::new();
     let torn = !text.is_empty() && !text.ends_with('\n');
     let count = text.lines().count();

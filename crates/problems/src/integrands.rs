@@ -19,6 +19,7 @@ impl ExpWeighted {
         if !(b.is_finite() && c.is_finite() && c != 0.0) {
             return Err(format!("b = {b}, c = {c}: need finite b and finite non-zero c"));
         }
+        gradfree_core::memory::check_elements(&format!("the weights of dimension {d}"), d as u128).map_err(|e| e.to_string())?;
         Ok(ExpWeighted { weights: (1..=d).map(|j| c * (j as f64).powf(-b)).collect() })
     }
 
@@ -96,6 +97,8 @@ impl Boltzmann {
         if d == 0 {
             return Err("d must be >= 1".into());
         }
+        gradfree_core::memory::check_elements(&format!("an integrand of dimension {d}"), 4 * (d as u128) * (d as u128))
+            .map_err(|e| e.to_string())?;
         let mut rng = gradfree_core::rng_from_seed(seed);
         let mut normal = |k: usize| -> Vec<f64> { (0..k).map(|_| StandardNormal.sample(&mut rng)).collect() };
         let w = normal(d * d);

@@ -122,6 +122,24 @@ pub fn integrate<F>(f: F, d: usize, n: u64, rule: &Rule, replicates: usize, seed
 where
     F: Fn(&[f64]) -> f64 + Sync,
 {
+    integrate_with_progress(f, d, n, rule, replicates, seed, &|_, _| {})
+}
+
+/// [`integrate`], calling `progress(points_done, points_total)` after every block of 4096 points
+/// (over all replicates), e.g. for a progress bar.
+pub fn integrate_with_progress<F>(
+    f: F,
+    d: usize,
+    n: u64,
+    rule: &Rule,
+    replicates: usize,
+    seed: u64,
+    progress: &dyn Fn(u64, u64),
+) -> Result<Estimate, QmcError>
+where
+    F: Fn(&[f64]) -> f64 + Sync,
+{
+    let total = n.saturating_mul(replicates as u64);
     if replicates == 0 {
         return Err(QmcError::invalid("replicates", 0, ">= 1"));
     }
@@ -158,6 +176,7 @@ where
             }
             sum += vals.iter().sum::<f64>();
             done += count as u64;
+            progress((r as u64).saturating_mul(n).saturating_add(done), total);
         }
         values.push(sum / n as f64);
     }

@@ -1,0 +1,229 @@
+//! Random command lines: every subcommand with random subsets of its options, each given a value
+//! from a pool of hostile ones (zero, negative, huge, 2^32 + 1, 2^63, 2^64 - 1, NaN, infinities,
+//! subnormals, junk text, device files, missing directories). Whatever the input, the binary must
+//! exit with 0 (success) or 2 (a usage or input error), never panic (101), abort (a signal) or run
+//! for minutes. `GRADFREE_FUZZ_CLI_CASES` sets the number of command lines (default 1500)
+//! and `GRADFREE_FUZZ_SEED` the generator's seed.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+const SIZE: &[&str] =
+    &["0", "1", "2", "3", "7", "101", "1009", "4294967297", "9223372036854775808", "18446744073709551615", "-1", "abc", ""];
+const REAL: &[&str] = &["0", "-1", "0.5", "1e-320", "1e17", "1e308", "-1e308", "nan", "inf", "-inf", "abc", "3"];
+const BUDGET: &[&str] = &["0", "1", "3", "500", "3000", "abc", "-1"];
+const SEED: &[&str] = &["0", "1", "18446744073709551615", "18446744073709551616", "-1", "x"];
+const VECTOR: &[&str] = &["0.1,0.2", "nan", "1,2,3", "", "1e308,-1e308", "-5:5", "0:0", "5:-5", "1e-320:1", "0.5"];
+const PARAM: &[&str] =
+    &["beta=0.5", "popsize=7.9", "popsize=1000000000000", "foo=1", "smoothing=-1", "beta=nan", "restarts=3", "tournament=99"];
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Size,
+    Real,
+    Budget,
+    Seed,
+    Vector,
+    Param,
+    Path,
+    Choice(&'static [&'static str]),
+    Flag,
+}
+
+fn spec(command: &str) -> Vec<(&'static str, Kind)> {
+    use Kind::*;
+    const ALGOS: &[&str] = &[
+        "ingo",
+        "ingostep",
+        "fast-ingo",
+        "igo",
+        "cmaes",
+        "mines",
+        "xnes",
+        "openai-es",
+        "nesterov-spokoiny",
+        "ingo-bernoulli",
+        "ingo-categorical",
+        "ga",
+        "nope",
+    ];
+    const PROBLEMS: &[&str] = &["sphere", "rosenbrock", "quadratic", "logistic", "maxcut", "onemax", "failing-sphere", "levy", "nope"];
+    match command {
+        "optimize" => vec![
+            ("--algo", Choice(ALGOS)),
+            ("--problem", Choice(PROBLEMS)),
+            ("--dim", Size),
+            ("--seed", Seed),
+            ("--problem-seed", Seed),
+            ("--rotate", Flag),
+            ("--shift", Real),
+            ("--x0", Vector),
+            ("--sigma0", Real),
+            ("--param", Param),
+            ("--restarts", Choice(&["0", "2", "max", "many", "-1", "18446744073709551615"])),
+            ("--restart-from", Choice(&["x0", "uniform", "nope"])),
+            ("--max-gens", Budget),
+            ("--target", Real),
+            ("--no-target", Flag),
+            ("--tol-f", Real),
+            ("--tol-x", Real),
+            ("--max-seconds", Choice(&["0", "1", "-1", "nan", "1e308"])),
+            ("--bounds", Vector),
+            ("--on-nonfinite", Choice(&["error", "treat-as-inf", "nope"])),
+            ("--sequential", Flag),
+            ("--log", Path),
+            ("--checkpoint", Path),
+            ("--checkpoint-every", Budget),
+            ("--resume", Path),
+            ("--json", Flag),
+            ("-q", Flag),
+        ],
+        "sample" => vec![
+            ("--method", Choice(&["sobol", "halton", "mc", "lhs", "subgroup", "korobov", "nope"])),
+            ("--dim", Size),
+            ("--n", Size),
+            ("--scramble", Choice(&["none", "lms-shift", "owen", "nope"])),
+            ("--random-shift", Flag),
+            ("--a", Size),
+            ("--seed", Seed),
+            ("--skip", Size),
+            ("-o", Path),
+            ("--json", Flag),
+        ],
+        "lattice" => vec![
+            ("--dim", Size),
+            ("--n", Size),
+            ("--method", Choice(&["subgroup", "korobov", "hua", "alg10", "alg11", "nope"])),
+            ("--metric", Choice(&["l1", "l2", "nope"])),
+            ("--primes", Size),
+            ("--sweeps", Size),
+            ("--top", Size),
+            ("-o", Path),
+            ("--json", Flag),
+            ("-q", Flag),
+        ],
+        "integrate" => vec![
+            (
+                "--method",
+                Choice(&["mc", "subgroup", "korobov", "hua", "sobol", "sobol-owen", "halton", "sobol-shifted", "halton-shifted", "nope"]),
+            ),
+            ("--dim", Size),
+            ("--n", Size),
+            ("--replicates", Size),
+            ("--b", Real),
+            ("--c", Real),
+            ("--seed", Seed),
+            ("--json", Flag),
+        ],
+        "plot" => vec![("-o", Path), ("--title", Choice(&["t", "", "\u{1F600}"])), ("--linear", Flag), ("--json", Flag)],
+        _ => vec![("--json", Flag)],
+    }
+}
+
+/// Paths: outputs in the temporary folder, the valid and corrupt files made there, a folder, a
+/// device, a missing folder.
+fn path(rng: &mut Xoshiro256PlusPlus, dir: &Path) -> String {
+    let names = ["out.png", "out.svg", "out.csv", "out.npy", "log.jsonl", "run.ckpt", "corrupt.ckpt", "good.jsonl", "x.txt"];
+    match rng.random_range(0..12) {
+        0 => "/dev/full".into(),
+        1 => "/nonexistent/dir/file".into(),
+        2 => dir.display().to_string(),
+        i => dir.join(names[(i - 3) as usize % names.len()]).display().to_string(),
+    }
+}
+
+fn value(kind: Kind, rng: &mut Xoshiro256PlusPlus, dir: &Path) -> Option<String> {
+    let pick = |rng: &mut Xoshiro256PlusPlus, pool: &[&str]| pool[rng.random_range(0..pool.len())].to_string();
+    Some(match kind {
+        Kind::Size => pick(rng, SIZE),
+        Kind::Real => pick(rng, REAL),
+        Kind::Budget => pick(rng, BUDGET),
+        Kind::Seed => pick(rng, SEED),
+        Kind::Vector => pick(rng, VECTOR),
+        Kind::Param => pick(rng, PARAM),
+        Kind::Path => path(rng, dir),
+        Kind::Choice(pool) => pick(rng, pool),
+        Kind::Flag => return None,
+    })
+}
+
+fn command_line(rng: &mut Xoshiro256PlusPlus, dir: &Path) -> Vec<String> {
+    let commands = ["optimize", "optimize", "optimize", "sample", "lattice", "integrate", "plot", "list"];
+    let command = commands[rng.random_range(0..commands.len())];
+    let mut args = vec![command.to_string()];
+    if command == "plot" {
+        args.push(path(rng, dir));
+    }
+    if command == "optimize" {
+        // A bounded budget, so that valid runs end quickly (the budget flag itself is fuzzed
+        // through --max-gens and junk values below).
+        args.extend(["--max-evals".into(), BUDGET[rng.random_range(0..BUDGET.len())].to_string()]);
+    }
+    let options = spec(command);
+    for _ in 0..rng.random_range(0..=6) {
+        let (flag, kind) = options[rng.random_range(0..options.len())];
+        args.push(flag.to_string());
+        if let Some(v) = value(kind, rng, dir) {
+            args.push(v);
+        }
+    }
+    args
+}
+
+#[test]
+fn random_command_lines_never_panic_abort_or_hang() {
+    let cases: usize = std::env::var("GRADFREE_FUZZ_CLI_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(1500);
+    let dir = tempfile::tempdir().unwrap();
+    let bin = env!("CARGO_BIN_EXE_gradfree");
+    // Inputs for --resume and plot: a valid log, a valid checkpoint, a corrupt file.
+    let ok = Command::new(bin)
+        .args(["optimize", "-q", "--algo", "cmaes", "--problem", "sphere", "--dim", "3", "--max-gens", "20"])
+        .arg("--log")
+        .arg(dir.path().join("good.jsonl"))
+        .arg("--checkpoint")
+        .arg(dir.path().join("run.ckpt"))
+        .output()
+        .unwrap();
+    assert!(ok.status.success());
+    std::fs::write(dir.path().join("corrupt.ckpt"), b"{\"format\":\"gradfree-checkpoint\",\"version\":2,").unwrap();
+    let seed: u64 = std::env::var("GRADFREE_FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x05ee_dc11);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut failures = Vec::new();
+    for case in 0..cases {
+        let args = command_line(&mut rng, dir.path());
+        let out = std::fs::File::create(dir.path().join("stdout")).unwrap();
+        let err = std::fs::File::create(dir.path().join("stderr")).unwrap();
+        let mut child = Command::new(bin).args(&args).current_dir(dir.path()).stdin(Stdio::null()).stdout(out).stderr(err).spawn().unwrap();
+        let start = Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break Some(s);
+            }
+            if start.elapsed() > Duration::from_secs(60) {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        let stderr = std::fs::read_to_string(dir.path().join("stderr")).unwrap_or_default();
+        let verdict = match status {
+            None => Some("timed out after 60 s".to_string()),
+            Some(s) if s.code().is_none() => Some(format!("killed by a signal ({s})")),
+            Some(s) if !matches!(s.code(), Some(0 | 2)) || stderr.contains("panicked") => Some(format!("exit {s}")),
+            _ => None,
+        };
+        if let Some(v) = verdict {
+            failures.push(format!(
+                "case {case}: gradfree {}: {v}\n{}",
+                args.join(" "),
+                stderr.lines().take(3).collect::<Vec<_>>().join("\n")
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {cases} command lines failed:\n{}", failures.len(), failures.join("\n\n"));
+}
