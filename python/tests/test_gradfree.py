@@ -373,3 +373,45 @@ def test_long_lattice_computations_stop_on_ctrl_c():
             call()
         assert time.monotonic() - start < 30
     assert abs(gradfree.min_distance([1, 762, 469, 192], 1009) - 0.19660145173064372) < 1e-12
+
+
+def test_random_hostile_calls_raise_only_typed_errors():
+    """Random calls of the extension's functions and classes with hostile arguments (0, -1, 2**32
+    + 1, 2**63, 2**64, NaN, inf, wrong types and shapes) either work or raise an ``Exception``
+    (never a ``PanicException``, which derives from ``BaseException``, nor an abort)."""
+    import random
+    import time
+
+    import os
+
+    rng = random.Random(int(os.environ.get("GRADFREE_FUZZ_SEED", "20261122")))
+    ints = [0, 1, 2, 3, 7, 11, 101, 1009, 2**32 + 1, 2**63, 2**64 - 1, 2**64, -1, 2.5, float("nan"), "x", None]
+    reals = [0.0, -1.0, 0.5, 1e-320, 1e308, float("nan"), float("inf"), -float("inf"), "x", None, 3]
+    arrays = [np.zeros(3), np.zeros((2, 3)), np.full(3, np.nan), np.zeros(0), np.zeros((0, 3)), [1, 2], "x", None,
+              np.full((2, 3), np.inf), np.zeros((3, 2))]
+    names = ["ingo", "cmaes", "ga", "mines", "sphere", "quadratic", "maxcut", "sobol", "halton", "nope", "", None]
+    pick = rng.choice
+    calls = [
+        lambda: gradfree._gradfree.Optimizer(pick(names), pick(arrays), pick(reals), pick(ints), pick(["{}", "{\"popsize\": 7.9}", "[", "{\"foo\": 1}", "{\"beta\": 2}"])),
+        lambda: gradfree.Problem(pick(names), pick(ints), pick(ints)),
+        lambda: gradfree.Problem("sphere", 3)(pick(arrays)),
+        lambda: gradfree.Problem("sphere", 3).evaluate(pick(arrays)),
+        lambda: gradfree._gradfree.Engine(pick(names), pick(ints), pick(ints), pick(["none", "owen", "lms-shift", "permutation", "x"])),
+        lambda: gradfree.Sobol(3, seed=1).random(pick(ints)),
+        lambda: gradfree.Halton(2, seed=1).fast_forward(pick(ints)),
+        lambda: gradfree.subgroup_vector(pick(ints), pick(ints)),
+        lambda: gradfree.min_distance(pick([[1], [1, 3], [], [0], "x", [2**64 - 1]]), pick([2, 3, 7, 101, 1009, 0, 1, -1, 2**64])),
+        lambda: gradfree._gradfree.lattice_points(pick([[1], [1, 3], [], [0]]), pick(ints), pick(ints), pick([0, 1, 5, 2**40, -1]), pick([None, [0.5], [0.5, 0.5], [np.nan, 0.1]])),
+        lambda: gradfree.lattice_search(pick([1, 2, 3, 2**63, 0]), pick(ints), pick(["alg10", "alg11", "x"]), pick([0, 1, 2, 2**64 - 1]), pick([0, 1, 3]), pick([0, 1, 8])),
+        lambda: gradfree.discrepancy(pick([np.full((4, 2), 0.5), np.full((4, 2), 2.0), np.full((4, 2), np.nan), np.zeros((0, 2)), np.zeros((3, 0))]), pick(["CD", "WD", "x"])),
+        lambda: gradfree.korobov(pick([1, 2, 3, 0]), pick([0, 1, 3, 101, 1009, 2**64 - 1])),
+        lambda: gradfree.INGO(pick(arrays), pick(reals), seed=pick([0, 1, 2**64, -1, None]), popsize=pick([None, 1, 2, 7.9, 2**40])),
+    ]
+    for case in range(int(os.environ.get("GRADFREE_FUZZ_PY_CASES", "1500"))):
+        call = calls[case % len(calls)]
+        start = time.monotonic()
+        try:
+            call()
+        except Exception:
+            pass
+        assert time.monotonic() - start < 30, f"case {case} took {time.monotonic() - start:.0f} s"

@@ -28,8 +28,8 @@ struct Output {
 
 /// The rule for `method` with `n` points in dimension `d` (lattices are built here).
 pub fn rule(method: IntegrateMethod, d: usize, n: u64) -> Result<Rule> {
-    let korobov_ops = n as f64 * n as f64 * d as f64 / 4.0;
-    if method == IntegrateMethod::Korobov && korobov_ops > 4.4e12 {
+    let korobov_ops = gradfree_qmc::lattice::search::korobov_operations(d, n);
+    if method == IntegrateMethod::Korobov && korobov_ops > gradfree_qmc::lattice::search::MAX_SEARCH_OPERATIONS {
         bail!(
             "--n {n} --dim {d}: the Korobov search needs about {korobov_ops:.1e} operations (over an hour; the limit is 2^42 = 4.4e12); use a smaller n, or --method subgroup"
         );
@@ -66,7 +66,7 @@ pub fn run(args: &IntegrateArgs) -> Result<()> {
         bail!("--dim and --n must be >= 1 (got --dim {} --n {})", args.dim, args.n);
     }
     // O(n R d) work: beyond 2^40 evaluations of a coordinate that is hours to centuries.
-    let work = args.n as u128 * args.replicates as u128 * args.dim as u128;
+    let work = gradfree_core::memory::product(&[args.n as u128, args.replicates as u128, args.dim as u128]);
     if work > 1 << 40 {
         bail!(
             "--n {} x --replicates {} x --dim {} = {work} exceeds 2^40 coordinate evaluations (hours or more); lower one of them",

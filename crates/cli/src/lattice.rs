@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use anyhow::{Result, bail};
-use gradfree_qmc::lattice::search::{alg10, alg11};
+use gradfree_qmc::lattice::search::{MAX_SEARCH_OPERATIONS, alg10, alg11, korobov_operations, search_operations};
 use gradfree_qmc::quality::{Norm, min_distance};
 use gradfree_qmc::{Rank1Lattice, hua, korobov_search, subgroup};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -48,16 +48,13 @@ pub fn run(args: &LatticeArgs) -> Result<()> {
         );
     }
     // Searches whose running time is absurd are refused up front, with the estimate.
-    let (n, d) = (args.n as f64, args.dim as f64);
-    let alg10_ops = args.primes as f64 * (2.0 * d + 3.0 * args.primes as f64 * (args.primes as f64).ln().max(1.0)) * n * d;
     let ops = match args.method {
-        LatticeMethod::Korobov => n * n * d / 4.0,
-        LatticeMethod::Alg10 => alg10_ops,
-        LatticeMethod::Alg11 => alg10_ops + args.top as f64 * args.sweeps as f64 * d * n * n,
+        LatticeMethod::Korobov => korobov_operations(args.dim, args.n),
+        LatticeMethod::Alg10 => search_operations(args.dim, args.n, args.primes, 0, 0),
+        LatticeMethod::Alg11 => search_operations(args.dim, args.n, args.primes, args.sweeps, args.top),
         _ => 0.0,
     };
-    const MAX_OPS: f64 = 4.4e12; // 2^42: about an hour on two cores
-    if ops > MAX_OPS {
+    if ops > MAX_SEARCH_OPERATIONS {
         bail!(
             "--n {} --dim {}: this search needs about {ops:.1e} operations (over an hour; the limit is 2^42 = 4.4e12); use a smaller n or d, or the subgroup construction",
             args.n,

@@ -489,3 +489,21 @@ fn kill_and_resume_is_bit_identical() {
         .collect();
     assert!(stale.is_empty(), "temporary files left: {stale:?}");
 }
+
+/// An optimization run (parallel evaluation) gives the same bits with 1, 2 and 3 threads.
+#[test]
+fn optimize_does_not_depend_on_thread_count() {
+    let run = |threads: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_gradfree"))
+            .args(["optimize", "--algo", "cmaes", "--problem", "rastrigin", "--dim", "12", "--seed", "4", "--max-evals", "20000", "--json"])
+            .env("RAYON_NUM_THREADS", threads)
+            .output()
+            .unwrap();
+        let mut v = json(&out);
+        v.as_object_mut().unwrap().remove("seconds");
+        v
+    };
+    let one = run("1");
+    assert_eq!(one, run("2"));
+    assert_eq!(one, run("3"));
+}

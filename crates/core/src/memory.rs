@@ -46,6 +46,12 @@ fn meminfo() -> Option<u64> {
     Some(field("MemAvailable:")?.saturating_add(field("SwapFree:").unwrap_or(0)))
 }
 
+/// The product of `factors` as a `u128`, saturating at `u128::MAX` (so a size check on it can
+/// never wrap around to a small number).
+pub fn product(factors: &[u128]) -> u128 {
+    factors.iter().fold(1u128, |acc, &f| acc.saturating_mul(f))
+}
+
 /// `Ok` if `elements` values of `f64` (8 bytes each) fit in [`available_bytes`]; otherwise
 /// [`CoreError::TooLarge`] naming `what`. `elements` is `u128` so that products of sizes cannot
 /// overflow before the check.

@@ -113,6 +113,48 @@ pub fn require(name: &str, ok: bool, why: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Serde for a `Vec<f64>` that may hold infinities or NaN (e.g. objective values ranked last
+/// under the treat-as-inf policy): finite values as JSON numbers, the others as the strings
+/// `"inf"`, `"-inf"` and `"nan"` (JSON has no such numbers; `serde_json` would write `null` and
+/// refuse to read it back). Use with `#[serde(with = "gradfree_core::state::nonfinite_vec")]`.
+pub mod nonfinite_vec {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(untagged)]
+    enum Num {
+        Finite(f64),
+        Special(String),
+    }
+
+    /// Writes `v` with non-finite values as strings.
+    pub fn serialize<S: Serializer>(v: &[f64], s: S) -> Result<S::Ok, S::Error> {
+        let conv = |x: &f64| match *x {
+            x if x.is_finite() => Num::Finite(x),
+            x if x.is_nan() => Num::Special("nan".into()),
+            x if x > 0.0 => Num::Special("inf".into()),
+            _ => Num::Special("-inf".into()),
+        };
+        s.collect_seq(v.iter().map(conv))
+    }
+
+    /// Reads numbers and the strings `"inf"`, `"-inf"`, `"nan"`.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
+        let raw = Vec::<Num>::deserialize(d)?;
+        raw.into_iter()
+            .map(|n| match n {
+                Num::Finite(x) => Ok(x),
+                Num::Special(s) => match s.as_str() {
+                    "inf" => Ok(f64::INFINITY),
+                    "-inf" => Ok(f64::NEG_INFINITY),
+                    "nan" => Ok(f64::NAN),
+                    other => Err(serde::de::Error::custom(format!("expected a number, \"inf\", \"-inf\" or \"nan\", got {other:?}"))),
+                },
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,6 +172,23 @@ mod tests {
         assert!(count("n", 1, 2, 10).is_err());
         assert!(checked_len("z", usize::MAX, 2).is_err());
         assert!(all_positive("lam", &[1.0, -1.0]).unwrap_err().contains("lam[1]"));
+    }
+
+    #[test]
+    fn non_finite_values_round_trip() {
+        #[derive(serde::Serialize, serde::Deserialize, Debug)]
+        struct S {
+            #[serde(with = "nonfinite_vec")]
+            v: Vec<f64>,
+        }
+        let s = S { v: vec![1.5, f64::INFINITY, f64::NEG_INFINITY, f64::NAN] };
+        let text = serde_json::to_string(&s).unwrap();
+        assert_eq!(text, r#"{"v":[1.5,"inf","-inf","nan"]}"#);
+        let back: S = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.v[..3], s.v[..3]);
+        assert!(back.v[3].is_nan());
+        assert!(serde_json::from_str::<S>(r#"{"v":["x"]}"#).is_err());
+        assert!(serde_json::from_str::<S>(r#"{"v":[null]}"#).is_err());
     }
 
     #[test]

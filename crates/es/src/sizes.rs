@@ -20,10 +20,12 @@ pub enum Footprint {
 /// Checks, before anything is allocated, that an optimizer named `name` with dimension `d` and
 /// population `n` fits in memory ([`gradfree_core::memory`]); the error names both sizes.
 pub fn check_footprint(name: &str, d: usize, n: usize, kind: Footprint) -> Result<(), gradfree_core::CoreError> {
+    use gradfree_core::memory::product;
     let (d, n) = (d as u128, n as u128);
+    let vectors = product(&[4, n, d]).saturating_add(32 * d);
     let elements = match kind {
-        Footprint::Full => 8 * d * d + 4 * n * d + 32 * d,
-        Footprint::Diagonal => 4 * n * d + 32 * d,
+        Footprint::Full => product(&[8, d, d]).saturating_add(vectors),
+        Footprint::Diagonal => vectors,
     };
     gradfree_core::memory::check_elements(&format!("{name} with dimension {d} and popsize {n}"), elements)
 }

@@ -225,3 +225,30 @@ fn pinned_values() {
         assert!((a - b).abs() < 1e-12, "{a} vs {b}");
     }
 }
+
+/// Under the treat-as-inf policy the GA keeps parents valued +inf; its checkpoint stores them
+/// (as "inf", JSON having no infinity) and resumes bit-identically.
+#[test]
+fn ga_with_infinite_parent_values_checkpoints_and_resumes() {
+    use gradfree_core::{Driver, DriverOptions, FnObjective, NonFinitePolicy, load_checkpoint, save_checkpoint};
+    use gradfree_es::Algorithm;
+    // Infinite unless the first bit is set: most of the first parents are +inf.
+    let f = FnObjective::new(|x: &[f64]| if x[0] > 0.5 { x.iter().sum::<f64>() } else { f64::INFINITY });
+    let params = GaParams { on_nonfinite: NonFinitePolicy::TreatAsInf, ..Default::default() };
+    let make = || Algorithm::Ga(Ga::new(12, &params, 3).unwrap());
+    let stop = StopRules { max_generations: Some(30), ..Default::default() };
+    let mut full = Driver::new(make(), DriverOptions::new(stop.clone())).unwrap();
+    full.run(&f, &mut []).unwrap();
+    let mut part = Driver::new(make(), DriverOptions::new(stop.clone())).unwrap();
+    part.step(&f, &mut []).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ga.ckpt");
+    save_checkpoint(&path, &serde_json::Value::Null, part.optimizer(), &part.state()).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("\"inf\""), "the first parents should include +inf values");
+    let ck = load_checkpoint::<Algorithm>(&path).unwrap();
+    assert_eq!(&ck.optimizer, part.optimizer());
+    let mut resumed = Driver::resume(ck.optimizer, DriverOptions::new(stop), ck.driver).unwrap();
+    resumed.run(&f, &mut []).unwrap();
+    assert_eq!(resumed.optimizer(), full.optimizer());
+}

@@ -97,8 +97,11 @@ impl Boltzmann {
         if d == 0 {
             return Err("d must be >= 1".into());
         }
-        gradfree_core::memory::check_elements(&format!("an integrand of dimension {d}"), 4 * (d as u128) * (d as u128))
-            .map_err(|e| e.to_string())?;
+        gradfree_core::memory::check_elements(
+            &format!("an integrand of dimension {d}"),
+            gradfree_core::memory::product(&[4, d as u128, d as u128]),
+        )
+        .map_err(|e| e.to_string())?;
         let mut rng = gradfree_core::rng_from_seed(seed);
         let mut normal = |k: usize| -> Vec<f64> { (0..k).map(|_| StandardNormal.sample(&mut rng)).collect() };
         let w = normal(d * d);

@@ -75,10 +75,11 @@ pub fn build(name: &str, d: usize, seed: u64) -> Result<Box<dyn Problem>, Proble
     if d == 0 {
         return Err(ProblemError::Dimension { problem: name.to_string(), dim: 0, expected: ">= 1".into() });
     }
-    let (d128, m) = (d as u128, ((10 * d as u128).max(100)));
+    use gradfree_core::memory::product;
+    let (d128, m) = (d as u128, (10 * d as u128).max(100));
     let elements = match name {
-        "quadratic" => 4 * d128 * d128,
-        "logistic" => m * d128 + 4 * m + 16 * d128,
+        "quadratic" => product(&[4, d128, d128]),
+        "logistic" => product(&[m, d128]).saturating_add(4 * m + 16 * d128),
         _ => 16 * d128,
     };
     gradfree_core::memory::check_elements(&format!("problem `{name}` with dimension {d}"), elements)?;
@@ -107,7 +108,10 @@ pub fn build(name: &str, d: usize, seed: u64) -> Result<Box<dyn Problem>, Proble
 pub fn build_with(name: &str, d: usize, seed: u64, rotate: bool, shift: Option<f64>) -> Result<Box<dyn Problem>, ProblemError> {
     let mut p = build(name, d, seed)?;
     if rotate {
-        gradfree_core::memory::check_elements(&format!("a rotation of dimension {d}"), 4 * (d as u128) * (d as u128))?;
+        gradfree_core::memory::check_elements(
+            &format!("a rotation of dimension {d}"),
+            gradfree_core::memory::product(&[4, d as u128, d as u128]),
+        )?;
         p = Box::new(Rotated::new(p, derive_seed(seed, 0x0207)));
     }
     if let Some(r) = shift {

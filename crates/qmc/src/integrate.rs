@@ -155,7 +155,10 @@ where
         return Err(QmcError::invalid("n", n, "at most 2^32 points for Sobol (32-bit digits)"));
     }
     const BLOCK: usize = 4096;
-    QmcError::check_memory(&format!("{replicates} replicates in dimension {d}"), replicates as u128 + (BLOCK as u128 + 1) * d as u128)?;
+    QmcError::check_memory(
+        &format!("{replicates} replicates in dimension {d}"),
+        (replicates as u128).saturating_add((BLOCK as u128 + 1) * d as u128),
+    )?;
     let mut values = Vec::with_capacity(replicates);
     let mut buf = vec![0.0; BLOCK * d];
     let mut fx = vec![0.0; BLOCK];

@@ -80,6 +80,7 @@ pub struct Ga {
     d: usize,
     /// Parents (`N x d` row-major) and their values; empty before the first tell.
     parents: Vec<f64>,
+    #[serde(with = "gradfree_core::state::nonfinite_vec")]
     parent_f: Vec<f64>,
     /// Children of the pending generation.
     children: Vec<f64>,

@@ -55,7 +55,9 @@ pub(crate) fn check_sizes(d: usize, categories: usize, popsize: Option<usize>) -
     let (d128, n128, k128) = (d as u128, n as u128, categories as u128);
     gradfree_core::memory::check_elements(
         &format!("a discrete search with dimension {d}, {categories} categories and popsize {n}"),
-        4 * n128 * d128 + 4 * k128 * d128 + 32 * d128,
+        gradfree_core::memory::product(&[4, n128, d128])
+            .saturating_add(gradfree_core::memory::product(&[4, k128, d128]))
+            .saturating_add(32 * d128),
     )?;
     Ok(n)
 }

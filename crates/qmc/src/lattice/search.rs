@@ -103,12 +103,42 @@ fn alg10_scored(d: usize, n: u64, m: usize, keep: usize) -> (Vec<(u64, Vec<u64>)
     (scored, total)
 }
 
+/// The searches refuse to start beyond this many elementary operations (about an hour on two
+/// cores): such a request is almost surely a typo, and it could not be interrupted.
+pub const MAX_SEARCH_OPERATIONS: f64 = 4.4e12;
+
+/// Estimated elementary operations of Algorithm 10 with `m` primes (about `m p` candidates of
+/// `O(N d)` each, `p ~ 2d + m ln m`), plus, if `top > 0`, Algorithm 11's `top x iterations` SCS
+/// runs of `O(d N^2)` each.
+pub fn search_operations(d: usize, n: u64, m: usize, iterations: usize, top: usize) -> f64 {
+    let (d, n, m) = (d as f64, n as f64, m as f64);
+    m * (2.0 * d + 3.0 * m * m.ln().max(1.0)) * n * d + top as f64 * iterations as f64 * d * n * n
+}
+
+/// Estimated elementary operations of the exhaustive Korobov search (`n/2` candidates of up to
+/// `O(n d)` each, about half of it saved by early aborts).
+pub fn korobov_operations(d: usize, n: u64) -> f64 {
+    n as f64 * n as f64 * d as f64 / 4.0
+}
+
+fn check_cost(d: usize, n: u64, ops: f64) -> Result<(), QmcError> {
+    if ops > MAX_SEARCH_OPERATIONS {
+        return Err(QmcError::invalid(
+            "n, d",
+            format!("{n}, {d} (about {ops:.1e} operations)"),
+            "a search below 2^42 = 4.4e12 operations (over an hour); use a smaller n, d or number of primes",
+        ));
+    }
+    Ok(())
+}
+
 /// Algorithm 10 with `m` primes (the thesis uses M = 50).
 pub fn alg10(d: usize, n: u64, m: usize) -> Result<SearchResult, QmcError> {
     check(d, n)?;
     if m == 0 {
         return Err(QmcError::invalid("m", 0, ">= 1 primes"));
     }
+    check_cost(d, n, search_operations(d, n, m, 0, 0))?;
     let (scored, total) = alg10_scored(d, n, m, 1);
     let (v, z) = scored.into_iter().next().ok_or_else(|| QmcError::invalid("n", n, "a size where some candidate has no zero entry"))?;
     Ok(SearchResult { z, min_distance: distance(v, n), candidates: total })
@@ -187,6 +217,7 @@ pub fn alg11(d: usize, n: u64, m: usize, iterations: usize, top: usize) -> Resul
     if m == 0 || top == 0 {
         return Err(QmcError::invalid("m, top", format!("{m}, {top}"), ">= 1"));
     }
+    check_cost(d, n, search_operations(d, n, m, iterations, top))?;
     let (scored, total) = alg10_scored(d, n, m, top);
     let mut best: Option<SearchResult> = None;
     let mut evaluated = total;
