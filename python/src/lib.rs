@@ -47,6 +47,18 @@ fn interruptible<T: Send>(py: Python<'_>, f: impl FnOnce(&AtomicBool) -> T + Sen
     })
 }
 
+/// Ends a run at the next generation once its flag is set (Ctrl-C through [`interruptible`]).
+struct StopOnCancel<'a>(&'a AtomicBool);
+
+impl gradfree_core::Observer for StopOnCancel<'_> {
+    fn on_generation(&mut self, _record: &gradfree_core::GenerationRecord) -> Result<(), gradfree_core::CoreError> {
+        if self.0.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(gradfree_core::CoreError::Observer("interrupted".into()));
+        }
+        Ok(())
+    }
+}
+
 /// An invalid parameter, shape or value: `gradfree.errors.InvalidParameterError`.
 fn err(e: impl std::fmt::Display) -> PyErr {
     typed("InvalidParameterError", e.to_string())
@@ -320,13 +332,12 @@ fn run_builtin<'py>(
     let mut opts = gradfree_core::DriverOptions::new(gradfree_core::StopRules::max_evaluations(max_evals));
     opts.parallel = false;
     let p = &problem.p;
-    let (res, mean) = py
-        .detach(|| -> Result<_, gradfree_core::CoreError> {
-            let mut driver = gradfree_core::Driver::new(opt.alg, opts)?;
-            let res = driver.run(&p.as_ref(), &mut [])?;
-            Ok((res, driver.into_optimizer().mean().to_vec()))
-        })
-        .map_err(core_err)?;
+    let (res, mean) = interruptible(py, |cancel| -> Result<_, gradfree_core::CoreError> {
+        let mut driver = gradfree_core::Driver::new(opt.alg, opts)?;
+        let res = driver.run(&p.as_ref(), &mut [&mut StopOnCancel(cancel)])?;
+        Ok((res, driver.into_optimizer().mean().to_vec()))
+    })?
+    .map_err(core_err)?;
     Ok((PyArray1::from_vec(py, res.best_x), res.best_f, res.evaluations, res.generations, PyArray1::from_vec(py, mean)))
 }
 
@@ -471,11 +482,11 @@ fn discrepancy(py: Python<'_>, points: PyReadonlyArray2<'_, f64>, method: &str) 
     let d = points.shape()[1];
     let rows: Vec<f64> = points.as_array().iter().copied().collect();
     let r = match method {
-        "CD" => py.detach(|| gradfree_qmc::quality::centered_l2(&rows, d)),
-        "WD" => py.detach(|| gradfree_qmc::quality::wrap_around_l2(&rows, d)),
+        "CD" => interruptible(py, |cancel| gradfree_qmc::quality::centered_l2_cancellable(&rows, d, cancel))?,
+        "WD" => interruptible(py, |cancel| gradfree_qmc::quality::wrap_around_l2_cancellable(&rows, d, cancel))?,
         _ => return Err(err(format!("method {method:?}: expected 'CD' or 'WD'"))),
     };
-    r.map_err(err)
+    r.map_err(qmc_err)
 }
 
 /// Registered algorithms: `(name, source, summary)`.

@@ -358,14 +358,21 @@ def test_hostile_input_raises_typed_errors_never_aborts():
 
 
 def test_long_lattice_computations_stop_on_ctrl_c():
-    """korobov and min_distance run off the main thread and raise KeyboardInterrupt within a
-    fraction of a second of SIGINT (they used to ignore it for minutes)."""
+    """Long computations (Korobov search, minimum distance, discrepancy, a Rust-driven run) run off
+    the main thread and raise KeyboardInterrupt within a fraction of a second of SIGINT (they used
+    to ignore it for minutes)."""
     import os
     import signal
     import threading
     import time
 
-    for call in (lambda: gradfree.korobov(8, 4000037), lambda: gradfree.min_distance([1], 2**40)):
+    calls = (
+        lambda: gradfree.korobov(8, 4000037),
+        lambda: gradfree.min_distance([1], 2**40),
+        lambda: gradfree.discrepancy(np.random.default_rng(0).random((300000, 2))),
+        lambda: gradfree.run_builtin("cmaes", gradfree.Problem("sphere", 40), np.zeros(40), 0.5, 1, 10**12),
+    )
+    for call in calls:
         timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
         start = time.monotonic()
         timer.start()

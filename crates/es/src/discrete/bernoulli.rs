@@ -188,7 +188,7 @@ impl AskTell for BernoulliIngo {
         let sc = &mut self.scratch.0;
         check_tell(population, values, d, self.p.n, self.p.policy, &mut sc.vals)?;
         self.pending = false;
-        self.generation += 1;
+        self.generation = self.generation.saturating_add(1);
         if let Err(why) = discrete_scores(&sc.vals, self.p.baseline, &mut sc.c) {
             let g = self.generation;
             self.events

@@ -219,7 +219,7 @@ impl AskTell for CategoricalIngo {
         let sc = &mut self.scratch.0;
         check_tell(population, values, d, n, self.p.policy, &mut sc.vals)?;
         self.pending = false;
-        self.generation += 1;
+        self.generation = self.generation.saturating_add(1);
         let scored = if self.p.normalize {
             discrete_scores(&sc.vals, self.p.baseline, &mut sc.c)
         } else {

@@ -211,7 +211,7 @@ impl AskTell for Ga {
         let sc = &mut self.scratch.0;
         check_tell(population, values, d, n, self.p.policy, &mut sc.vals)?;
         self.pending = false;
-        self.generation += 1;
+        self.generation = self.generation.saturating_add(1);
         if self.parents.is_empty() {
             self.parents = self.children.clone();
             self.parent_f = sc.vals.clone();

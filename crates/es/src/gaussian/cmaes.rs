@@ -266,7 +266,7 @@ impl CmaEs {
         if let Some(why) = reason
             && self.restarts_done < self.params.restarts
         {
-            self.restarts_done += 1;
+            self.restarts_done = self.restarts_done.saturating_add(1);
             let factor = self.params.popsize_factor.unwrap_or(2.0);
             let lambda = ((self.k.lambda as f64) * factor).round() as usize;
             self.events.push(Event {
@@ -318,7 +318,7 @@ impl AskTell for CmaEs {
         let sc = &mut self.scratch;
         check_tell(population, values, d, lambda, self.params.on_nonfinite, &mut sc.vals)?;
         self.pending = false;
-        self.generation += 1;
+        self.generation = self.generation.saturating_add(1);
         let k = &self.k;
         rank_order(&sc.vals, &mut sc.order);
 

@@ -159,7 +159,7 @@ impl AskTell for FastIngo {
         let Scratch(vals, s, order, a, g) = &mut self.scratch;
         check_tell(population, values, d, n, self.p.policy, vals)?;
         self.pending = false;
-        self.generation += 1;
+        self.generation = self.generation.saturating_add(1);
         s.resize(n, 0.0);
         if let Err(why) = self.p.score.compute(vals, s, order) {
             self.events.push(Event {

@@ -134,7 +134,7 @@ impl AskTell for Igo {
         let sc = &mut self.scratch;
         check_tell(population, values, d, n, self.p.on_nonfinite, &mut sc.vals)?;
         self.pending = false;
-        self.generation += 1;
+        self.generation = self.generation.saturating_add(1);
         sc.s.resize(n, 0.0);
         if let Err(why) = self.p.score.compute(&sc.vals, &mut sc.s, &mut sc.order) {
             self.events.push(Event {

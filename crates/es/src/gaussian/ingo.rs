@@ -306,7 +306,7 @@ impl AskTell for Ingo {
         let sc = &mut self.scratch;
         check_tell(population, values, d, n, self.p.policy, &mut sc.vals)?;
         self.pending = false;
-        self.generation += 1;
+        self.generation = self.generation.saturating_add(1);
         sc.s.resize(n, 0.0);
         if let Err(why) = self.p.score.compute(&sc.vals, &mut sc.s, &mut sc.order) {
             let g = self.generation;

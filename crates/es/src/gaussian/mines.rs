@@ -297,7 +297,7 @@ impl AskTell for Mines {
         let w = &mut self.work.0;
         check_tell(population, values, d, 2 * b + 1, self.p.policy, &mut w.vals)?;
         self.pending = false;
-        self.k += 1;
+        self.k = self.k.saturating_add(1);
         let alpha = self.p.alpha;
         let vals = &w.vals;
         let f0 = vals[2 * b];

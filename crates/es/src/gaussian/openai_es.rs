@@ -149,7 +149,7 @@ impl AskTell for OpenAiEs {
                 *gj += f * ej / (n as f64 * self.sigma);
             }
         }
-        self.t += 1;
+        self.t = self.t.saturating_add(1);
         let mut max_step: f64 = 0.0;
         let (b1, b2) = (0.9f64, 0.999f64);
         let adam_rate = self.lr * (1.0 - b2.powi(self.t as i32)).sqrt() / (1.0 - b1.powi(self.t as i32));

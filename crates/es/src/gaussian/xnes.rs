@@ -147,7 +147,7 @@ impl AskTell for Xnes {
         let w = &mut self.work.0;
         check_tell(population, values, d, n, self.policy, &mut w.vals)?;
         self.pending = false;
-        self.generation += 1;
+        self.generation = self.generation.saturating_add(1);
         rank_order(&w.vals, &mut w.order);
         for (buf, len) in [(&mut w.g_delta, d), (&mut w.g_m, d * d), (&mut w.bg, d), (&mut w.evals, d)] {
             buf.clear();

@@ -207,7 +207,7 @@ impl AskTell for NesterovSpokoiny {
                 *g += c * uj;
             }
         }
-        self.k += 1;
+        self.k = self.k.saturating_add(1);
         self.pending = false;
         if used == 0 {
             self.events.push(Event {
