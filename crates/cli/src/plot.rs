@@ -162,9 +162,9 @@ pub fn axis_range(lo: f64, hi: f64, log: bool) -> (f64, f64) {
     }
 }
 
-/// Labels of a log axis drawn in log10 space: `1e-8` at integer exponents, the value otherwise.
+/// Labels of a log axis drawn in log10 space: `1e-8` at integer exponents, `3.2e-3` between.
 fn fmt_pow10(v: f64) -> String {
-    if (v - v.round()).abs() < 1e-9 { format!("1e{}", v.round() as i64) } else { fmt_tick(10f64.powf(v)) }
+    if (v - v.round()).abs() < 1e-9 { format!("1e{}", v.round() as i64) } else { format!("{:.1e}", 10f64.powf(v)) }
 }
 
 /// Tick labels: integers without decimals, otherwise 3 significant digits.
