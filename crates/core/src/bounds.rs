@@ -46,7 +46,11 @@ impl Bounds {
 
     /// The box `[lo, hi]^d`.
     pub fn uniform(d: usize, lo: f64, hi: f64) -> Result<Self, CoreError> {
-        crate::memory::check_elements(&format!("a box of dimension {d}"), 2 * d as u128)?;
+        // Callers check their dimension against the memory budget once (e.g. when a problem is
+        // built); this only keeps `vec!` from panicking on a size no machine has.
+        if d > (isize::MAX as usize) / 8 {
+            return Err(CoreError::invalid("dimension", d, "at most 2^60"));
+        }
         Bounds::new(vec![lo; d], vec![hi; d])
     }
 
