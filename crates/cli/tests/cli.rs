@@ -14,6 +14,28 @@ fn json(out: &Output) -> serde_json::Value {
     serde_json::from_str(&text).unwrap()
 }
 
+/// The generation records of a JSON-lines log, without their `seconds`; every line must parse.
+fn generation_records(log: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v["type"] == "generation")
+        .map(|mut v| {
+            v.as_object_mut().unwrap().remove("seconds");
+            v
+        })
+        .collect()
+}
+
+/// The `--json` output of `args` run with `RAYON_NUM_THREADS=threads`, without its `seconds`.
+fn json_with_threads(args: &[&str], threads: &str) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_gradfree")).args(args).env("RAYON_NUM_THREADS", threads).output().expect("binary runs");
+    let mut v = json(&out);
+    v.as_object_mut().unwrap().remove("seconds");
+    v
+}
+
 /// Exits with code 2 and one line `error: ...` on stderr, never a panic.
 fn assert_clean_error(out: &Output, needle: &str) {
     let err = String::from_utf8_lossy(&out.stderr);
@@ -110,18 +132,7 @@ fn checkpoint_and_resume_reproduce_the_uninterrupted_run() {
     for key in ["best_f", "best_x", "evaluations", "generations"] {
         assert_eq!(full[key], resumed[key], "{key}");
     }
-    let gens = |f: &str| -> Vec<serde_json::Value> {
-        std::fs::read_to_string(p(f))
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-            .filter(|v| v["type"] == "generation")
-            .map(|mut v| {
-                v.as_object_mut().unwrap().remove("seconds");
-                v
-            })
-            .collect()
-    };
+    let gens = |f: &str| generation_records(Path::new(&p(f)));
     assert_eq!(gens("full.jsonl"), gens("part.jsonl"));
     assert_eq!(gens("full.jsonl").len(), 60);
     // A disagreeing flag is refused.
@@ -387,12 +398,7 @@ fn plot_of_a_run_to_zero_finishes() {
 #[test]
 fn integrate_does_not_depend_on_thread_count() {
     let run = |threads: &str| {
-        let out = Command::new(env!("CARGO_BIN_EXE_gradfree"))
-            .args(["integrate", "--dim", "8", "--n", "200003", "--method", "mc", "--replicates", "4", "--json"])
-            .env("RAYON_NUM_THREADS", threads)
-            .output()
-            .unwrap();
-        let v = json(&out);
+        let v = json_with_threads(&["integrate", "--dim", "8", "--n", "200003", "--method", "mc", "--replicates", "4", "--json"], threads);
         (v["estimate"].as_f64().unwrap().to_bits(), v["std_error"].as_f64().unwrap().to_bits())
     };
     assert_eq!(run("1"), run("2"));
@@ -408,18 +414,7 @@ fn kill_and_resume_is_bit_identical() {
     let bin = env!("CARGO_BIN_EXE_gradfree");
     let run = ["optimize", "-q", "--algo", "cmaes", "--problem", "rosenbrock", "--dim", "30", "--no-target", "--max-evals", "300000"];
     let paths = |tag: &str| (dir.path().join(format!("{tag}.ckpt")), dir.path().join(format!("{tag}.jsonl")));
-    let generations = |log: &Path| -> Vec<String> {
-        std::fs::read_to_string(log)
-            .unwrap()
-            .lines()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-            .filter(|v| v["type"] == "generation")
-            .map(|mut v| {
-                v.as_object_mut().unwrap().remove("seconds");
-                v.to_string()
-            })
-            .collect()
-    };
+    let generations = generation_records;
     let strip = |mut v: serde_json::Value| {
         for k in ["seconds", "resumed"] {
             v.as_object_mut().unwrap().remove(k);
@@ -494,14 +489,10 @@ fn kill_and_resume_is_bit_identical() {
 #[test]
 fn optimize_does_not_depend_on_thread_count() {
     let run = |threads: &str| {
-        let out = Command::new(env!("CARGO_BIN_EXE_gradfree"))
-            .args(["optimize", "--algo", "cmaes", "--problem", "rastrigin", "--dim", "12", "--seed", "4", "--max-evals", "20000", "--json"])
-            .env("RAYON_NUM_THREADS", threads)
-            .output()
-            .unwrap();
-        let mut v = json(&out);
-        v.as_object_mut().unwrap().remove("seconds");
-        v
+        json_with_threads(
+            &["optimize", "--algo", "cmaes", "--problem", "rastrigin", "--dim", "12", "--seed", "4", "--max-evals", "20000", "--json"],
+            threads,
+        )
     };
     let one = run("1");
     assert_eq!(one, run("2"));

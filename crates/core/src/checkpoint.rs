@@ -30,16 +30,21 @@ pub fn check_writable_target(path: &Path) -> Result<(), CoreError> {
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_file() => Ok(()),
         Ok(m) => {
-            let kind = if m.file_type().is_symlink() {
-                "a symbolic link (give the path it points to)"
-            } else if m.is_dir() {
-                "a folder"
-            } else {
-                "not a regular file (a device, FIFO or socket)"
-            };
+            let kind = not_a_file(m.file_type());
             Err(CoreError::Io { path: path.to_owned(), cause: std::io::Error::other(format!("is {kind}; refusing to replace it")) })
         }
         Err(_) => Ok(()),
+    }
+}
+
+/// What a path that is not a regular file is, for messages.
+fn not_a_file(kind: std::fs::FileType) -> &'static str {
+    if kind.is_symlink() {
+        "a symbolic link (give the path it points to)"
+    } else if kind.is_dir() {
+        "a folder"
+    } else {
+        "not a regular file (a device, FIFO or socket)"
     }
 }
 
@@ -154,8 +159,7 @@ pub fn read_regular_file(path: &Path) -> Result<Vec<u8>, CoreError> {
     let io = |cause| CoreError::Io { path: path.to_owned(), cause };
     let meta = std::fs::metadata(path).map_err(io)?;
     if !meta.is_file() {
-        let what = if meta.is_dir() { "a folder" } else { "not a regular file (a device, pipe or socket)" };
-        return Err(CoreError::Format { path: path.to_owned(), message: format!("is {what}; expected a file") });
+        return Err(CoreError::Format { path: path.to_owned(), message: format!("is {}; expected a file", not_a_file(meta.file_type())) });
     }
     crate::memory::check_bytes(&format!("reading {}", path.display()), meta.len() as u128)?;
     std::fs::read(path).map_err(io)

@@ -30,8 +30,11 @@ pub fn check_footprint(name: &str, d: usize, n: usize, kind: Footprint) -> Resul
     gradfree_core::memory::check_elements(&format!("{name} with dimension {d} and popsize {n}"), elements)
 }
 
-/// [`check_footprint`] for `check_state`, whose errors are strings.
-pub fn state_footprint(name: &str, d: usize, n: usize, kind: Footprint) -> Result<(), String> {
+/// The size checks of a restored state (`check_state`, whose errors are strings): dimension
+/// `d >= 1`, population `n >= 2`, and [`check_footprint`].
+pub fn state_sizes(name: &str, d: usize, n: usize, kind: Footprint) -> Result<(), String> {
+    gradfree_core::state::count("dimension", d, 1, usize::MAX)?;
+    gradfree_core::state::count("popsize", n, 2, usize::MAX)?;
     check_footprint(name, d, n, kind).map_err(|e| e.to_string())
 }
 

@@ -246,9 +246,7 @@ impl AskTell for BernoulliIngo {
 impl StateCheck for BernoulliIngo {
     fn check_state(&self) -> Result<(), String> {
         let d = self.eta.len();
-        chk::count("dimension", d, 1, usize::MAX)?;
-        chk::count("popsize", self.p.n, 2, usize::MAX)?;
-        crate::sizes::state_footprint("Bernoulli INGO", d, self.p.n, crate::sizes::Footprint::Diagonal)?;
+        crate::sizes::state_sizes("Bernoulli INGO", d, self.p.n, crate::sizes::Footprint::Diagonal)?;
         chk::positive("beta", self.p.beta)?;
         chk::in_range("eta_max", self.p.eta_max, f64::MIN_POSITIVE, 700.0)?;
         for (i, &e) in self.eta.iter().enumerate() {

@@ -281,10 +281,8 @@ impl AskTell for CategoricalIngo {
 impl StateCheck for CategoricalIngo {
     fn check_state(&self) -> Result<(), String> {
         let (k, d) = (self.p.k, self.expected.len());
-        chk::count("dimension", d, 1, usize::MAX)?;
+        crate::sizes::state_sizes("categorical INGO", d, self.p.n, crate::sizes::Footprint::Diagonal)?;
         chk::count("categories", k, 2, 1 << 16)?;
-        chk::count("popsize", self.p.n, 2, usize::MAX)?;
-        crate::sizes::state_footprint("categorical INGO", d, self.p.n, crate::sizes::Footprint::Diagonal)?;
         chk::positive("beta", self.p.beta)?;
         chk::in_range("logit_range", self.p.range, f64::MIN_POSITIVE, 700.0)?;
         let dk = chk::checked_len("eta", d, k)?;

@@ -263,10 +263,8 @@ impl AskTell for Ga {
 impl StateCheck for Ga {
     fn check_state(&self) -> Result<(), String> {
         let (d, p) = (self.d, &self.p);
-        chk::count("dimension", d, 1, usize::MAX)?;
+        crate::sizes::state_sizes("GA", d, p.n, crate::sizes::Footprint::Diagonal)?;
         chk::count("categories", p.k, 2, 1 << 16)?;
-        chk::count("popsize", p.n, 2, usize::MAX)?;
-        crate::sizes::state_footprint("GA", d, p.n, crate::sizes::Footprint::Diagonal)?;
         chk::in_range("mutation", p.mutation, 0.0, 1.0)?;
         chk::in_range("crossover", p.crossover, 0.0, 1.0)?;
         chk::count("tournament", p.tournament, 1, p.n)?;

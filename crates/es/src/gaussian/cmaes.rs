@@ -407,13 +407,11 @@ impl AskTell for CmaEs {
 impl StateCheck for CmaEs {
     fn check_state(&self) -> Result<(), String> {
         let d = self.m.len();
-        chk::count("dimension", d, 1, usize::MAX)?;
+        let lambda = self.k.lambda;
+        crate::sizes::state_sizes("CMA-ES", d, lambda, crate::sizes::Footprint::Full)?;
         chk::len("x0", &self.x0, d)?;
         chk::finite("x0", &self.x0)?;
         chk::positive("sigma0", self.sigma0)?;
-        let lambda = self.k.lambda;
-        chk::count("popsize (lambda)", lambda, 2, usize::MAX)?;
-        crate::sizes::state_footprint("CMA-ES", d, lambda, crate::sizes::Footprint::Full)?;
         chk::require("constants", self.k == Constants::new(d, lambda), "differ from the CMA-ES defaults for this dimension and popsize")?;
         if let Some(f) = self.params.popsize_factor {
             chk::in_range("popsize_factor", f, 1.0, f64::MAX)?;

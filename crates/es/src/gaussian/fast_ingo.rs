@@ -226,9 +226,7 @@ impl AskTell for FastIngo {
 impl StateCheck for FastIngo {
     fn check_state(&self) -> Result<(), String> {
         let d = self.mu.len();
-        chk::count("dimension", d, 1, usize::MAX)?;
-        chk::count("popsize", self.p.n, 2, usize::MAX)?;
-        crate::sizes::state_footprint("Fast-INGO", d, self.p.n, crate::sizes::Footprint::Diagonal)?;
+        crate::sizes::state_sizes("Fast-INGO", d, self.p.n, crate::sizes::Footprint::Diagonal)?;
         self.p.sampling.check(self.p.n).map_err(|e| e.to_string())?;
         chk::in_range("beta", self.p.beta, f64::MIN_POSITIVE, 1.0 - f64::EPSILON)?;
         chk::finite("mu", &self.mu)?;

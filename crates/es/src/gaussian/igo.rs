@@ -181,9 +181,7 @@ impl AskTell for Igo {
 impl StateCheck for Igo {
     fn check_state(&self) -> Result<(), String> {
         let d = self.mu.len();
-        chk::count("dimension", d, 1, usize::MAX)?;
-        chk::count("popsize", self.n, 2, usize::MAX)?;
-        crate::sizes::state_footprint("IGO", d, self.n, crate::sizes::Footprint::Full)?;
+        crate::sizes::state_sizes("IGO", d, self.n, crate::sizes::Footprint::Full)?;
         self.p.sampling.check(self.n).map_err(|e| e.to_string())?;
         chk::in_range("beta", self.beta, f64::MIN_POSITIVE, 1.0 - f64::EPSILON)?;
         chk::finite("mu", &self.mu)?;

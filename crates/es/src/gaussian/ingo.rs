@@ -409,9 +409,8 @@ impl AskTell for Ingo {
 impl StateCheck for Ingo {
     fn check_state(&self) -> Result<(), String> {
         let d = self.mu.len();
-        chk::count("dimension", d, 1, usize::MAX)?;
+        crate::sizes::state_sizes("INGO", d, self.p.n, crate::sizes::Footprint::Full)?;
         self.p.check_state()?;
-        crate::sizes::state_footprint("INGO", d, self.p.n, crate::sizes::Footprint::Full)?;
         chk::finite("mu", &self.mu)?;
         chk::lower_factor("l", &self.l, d)?;
         chk::finite_len("z", &self.z, chk::checked_len("z", d, self.p.n)?)?;
@@ -422,7 +421,6 @@ impl StateCheck for Ingo {
 
 impl Checked {
     fn check_state(&self) -> Result<(), String> {
-        chk::count("popsize", self.n, 2, usize::MAX)?;
         self.sampling.check(self.n).map_err(|e| e.to_string())?;
         chk::in_range("beta", self.beta, f64::MIN_POSITIVE, 1.0 - f64::EPSILON)?;
         if let Some(r) = self.mean_rate {

@@ -388,9 +388,8 @@ impl StateCheck for Mines {
     fn check_state(&self) -> Result<(), String> {
         let d = self.mu.len();
         let p = &self.p;
-        chk::count("dimension", d, 1, usize::MAX)?;
         chk::count("directions", p.b, 1, usize::MAX)?;
-        crate::sizes::state_footprint("MiNES", d, p.b.saturating_mul(2), crate::sizes::Footprint::Full)?;
+        crate::sizes::state_sizes("MiNES", d, p.b.saturating_mul(2), crate::sizes::Footprint::Full)?;
         chk::positive("alpha", p.alpha)?;
         chk::positive("eta1", p.eta1)?;
         chk::non_negative("eta2", p.eta2)?;

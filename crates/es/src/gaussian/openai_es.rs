@@ -187,9 +187,7 @@ impl AskTell for OpenAiEs {
 impl StateCheck for OpenAiEs {
     fn check_state(&self) -> Result<(), String> {
         let d = self.mu.len();
-        chk::count("dimension", d, 1, usize::MAX)?;
-        chk::count("popsize", self.n, 2, usize::MAX)?;
-        crate::sizes::state_footprint("OpenAI-ES", d, self.n, crate::sizes::Footprint::Diagonal)?;
+        crate::sizes::state_sizes("OpenAI-ES", d, self.n, crate::sizes::Footprint::Diagonal)?;
         Sampling::Antithetic.check(self.n).map_err(|e| e.to_string())?;
         chk::positive("learning_rate", self.lr)?;
         chk::non_negative("l2", self.l2)?;

@@ -216,9 +216,7 @@ impl AskTell for Xnes {
 impl StateCheck for Xnes {
     fn check_state(&self) -> Result<(), String> {
         let d = self.mu.len();
-        chk::count("dimension", d, 1, usize::MAX)?;
-        chk::count("popsize", self.n, 2, usize::MAX)?;
-        crate::sizes::state_footprint("xNES", d, self.n, crate::sizes::Footprint::Full)?;
+        crate::sizes::state_sizes("xNES", d, self.n, crate::sizes::Footprint::Full)?;
         chk::positive("eta_mu", self.eta_mu)?;
         chk::positive("eta_cov", self.eta_cov)?;
         chk::finite_len("utilities", &self.utilities, self.n)?;
