@@ -6,8 +6,8 @@ import numpy.typing as npt
 
 _F64 = npt.NDArray[np.float64]
 
-class Optimizer:
-    """An evolution strategy of the Rust crate, driven by ask/tell."""
+class Run:
+    """One ES run driven by ask/tell; the Rust side owns stop rules, counters, best point, repair."""
 
     def __init__(
         self,
@@ -16,14 +16,19 @@ class Optimizer:
         sigma0: float,
         seed: int,
         params_json: str,
+        stop_json: str,
         restarts: bool = False,
         max_restarts: Optional[int] = None,
         restart_bounds: Optional[Tuple[Sequence[float], Sequence[float]]] = None,
+        bounds: Optional[Tuple[Sequence[float], Sequence[float]]] = None,
+        bounds_handling: str = "clip",
     ) -> None: ...
     def ask(self) -> _F64:
-        """The next population, shape (popsize, dim)."""
-    def tell(self, x: _F64, values: _F64) -> None:
-        """Values of the population last asked for; raises ValueError on a wrong shape or NaN."""
+        """The next population to evaluate, shape (popsize, dim); raises once stopped."""
+    def tell(self, x: npt.ArrayLike, values: _F64) -> Optional[str]:
+        """Values of the points last asked for; returns the stop rule that fired, if any."""
+    def stop(self) -> Optional[str]:
+        """The stop rule that has fired (budgets and target judged now), or None."""
     @property
     def mean(self) -> _F64: ...
     @property
@@ -36,10 +41,18 @@ class Optimizer:
     def name(self) -> str: ...
     @property
     def restarts(self) -> int: ...
+    @property
+    def evaluations(self) -> int: ...
+    @property
+    def generations(self) -> int: ...
+    @property
+    def best_f(self) -> float: ...
+    @property
+    def best_x(self) -> Optional[_F64]: ...
     def take_events(self) -> List[Tuple[str, str]]: ...
     def state_json(self) -> str: ...
     @classmethod
-    def from_state_json(cls, state: str) -> "Optimizer": ...
+    def from_state_json(cls, state: str) -> "Run": ...
 
 class Problem:
     """A benchmark function of the Rust crate ``gradfree_problems``."""
@@ -70,14 +83,25 @@ class Engine:
     def num_generated(self) -> int: ...
 
 def run_builtin(
-    algorithm: str, problem: Problem, x0: _F64, sigma0: float, seed: int, max_evals: int, params_json: str = "{}"
-) -> Tuple[_F64, float, int, int, _F64]:
-    """(best_x, best_f, evaluations, generations, mean) of a run of the Rust driver."""
+    algorithm: str,
+    problem: Problem,
+    x0: _F64,
+    sigma0: float,
+    seed: int,
+    max_evals: int,
+    params_json: str = "{}",
+    stop_json: Optional[str] = None,
+) -> Tuple[_F64, float, int, int, _F64, Optional[str]]:
+    """(best_x, best_f, evaluations, generations, mean, stop_reason) of a run of the Rust driver."""
 
 def subgroup_vector(d: int, n: int) -> List[int]: ...
 def korobov(d: int, n: int, metric: str = "l2") -> Tuple[int, List[int], float]: ...
 def min_distance(z: Sequence[int], n: int, metric: str = "l2") -> float: ...
 def lattice_points(z: Sequence[int], n: int, start: int, count: int, shift: Optional[Sequence[float]] = None) -> _F64: ...
 def algorithms() -> List[Tuple[str, str, str]]: ...
+def registry_json() -> str:
+    """The algorithm registry as a JSON list of entries."""
+def random_shift(z: Sequence[int], n: int, seed: int) -> List[float]:
+    """The lattice's uniform random shift drawn from seed (as the CLI's --random-shift)."""
 def lattice_search(d: int, n: int, method: str = "alg10", primes: int = 50, sweeps: int = 3, top: int = 64) -> Tuple[List[int], float]: ...
 def discrepancy(points: _F64, method: str = "CD") -> float: ...

@@ -121,7 +121,7 @@ def test_python_loop_agrees_with_the_rust_driver(algo):
     for _ in range(gens):
         X = es.ask()
         es.tell(X, p.evaluate(X))
-    best_x, best_f, evals, generations, mean = gradfree.run_builtin(algo, p, x0, 0.3, 11, gens * es.popsize)
+    best_x, best_f, evals, generations, mean, _ = gradfree.run_builtin(algo, p, x0, 0.3, 11, gens * es.popsize)
     assert generations == gens and evals == es.evaluations
     assert np.array_equal(es.mean, mean)
     assert es.result.fbest == best_f and np.array_equal(es.result.xbest, best_x)
@@ -300,7 +300,7 @@ def test_discrete_optimizers_return_integer_arrays_and_agree_with_rust():
             X = es.ask()
             es.tell(X, q.evaluate(X.astype(float)))
         import json
-        _, best_f, evals, gens, mean = gradfree.run_builtin(cls.algorithm, q, np.zeros(20), 1.0, 6, 15 * es.popsize, json.dumps(params))
+        _, best_f, evals, gens, mean, _ = gradfree.run_builtin(cls.algorithm, q, np.zeros(20), 1.0, 6, 15 * es.popsize, json.dumps(params))
         assert gens == 15 and evals == es.evaluations and best_f == es.result.fbest
         assert np.array_equal(mean, es.mean), cls
     c = gradfree.CategoricalINGO(5, categories=4, seed=1)
@@ -345,13 +345,19 @@ def test_hostile_input_raises_typed_errors_never_aborts():
         es.tell(other, [1.0] * len(X))
     es.tell(X, [float(x @ x) for x in X])
     # A corrupt state is a CheckpointError, for every field the loader validates.
-    state = json.loads(es._opt.state_json())
+    state = json.loads(es._run.state_json())
     for key, value in [("sigma", -1.0), ("c", [1.0]), ("m", [0.0, 1.0, None])]:
-        broken = dict(state, **{key: value})
+        broken = dict(state, optimizer=dict(state["optimizer"], **{key: value}))
         with pytest.raises(E.CheckpointError):
-            gradfree._gradfree.Optimizer.from_state_json(json.dumps(broken))
+            gradfree._gradfree.Run.from_state_json(json.dumps(broken))
+    for key, value in [("evaluations", 1 << 63), ("best_f", float("nan")), ("seconds", -1.0)]:
+        broken = dict(state, driver=dict(state["driver"], **{key: value}))
+        with pytest.raises(E.CheckpointError):
+            gradfree._gradfree.Run.from_state_json(json.dumps(broken))
     with pytest.raises(E.CheckpointError):
-        gradfree._gradfree.Optimizer.from_state_json("{")
+        gradfree._gradfree.Run.from_state_json(json.dumps(dict(state, pending=[1.0, 2.0])))
+    with pytest.raises(E.CheckpointError):
+        gradfree._gradfree.Run.from_state_json("{")
     assert issubclass(E.CheckpointError, gradfree.GradfreeError) and issubclass(E.TooLargeError, MemoryError)
     # INGO's default beta = 1/d is capped at 1/2 so that d = 1 works.
     assert gradfree.minimize(lambda x: float(x @ x), np.ones(1), method="ingo", seed=1, target=1e-10).fun <= 1e-10
@@ -399,7 +405,9 @@ def test_random_hostile_calls_raise_only_typed_errors():
     names = ["ingo", "cmaes", "ga", "mines", "sphere", "quadratic", "maxcut", "sobol", "halton", "nope", "", None]
     pick = rng.choice
     calls = [
-        lambda: gradfree._gradfree.Optimizer(pick(names), pick(arrays), pick(reals), pick(ints), pick(["{}", "{\"popsize\": 7.9}", "[", "{\"foo\": 1}", "{\"beta\": 2}"])),
+        lambda: gradfree._gradfree.Run(pick(names), pick(arrays), pick(reals), pick(ints), pick(["{}", "{\"popsize\": 7.9}", "[", "{\"foo\": 1}", "{\"beta\": 2}"]),
+                                       pick(["{}", "{\"max_evaluations\": 0}", "{\"target\": 1}", "[", "{\"tol_f\": -1, \"max_generations\": 3}", "{\"max_evaluations\": 100}"]),
+                                       bounds=pick([None, ([0, 0, 0], [1, 1, 1]), ([1, 1, 1], [0, 0, 0]), ([np.nan] * 3, [1] * 3)])),
         lambda: gradfree.Problem(pick(names), pick(ints), pick(ints)),
         lambda: gradfree.Problem("sphere", 3)(pick(arrays)),
         lambda: gradfree.Problem("sphere", 3).evaluate(pick(arrays)),

@@ -5,8 +5,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use gradfree_core::{
-    AskTell, BoundaryRepair, BoundsHandling, Driver, DriverOptions, JsonLinesLog, Observer, StopRules, derive_seed, load_checkpoint,
-    rng_from_seed, save_checkpoint,
+    AskTell, BoundaryRepair, BoundsHandling, CheckpointPolicy, Driver, DriverOptions, JsonLinesLog, Observer, StopRules, derive_seed,
+    load_checkpoint, rng_from_seed,
 };
 use gradfree_es::{Algorithm, Ipop, IpopParams, RestartMean, StartSpec};
 use gradfree_problems::Problem;
@@ -68,7 +68,7 @@ pub fn driver_options(spec: &RunSpec, problem: &dyn Problem) -> Result<DriverOpt
     let mut opts = DriverOptions::new(spec.stop.clone());
     opts.parallel = spec.parallel;
     // A discrete algorithm's points lie in the discrete problem's domain already.
-    let discrete = gradfree_es::list().iter().any(|a| a.name == spec.algorithm && a.discrete);
+    let discrete = gradfree_es::registry::spec(&spec.algorithm).is_ok_and(|a| a.discrete());
     let handling = match spec.bounds {
         BoundsMode::None => None,
         BoundsMode::Auto if discrete => None,
@@ -134,10 +134,10 @@ pub fn discrete_setup(
     p: &dyn gradfree_problems::Problem,
     params: &mut serde_json::Map<String, serde_json::Value>,
 ) -> Result<()> {
-    let Some(spec) = gradfree_es::list().iter().find(|s| s.name == algorithm) else {
+    let Ok(spec) = gradfree_es::registry::spec(algorithm) else {
         return Ok(());
     };
-    if !spec.discrete {
+    if spec.domain == gradfree_es::registry::Domain::Continuous {
         return Ok(());
     }
     let discrete: Vec<&str> = gradfree_problems::list()
@@ -152,9 +152,9 @@ pub fn discrete_setup(
             discrete.join(", ")
         );
     };
-    if algorithm == "ingo-bernoulli" {
+    if spec.domain == gradfree_es::registry::Domain::Binary {
         if k != 2 {
-            bail!("--algo ingo-bernoulli needs a binary problem; `{}` has {k} categories (use ingo-categorical)", p.name());
+            bail!("--algo {algorithm} needs a binary problem; `{}` has {k} categories (use ingo-categorical)", p.name());
         }
     } else {
         params.entry("categories").or_insert(k.into());
@@ -347,14 +347,18 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
     let resumed = state.is_some();
     let problem = build_problem(&spec)?;
     let opts = driver_options(&spec, problem.as_ref())?;
+    // A resumed run keeps checkpointing to the file it came from unless --checkpoint says otherwise.
+    let checkpoint_path = args.checkpoint.clone().or_else(|| args.resume.clone());
+    check_outputs(args.log.as_deref(), checkpoint_path.as_deref())?;
     let mut driver = match state {
         Some(s) => Driver::resume(alg, opts, s)?,
         None => Driver::new(alg, opts)?,
     };
+    if let Some(path) = &checkpoint_path {
+        let policy = CheckpointPolicy { path: path.clone(), every: spec.checkpoint_every.max(1), meta: serde_json::to_value(&spec)? };
+        driver = driver.with_checkpoints(policy)?;
+    }
 
-    // A resumed run keeps checkpointing to the file it came from unless --checkpoint says otherwise.
-    let checkpoint_path = args.checkpoint.clone().or_else(|| args.resume.clone());
-    check_outputs(args.log.as_deref(), checkpoint_path.as_deref())?;
     let mut log = match &args.log {
         Some(p) if resumed => Some(JsonLinesLog::resume(p, driver.generations())?),
         Some(p) => Some(JsonLinesLog::create(p)?),
@@ -368,33 +372,7 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
     if let Some(p) = progress.as_mut() {
         observers.push(p);
     }
-    let meta = serde_json::to_value(&spec)?;
-    let save = |d: &Driver<Algorithm>| -> Result<()> {
-        if let Some(p) = &checkpoint_path {
-            save_checkpoint(p, &meta, d.optimizer(), &d.state())?;
-        }
-        Ok(())
-    };
-
-    let info = driver.info();
-    for o in observers.iter_mut() {
-        o.on_start(&info)?;
-    }
-    let every = spec.checkpoint_every.max(1);
-    loop {
-        let stop = driver.step(&problem, &mut observers).with_context(|| format!("{} on {}", spec.algorithm, spec.problem))?;
-        if stop.is_some() {
-            break;
-        }
-        if driver.generations() % every == 0 {
-            save(&driver)?;
-        }
-    }
-    save(&driver)?;
-    let result = driver.result();
-    for o in observers.iter_mut() {
-        o.on_finish(&result)?;
-    }
+    let result = driver.run(&problem, &mut observers).with_context(|| format!("{} on {}", spec.algorithm, spec.problem))?;
     let stop_reason = result.stop_reason.map(|r| r.to_string()).unwrap_or_default();
     let restarts = match driver.optimizer() {
         Algorithm::Ipop(ipop) => ipop.restarts_done(),

@@ -23,7 +23,9 @@ pub mod error;
 pub mod memory;
 pub mod objective;
 pub mod observer;
+pub mod params;
 pub mod population;
+pub mod run;
 pub mod seed;
 pub mod state;
 pub mod stop;
@@ -33,11 +35,13 @@ pub use bounds::{BoundaryRepair, Bounds, BoundsHandling};
 pub use checkpoint::{
     Checkpoint, atomic_write, check_writable_target, load_checkpoint, parse_checkpoint, read_regular_file, save_checkpoint,
 };
-pub use driver::{Driver, DriverOptions, DriverState, RunResult, minimize};
+pub use driver::{CheckpointPolicy, Driver, DriverOptions, minimize};
 pub use error::CoreError;
-pub use objective::{FnObjective, Objective, eval_population, eval_population_par};
+pub use objective::{EvalContext, FnObjective, Objective, eval_generation, eval_population, eval_population_par};
 pub use observer::{GenerationRecord, History, JsonLinesLog, Observer, RunInfo};
+pub use params::ParamGuard;
 pub use population::Population;
+pub use run::{DriverState, Run, RunResult};
 pub use seed::{GfRng, derive_seed, rng_from_seed};
 pub use state::StateCheck;
 pub use stop::{StopReason, StopRules};

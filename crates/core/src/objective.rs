@@ -12,15 +12,47 @@ pub trait Objective {
     /// The value at `x`.
     fn eval(&self, x: &[f64]) -> f64;
 
+    /// The value at `x` when evaluated as point `ctx.index` of generation `ctx.generation` of a
+    /// run. Stochastic objectives (minibatches, simulations) draw their randomness from
+    /// [`EvalContext::seed`] so that a run gives the same values however many threads evaluate
+    /// it; deterministic ones keep the default, [`Objective::eval`].
+    fn eval_in(&self, x: &[f64], ctx: &EvalContext) -> f64 {
+        let _ = ctx;
+        self.eval(x)
+    }
+
     /// The dimension this objective accepts, if fixed. Drivers check it against the optimizer.
     fn dim(&self) -> Option<usize> {
         None
     }
 }
 
+/// Where an evaluation happens in a run: what a stochastic objective needs to be reproducible
+/// under parallel evaluation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EvalContext {
+    /// Generation being evaluated, starting at 1 ([`crate::GenerationRecord::generation`]).
+    pub generation: u64,
+    /// Row of the point in its population.
+    pub index: usize,
+    /// The run's evaluation seed ([`crate::DriverOptions::eval_seed`]).
+    pub run_seed: u64,
+}
+
+impl EvalContext {
+    /// A seed for this evaluation alone: [`crate::derive_seed`] of the run seed, the generation
+    /// and the index, so it does not depend on which thread evaluates the point or when.
+    pub fn seed(&self) -> u64 {
+        crate::derive_seed(crate::derive_seed(self.run_seed, self.generation), self.index as u64)
+    }
+}
+
 impl<T: Objective + ?Sized> Objective for &T {
     fn eval(&self, x: &[f64]) -> f64 {
         (**self).eval(x)
+    }
+    fn eval_in(&self, x: &[f64], ctx: &EvalContext) -> f64 {
+        (**self).eval_in(x, ctx)
     }
     fn dim(&self) -> Option<usize> {
         (**self).dim()
@@ -30,6 +62,9 @@ impl<T: Objective + ?Sized> Objective for &T {
 impl<T: Objective + ?Sized> Objective for Box<T> {
     fn eval(&self, x: &[f64]) -> f64 {
         (**self).eval(x)
+    }
+    fn eval_in(&self, x: &[f64], ctx: &EvalContext) -> f64 {
+        (**self).eval_in(x, ctx)
     }
     fn dim(&self) -> Option<usize> {
         (**self).dim()
@@ -88,6 +123,29 @@ pub fn eval_population_par<O: Objective + Sync + ?Sized>(obj: &O, pop: &Populati
         return Ok(());
     }
     out.par_iter_mut().zip(pop.as_slice().par_chunks_exact(pop.dim())).for_each(|(o, x)| *o = obj.eval(x));
+    Ok(())
+}
+
+/// Evaluates every row of `pop` as generation `generation` of a run with evaluation seed
+/// `run_seed` ([`Objective::eval_in`]), on rayon's pool if `parallel`. The values do not depend
+/// on `parallel` or on the number of threads.
+pub fn eval_generation<O: Objective + Sync + ?Sized>(
+    obj: &O,
+    pop: &Population,
+    generation: u64,
+    run_seed: u64,
+    parallel: bool,
+    out: &mut [f64],
+) -> Result<(), CoreError> {
+    check_shape(pop, out)?;
+    let ctx = |index| EvalContext { generation, index, run_seed };
+    if !parallel || pop.dim() == 0 {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = obj.eval_in(pop.row(i), &ctx(i));
+        }
+        return Ok(());
+    }
+    out.par_iter_mut().zip(pop.as_slice().par_chunks_exact(pop.dim())).enumerate().for_each(|(i, (o, x))| *o = obj.eval_in(x, &ctx(i)));
     Ok(())
 }
 

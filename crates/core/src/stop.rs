@@ -44,7 +44,10 @@ impl std::fmt::Display for StopReason {
 
 /// The stop rules of a run; any combination, the first that fires ends the run. At least one
 /// budget (evaluations, generations or wall time) or a target is required so a run ends.
+///
+/// Missing fields take their defaults when read (e.g. from JSON); unknown fields are an error.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct StopRules {
     /// Evaluation budget; the driver never exceeds it (it stops before a generation that would).
     pub max_evaluations: Option<u64>,

@@ -6,103 +6,226 @@ use serde::{Deserialize, Serialize};
 use crate::EsError;
 use crate::discrete::{BernoulliIngo, BernoulliIngoParams, CategoricalIngo, CategoricalIngoParams, Ga, GaParams};
 use crate::gaussian::{
-    CmaEs, CmaEsParams, FastIngo, FastIngoParams, Igo, IgoParams, Ingo, IngoParams, IngoVariant, Mines, MinesParams, OpenAiEs,
-    OpenAiEsParams, Xnes, XnesParams,
+    CmaEs, CmaEsParams, FastIngo, FastIngoParams, Igo, IgoParams, Ingo, IngoVariant, Mines, MinesParams, OpenAiEs, OpenAiEsParams, Xnes,
+    XnesParams,
 };
 use crate::random_search::{NesterovSpokoiny, NesterovSpokoinyParams};
 use crate::restarts::Ipop;
 
-/// A registry entry.
-#[derive(Clone, Debug, Serialize)]
+/// The variables an algorithm searches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Domain {
+    /// `R^d`.
+    Continuous,
+    /// `{0, 1}^d`: needs a binary problem.
+    Binary,
+    /// `{0..K-1}^d` with `K` from the `categories` parameter (or the problem's).
+    Categorical,
+}
+
+/// A registry entry: everything the CLI, the Python package, the restarts and the stubs know
+/// about an algorithm, written once. Serialized (for `gradfree list --json` and Python) with a
+/// derived `discrete` flag and without the builder.
+#[derive(Clone, Debug)]
 pub struct AlgorithmSpec {
-    /// CLI name.
+    /// CLI name (`--algo`), also the checkpoint tag.
     pub name: &'static str,
+    /// Name of its Python class (`gradfree.es.<class_name>`).
+    pub class_name: &'static str,
     /// Where it is defined.
     pub source: &'static str,
     /// One-line description.
     pub summary: &'static str,
-    /// Searches `{0..K-1}^d` (needs a discrete problem) rather than `R^d`.
-    pub discrete: bool,
+    /// The variables it searches.
+    pub domain: Domain,
+    /// The parameter that sets the number of samples per generation, if any (IPOP restarts need it).
+    pub popsize_param: Option<&'static str>,
+    /// Whether IPOP's stagnation rule is on by default ([`crate::IpopParams::stagnation`]).
+    pub ipop_stagnation: bool,
+    /// Builds it from a start specification (parameters validated by its `*Params::check`).
+    pub build: fn(&StartSpec) -> Result<Algorithm, EsError>,
 }
+
+const POPSIZE: Option<&str> = Some("popsize");
+const C: Domain = Domain::Continuous;
 
 const SPECS: &[AlgorithmSpec] = &[
     AlgorithmSpec {
         name: "ingo",
+        class_name: "INGO",
         source: "thesis Alg. 1, eq. (3.28)-(3.29)",
         summary: "implicit natural gradient, full covariance via its inverse (Cholesky of Sigma^-1)",
-        discrete: false,
+        domain: C,
+        ipop_stagnation: false,
+        popsize_param: POPSIZE,
+        build: |s| Ok(Algorithm::Ingo(Ingo::new(IngoVariant::Ingo, s.x0.clone(), s.sigma0, &params("ingo", s)?, s.seed)?)),
     },
     AlgorithmSpec {
         name: "ingostep",
+        class_name: "INGOstep",
         source: "thesis Alg. 3, eq. (3.36)-(3.37)",
         summary: "INGO with the mean step scaled by Sigma_t instead of Sigma_{t+1}",
-        discrete: false,
+        domain: C,
+        ipop_stagnation: false,
+        popsize_param: POPSIZE,
+        build: |s| Ok(Algorithm::Ingo(Ingo::new(IngoVariant::IngoStep, s.x0.clone(), s.sigma0, &params("ingostep", s)?, s.seed)?)),
     },
     AlgorithmSpec {
         name: "fast-ingo",
+        class_name: "FastINGO",
         source: "thesis Alg. 2, eq. (3.30)-(3.31)",
         summary: "INGO with a diagonal covariance and antithetic samples, O(N d) per generation",
-        discrete: false,
+        domain: C,
+        ipop_stagnation: false,
+        popsize_param: POPSIZE,
+        build: |s| Ok(Algorithm::FastIngo(FastIngo::new(s.x0.clone(), s.sigma0, &params::<FastIngoParams>("fast-ingo", s)?, s.seed)?)),
     },
     AlgorithmSpec {
         name: "igo",
+        class_name: "IGO",
         source: "Ollivier et al. 2017; thesis sec. 3.7.1 baseline",
         summary: "explicit natural gradient on (mu, Sigma), full covariance, same scores as INGO",
-        discrete: false,
+        domain: C,
+        ipop_stagnation: false,
+        popsize_param: POPSIZE,
+        build: |s| Ok(Algorithm::Igo(Igo::new(s.x0.clone(), s.sigma0, &params::<IgoParams>("igo", s)?, s.seed)?)),
     },
     AlgorithmSpec {
         name: "cmaes",
+        class_name: "CMAES",
         source: "Hansen 2016 tutorial (arXiv:1604.00772)",
-        summary: "CMA-ES with active weights and CSA; IPOP restarts with --param restarts=K",
-        discrete: false,
+        summary: "CMA-ES with active weights and CSA (IPOP restarts for it and every method: --restarts K)",
+        domain: C,
+        ipop_stagnation: true,
+        popsize_param: POPSIZE,
+        build: |s| Ok(Algorithm::Cmaes(CmaEs::new(s.x0.clone(), s.sigma0, &params::<CmaEsParams>("cmaes", s)?, s.seed)?)),
     },
     AlgorithmSpec {
         name: "mines",
+        class_name: "MiNES",
         source: "Ye & Zhang, MiNES Alg. 1, eq. (4.6), (4.13)-(4.17)",
         summary: "mirror-descent NES: antithetic mean step, Hessian-tracking Sigma^-1 with eigenvalue projection",
-        discrete: false,
+        domain: C,
+        ipop_stagnation: true,
+        popsize_param: None,
+        build: |s| Ok(Algorithm::Mines(Mines::new(s.x0.clone(), &params::<MinesParams>("mines", s)?, s.seed)?)),
     },
     AlgorithmSpec {
         name: "xnes",
+        class_name: "XNES",
         source: "Wierstra et al. 2014, Alg. 5 (xNES)",
         summary: "exponential natural evolution strategy, full covariance",
-        discrete: false,
+        domain: C,
+        ipop_stagnation: true,
+        popsize_param: POPSIZE,
+        build: |s| Ok(Algorithm::Xnes(Xnes::new(s.x0.clone(), s.sigma0, &params::<XnesParams>("xnes", s)?, s.seed)?)),
     },
     AlgorithmSpec {
         name: "openai-es",
+        class_name: "OpenAIES",
         source: "Salimans et al. 2017",
         summary: "fixed-sigma antithetic ES with centred ranks and Adam (or SGD) on the mean",
-        discrete: false,
+        domain: C,
+        ipop_stagnation: true,
+        popsize_param: POPSIZE,
+        build: |s| Ok(Algorithm::OpenaiEs(OpenAiEs::new(s.x0.clone(), s.sigma0, &params::<OpenAiEsParams>("openai-es", s)?, s.seed)?)),
     },
     AlgorithmSpec {
         name: "nesterov-spokoiny",
+        class_name: "NesterovSpokoiny",
         source: "MiNES eq. (4.18)-(4.19); Nesterov & Spokoiny 2017",
         summary: "random gradient-free descent with antithetic Gaussian finite differences",
-        discrete: false,
+        domain: C,
+        ipop_stagnation: true,
+        popsize_param: None,
+        build: |s| {
+            let p: NesterovSpokoinyParams = params("nesterov-spokoiny", s)?;
+            Ok(Algorithm::NesterovSpokoiny(NesterovSpokoiny::new(s.x0.clone(), &p, s.seed)?))
+        },
     },
     AlgorithmSpec {
         name: "ingo-bernoulli",
+        class_name: "BernoulliINGO",
         source: "thesis sec. 3.5, eq. (3.38)-(3.41)",
         summary: "discrete INGO over {0,1}^d: natural-gradient steps on the Bernoulli logits",
-        discrete: true,
+        domain: Domain::Binary,
+        ipop_stagnation: true,
+        popsize_param: POPSIZE,
+        build: |s| {
+            Ok(Algorithm::IngoBernoulli(BernoulliIngo::new(s.x0.len(), &params::<BernoulliIngoParams>("ingo-bernoulli", s)?, s.seed)?))
+        },
     },
     AlgorithmSpec {
         name: "ingo-categorical",
+        class_name: "CategoricalINGO",
         source: "thesis sec. 3.5, eq. (3.42)-(3.44)",
         summary: "discrete INGO over {0..K-1}^d: steps on the softmax logits, rows re-centred",
-        discrete: true,
+        domain: Domain::Categorical,
+        ipop_stagnation: true,
+        popsize_param: POPSIZE,
+        build: |s| {
+            let p: CategoricalIngoParams = params("ingo-categorical", s)?;
+            Ok(Algorithm::IngoCategorical(CategoricalIngo::new(s.x0.len(), &p, s.seed)?))
+        },
     },
     AlgorithmSpec {
         name: "ga",
+        class_name: "GA",
         source: "thesis sec. 3.7.3 baseline",
         summary: "generational GA: binary tournaments, uniform crossover, 1/d mutation, one elite",
-        discrete: true,
+        domain: Domain::Categorical,
+        ipop_stagnation: true,
+        popsize_param: POPSIZE,
+        build: |s| Ok(Algorithm::Ga(Ga::new(s.x0.len(), &params::<GaParams>("ga", s)?, s.seed)?)),
     },
 ];
+
+impl AlgorithmSpec {
+    /// Searches `{0..K-1}^d` (needs a discrete problem) rather than `R^d`.
+    pub fn discrete(&self) -> bool {
+        self.domain != Domain::Continuous
+    }
+}
+
+impl Serialize for AlgorithmSpec {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct View<'a> {
+            name: &'a str,
+            class_name: &'a str,
+            source: &'a str,
+            summary: &'a str,
+            discrete: bool,
+            domain: Domain,
+            popsize_param: Option<&'a str>,
+            ipop_stagnation: bool,
+        }
+        View {
+            name: self.name,
+            class_name: self.class_name,
+            source: self.source,
+            summary: self.summary,
+            discrete: self.discrete(),
+            domain: self.domain,
+            popsize_param: self.popsize_param,
+            ipop_stagnation: self.ipop_stagnation,
+        }
+        .serialize(serializer)
+    }
+}
 
 /// Every registered algorithm.
 pub fn list() -> &'static [AlgorithmSpec] {
     SPECS
+}
+
+/// The entry of algorithm `name`, or an error listing the known names.
+pub fn spec(name: &str) -> Result<&'static AlgorithmSpec, EsError> {
+    SPECS.iter().find(|s| s.name == name).ok_or_else(|| EsError::UnknownAlgorithm {
+        name: name.to_string(),
+        known: SPECS.iter().map(|s| s.name).collect::<Vec<_>>().join(", "),
+    })
 }
 
 /// How to start an algorithm: initial mean, initial scale, seed and algorithm-specific parameters
@@ -165,57 +288,11 @@ pub enum Algorithm {
 
 /// Builds algorithm `name` from `spec`.
 pub fn build(name: &str, spec: &StartSpec) -> Result<Algorithm, EsError> {
+    let entry = self::spec(name)?;
     if !(spec.sigma0.is_finite() && spec.sigma0 > 0.0) {
         return Err(CoreError::invalid("sigma0", spec.sigma0, "finite and > 0").into());
     }
-    match name {
-        "ingo" | "ingostep" => {
-            let variant = if name == "ingo" { IngoVariant::Ingo } else { IngoVariant::IngoStep };
-            let p: IngoParams = params(if name == "ingo" { "ingo" } else { "ingostep" }, spec)?;
-            Ok(Algorithm::Ingo(Ingo::new(variant, spec.x0.clone(), spec.sigma0, &p, spec.seed)?))
-        }
-        "fast-ingo" => {
-            let p: FastIngoParams = params("fast-ingo", spec)?;
-            Ok(Algorithm::FastIngo(FastIngo::new(spec.x0.clone(), spec.sigma0, &p, spec.seed)?))
-        }
-        "igo" => {
-            let p: IgoParams = params("igo", spec)?;
-            Ok(Algorithm::Igo(Igo::new(spec.x0.clone(), spec.sigma0, &p, spec.seed)?))
-        }
-        "cmaes" => {
-            let p: CmaEsParams = params("cmaes", spec)?;
-            Ok(Algorithm::Cmaes(CmaEs::new(spec.x0.clone(), spec.sigma0, &p, spec.seed)?))
-        }
-        "mines" => {
-            let p: MinesParams = params("mines", spec)?;
-            Ok(Algorithm::Mines(Mines::new(spec.x0.clone(), &p, spec.seed)?))
-        }
-        "xnes" => {
-            let p: XnesParams = params("xnes", spec)?;
-            Ok(Algorithm::Xnes(Xnes::new(spec.x0.clone(), spec.sigma0, &p, spec.seed)?))
-        }
-        "openai-es" => {
-            let p: OpenAiEsParams = params("openai-es", spec)?;
-            Ok(Algorithm::OpenaiEs(OpenAiEs::new(spec.x0.clone(), spec.sigma0, &p, spec.seed)?))
-        }
-        "nesterov-spokoiny" => {
-            let p: NesterovSpokoinyParams = params("nesterov-spokoiny", spec)?;
-            Ok(Algorithm::NesterovSpokoiny(NesterovSpokoiny::new(spec.x0.clone(), &p, spec.seed)?))
-        }
-        "ingo-bernoulli" => {
-            let p: BernoulliIngoParams = params("ingo-bernoulli", spec)?;
-            Ok(Algorithm::IngoBernoulli(BernoulliIngo::new(spec.x0.len(), &p, spec.seed)?))
-        }
-        "ingo-categorical" => {
-            let p: CategoricalIngoParams = params("ingo-categorical", spec)?;
-            Ok(Algorithm::IngoCategorical(CategoricalIngo::new(spec.x0.len(), &p, spec.seed)?))
-        }
-        "ga" => {
-            let p: GaParams = params("ga", spec)?;
-            Ok(Algorithm::Ga(Ga::new(spec.x0.len(), &p, spec.seed)?))
-        }
-        _ => Err(EsError::UnknownAlgorithm { name: name.to_string(), known: SPECS.iter().map(|s| s.name).collect::<Vec<_>>().join(", ") }),
-    }
+    (entry.build)(spec)
 }
 
 macro_rules! dispatch {

@@ -143,13 +143,22 @@ impl Ipop {
         {
             return Err(CoreError::DimensionMismatch { what: "restart box", expected: start.x0.len(), got: b.dim() }.into());
         }
+        let entry = crate::registry::spec(name)?;
         let inner = build(name, &start)?;
         let mut params = params;
-        params.stagnation = Some(params.stagnation.unwrap_or(!matches!(name, "ingo" | "ingostep" | "fast-ingo" | "igo")));
+        params.stagnation = Some(params.stagnation.unwrap_or(entry.ipop_stagnation));
         let base_popsize = inner.population_size();
         // The algorithm must accept a population size, or restarts could not grow it.
+        let Some(key) = entry.popsize_param else {
+            return Err(CoreError::invalid(
+                "restarts",
+                format!("`{name}` (it has no population size)"),
+                "an algorithm with a `popsize` parameter",
+            )
+            .into());
+        };
         let mut probe = start.clone();
-        probe.params.insert("popsize".into(), (base_popsize * 2).into());
+        probe.params.insert(key.into(), (base_popsize * 2).into());
         if let Err(e) = build(name, &probe) {
             return Err(CoreError::invalid("restarts", format!("`{name}` ({e})"), "an algorithm with a `popsize` parameter").into());
         }
@@ -246,7 +255,8 @@ impl Ipop {
         let popsize = if grown >= cap as f64 { cap } else { grown.round() as usize };
         let mut spec = self.start.clone();
         spec.seed = derive_seed(self.start.seed, u64::from(k));
-        spec.params.insert("popsize".into(), popsize.into());
+        let key = crate::registry::spec(&self.inner_name).ok().and_then(|e| e.popsize_param).unwrap_or("popsize");
+        spec.params.insert(key.into(), popsize.into());
         if let RestartMean::Uniform(b) = &self.p.restart_mean {
             spec.x0 = b.sample_uniform(&mut self.rng);
         }

@@ -7,6 +7,39 @@ pub fn thesis_population(d: usize) -> usize {
     2 * (3 + l / 2)
 }
 
+/// The population size: `given` (the user's `popsize`) or `default`, at least `min`.
+pub fn popsize(given: Option<usize>, default: usize, min: usize) -> Result<usize, gradfree_core::CoreError> {
+    let n = given.unwrap_or(default);
+    if n < min {
+        return Err(gradfree_core::CoreError::invalid("popsize", n, format!(">= {min}")));
+    }
+    Ok(n)
+}
+
+/// `v` if finite and `> 0`, else an error naming parameter `name`.
+pub fn positive(name: &'static str, v: f64) -> Result<f64, gradfree_core::CoreError> {
+    if !(v.is_finite() && v > 0.0) {
+        return Err(gradfree_core::CoreError::invalid(name, v, "finite and > 0"));
+    }
+    Ok(v)
+}
+
+/// `v` if finite and `>= 0`, else an error naming parameter `name`.
+pub fn non_negative(name: &'static str, v: f64) -> Result<f64, gradfree_core::CoreError> {
+    if !(v.is_finite() && v >= 0.0) {
+        return Err(gradfree_core::CoreError::invalid(name, v, "finite and >= 0"));
+    }
+    Ok(v)
+}
+
+/// `v` if in the open interval `(0, 1)`, else an error naming parameter `name`.
+pub fn unit_open(name: &'static str, v: f64) -> Result<f64, gradfree_core::CoreError> {
+    if !(v > 0.0 && v < 1.0) {
+        return Err(gradfree_core::CoreError::invalid(name, v, "in (0, 1)"));
+    }
+    Ok(v)
+}
+
 /// How an optimizer's memory grows with the dimension `d` and population size `n`.
 #[derive(Clone, Copy, Debug)]
 pub enum Footprint {

@@ -139,12 +139,39 @@ pub fn integrate_with_progress<F>(
 where
     F: Fn(&[f64]) -> f64 + Sync,
 {
+    let mut all = integrate_many(|x, out| out[0] = f(x), 1, d, n, rule, replicates, seed, progress)?;
+    Ok(all.remove(0))
+}
+
+/// Estimates the integrals of the `k` outputs of a vector-valued integrand on the same points:
+/// `f(x, out)` writes `out[0..k]`. Replicate `r` uses the points of [`replicate_points`]`(rule, d,
+/// seed, r)`, so ratios of two outputs (e.g. a marginal likelihood over a normalization constant)
+/// are taken on common points. Values are computed in parallel and summed in point order: the
+/// estimates do not depend on the number of threads. A non-finite value is an error naming the
+/// point and the output.
+#[allow(clippy::too_many_arguments)]
+pub fn integrate_many<F>(
+    f: F,
+    k: usize,
+    d: usize,
+    n: u64,
+    rule: &Rule,
+    replicates: usize,
+    seed: u64,
+    progress: &dyn Fn(u64, u64),
+) -> Result<Vec<Estimate>, QmcError>
+where
+    F: Fn(&[f64], &mut [f64]) + Sync,
+{
     let total = n.saturating_mul(replicates as u64);
     if replicates == 0 {
         return Err(QmcError::invalid("replicates", 0, ">= 1"));
     }
     if n == 0 {
         return Err(QmcError::invalid("n", 0, ">= 1"));
+    }
+    if k == 0 {
+        return Err(QmcError::invalid("outputs", 0, ">= 1"));
     }
     if let Rule::ShiftedLattice { lattice } = rule
         && lattice.n() != n
@@ -157,37 +184,44 @@ where
     const BLOCK: usize = 4096;
     QmcError::check_memory(
         &format!("{replicates} replicates in dimension {d}"),
-        (replicates as u128).saturating_add((BLOCK as u128 + 1) * d as u128),
+        (replicates as u128 * k as u128).saturating_add((BLOCK as u128 + 1) * (d as u128 + k as u128)),
     )?;
-    let mut values = Vec::with_capacity(replicates);
+    let mut means = vec![Vec::with_capacity(replicates); k];
     let mut buf = vec![0.0; BLOCK * d];
-    let mut fx = vec![0.0; BLOCK];
+    let mut fx = vec![0.0; BLOCK * k];
+    let mut sums = vec![0.0; k];
     for r in 0..replicates {
         let mut seq = replicate_points(rule, d, seed, r as u64)?;
-        let mut sum = 0.0;
+        sums.fill(0.0);
         let mut done = 0u64;
         while done < n {
             let count = (n - done).min(BLOCK as u64) as usize;
             let block = &mut buf[..count * d];
             seq.fill(count, block)?;
-            // Values in parallel, summed in point order: the estimate does not depend on the number
-            // of threads.
-            let vals = &mut fx[..count];
-            vals.par_iter_mut().zip(block.par_chunks(d)).for_each(|(v, x)| *v = f(x));
+            let vals = &mut fx[..count * k];
+            vals.par_chunks_mut(k).zip(block.par_chunks(d.max(1))).for_each(|(v, x)| f(x, v));
             if let Some(i) = vals.iter().position(|v| !v.is_finite()) {
-                return Err(QmcError::invalid("f", format!("f(point {}) = {}", done + i as u64, vals[i]), "finite values"));
+                let what = if k == 1 { String::new() } else { format!(" output {}", i % k) };
+                return Err(QmcError::invalid("f", format!("f(point {}){what} = {}", done + (i / k) as u64, vals[i]), "finite values"));
             }
-            sum += vals.iter().sum::<f64>();
+            // Block sums first, then added to the running sums (the order of the one-output sums).
+            for (j, s) in sums.iter_mut().enumerate() {
+                *s += vals.chunks_exact(k).map(|row| row[j]).sum::<f64>();
+            }
             done += count as u64;
             progress((r as u64).saturating_mul(n).saturating_add(done), total);
         }
-        values.push(sum / n as f64);
+        for (m, s) in means.iter_mut().zip(&sums) {
+            m.push(s / n as f64);
+        }
     }
-    let mean = values.iter().sum::<f64>() / replicates as f64;
-    let std_error = if replicates > 1 {
-        (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (replicates - 1) as f64 / replicates as f64).sqrt()
-    } else {
-        0.0
-    };
-    Ok(Estimate { value: mean, std_error, replicates: values, n })
+    Ok(means.into_iter().map(|values| estimate(values, n)).collect())
+}
+
+/// Mean and standard error of replicate estimates.
+fn estimate(values: Vec<f64>, n: u64) -> Estimate {
+    let r = values.len();
+    let mean = values.iter().sum::<f64>() / r as f64;
+    let std_error = if r > 1 { (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (r - 1) as f64 / r as f64).sqrt() } else { 0.0 };
+    Estimate { value: mean, std_error, replicates: values, n }
 }

@@ -17,12 +17,13 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, ParamGuard, Population, check_tell, rng_from_seed};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
 use super::{check_sizes, discrete_scores};
 use crate::points::Work;
+use crate::sizes::{positive, unit_open};
 
 /// Baseline subtraction by default: measured better (README, `gradfree reproduce ingo-discrete`).
 pub(crate) const DEFAULT_BASELINE: bool = true;
@@ -45,13 +46,17 @@ pub struct BernoulliIngoParams {
     pub on_nonfinite: NonFinitePolicy,
 }
 
+/// [`BernoulliIngoParams`] validated for one dimension ([`ParamGuard`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-struct Checked {
+pub struct BernoulliIngoChecked {
     n: usize,
     beta: f64,
     baseline: bool,
     eta_max: f64,
     policy: NonFinitePolicy,
+    /// Initial logit `logit(p0)` clamped to `eta_max` (only used at the start; older states lack it).
+    #[serde(default)]
+    eta0: f64,
 }
 
 fn logit(p: f64) -> f64 {
@@ -62,23 +67,20 @@ fn sigmoid(eta: f64) -> f64 {
     1.0 / (1.0 + (-eta).exp())
 }
 
-impl BernoulliIngoParams {
-    fn check(&self, d: usize) -> Result<(Checked, f64), CoreError> {
+impl ParamGuard for BernoulliIngoParams {
+    type Checked = BernoulliIngoChecked;
+
+    fn check(&self, d: usize) -> Result<BernoulliIngoChecked, CoreError> {
         let n = check_sizes(d, 2, self.popsize)?;
-        let beta = self.beta.unwrap_or(1.0 / d as f64);
-        if !(beta > 0.0 && beta.is_finite()) {
-            return Err(CoreError::invalid("beta", beta, "finite and > 0"));
-        }
-        let p0 = self.p0.unwrap_or(0.5);
-        if !(p0 > 0.0 && p0 < 1.0) {
-            return Err(CoreError::invalid("p0", p0, "in (0, 1)"));
-        }
+        let beta = positive("beta", self.beta.unwrap_or(1.0 / d as f64))?;
+        let p0 = unit_open("p0", self.p0.unwrap_or(0.5))?;
         let eta_max = self.eta_max.unwrap_or(logit(1.0 - 1e-12));
         if !(eta_max > 0.0 && eta_max <= 700.0) {
             return Err(CoreError::invalid("eta_max", eta_max, "in (0, 700]"));
         }
         let eta0 = logit(p0).clamp(-eta_max, eta_max);
-        Ok((Checked { n, beta, baseline: self.baseline.unwrap_or(DEFAULT_BASELINE), eta_max, policy: self.on_nonfinite }, eta0))
+        let baseline = self.baseline.unwrap_or(DEFAULT_BASELINE);
+        Ok(BernoulliIngoChecked { n, beta, baseline, eta_max, policy: self.on_nonfinite, eta0 })
     }
 }
 
@@ -92,7 +94,7 @@ struct Scratch {
 /// Discrete INGO over `{0, 1}^d` (thesis eq. 3.41).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BernoulliIngo {
-    p: Checked,
+    p: BernoulliIngoChecked,
     /// Natural parameters `eta_i = logit(p_i)`.
     eta: Vec<f64>,
     /// `p_i = sigmoid(eta_i)`.
@@ -113,7 +115,8 @@ pub struct BernoulliIngo {
 impl BernoulliIngo {
     /// Starts with `p_i = p0` (default 1/2) in dimension `d >= 1`.
     pub fn new(d: usize, params: &BernoulliIngoParams, seed: u64) -> Result<Self, CoreError> {
-        let (p, eta0) = params.check(d)?;
+        let p = params.check(d)?;
+        let eta0 = p.eta0;
         Ok(BernoulliIngo {
             x: vec![0.0; d * p.n],
             p,

@@ -18,13 +18,14 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, ParamGuard, Population, check_tell, rng_from_seed};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
 use super::bernoulli::DEFAULT_BASELINE;
 use super::{check_sizes, discrete_scores};
 use crate::points::Work;
+use crate::sizes::positive;
 
 /// Parameters of [`CategoricalIngo`]; `None` takes the default.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -60,8 +61,9 @@ impl Default for CategoricalIngoParams {
     }
 }
 
+/// [`CategoricalIngoParams`] validated for one dimension ([`ParamGuard`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-struct Checked {
+pub struct CategoricalIngoChecked {
     k: usize,
     n: usize,
     beta: f64,
@@ -69,6 +71,29 @@ struct Checked {
     normalize: bool,
     range: f64,
     policy: NonFinitePolicy,
+}
+
+impl ParamGuard for CategoricalIngoParams {
+    type Checked = CategoricalIngoChecked;
+
+    fn check(&self, d: usize) -> Result<CategoricalIngoChecked, CoreError> {
+        let k = self.categories;
+        let n = check_sizes(d, k, self.popsize)?;
+        let beta = positive("beta", self.beta.unwrap_or(1.0 / d as f64))?;
+        let range = self.logit_range.unwrap_or(30.0);
+        if !(range > 0.0 && range <= 700.0) {
+            return Err(CoreError::invalid("logit_range", range, "in (0, 700]"));
+        }
+        Ok(CategoricalIngoChecked {
+            k,
+            n,
+            beta,
+            baseline: self.baseline.unwrap_or(DEFAULT_BASELINE),
+            normalize: self.normalize,
+            range,
+            policy: self.on_nonfinite,
+        })
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -81,7 +106,7 @@ struct Scratch {
 /// Discrete INGO over `{0..K-1}^d` (thesis eq. 3.44).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CategoricalIngo {
-    p: Checked,
+    p: CategoricalIngoChecked,
     /// Logits, `d x K` row-major, each row with maximum 0.
     eta: Vec<f64>,
     /// Probabilities, `d x K` row-major, rows summing to 1.
@@ -102,25 +127,8 @@ pub struct CategoricalIngo {
 impl CategoricalIngo {
     /// Starts with uniform probabilities `1/K` in dimension `d >= 1`.
     pub fn new(d: usize, params: &CategoricalIngoParams, seed: u64) -> Result<Self, CoreError> {
-        let k = params.categories;
-        let n = check_sizes(d, k, params.popsize)?;
-        let beta = params.beta.unwrap_or(1.0 / d as f64);
-        if !(beta > 0.0 && beta.is_finite()) {
-            return Err(CoreError::invalid("beta", beta, "finite and > 0"));
-        }
-        let range = params.logit_range.unwrap_or(30.0);
-        if !(range > 0.0 && range <= 700.0) {
-            return Err(CoreError::invalid("logit_range", range, "in (0, 700]"));
-        }
-        let p = Checked {
-            k,
-            n,
-            beta,
-            baseline: params.baseline.unwrap_or(DEFAULT_BASELINE),
-            normalize: params.normalize,
-            range,
-            policy: params.on_nonfinite,
-        };
+        let p = params.check(d)?;
+        let (k, n) = (p.k, p.n);
         let mut opt = CategoricalIngo {
             eta: vec![0.0; d * k],
             prob: vec![0.0; d * k],

@@ -14,7 +14,7 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, ParamGuard, Population, check_tell, rng_from_seed};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
@@ -55,8 +55,9 @@ impl Default for GaParams {
     }
 }
 
+/// [`GaParams`] validated for one dimension ([`ParamGuard`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-struct Checked {
+pub struct GaChecked {
     k: usize,
     n: usize,
     mutation: f64,
@@ -64,6 +65,37 @@ struct Checked {
     tournament: usize,
     elitism: usize,
     policy: NonFinitePolicy,
+}
+
+impl ParamGuard for GaParams {
+    type Checked = GaChecked;
+
+    fn check(&self, d: usize) -> Result<GaChecked, CoreError> {
+        let k = self.categories;
+        let n = check_sizes(d, k, self.popsize)?;
+        let mutation = self.mutation.unwrap_or(1.0 / d as f64);
+        if !(0.0..=1.0).contains(&mutation) {
+            return Err(CoreError::invalid("mutation", mutation, "in [0, 1]"));
+        }
+        if !(0.0..=1.0).contains(&self.crossover) {
+            return Err(CoreError::invalid("crossover", self.crossover, "in [0, 1]"));
+        }
+        if self.tournament == 0 || self.tournament > n {
+            return Err(CoreError::invalid("tournament", self.tournament, format!("in 1..={n} (popsize)")));
+        }
+        if self.elitism >= n {
+            return Err(CoreError::invalid("elitism", self.elitism, format!("< popsize = {n}")));
+        }
+        Ok(GaChecked {
+            k,
+            n,
+            mutation,
+            crossover: self.crossover,
+            tournament: self.tournament,
+            elitism: self.elitism,
+            policy: self.on_nonfinite,
+        })
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -76,7 +108,7 @@ struct Scratch {
 /// Generational GA with tournament selection, uniform crossover and per-gene mutation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Ga {
-    p: Checked,
+    p: GaChecked,
     d: usize,
     /// Parents (`N x d` row-major) and their values; empty before the first tell.
     parents: Vec<f64>,
@@ -98,31 +130,10 @@ pub struct Ga {
 impl Ga {
     /// A GA in dimension `d >= 1`.
     pub fn new(d: usize, params: &GaParams, seed: u64) -> Result<Self, CoreError> {
-        let k = params.categories;
-        let n = check_sizes(d, k, params.popsize)?;
-        let mutation = params.mutation.unwrap_or(1.0 / d as f64);
-        if !(0.0..=1.0).contains(&mutation) {
-            return Err(CoreError::invalid("mutation", mutation, "in [0, 1]"));
-        }
-        if !(0.0..=1.0).contains(&params.crossover) {
-            return Err(CoreError::invalid("crossover", params.crossover, "in [0, 1]"));
-        }
-        if params.tournament == 0 || params.tournament > n {
-            return Err(CoreError::invalid("tournament", params.tournament, format!("in 1..={n} (popsize)")));
-        }
-        if params.elitism >= n {
-            return Err(CoreError::invalid("elitism", params.elitism, format!("< popsize = {n}")));
-        }
+        let p = params.check(d)?;
+        let (k, n) = (p.k, p.n);
         Ok(Ga {
-            p: Checked {
-                k,
-                n,
-                mutation,
-                crossover: params.crossover,
-                tournament: params.tournament,
-                elitism: params.elitism,
-                policy: params.on_nonfinite,
-            },
+            p,
             d,
             parents: Vec::new(),
             parent_f: Vec::new(),

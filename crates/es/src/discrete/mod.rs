@@ -18,9 +18,9 @@ mod bernoulli;
 mod categorical;
 mod ga;
 
-pub use bernoulli::{BernoulliIngo, BernoulliIngoParams};
-pub use categorical::{CategoricalIngo, CategoricalIngoParams};
-pub use ga::{Ga, GaParams};
+pub use bernoulli::{BernoulliIngo, BernoulliIngoChecked, BernoulliIngoParams};
+pub use categorical::{CategoricalIngo, CategoricalIngoChecked, CategoricalIngoParams};
+pub use ga::{Ga, GaChecked, GaParams};
 
 use crate::gaussian::NoScores;
 
@@ -48,10 +48,7 @@ pub(crate) fn check_sizes(d: usize, categories: usize, popsize: Option<usize>) -
     if !(2..=1 << 16).contains(&categories) {
         return Err(CoreError::invalid("categories", categories, "in 2..=65536"));
     }
-    let n = popsize.unwrap_or_else(|| discrete_population(d));
-    if n < 2 {
-        return Err(CoreError::invalid("popsize", n, ">= 2"));
-    }
+    let n = crate::sizes::popsize(popsize, discrete_population(d), 2)?;
     let (d128, n128, k128) = (d as u128, n as u128, categories as u128);
     gradfree_core::memory::check_elements(
         &format!("a discrete search with dimension {d}, {categories} categories and popsize {n}"),

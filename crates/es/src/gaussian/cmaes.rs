@@ -1,6 +1,7 @@
 //! CMA-ES as in Hansen's tutorial (arXiv:1604.00772, 2016), Table 1 defaults: weighted recombination
 //! with negative ("active") weights, rank-one and rank-mu covariance updates, cumulative step-size
-//! adaptation (CSA), lazy eigendecomposition; optional IPOP restarts (Auger & Hansen 2005).
+//! adaptation (CSA), lazy eigendecomposition. IPOP restarts (Auger & Hansen 2005) are the generic
+//! [`crate::Ipop`] wrapper, as for every other method.
 //!
 //! ```text
 //! y_i = B D z_i,  x_i = m + sigma y_i
@@ -17,27 +18,52 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, ParamGuard, Population, check_tell, rng_from_seed};
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
 use crate::linalg::{EigenWork, add_weighted_outer_lower, gemm, scaled_identity, sym_eigen};
 use crate::points::{rank_order, write_points};
+use crate::sizes::popsize;
 
-/// Parameters of [`CmaEs`]; `None` takes the tutorial default.
+/// Parameters of [`CmaEs`]; `None` takes the tutorial default. (IPOP restarts: [`crate::Ipop`],
+/// `--restarts K` in the CLI, `restarts=K` in Python.)
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct CmaEsParams {
     /// Population size `lambda`. Default `4 + floor(3 ln d)`.
     pub popsize: Option<usize>,
-    /// IPOP: how many restarts with doubled population are allowed when the run stagnates
-    /// (tol-x 1e-12 sigma0, flat values over `10 + 30 d / lambda` generations, or condition > 1e14).
-    /// Default 0 (no restarts). Restarts begin again at `x0`.
-    pub restarts: u32,
-    /// Population growth factor per restart. Default 2.
-    pub popsize_factor: Option<f64>,
     /// NaN/inf handling in `tell` (infinite values rank last).
     pub on_nonfinite: NonFinitePolicy,
+}
+
+/// [`CmaEsParams`] validated for one dimension ([`ParamGuard`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CmaEsChecked {
+    lambda: usize,
+}
+
+impl ParamGuard for CmaEsParams {
+    type Checked = CmaEsChecked;
+
+    fn check(&self, d: usize) -> Result<CmaEsChecked, CoreError> {
+        Ok(CmaEsChecked { lambda: popsize(self.popsize, 4 + (3.0 * (d as f64).ln()).floor() as usize, 2)? })
+    }
+}
+
+/// Reads the parameters of a saved state. States written before IPOP moved to [`crate::Ipop`]
+/// carry `restarts` and `popsize_factor`: accepted when no restart was asked for.
+fn saved_params<'de, D: serde::Deserializer<'de>>(d: D) -> Result<CmaEsParams, D::Error> {
+    let mut v = serde_json::Value::deserialize(d)?;
+    if let Some(m) = v.as_object_mut() {
+        if m.remove("restarts").and_then(|r| r.as_u64()).is_some_and(|r| r > 0) {
+            return Err(serde::de::Error::custom(
+                "this state uses CMA-ES's former built-in IPOP restarts; start a new run with the generic restarts (--restarts K)",
+            ));
+        }
+        m.remove("popsize_factor");
+    }
+    serde_json::from_value(v).map_err(serde::de::Error::custom)
 }
 
 /// The strategy constants for one population size.
@@ -100,9 +126,8 @@ struct Scratch {
 /// CMA-ES (Hansen 2016 tutorial defaults, active weights, CSA; optional IPOP restarts).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CmaEs {
+    #[serde(deserialize_with = "saved_params")]
     params: CmaEsParams,
-    x0: Vec<f64>,
-    sigma0: f64,
     k: Constants,
     m: Vec<f64>,
     sigma: f64,
@@ -117,9 +142,6 @@ pub struct CmaEs {
     pending: bool,
     generation: u64,
     eigen_generation: u64,
-    restarts_done: u32,
-    /// Best value of each recent generation (for the restart test).
-    recent: Vec<f64>,
     #[serde(skip)]
     scratch: Scratch,
     #[serde(skip)]
@@ -132,7 +154,7 @@ impl PartialEq for CmaEs {
         self.k == o.k
             && (&self.m, self.sigma.to_bits(), &self.c, &self.b, &self.dvals, &self.ps, &self.pc, &self.z, &self.rng)
                 == (&o.m, o.sigma.to_bits(), &o.c, &o.b, &o.dvals, &o.ps, &o.pc, &o.z, &o.rng)
-            && (self.pending, self.generation, self.restarts_done, &self.recent) == (o.pending, o.generation, o.restarts_done, &o.recent)
+            && (self.pending, self.generation) == (o.pending, o.generation)
     }
 }
 
@@ -141,58 +163,27 @@ impl CmaEs {
     pub fn new(x0: Vec<f64>, sigma0: f64, params: &CmaEsParams, seed: u64) -> Result<Self, CoreError> {
         super::check_start(&x0, sigma0)?;
         let d = x0.len();
-        let lambda = params.popsize.unwrap_or(4 + (3.0 * (d as f64).ln()).floor() as usize);
-        if lambda < 2 {
-            return Err(CoreError::invalid("popsize", lambda, ">= 2"));
-        }
+        let CmaEsChecked { lambda } = params.check(d)?;
         crate::sizes::check_footprint("CMA-ES", d, lambda, crate::sizes::Footprint::Full)?;
-        if let Some(f) = params.popsize_factor
-            && !(f.is_finite() && f >= 1.0)
-        {
-            return Err(CoreError::invalid("popsize_factor", f, "finite and >= 1"));
-        }
-        let mut s = CmaEs {
+        Ok(CmaEs {
             params: params.clone(),
             k: Constants::new(d, lambda),
-            m: x0.clone(),
-            x0,
-            sigma0,
+            m: x0,
             sigma: sigma0,
-            c: Vec::new(),
-            b: Vec::new(),
-            dvals: Vec::new(),
-            ps: Vec::new(),
-            pc: Vec::new(),
-            z: Vec::new(),
-            y: Vec::new(),
+            c: scaled_identity(d, 1.0),
+            b: scaled_identity(d, 1.0),
+            dvals: vec![1.0; d],
+            ps: vec![0.0; d],
+            pc: vec![0.0; d],
+            z: vec![0.0; d * lambda],
+            y: vec![0.0; d * lambda],
             rng: rng_from_seed(seed),
             pending: false,
             generation: 0,
             eigen_generation: 0,
-            restarts_done: 0,
-            recent: Vec::new(),
             scratch: Scratch::default(),
             events: Vec::new(),
-        };
-        s.reset(lambda);
-        Ok(s)
-    }
-
-    fn reset(&mut self, lambda: usize) {
-        let d = self.x0.len();
-        self.k = Constants::new(d, lambda);
-        self.m.clone_from(&self.x0);
-        self.sigma = self.sigma0;
-        self.c = scaled_identity(d, 1.0);
-        self.b = scaled_identity(d, 1.0);
-        self.dvals = vec![1.0; d];
-        self.ps = vec![0.0; d];
-        self.pc = vec![0.0; d];
-        self.z = vec![0.0; d * lambda];
-        self.y = vec![0.0; d * lambda];
-        self.pending = false;
-        self.eigen_generation = self.generation;
-        self.recent.clear();
+        })
     }
 
     /// Step size `sigma`.
@@ -210,11 +201,6 @@ impl CmaEs {
             }
         }
         c
-    }
-
-    /// Restarts done so far (IPOP).
-    pub fn restarts_done(&self) -> u32 {
-        self.restarts_done
     }
 
     fn update_eigen(&mut self) {
@@ -236,45 +222,6 @@ impl CmaEs {
             });
         }
         self.eigen_generation = self.generation;
-    }
-
-    /// IPOP stagnation test after a generation; restarts if allowed.
-    fn maybe_restart(&mut self, gen_best: f64) {
-        let d = self.dim();
-        let window = 10 + (30.0 * d as f64 / self.k.lambda as f64).ceil() as usize;
-        self.recent.push(gen_best);
-        if self.recent.len() > window {
-            self.recent.remove(0);
-        }
-        let max_sd = (0..d).map(|i| self.c[i * d + i].sqrt()).fold(0.0, f64::max);
-        let dmax = self.dvals.iter().copied().fold(0.0, f64::max);
-        let dmin = self.dvals.iter().copied().fold(f64::INFINITY, f64::min);
-        let flat = self.recent.len() == window && {
-            let lo = self.recent.iter().copied().fold(f64::INFINITY, f64::min);
-            let hi = self.recent.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            hi - lo < 1e-12 * (1.0 + lo.abs())
-        };
-        let reason = if self.sigma * max_sd < 1e-12 * self.sigma0 {
-            Some("tol-x")
-        } else if flat {
-            Some("flat values")
-        } else if (dmax / dmin).powi(2) > 1e14 {
-            Some("condition > 1e14")
-        } else {
-            None
-        };
-        if let Some(why) = reason
-            && self.restarts_done < self.params.restarts
-        {
-            self.restarts_done = self.restarts_done.saturating_add(1);
-            let factor = self.params.popsize_factor.unwrap_or(2.0);
-            let lambda = ((self.k.lambda as f64) * factor).round() as usize;
-            self.events.push(Event {
-                kind: "restart".into(),
-                message: format!("generation {}: {why}; IPOP restart {} with popsize {lambda}", self.generation, self.restarts_done),
-            });
-            self.reset(lambda);
-        }
     }
 }
 
@@ -376,12 +323,8 @@ impl AskTell for CmaEs {
         add_weighted_outer_lower(&mut self.c, d, &sc.ysel, &sc.wsel, &mut sc.tmp);
         // Step size.
         self.sigma *= ((k.cs / k.ds) * (ps_norm / k.chi_n - 1.0)).min(1.0).exp();
-        let gen_best = sc.vals[sc.order[0]];
         if !self.sigma.is_finite() || self.sigma <= 0.0 {
             return Err(CoreError::Numerical(format!("cmaes: step size became {} at generation {}", self.sigma, self.generation)));
-        }
-        if self.params.restarts > 0 {
-            self.maybe_restart(gen_best);
         }
         Ok(())
     }
@@ -409,13 +352,7 @@ impl StateCheck for CmaEs {
         let d = self.m.len();
         let lambda = self.k.lambda;
         crate::sizes::state_sizes("CMA-ES", d, lambda, crate::sizes::Footprint::Full)?;
-        chk::len("x0", &self.x0, d)?;
-        chk::finite("x0", &self.x0)?;
-        chk::positive("sigma0", self.sigma0)?;
         chk::require("constants", self.k == Constants::new(d, lambda), "differ from the CMA-ES defaults for this dimension and popsize")?;
-        if let Some(f) = self.params.popsize_factor {
-            chk::in_range("popsize_factor", f, 1.0, f64::MAX)?;
-        }
         chk::finite("m", &self.m)?;
         chk::positive("sigma", self.sigma)?;
         chk::square("c", &self.c, d)?;
@@ -427,8 +364,6 @@ impl StateCheck for CmaEs {
         let dn = chk::checked_len("z", d, lambda)?;
         chk::finite_len("z", &self.z, dn)?;
         chk::finite_len("y", &self.y, dn)?;
-        chk::require("eigen_generation", self.eigen_generation <= self.generation, "must not exceed generation")?;
-        chk::require("restarts_done", self.restarts_done <= self.params.restarts, "must not exceed restarts")?;
-        chk::finite("recent", &self.recent)
+        chk::require("eigen_generation", self.eigen_generation <= self.generation, "must not exceed generation")
     }
 }

@@ -17,11 +17,11 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, ParamGuard, Population, check_tell, rng_from_seed};
 use serde::{Deserialize, Serialize};
 
 use super::{Sampling, ScoreTransform};
-use crate::sizes::thesis_population;
+use crate::sizes::{popsize, thesis_population, unit_open};
 
 /// Parameters of [`FastIngo`]; `None` takes the thesis default.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -51,13 +51,25 @@ impl Default for FastIngoParams {
     }
 }
 
+/// [`FastIngoParams`] validated for one dimension ([`ParamGuard`]), every default resolved.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-struct Checked {
+pub struct FastIngoChecked {
     n: usize,
     beta: f64,
     score: ScoreTransform,
     sampling: Sampling,
     policy: NonFinitePolicy,
+}
+
+impl ParamGuard for FastIngoParams {
+    type Checked = FastIngoChecked;
+
+    fn check(&self, d: usize) -> Result<FastIngoChecked, CoreError> {
+        let n = popsize(self.popsize, thesis_population(d), 2)?;
+        self.sampling.check(n)?;
+        let beta = unit_open("beta", self.beta.unwrap_or(1.0 / (d as f64).sqrt()))?;
+        Ok(FastIngoChecked { n, beta, score: self.score, sampling: self.sampling, policy: self.on_nonfinite })
+    }
 }
 
 /// Buffers reused across generations: values, scores, rank order, `a_j`, `g_j`.
@@ -67,7 +79,7 @@ struct Scratch(Vec<f64>, Vec<f64>, Vec<usize>, Vec<f64>, Vec<f64>);
 /// Fast-INGO (thesis Alg. 2): diagonal-covariance INGO.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FastIngo {
-    p: Checked,
+    p: FastIngoChecked,
     mu: Vec<f64>,
     sigma: Vec<f64>,
     z: Vec<f64>,
@@ -93,17 +105,9 @@ impl FastIngo {
     pub fn new(x0: Vec<f64>, sigma0: f64, params: &FastIngoParams, seed: u64) -> Result<Self, CoreError> {
         super::check_start(&x0, sigma0)?;
         let d = x0.len();
-        let n = params.popsize.unwrap_or_else(|| thesis_population(d));
-        if n < 2 {
-            return Err(CoreError::invalid("popsize", n, ">= 2"));
-        }
-        params.sampling.check(n)?;
-        crate::sizes::check_footprint("Fast-INGO", d, n, crate::sizes::Footprint::Diagonal)?;
-        let beta = params.beta.unwrap_or(1.0 / (d as f64).sqrt());
-        if !(beta > 0.0 && beta < 1.0) {
-            return Err(CoreError::invalid("beta", beta, "in (0, 1)"));
-        }
-        let p = Checked { n, beta, score: params.score, sampling: params.sampling, policy: params.on_nonfinite };
+        let p = params.check(d)?;
+        crate::sizes::check_footprint("Fast-INGO", d, p.n, crate::sizes::Footprint::Diagonal)?;
+        let n = p.n;
         Ok(FastIngo {
             z: vec![0.0; d * n],
             sigma: vec![sigma0; d],

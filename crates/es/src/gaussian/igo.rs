@@ -17,16 +17,62 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, Event, GfRng, Population, check_tell, rng_from_seed};
-use serde::{Deserialize, Serialize};
+use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, ParamGuard, Population, check_tell, rng_from_seed};
+use serde::{Deserialize, Deserializer, Serialize};
 
-use super::{IngoParams, RankScratch, ScoreTransform, pd_event, pd_rank_update};
+use super::{RankScratch, Sampling, ScoreTransform, pd_event, pd_rank_update};
 use crate::linalg::{mul_l, scaled_identity};
 use crate::points::write_points;
-use crate::sizes::thesis_population;
+use crate::sizes::{popsize, thesis_population, unit_open};
 
-/// Parameters: the same as INGO's ([`IngoParams`]).
-pub type IgoParams = IngoParams;
+/// Parameters of [`Igo`]; `None` takes the default. Population, step size `beta`, score
+/// transform and samples are INGO's (thesis sec. 3.7.1), so that only the explicit-vs-implicit
+/// update differs; INGO's `step_size` and `mean_rate` options have no IGO counterpart.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct IgoParams {
+    /// Samples per generation `N`. Default `2 floor(3 + floor(3 ln d)/2)`.
+    pub popsize: Option<usize>,
+    /// Step size `beta`, in (0, 1). Default `1/d`, capped at 1/2.
+    pub beta: Option<f64>,
+    /// Score transform. Default: normalized (3.25).
+    pub score: ScoreTransform,
+    /// How the `z_i` are drawn. Default i.i.d.
+    pub sampling: Sampling,
+    /// Halvings of the covariance step before giving up on a generation's update. Default 20.
+    pub max_backtracks: Option<u32>,
+    /// NaN/inf handling in `tell`.
+    pub on_nonfinite: NonFinitePolicy,
+}
+
+/// [`IgoParams`] validated for one dimension ([`ParamGuard`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct IgoChecked {
+    n: usize,
+    beta: f64,
+}
+
+impl ParamGuard for IgoParams {
+    type Checked = IgoChecked;
+
+    fn check(&self, d: usize) -> Result<IgoChecked, CoreError> {
+        let n = popsize(self.popsize, thesis_population(d), 2)?;
+        self.sampling.check(n)?;
+        let beta = unit_open("beta", self.beta.unwrap_or((1.0 / d as f64).min(0.5)))?;
+        Ok(IgoChecked { n, beta })
+    }
+}
+
+/// Reads the parameters of a saved state; states written when IGO shared INGO's parameter type
+/// carry INGO's `step_size` and `mean_rate`, which IGO never used: they are dropped.
+fn saved_params<'de, D: Deserializer<'de>>(d: D) -> Result<IgoParams, D::Error> {
+    let mut v = serde_json::Value::deserialize(d)?;
+    if let Some(m) = v.as_object_mut() {
+        m.remove("step_size");
+        m.remove("mean_rate");
+    }
+    serde_json::from_value(v).map_err(serde::de::Error::custom)
+}
 
 #[derive(Clone, Debug, Default)]
 struct Scratch {
@@ -40,7 +86,8 @@ struct Scratch {
 /// IGO with full covariance (explicit natural gradient).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Igo {
-    p: IngoParams,
+    #[serde(deserialize_with = "saved_params")]
+    p: IgoParams,
     n: usize,
     beta: f64,
     mu: Vec<f64>,
@@ -70,16 +117,8 @@ impl Igo {
     pub fn new(x0: Vec<f64>, sigma0: f64, params: &IgoParams, seed: u64) -> Result<Self, CoreError> {
         super::check_start(&x0, sigma0)?;
         let d = x0.len();
-        let n = params.popsize.unwrap_or_else(|| thesis_population(d));
-        if n < 2 {
-            return Err(CoreError::invalid("popsize", n, ">= 2"));
-        }
-        params.sampling.check(n)?;
+        let IgoChecked { n, beta } = params.check(d)?;
         crate::sizes::check_footprint("IGO", d, n, crate::sizes::Footprint::Full)?;
-        let beta = params.beta.unwrap_or((1.0 / d as f64).min(0.5));
-        if !(beta > 0.0 && beta < 1.0) {
-            return Err(CoreError::invalid("beta", beta, "in (0, 1)"));
-        }
         Ok(Igo {
             p: params.clone(),
             n,

@@ -23,12 +23,12 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, ParamGuard, Population, check_tell, rng_from_seed};
 use serde::{Deserialize, Serialize};
 
 use super::{RankScratch, Sampling, ScoreTransform, pd_event, pd_rank_update};
 use crate::linalg::{mul_l, scaled_identity, solve_l, solve_lt};
-use crate::sizes::thesis_population;
+use crate::sizes::{popsize, thesis_population, unit_open};
 
 /// Which mean update: INGO's look-ahead `Sigma_{t+1}` (3.29) or INGOstep's `Sigma_t` (3.37).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -88,8 +88,9 @@ struct Csa {
     chi_d: f64,
 }
 
+/// [`IngoParams`] validated for one dimension ([`ParamGuard`]), every default resolved.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-struct Checked {
+pub struct IngoChecked {
     n: usize,
     beta: f64,
     score: ScoreTransform,
@@ -104,23 +105,19 @@ struct Checked {
     mean_rate: Option<f64>,
 }
 
-impl IngoParams {
-    fn check(&self, d: usize) -> Result<Checked, CoreError> {
-        let n = self.popsize.unwrap_or_else(|| thesis_population(d));
-        if n < 2 {
-            return Err(CoreError::invalid("popsize", n, ">= 2"));
-        }
+impl ParamGuard for IngoParams {
+    type Checked = IngoChecked;
+
+    fn check(&self, d: usize) -> Result<IngoChecked, CoreError> {
+        let n = popsize(self.popsize, thesis_population(d), 2)?;
         self.sampling.check(n)?;
-        let beta = self.beta.unwrap_or((1.0 / d as f64).min(0.5));
-        if !(beta > 0.0 && beta < 1.0) {
-            return Err(CoreError::invalid("beta", beta, "in (0, 1)"));
-        }
+        let beta = unit_open("beta", self.beta.unwrap_or((1.0 / d as f64).min(0.5)))?;
         if let Some(r) = self.mean_rate
             && !(r > 0.0 && r <= 2.0)
         {
             return Err(CoreError::invalid("mean_rate", r, "in (0, 2]"));
         }
-        Ok(Checked {
+        Ok(IngoChecked {
             n,
             beta,
             score: self.score,
@@ -160,7 +157,7 @@ struct Scratch {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Ingo {
     variant: IngoVariant,
-    p: Checked,
+    p: IngoChecked,
     mu: Vec<f64>,
     /// Lower Cholesky factor of the precision `Sigma^{-1}`, column-major `d x d`.
     l: Vec<f64>,
@@ -419,7 +416,7 @@ impl StateCheck for Ingo {
     }
 }
 
-impl Checked {
+impl IngoChecked {
     fn check_state(&self) -> Result<(), String> {
         self.sampling.check(self.n).map_err(|e| e.to_string())?;
         chk::in_range("beta", self.beta, f64::MIN_POSITIVE, 1.0 - f64::EPSILON)?;

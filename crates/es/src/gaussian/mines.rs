@@ -18,14 +18,14 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, ParamGuard, Population, check_tell, rng_from_seed};
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
 use crate::linalg::{EigenWork, gemm, gemm_nt, scaled_identity, sym_eigen};
 use crate::points::{Work, write_pairs};
 use crate::random_search::StepSchedule;
-use crate::sizes::thesis_population;
+use crate::sizes::{non_negative, positive, thesis_population};
 
 /// Parameters of [`Mines`]; the paper gives none for its experiments (erratum 28), these are ours.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -66,8 +66,9 @@ pub struct MinesParams {
     pub on_nonfinite: NonFinitePolicy,
 }
 
+/// [`MinesParams`] validated for one dimension ([`ParamGuard`]), every default resolved.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-struct Checked {
+pub struct MinesChecked {
     b: usize,
     alpha: f64,
     eta1: f64,
@@ -78,6 +79,50 @@ struct Checked {
     tau: f64,
     zeta: f64,
     policy: NonFinitePolicy,
+    /// `Sigma_1^{-1} = p0 I` (only used at the start; older states lack it).
+    #[serde(default = "one")]
+    p0: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+impl ParamGuard for MinesParams {
+    type Checked = MinesChecked;
+
+    fn check(&self, d: usize) -> Result<MinesChecked, CoreError> {
+        let b = self.directions.unwrap_or(thesis_population(d) / 2);
+        if b == 0 {
+            return Err(CoreError::invalid("directions", b, ">= 1"));
+        }
+        let alpha = positive("alpha", self.alpha.unwrap_or(1e-4))?;
+        let eta1 = positive("eta1", self.eta1.unwrap_or((b as f64 / (2.0 * (d as f64 + 2.0))).min(0.5)))?;
+        let eta2 = non_negative("eta2", self.eta2.unwrap_or(1.0))?;
+        let (tau, zeta) = (self.tau.unwrap_or(1.0), self.zeta.unwrap_or(1e8));
+        let p0 = self.initial_precision.unwrap_or(1.0);
+        let k0 = non_negative("eta2_offset", self.eta2_offset.unwrap_or(d as f64))?;
+        if !(tau.is_finite() && tau > 0.0 && zeta.is_finite() && zeta >= tau && (tau..=zeta).contains(&p0)) {
+            return Err(CoreError::invalid(
+                "tau, zeta, initial_precision",
+                format!("[{tau}, {zeta}] and {p0}"),
+                "0 < tau <= initial_precision <= zeta < inf",
+            ));
+        }
+        Ok(MinesChecked {
+            b,
+            alpha,
+            eta1,
+            s1: self.eta1_schedule,
+            eta2,
+            s2: self.eta2_schedule.unwrap_or(StepSchedule::InverseK),
+            k0,
+            tau,
+            zeta,
+            policy: self.on_nonfinite,
+            p0,
+        })
+    }
 }
 
 /// Per-iteration buffers of [`Mines`].
@@ -99,7 +144,7 @@ struct MinesWork {
 /// MiNES (Ye & Zhang, Alg. 1).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Mines {
-    p: Checked,
+    p: MinesChecked,
     mu: Vec<f64>,
     /// Eigenvectors (columns) of `Sigma^{-1}`, column-major.
     v: Vec<f64>,
@@ -127,48 +172,9 @@ impl Mines {
     pub fn new(x0: Vec<f64>, params: &MinesParams, seed: u64) -> Result<Self, CoreError> {
         super::check_start(&x0, 1.0)?;
         let d = x0.len();
-        let b = params.directions.unwrap_or(thesis_population(d) / 2);
-        if b == 0 {
-            return Err(CoreError::invalid("directions", b, ">= 1"));
-        }
-        crate::sizes::check_footprint("MiNES", d, b.saturating_mul(2), crate::sizes::Footprint::Full)?;
-        let alpha = params.alpha.unwrap_or(1e-4);
-        let eta1 = params.eta1.unwrap_or((b as f64 / (2.0 * (d as f64 + 2.0))).min(0.5));
-        let eta2 = params.eta2.unwrap_or(1.0);
-        let tau = params.tau.unwrap_or(1.0);
-        let zeta = params.zeta.unwrap_or(1e8);
-        for (name, v) in [("alpha", alpha), ("eta1", eta1)] {
-            if !(v.is_finite() && v > 0.0) {
-                return Err(CoreError::invalid(name, v, "finite and > 0"));
-            }
-        }
-        if !(eta2.is_finite() && eta2 >= 0.0) {
-            return Err(CoreError::invalid("eta2", eta2, "finite and >= 0"));
-        }
-        let p0 = params.initial_precision.unwrap_or(1.0);
-        let k0 = params.eta2_offset.unwrap_or(d as f64);
-        if !(k0.is_finite() && k0 >= 0.0) {
-            return Err(CoreError::invalid("eta2_offset", k0, "finite and >= 0"));
-        }
-        if !(tau.is_finite() && tau > 0.0 && zeta.is_finite() && zeta >= tau && (tau..=zeta).contains(&p0)) {
-            return Err(CoreError::invalid(
-                "tau, zeta, initial_precision",
-                format!("[{tau}, {zeta}] and {p0}"),
-                "0 < tau <= initial_precision <= zeta < inf",
-            ));
-        }
-        let p = Checked {
-            b,
-            alpha,
-            eta1,
-            s1: params.eta1_schedule,
-            eta2,
-            s2: params.eta2_schedule.unwrap_or(StepSchedule::InverseK),
-            k0,
-            tau,
-            zeta,
-            policy: params.on_nonfinite,
-        };
+        let p = params.check(d)?;
+        crate::sizes::check_footprint("MiNES", d, p.b.saturating_mul(2), crate::sizes::Footprint::Full)?;
+        let (b, p0, alpha) = (p.b, p.p0, p.alpha);
         Ok(Mines {
             v: scaled_identity(d, 1.0),
             lam: vec![p0; d],

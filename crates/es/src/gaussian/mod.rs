@@ -10,15 +10,15 @@ mod sampling;
 mod scores;
 mod xnes;
 
-pub use cmaes::{CmaEs, CmaEsParams};
-pub use fast_ingo::{FastIngo, FastIngoParams};
-pub use igo::{Igo, IgoParams};
-pub use ingo::{Ingo, IngoParams, IngoVariant, StepSize};
-pub use mines::{Mines, MinesParams};
-pub use openai_es::{EsOptimizer, OpenAiEs, OpenAiEsParams};
+pub use cmaes::{CmaEs, CmaEsChecked, CmaEsParams};
+pub use fast_ingo::{FastIngo, FastIngoChecked, FastIngoParams};
+pub use igo::{Igo, IgoChecked, IgoParams};
+pub use ingo::{Ingo, IngoChecked, IngoParams, IngoVariant, StepSize};
+pub use mines::{Mines, MinesChecked, MinesParams};
+pub use openai_es::{EsOptimizer, OpenAiEs, OpenAiEsChecked, OpenAiEsParams};
 pub use sampling::Sampling;
 pub use scores::{NoScores, ScoreTransform};
-pub use xnes::{Xnes, XnesParams};
+pub use xnes::{Xnes, XnesChecked, XnesParams};
 
 use gradfree_core::CoreError;
 

@@ -9,12 +9,12 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, GfRng, NonFinitePolicy, ParamGuard, Population, check_tell, rng_from_seed};
 use serde::{Deserialize, Serialize};
 
 use super::Sampling;
 use crate::points::{Work, rank_order, write_points};
-use crate::sizes::thesis_population;
+use crate::sizes::{non_negative, popsize, positive, thesis_population};
 
 /// The update applied to the gradient estimate.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,6 +41,26 @@ pub struct OpenAiEsParams {
     pub optimizer: EsOptimizer,
     /// NaN/inf handling (infinite values rank last).
     pub on_nonfinite: NonFinitePolicy,
+}
+
+/// [`OpenAiEsParams`] validated for one dimension ([`ParamGuard`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OpenAiEsChecked {
+    n: usize,
+    lr: f64,
+    l2: f64,
+}
+
+impl ParamGuard for OpenAiEsParams {
+    type Checked = OpenAiEsChecked;
+
+    fn check(&self, d: usize) -> Result<OpenAiEsChecked, CoreError> {
+        let n = popsize(self.popsize, thesis_population(d), 2)?;
+        Sampling::Antithetic.check(n)?;
+        let lr = positive("learning_rate", self.learning_rate.unwrap_or(0.01))?;
+        let l2 = non_negative("l2", self.l2.unwrap_or(0.005))?;
+        Ok(OpenAiEsChecked { n, lr, l2 })
+    }
 }
 
 /// `tell` buffers: values, rank order, shaped utilities, gradient.
@@ -72,20 +92,8 @@ impl OpenAiEs {
     pub fn new(x0: Vec<f64>, sigma0: f64, params: &OpenAiEsParams, seed: u64) -> Result<Self, CoreError> {
         super::check_start(&x0, sigma0)?;
         let d = x0.len();
-        let n = params.popsize.unwrap_or_else(|| thesis_population(d));
-        if n < 2 {
-            return Err(CoreError::invalid("popsize", n, ">= 2"));
-        }
-        Sampling::Antithetic.check(n)?;
+        let OpenAiEsChecked { n, lr, l2 } = params.check(d)?;
         crate::sizes::check_footprint("OpenAI-ES", d, n, crate::sizes::Footprint::Diagonal)?;
-        let lr = params.learning_rate.unwrap_or(0.01);
-        let l2 = params.l2.unwrap_or(0.005);
-        if !(lr.is_finite() && lr > 0.0) {
-            return Err(CoreError::invalid("learning_rate", lr, "finite and > 0"));
-        }
-        if !(l2.is_finite() && l2 >= 0.0) {
-            return Err(CoreError::invalid("l2", l2, "finite and >= 0"));
-        }
         Ok(OpenAiEs {
             n,
             lr,

@@ -14,12 +14,13 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, GfRng, NonFinitePolicy, ParamGuard, Population, check_tell, rng_from_seed};
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
 use crate::linalg::{EigenWork, gemm, gemm_nt, scaled_identity, sym_eigen};
 use crate::points::{Work, rank_order, write_points};
+use crate::sizes::{popsize, positive};
 
 /// Parameters of [`Xnes`]; `None` takes the published default.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -33,6 +34,26 @@ pub struct XnesParams {
     pub eta_cov: Option<f64>,
     /// NaN/inf handling in `tell` (infinite values rank last).
     pub on_nonfinite: NonFinitePolicy,
+}
+
+/// [`XnesParams`] validated for one dimension ([`ParamGuard`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct XnesChecked {
+    n: usize,
+    eta_mu: f64,
+    eta_cov: f64,
+}
+
+impl ParamGuard for XnesParams {
+    type Checked = XnesChecked;
+
+    fn check(&self, d: usize) -> Result<XnesChecked, CoreError> {
+        let df = d as f64;
+        let n = popsize(self.popsize, 4 + (3.0 * df.ln()).floor() as usize, 2)?;
+        let eta_mu = positive("eta_mu", self.eta_mu.unwrap_or(1.0))?;
+        let eta_cov = positive("eta_cov", self.eta_cov.unwrap_or((9.0 + 3.0 * df.ln()) / (5.0 * df * df.sqrt())))?;
+        Ok(XnesChecked { n, eta_mu, eta_cov })
+    }
 }
 
 /// xNES.
@@ -75,19 +96,8 @@ impl Xnes {
     pub fn new(x0: Vec<f64>, sigma0: f64, params: &XnesParams, seed: u64) -> Result<Self, CoreError> {
         super::check_start(&x0, sigma0)?;
         let d = x0.len();
-        let df = d as f64;
-        let n = params.popsize.unwrap_or(4 + (3.0 * df.ln()).floor() as usize);
-        if n < 2 {
-            return Err(CoreError::invalid("popsize", n, ">= 2"));
-        }
+        let XnesChecked { n, eta_mu, eta_cov } = params.check(d)?;
         crate::sizes::check_footprint("xNES", d, n, crate::sizes::Footprint::Full)?;
-        let eta_mu = params.eta_mu.unwrap_or(1.0);
-        let eta_cov = params.eta_cov.unwrap_or((9.0 + 3.0 * df.ln()) / (5.0 * df * df.sqrt()));
-        for (name, v) in [("eta_mu", eta_mu), ("eta_cov", eta_cov)] {
-            if !(v.is_finite() && v > 0.0) {
-                return Err(CoreError::invalid(name, v, "finite and > 0"));
-            }
-        }
         let raw: Vec<f64> = (1..=n).map(|k| ((n as f64 / 2.0 + 1.0).ln() - (k as f64).ln()).max(0.0)).collect();
         let total: f64 = raw.iter().sum();
         let utilities = raw.iter().map(|r| r / total - 1.0 / n as f64).collect();

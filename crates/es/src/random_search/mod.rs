@@ -2,4 +2,4 @@
 
 mod nesterov_spokoiny;
 
-pub use nesterov_spokoiny::{NesterovSpokoiny, NesterovSpokoinyParams, StepSchedule};
+pub use nesterov_spokoiny::{NesterovSpokoiny, NesterovSpokoinyChecked, NesterovSpokoinyParams, StepSchedule};

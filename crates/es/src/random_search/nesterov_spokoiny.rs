@@ -11,11 +11,11 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, Population, check_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, ParamGuard, Population, check_tell, rng_from_seed};
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
-use crate::sizes::thesis_population;
+use crate::sizes::{positive, thesis_population};
 
 /// Step-size schedule `eta_k`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -52,9 +52,9 @@ pub struct NesterovSpokoinyParams {
     pub on_nonfinite: NonFinitePolicy,
 }
 
-/// Validated parameters.
+/// [`NesterovSpokoinyParams`] validated for one dimension ([`ParamGuard`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-struct Checked {
+pub struct NesterovSpokoinyChecked {
     b: usize,
     alpha: f64,
     eta: f64,
@@ -62,21 +62,17 @@ struct Checked {
     policy: NonFinitePolicy,
 }
 
-impl NesterovSpokoinyParams {
-    fn check(&self, d: usize) -> Result<Checked, CoreError> {
+impl ParamGuard for NesterovSpokoinyParams {
+    type Checked = NesterovSpokoinyChecked;
+
+    fn check(&self, d: usize) -> Result<NesterovSpokoinyChecked, CoreError> {
         let b = self.directions.unwrap_or(thesis_population(d) / 2);
         if b == 0 {
             return Err(CoreError::invalid("directions", b, ">= 1"));
         }
-        let alpha = self.smoothing.unwrap_or(1e-6);
-        if !(alpha.is_finite() && alpha > 0.0) {
-            return Err(CoreError::invalid("smoothing", alpha, "finite and > 0"));
-        }
-        let eta = self.step_size.unwrap_or(b as f64 / (4.0 * (d as f64 + 4.0)));
-        if !(eta.is_finite() && eta > 0.0) {
-            return Err(CoreError::invalid("step_size", eta, "finite and > 0"));
-        }
-        Ok(Checked { b, alpha, eta, schedule: self.schedule, policy: self.on_nonfinite })
+        let alpha = positive("smoothing", self.smoothing.unwrap_or(1e-6))?;
+        let eta = positive("step_size", self.step_size.unwrap_or(b as f64 / (4.0 * (d as f64 + 4.0))))?;
+        Ok(NesterovSpokoinyChecked { b, alpha, eta, schedule: self.schedule, policy: self.on_nonfinite })
     }
 }
 
@@ -85,7 +81,7 @@ impl NesterovSpokoinyParams {
 /// last step `mu_{k+1} - mu_k` (the search distribution's own width `alpha` is fixed).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct NesterovSpokoiny {
-    p: Checked,
+    p: NesterovSpokoinyChecked,
     mu: Vec<f64>,
     /// Directions of the pending generation, row-major `b x d`.
     u: Vec<f64>,

@@ -1,0 +1,429 @@
+//! [`Run`]: one optimization run as a state machine that takes values from the caller. It owns
+//! everything around the optimizer that is not the evaluation itself: budgets and stop rules,
+//! boundary repair and penalties, best-point tracking, counters, generation records for the
+//! observers and the checkpointable [`DriverState`]. The [`crate::Driver`] is a `Run` plus an
+//! objective; the Python ES classes are a `Run` whose values come from the user's loop, so both
+//! stop at the same generation for the same rules.
+
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{AskTell, BoundsHandling, CoreError, DriverOptions, GenerationRecord, Observer, Population, RunInfo, StopReason};
+
+/// The run's part of a checkpoint: counters, best point and the `tol-f` history.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DriverState {
+    /// Evaluations done.
+    pub evaluations: u64,
+    /// Generations done.
+    pub generations: u64,
+    /// Best point evaluated (feasible when bounds are enforced); empty before the first finite value.
+    pub best_x: Vec<f64>,
+    /// Best finite value, if any.
+    pub best_f: Option<f64>,
+    /// Best values of the most recent generations (for `tol-f`).
+    pub recent_best: VecDeque<f64>,
+    /// Wall time spent in earlier sessions of this run, in seconds.
+    pub seconds: f64,
+    /// Set once the run has stopped.
+    pub stopped: Option<StopReason>,
+}
+
+impl DriverState {
+    /// The state of a run that has not started.
+    pub fn fresh() -> Self {
+        DriverState {
+            evaluations: 0,
+            generations: 0,
+            best_x: Vec::new(),
+            best_f: None,
+            recent_best: VecDeque::new(),
+            seconds: 0.0,
+            stopped: None,
+        }
+    }
+
+    /// Consistency checks for a state read from a file.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.best_f.is_some() == self.best_x.is_empty() {
+            return Err("driver.best_x and driver.best_f disagree".into());
+        }
+        if !(self.seconds.is_finite() && self.seconds >= 0.0) {
+            return Err(format!("driver.seconds = {} is not a duration", self.seconds));
+        }
+        crate::state::finite("driver.best_x", &self.best_x)?;
+        if let Some(f) = self.best_f
+            && !f.is_finite()
+        {
+            return Err(format!("driver.best_f = {f} is not finite"));
+        }
+        if let Some(i) = self.recent_best.iter().position(|v| !v.is_finite()) {
+            return Err(format!("driver.recent_best[{i}] is not finite"));
+        }
+        // Counters stay far from u64::MAX so that adding a generation can never wrap.
+        const LIMIT: u64 = 1 << 62;
+        if self.evaluations > LIMIT || self.generations > LIMIT {
+            return Err(format!(
+                "driver counters (evaluations {}, generations {}) must be at most 2^62",
+                self.evaluations, self.generations
+            ));
+        }
+        if self.generations > self.evaluations {
+            return Err(format!("driver.generations = {} exceeds driver.evaluations = {}", self.generations, self.evaluations));
+        }
+        Ok(())
+    }
+}
+
+/// What a run produced.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunResult {
+    /// Algorithm name.
+    pub algorithm: String,
+    /// Dimension.
+    pub dim: usize,
+    /// Best point evaluated.
+    pub best_x: Vec<f64>,
+    /// Its value (`+inf`, written `null` in JSON, if no finite value was seen).
+    pub best_f: f64,
+    /// Evaluations done.
+    pub evaluations: u64,
+    /// Generations done.
+    pub generations: u64,
+    /// Why the run stopped (`None` while it is running).
+    pub stop_reason: Option<StopReason>,
+    /// Wall time in seconds, across resumes.
+    pub seconds: f64,
+}
+
+/// One run of an [`AskTell`] optimizer whose values come from the caller:
+/// [`Run::ask`] gives the points to evaluate (repaired into the bounds if any), [`Run::tell`]
+/// takes their values, updates the optimizer and the bookkeeping, reports the generation to the
+/// observers and judges the stop rules.
+///
+/// Stop rules are judged at two moments, as in pycma's loop: the budgets (evaluations,
+/// generations, wall time) and the target before a generation ([`Run::should_stop`], also called
+/// by `ask`), and all rules after it (`tell`).
+pub struct Run<A: AskTell> {
+    optimizer: A,
+    options: DriverOptions,
+    state: DriverState,
+    /// The points the optimizer proposed.
+    asked: Population,
+    /// The points to evaluate: `asked` repaired into the bounds (unused without bounds).
+    repaired: Population,
+    /// Whether `asked` awaits its values.
+    pending: bool,
+    told: Vec<f64>,
+    sorted: Vec<f64>,
+    clock: Instant,
+}
+
+impl<A: AskTell> Run<A> {
+    /// A fresh run. Validates the options against the optimizer.
+    pub fn new(optimizer: A, options: DriverOptions) -> Result<Self, CoreError> {
+        Self::resume(optimizer, options, DriverState::fresh())
+    }
+
+    /// Continues a run from a checkpointed [`DriverState`] (with the optimizer restored from the
+    /// same checkpoint): the trajectory is the one the uninterrupted run would have taken.
+    ///
+    /// The stop rules are those of `options`, which may differ from the saved run's (e.g. a larger
+    /// budget): a run that had stopped continues if the new rules allow it.
+    pub fn resume(optimizer: A, options: DriverOptions, mut state: DriverState) -> Result<Self, CoreError> {
+        options.stop.validate()?;
+        state.stopped = None;
+        let d = optimizer.dim();
+        if let Some((b, h)) = &options.bounds {
+            h.validate()?;
+            if b.dim() != d {
+                return Err(CoreError::DimensionMismatch { what: "bounds dimension", expected: d, got: b.dim() });
+            }
+        }
+        if let Some(max) = options.stop.max_evaluations
+            && max < optimizer.population_size() as u64
+        {
+            return Err(CoreError::invalid(
+                "max-evaluations",
+                max,
+                format!(">= the population size {} of {}", optimizer.population_size(), optimizer.name()),
+            ));
+        }
+        if !state.best_x.is_empty() && state.best_x.len() != d {
+            return Err(CoreError::DimensionMismatch { what: "checkpoint best_x length", expected: d, got: state.best_x.len() });
+        }
+        Ok(Run {
+            optimizer,
+            options,
+            state,
+            asked: Population::empty(d),
+            repaired: Population::empty(d),
+            pending: false,
+            told: Vec::new(),
+            sorted: Vec::new(),
+            clock: Instant::now(),
+        })
+    }
+
+    /// The optimizer.
+    pub fn optimizer(&self) -> &A {
+        &self.optimizer
+    }
+
+    /// Gives the optimizer back.
+    pub fn into_optimizer(self) -> A {
+        self.optimizer
+    }
+
+    /// The options.
+    pub fn options(&self) -> &DriverOptions {
+        &self.options
+    }
+
+    /// The state a checkpoint stores besides the optimizer.
+    pub fn state(&self) -> DriverState {
+        let mut s = self.state.clone();
+        s.seconds = self.seconds();
+        s
+    }
+
+    /// Generations done.
+    pub fn generations(&self) -> u64 {
+        self.state.generations
+    }
+
+    /// Evaluations done.
+    pub fn evaluations(&self) -> u64 {
+        self.state.evaluations
+    }
+
+    /// Wall time across sessions, in seconds.
+    pub fn seconds(&self) -> f64 {
+        self.state.seconds + self.clock.elapsed().as_secs_f64()
+    }
+
+    /// Static facts for observers.
+    pub fn info(&self) -> RunInfo {
+        RunInfo {
+            algorithm: self.optimizer.name().to_string(),
+            dim: self.optimizer.dim(),
+            population_size: self.optimizer.population_size(),
+            stop: self.options.stop.clone(),
+            start_generation: self.state.generations,
+        }
+    }
+
+    /// The result so far.
+    pub fn result(&self) -> RunResult {
+        RunResult {
+            algorithm: self.optimizer.name().to_string(),
+            dim: self.optimizer.dim(),
+            best_x: self.state.best_x.clone(),
+            best_f: self.state.best_f.unwrap_or(f64::INFINITY),
+            evaluations: self.state.evaluations,
+            generations: self.state.generations,
+            stop_reason: self.state.stopped,
+            seconds: self.seconds(),
+        }
+    }
+
+    /// The stop reason, if a rule has fired (without judging the rules again).
+    pub fn stopped(&self) -> Option<StopReason> {
+        self.state.stopped
+    }
+
+    /// Sets the stop reason of a restored run whose rules are unchanged (e.g. an unpickled Python
+    /// run), which [`Run::resume`] clears so that new rules may continue a stopped run.
+    pub fn restore_stopped(&mut self, reason: Option<StopReason>) {
+        self.state.stopped = reason;
+    }
+
+    /// Judges the rules that can be judged before a generation (target, budgets) and records the
+    /// reason; `None`: the next generation may run.
+    pub fn should_stop(&mut self) -> Option<StopReason> {
+        if self.state.stopped.is_none() {
+            self.state.stopped = self.budget_exhausted();
+        }
+        self.state.stopped
+    }
+
+    /// The points of the pending generation, as the objective must see them (repaired into the
+    /// bounds, if any); `None` if nothing is pending.
+    pub fn pending(&self) -> Option<&Population> {
+        self.pending.then(|| self.to_evaluate())
+    }
+
+    /// The points the optimizer proposed for the pending generation (before repair).
+    pub fn pending_raw(&self) -> Option<&Population> {
+        self.pending.then_some(&self.asked)
+    }
+
+    fn to_evaluate(&self) -> &Population {
+        if self.options.bounds.is_some() { &self.repaired } else { &self.asked }
+    }
+
+    /// Proposes the next generation and returns the points to evaluate, or `None` once a stop
+    /// rule has fired (then nothing is proposed). A non-finite proposal (the search distribution
+    /// over- or underflowed) stops the run with [`StopReason::Diverged`] instead of sending NaN
+    /// to the objective. Asking again before telling discards the pending points.
+    pub fn ask(&mut self) -> Result<Option<&Population>, CoreError> {
+        if self.should_stop().is_some() {
+            return Ok(None);
+        }
+        self.optimizer.ask_into(&mut self.asked)?;
+        if self.asked.as_slice().iter().any(|v| !v.is_finite()) {
+            self.pending = false;
+            self.state.stopped = Some(StopReason::Diverged);
+            return Ok(None);
+        }
+        if let Some((b, h)) = &self.options.bounds {
+            self.repaired.resize(self.asked.len(), self.asked.dim());
+            for (src, dst) in self.asked.rows().zip(self.repaired.rows_mut()) {
+                b.repair_into(h.repair(), src, dst);
+            }
+        }
+        self.pending = true;
+        Ok(Some(self.to_evaluate()))
+    }
+
+    /// Restores a pending generation (e.g. after unpickling between `ask` and `tell`): `asked`
+    /// must be what the optimizer proposed, `popsize x dim` and finite.
+    pub fn set_pending(&mut self, asked: Population) -> Result<(), CoreError> {
+        let want = (self.optimizer.population_size(), self.optimizer.dim());
+        if (asked.len(), asked.dim()) != want {
+            return Err(CoreError::DimensionMismatch { what: "pending population size", expected: want.0, got: asked.len() });
+        }
+        if asked.as_slice().iter().any(|v| !v.is_finite()) {
+            return Err(CoreError::invalid("pending population", "non-finite", "finite points"));
+        }
+        self.asked = asked;
+        if let Some((b, h)) = &self.options.bounds {
+            self.repaired.resize(self.asked.len(), self.asked.dim());
+            for (src, dst) in self.asked.rows().zip(self.repaired.rows_mut()) {
+                b.repair_into(h.repair(), src, dst);
+            }
+        }
+        self.pending = true;
+        Ok(())
+    }
+
+    /// Takes `values[i] = f(pending().row(i))`: tells the optimizer (penalized values under
+    /// [`BoundsHandling::Penalty`]), updates counters, best point and `tol-f` history, reports the
+    /// generation to `observers` and judges every stop rule. An error (wrong length, a NaN under
+    /// the error policy) leaves the optimizer, the counters and the pending points unchanged.
+    pub fn tell(&mut self, values: &[f64], observers: &mut [&mut dyn Observer]) -> Result<Option<StopReason>, CoreError> {
+        if !self.pending {
+            return Err(CoreError::OutOfOrder("tell without a pending ask"));
+        }
+        let n = self.asked.len();
+        if values.len() != n {
+            return Err(CoreError::DimensionMismatch { what: "number of objective values", expected: n, got: values.len() });
+        }
+        // The optimizer is told the penalized values; the bookkeeping (best point, logs) uses the
+        // objective's own values at the feasible points, so best_f = f(best_x).
+        match &self.options.bounds {
+            Some((b, h @ BoundsHandling::Penalty { .. })) => {
+                self.told.clear();
+                self.told.extend(values.iter().zip(self.asked.rows()).map(|(v, x)| v + h.penalty(b, x)));
+                self.optimizer.tell(&self.asked, &self.told)?;
+            }
+            _ => self.optimizer.tell(&self.asked, values)?,
+        }
+        self.pending = false;
+
+        // Bookkeeping on the finite values only.
+        self.state.evaluations = self.state.evaluations.saturating_add(n as u64);
+        self.state.generations = self.state.generations.saturating_add(1);
+        let mut gen_best: Option<(usize, f64)> = None;
+        for (i, &v) in values.iter().enumerate() {
+            if v.is_finite() && gen_best.is_none_or(|(_, b)| v < b) {
+                gen_best = Some((i, v));
+            }
+        }
+        if let Some((i, v)) = gen_best
+            && self.state.best_f.is_none_or(|b| v < b)
+        {
+            self.state.best_f = Some(v);
+            self.state.best_x.clear();
+            let evaluated = if self.options.bounds.is_some() { &self.repaired } else { &self.asked };
+            self.state.best_x.extend_from_slice(evaluated.row(i));
+        }
+        self.sorted.clear();
+        self.sorted.extend(values.iter().map(|&v| if v.is_nan() { f64::INFINITY } else { v }));
+        self.sorted.sort_by(f64::total_cmp);
+        let median = if n == 0 { f64::NAN } else { self.sorted[n / 2] };
+
+        let window = self.options.stop.tol_f_window;
+        match gen_best {
+            Some((_, v)) => {
+                self.state.recent_best.push_back(v);
+                while self.state.recent_best.len() > window {
+                    self.state.recent_best.pop_front();
+                }
+            }
+            None => self.state.recent_best.clear(),
+        }
+
+        let record = GenerationRecord {
+            generation: self.state.generations,
+            evaluations: self.state.evaluations,
+            best_f: self.state.best_f,
+            gen_best_f: gen_best.map(|(_, v)| v),
+            gen_median_f: median.is_finite().then_some(median),
+            scale: self.optimizer.scale(),
+            seconds: self.seconds(),
+            events: self.optimizer.take_events(),
+        };
+        for o in observers.iter_mut() {
+            o.on_generation(&record)?;
+        }
+        self.state.stopped = self.check_stop();
+        Ok(self.state.stopped)
+    }
+
+    /// The rules that can be judged before a generation: target and budgets.
+    fn budget_exhausted(&self) -> Option<StopReason> {
+        let s = &self.options.stop;
+        if let (Some(t), Some(b)) = (s.target, self.state.best_f)
+            && b <= t
+        {
+            return Some(StopReason::Target);
+        }
+        if let Some(max) = s.max_evaluations
+            && self.state.evaluations.saturating_add(self.optimizer.population_size() as u64) > max
+        {
+            return Some(StopReason::MaxEvaluations);
+        }
+        if s.max_generations.is_some_and(|g| self.state.generations >= g) {
+            return Some(StopReason::MaxGenerations);
+        }
+        if s.max_seconds.is_some_and(|t| self.seconds() >= t) {
+            return Some(StopReason::WallTime);
+        }
+        None
+    }
+
+    /// Every rule, after a generation.
+    fn check_stop(&self) -> Option<StopReason> {
+        let s = &self.options.stop;
+        if let Some(r @ StopReason::Target) = self.budget_exhausted() {
+            return Some(r);
+        }
+        if let Some(tol) = s.tol_f
+            && self.state.recent_best.len() >= s.tol_f_window
+            && self.sorted.last().is_some_and(|v| v.is_finite())
+        {
+            let lo = self.state.recent_best.iter().copied().fold(self.sorted[0], f64::min);
+            let hi = self.state.recent_best.iter().copied().fold(self.sorted[self.sorted.len() - 1], f64::max);
+            if hi - lo < tol {
+                return Some(StopReason::TolF);
+            }
+        }
+        if s.tol_x.is_some_and(|tol| self.optimizer.scale() < tol) {
+            return Some(StopReason::TolX);
+        }
+        self.budget_exhausted()
+    }
+}

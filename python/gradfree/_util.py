@@ -1,0 +1,60 @@
+"""Argument checks shared by the subpackages (the Rust side validates again; these give the
+Python parameter names in messages)."""
+from __future__ import annotations
+
+import math
+import os
+from typing import Optional
+
+import numpy as np
+
+from .errors import InvalidParameterError
+
+
+def seed(value: Optional[int]) -> int:
+    """A seed in [0, 2**64); ``None`` draws one from the OS."""
+    if value is None:
+        return int.from_bytes(os.urandom(8), "little")
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < 1 << 64:
+        raise InvalidParameterError(f"seed: expected an integer in [0, 2**64 - 1] or None, got {value!r}")
+    return int(value)
+
+
+def count(name: str, value, lo: int) -> int:
+    """An integer >= lo; integral floats (``8.0``) are accepted, ``7.9``, booleans and NaN are not."""
+    if isinstance(value, (bool, np.bool_)):
+        raise InvalidParameterError(f"{name}: expected an integer >= {lo}, got {value!r}")
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        value = int(value)
+    if not isinstance(value, (int, np.integer)) or value < lo:
+        raise InvalidParameterError(f"{name}: expected an integer >= {lo}, got {value!r}")
+    return int(value)
+
+
+def positive(name: str, value) -> float:
+    """A finite float > 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not (
+            math.isfinite(value) and value > 0):
+        raise InvalidParameterError(f"{name}: expected a finite number > 0, got {value!r}")
+    return float(value)
+
+
+def number(name: str, value) -> float:
+    """A float that is not NaN (infinities allowed)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or math.isnan(value):
+        raise InvalidParameterError(f"{name}: expected a number, got {value!r}")
+    return float(value)
+
+
+def box(name: str, bounds, shape) -> Optional[tuple]:
+    """``(lower, upper)`` broadcast to ``shape`` as lists, with lower < upper everywhere."""
+    if bounds is None:
+        return None
+    try:
+        lower, upper = bounds
+        lower, upper = (np.broadcast_to(np.asarray(b, dtype=np.float64), shape) for b in (lower, upper))
+    except (TypeError, ValueError) as e:
+        raise InvalidParameterError(f"{name}: expected (lower, upper), each a number or an array of shape {shape}: {e}") from None
+    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper)) and np.all(lower < upper)):
+        raise InvalidParameterError(f"{name}: expected finite bounds with lower < upper in every coordinate")
+    return lower.tolist(), upper.tolist()

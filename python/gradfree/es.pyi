@@ -1,0 +1,146 @@
+"""Type stubs of ``gradfree.es``: one class per entry of the Rust algorithm registry
+(``crates/es/src/registry.rs``). A test fails if this file and the registry disagree."""
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+_F64 = npt.NDArray[np.float64]
+_I64 = npt.NDArray[np.int64]
+_Box = Optional[Tuple[Union[float, Sequence[float]], Union[float, Sequence[float]]]]
+
+REGISTRY: List[Dict[str, Any]]
+
+class Result(NamedTuple):
+    xbest: np.ndarray
+    fbest: float
+    evaluations: int
+    iterations: int
+    stop: Dict[str, Any]
+
+class _ES:
+    algorithm: str
+    seed: int
+    max_evals: int
+    max_gens: Optional[int]
+    target: Optional[float]
+    tol_fun: Optional[float]
+    tol_x: Optional[float]
+    max_seconds: Optional[float]
+    def __init__(
+        self,
+        x0: npt.ArrayLike,
+        sigma0: float = 0.5,
+        seed: Optional[int] = None,
+        popsize: Optional[int] = None,
+        max_evals: Optional[int] = None,
+        max_gens: Optional[int] = None,
+        target: Optional[float] = None,
+        tol_fun: Optional[float] = None,
+        tol_fun_window: int = 10,
+        tol_x: Optional[float] = None,
+        max_seconds: Optional[float] = None,
+        bounds: _Box = None,
+        bounds_handling: str = "clip",
+        restarts: Union[bool, int] = False,
+        restart_bounds: _Box = None,
+        **params: Any,
+    ) -> None: ...
+    @property
+    def popsize(self) -> int: ...
+    @property
+    def mean(self) -> _F64: ...
+    @property
+    def restarts_done(self) -> int: ...
+    @property
+    def sigma(self) -> float: ...
+    @property
+    def evaluations(self) -> int: ...
+    @property
+    def iterations(self) -> int: ...
+    @property
+    def fbest(self) -> float: ...
+    @property
+    def xbest(self) -> np.ndarray: ...
+    def ask(self) -> np.ndarray: ...
+    def tell(self, X: npt.ArrayLike, values: npt.ArrayLike) -> None: ...
+    def stop(self) -> Dict[str, Any]: ...
+    @property
+    def result(self) -> Result: ...
+    def disp(self) -> None: ...
+    def events(self) -> List[Tuple[str, str]]: ...
+
+class _DiscreteES(_ES):
+    def __init__(
+        self,
+        dim: int,
+        seed: Optional[int] = None,
+        popsize: Optional[int] = None,
+        max_evals: Optional[int] = None,
+        max_gens: Optional[int] = None,
+        target: Optional[float] = None,
+        tol_fun: Optional[float] = None,
+        **params: Any,
+    ) -> None: ...
+    def ask(self) -> _I64: ...
+    @property
+    def xbest(self) -> _I64: ...
+
+class INGO(_ES):
+    """implicit natural gradient, full covariance via its inverse (Cholesky of Sigma^-1) (thesis Alg. 1, eq. (3.28)-(3.29))."""
+
+class INGOstep(_ES):
+    """INGO with the mean step scaled by Sigma_t instead of Sigma_{t+1} (thesis Alg. 3, eq. (3.36)-(3.37))."""
+
+class FastINGO(_ES):
+    """INGO with a diagonal covariance and antithetic samples, O(N d) per generation (thesis Alg. 2, eq. (3.30)-(3.31))."""
+
+class IGO(_ES):
+    """explicit natural gradient on (mu, Sigma), full covariance, same scores as INGO (Ollivier et al. 2017; thesis sec. 3.7.1 baseline)."""
+
+class CMAES(_ES):
+    """CMA-ES with active weights and CSA; IPOP restarts with --param restarts=K (Hansen 2016 tutorial (arXiv:1604.00772))."""
+
+class MiNES(_ES):
+    """mirror-descent NES: antithetic mean step, Hessian-tracking Sigma^-1 with eigenvalue projection (Ye & Zhang, MiNES Alg. 1, eq. (4.6), (4.13)-(4.17))."""
+
+class XNES(_ES):
+    """exponential natural evolution strategy, full covariance (Wierstra et al. 2014, Alg. 5 (xNES))."""
+
+class OpenAIES(_ES):
+    """fixed-sigma antithetic ES with centred ranks and Adam (or SGD) on the mean (Salimans et al. 2017)."""
+
+class NesterovSpokoiny(_ES):
+    """random gradient-free descent with antithetic Gaussian finite differences (MiNES eq. (4.18)-(4.19); Nesterov & Spokoiny 2017)."""
+
+class BernoulliINGO(_DiscreteES):
+    """discrete INGO over {0,1}^d: natural-gradient steps on the Bernoulli logits (thesis sec. 3.5, eq. (3.38)-(3.41))."""
+
+class CategoricalINGO(_DiscreteES):
+    """discrete INGO over {0..K-1}^d: steps on the softmax logits, rows re-centred (thesis sec. 3.5, eq. (3.42)-(3.44))."""
+
+class GA(_DiscreteES):
+    """generational GA: binary tournaments, uniform crossover, 1/d mutation, one elite (thesis sec. 3.7.3 baseline)."""
+
+class OptimizeResult(dict):
+    x: Optional[np.ndarray]
+    fun: float
+    nfev: int
+    nit: int
+    restarts: int
+    success: bool
+    message: str
+
+def minimize(
+    f: Callable[[np.ndarray], float],
+    x0: npt.ArrayLike,
+    method: str = "ingo",
+    sigma0: float = 0.5,
+    seed: Optional[int] = None,
+    max_evals: Optional[int] = None,
+    target: Optional[float] = None,
+    bounds: _Box = None,
+    restarts: Union[bool, int] = False,
+    executor: Any = None,
+    **params: Any,
+) -> OptimizeResult: ...

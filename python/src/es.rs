@@ -1,0 +1,411 @@
+//! ES bindings: [`EsRun`], one optimization run whose values come from the Python caller (the
+//! Rust [`Run`] owns bookkeeping, stop rules and boundary repair, so the Python loop stops where
+//! the Rust driver stops), the benchmark problems, and the Rust-driven reference run.
+
+use gradfree_core::{
+    AskTell, Bounds, BoundsHandling, CoreError, DriverOptions, DriverState, GenerationRecord, Observer, Population, Run, StateCheck,
+    StopReason, StopRules,
+};
+use gradfree_es::{Algorithm, Ipop, IpopParams, RestartMean, StartSpec};
+use numpy::ndarray::Array2;
+use numpy::{AllowTypeChange, IntoPyArray, PyArray1, PyArray2, PyArrayLike1, PyArrayLike2, PyReadonlyArray1, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+use pyo3::types::PyType;
+use serde::{Deserialize, Serialize};
+
+use crate::{StopOnCancel, core_err, err, es_err, interruptible, problem_err, typed};
+
+/// Collects the optimizer's events of every generation (the [`Run`] hands them to observers).
+struct Events<'a>(&'a mut Vec<(String, String)>);
+
+impl Observer for Events<'_> {
+    fn on_generation(&mut self, record: &GenerationRecord) -> Result<(), CoreError> {
+        self.0.extend(record.events.iter().map(|e| (e.kind.clone(), e.message.clone())));
+        Ok(())
+    }
+}
+
+/// What a pickled run stores: the optimizer, the run state, its rules and a pending population.
+#[derive(Serialize, Deserialize)]
+struct Saved {
+    optimizer: Algorithm,
+    driver: DriverState,
+    stop: StopRules,
+    bounds: Option<(Bounds, BoundsHandling)>,
+    pending: Option<Vec<f64>>,
+}
+
+/// Builds a registry algorithm, with IPOP restarts if asked.
+fn build(
+    algorithm: &str,
+    start: StartSpec,
+    restarts: bool,
+    max_restarts: Option<u32>,
+    restart_bounds: Option<(Vec<f64>, Vec<f64>)>,
+) -> PyResult<Algorithm> {
+    if !restarts {
+        return gradfree_es::build(algorithm, &start).map_err(es_err);
+    }
+    let restart_mean = match restart_bounds {
+        Some((lo, hi)) => RestartMean::Uniform(Bounds::new(lo, hi).map_err(err)?),
+        None => RestartMean::Initial,
+    };
+    let params = IpopParams { max_restarts, restart_mean, ..IpopParams::default() };
+    Ok(Algorithm::Ipop(Box::new(Ipop::new(algorithm, start, params).map_err(es_err)?)))
+}
+
+/// One run of an evolution strategy of the Rust crate, driven by ask/tell from Python: `ask`
+/// gives the points to evaluate (repaired into `bounds` if given), `tell` takes their values; the
+/// stop rules, counters and best point are those of the Rust driver ([`gradfree_core::Run`]).
+#[pyclass(module = "gradfree._gradfree", name = "Run")]
+struct EsRun {
+    run: Run<Algorithm>,
+    events: Vec<(String, String)>,
+}
+
+fn stop_key(r: StopReason) -> &'static str {
+    match r {
+        StopReason::Target => "target",
+        StopReason::MaxEvaluations => "max_evals",
+        StopReason::MaxGenerations => "max_gens",
+        StopReason::TolF => "tol_fun",
+        StopReason::TolX => "tol_x",
+        StopReason::WallTime => "max_seconds",
+        StopReason::Diverged => "diverged",
+    }
+}
+
+#[pymethods]
+impl EsRun {
+    /// `Run(algorithm, x0, sigma0, seed, params_json, stop_json, restarts=False, max_restarts=None,
+    /// restart_bounds=None, bounds=None, bounds_handling="clip")`: `algorithm` is a registry name,
+    /// `params_json` a JSON object of its parameters, `stop_json` the stop rules (the fields of
+    /// `gradfree_core::StopRules`). `restarts`: IPOP restarts (population doubled each time) up to
+    /// `max_restarts`, each from `x0` or a uniform draw in `restart_bounds = (lower, upper)`.
+    /// `bounds = (lower, upper)`: points are repaired (`"clip"` or `"reflect"`) before evaluation.
+    #[new]
+    #[pyo3(signature = (algorithm, x0, sigma0, seed, params_json, stop_json, restarts=false, max_restarts=None, restart_bounds=None, bounds=None, bounds_handling="clip"))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        algorithm: &str,
+        x0: PyReadonlyArray1<'_, f64>,
+        sigma0: f64,
+        seed: u64,
+        params_json: &str,
+        stop_json: &str,
+        restarts: bool,
+        max_restarts: Option<u32>,
+        restart_bounds: Option<(Vec<f64>, Vec<f64>)>,
+        bounds: Option<(Vec<f64>, Vec<f64>)>,
+        bounds_handling: &str,
+    ) -> PyResult<Self> {
+        let params: serde_json::Value = serde_json::from_str(params_json).map_err(err)?;
+        let Some(params) = params.as_object().cloned() else {
+            return Err(err("params: expected a JSON object"));
+        };
+        let stop: StopRules = serde_json::from_str(stop_json).map_err(|e| err(format!("stop rules: {e}")))?;
+        let start = StartSpec { x0: x0.as_slice().map_err(err)?.to_vec(), sigma0, seed, params };
+        let alg = build(algorithm, start, restarts, max_restarts, restart_bounds)?;
+        if let Some(max) = stop.max_evaluations
+            && max < alg.population_size() as u64
+        {
+            return Err(err(format!(
+                "max_evals: expected >= the population size {} of {algorithm} (one generation), got {max}",
+                alg.population_size()
+            )));
+        }
+        let mut options = DriverOptions::new(stop);
+        options.parallel = false;
+        if let Some((lo, hi)) = bounds {
+            let repair = match bounds_handling {
+                "clip" => gradfree_core::BoundaryRepair::Clip,
+                "reflect" => gradfree_core::BoundaryRepair::Reflect,
+                _ => return Err(err(format!("bounds_handling {bounds_handling:?}: expected 'clip' or 'reflect'"))),
+            };
+            options.bounds = Some((Bounds::new(lo, hi).map_err(err)?, BoundsHandling::Repair(repair)));
+        }
+        Ok(EsRun { run: Run::new(alg, options).map_err(core_err)?, events: Vec::new() })
+    }
+
+    /// The next population to evaluate, shape `(popsize, d)`. Raises once a stop rule has fired.
+    fn ask<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let run = &mut self.run;
+        let points = py.detach(|| run.ask().map(|p| p.map(|p| (p.len(), p.dim(), p.as_slice().to_vec())))).map_err(core_err)?;
+        let Some((n, d, data)) = points else {
+            let why = self.run.stopped().map_or("stopped".to_string(), |r| r.to_string());
+            return Err(err(format!("ask: the run has stopped ({why}); check stop() before asking")));
+        };
+        Ok(Array2::from_shape_vec((n, d), data).map_err(err)?.into_pyarray(py))
+    }
+
+    /// Reports `values[i] = f(X[i])` for the points `X` the last `ask` returned (same order).
+    /// Returns the stop rule that fired, if any. A rejected call changes nothing.
+    fn tell(
+        &mut self,
+        py: Python<'_>,
+        x: PyArrayLike2<'_, f64, AllowTypeChange>,
+        values: PyReadonlyArray1<'_, f64>,
+    ) -> PyResult<Option<String>> {
+        let Some(asked) = self.run.pending() else {
+            return Err(err("tell: no population is pending; call ask() first"));
+        };
+        let (n, d) = (asked.len(), asked.dim());
+        let shape = x.shape();
+        if (shape[0], shape[1]) != (n, d) {
+            return Err(err(format!("X: expected shape ({n}, {d}) (popsize, dim), got ({}, {})", shape[0], shape[1])));
+        }
+        let rows: Vec<f64> = x.as_array().iter().copied().collect();
+        if let Some(i) = rows.iter().position(|v| !v.is_finite()) {
+            return Err(err(format!("X[{}, {}] = {}: X must be the population returned by ask()", i / d, i % d, rows[i])));
+        }
+        // The methods update from the points they sampled: X must be exactly those points.
+        if let Some(i) = rows.iter().zip(asked.as_slice()).position(|(a, b)| a != b) {
+            return Err(err(format!(
+                "X row {} differs from the population returned by ask() (X[{}, {}] = {}, asked {}): tell the asked points, in order",
+                i / d,
+                i / d,
+                i % d,
+                rows[i],
+                asked.as_slice()[i]
+            )));
+        }
+        let vals = values.as_slice().map_err(err)?.to_vec();
+        let (run, events) = (&mut self.run, &mut self.events);
+        let r = py.detach(|| run.tell(&vals, &mut [&mut Events(events)])).map_err(core_err)?;
+        Ok(r.map(|r| stop_key(r).to_string()))
+    }
+
+    /// The stop rule that has fired (judging the budgets and the target now), as pycma's key
+    /// (`max_evals`, `max_gens`, `target`, `tol_fun`, `tol_x`, `max_seconds`, `diverged`).
+    fn stop(&mut self) -> Option<&'static str> {
+        self.run.should_stop().map(stop_key)
+    }
+
+    /// Current mean of the search distribution.
+    #[getter]
+    fn mean<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_slice(py, self.run.optimizer().mean())
+    }
+
+    /// The optimizer's step length ([`AskTell::scale`]).
+    #[getter]
+    fn scale(&self) -> f64 {
+        self.run.optimizer().scale()
+    }
+
+    #[getter]
+    fn popsize(&self) -> usize {
+        self.run.optimizer().population_size()
+    }
+
+    #[getter]
+    fn dim(&self) -> usize {
+        self.run.optimizer().dim()
+    }
+
+    #[getter]
+    fn name(&self) -> &'static str {
+        self.run.optimizer().name()
+    }
+
+    /// Restarts made so far (0 without `restarts`).
+    #[getter]
+    fn restarts(&self) -> u32 {
+        match self.run.optimizer() {
+            Algorithm::Ipop(ipop) => ipop.restarts_done(),
+            _ => 0,
+        }
+    }
+
+    #[getter]
+    fn evaluations(&self) -> u64 {
+        self.run.evaluations()
+    }
+
+    #[getter]
+    fn generations(&self) -> u64 {
+        self.run.generations()
+    }
+
+    /// Best value evaluated (`inf` before the first finite one).
+    #[getter]
+    fn best_f(&self) -> f64 {
+        self.run.result().best_f
+    }
+
+    /// Best point evaluated (feasible if bounded), `None` before the first finite value.
+    #[getter]
+    fn best_x<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
+        let s = self.run.state();
+        (!s.best_x.is_empty()).then(|| PyArray1::from_vec(py, s.best_x))
+    }
+
+    /// Events since the last call (kind, message), e.g. covariance backtracking or restarts.
+    fn take_events(&mut self) -> Vec<(String, String)> {
+        std::mem::take(&mut self.events)
+    }
+
+    /// The full run state as JSON (pickling).
+    fn state_json(&self) -> PyResult<String> {
+        let saved = Saved {
+            optimizer: self.run.optimizer().clone(),
+            driver: self.run.state(),
+            stop: self.run.options().stop.clone(),
+            bounds: self.run.options().bounds.clone(),
+            pending: self.run.pending_raw().map(|p| p.as_slice().to_vec()),
+        };
+        serde_json::to_string(&saved).map_err(err)
+    }
+
+    /// Rebuilds a run from [`EsRun::state_json`], validating every part.
+    #[classmethod]
+    fn from_state_json(_cls: &Bound<'_, PyType>, state: &str) -> PyResult<Self> {
+        let bad = |m: String| typed("CheckpointError", format!("not a valid run state: {m}"));
+        let saved: Saved = serde_json::from_str(state).map_err(|e| bad(e.to_string()))?;
+        saved.optimizer.check_state().map_err(bad)?;
+        saved.driver.validate().map_err(bad)?;
+        let stopped = saved.driver.stopped;
+        let mut options = DriverOptions::new(saved.stop);
+        options.parallel = false;
+        options.bounds = saved.bounds;
+        let (n, d) = (saved.optimizer.population_size(), saved.optimizer.dim());
+        let mut run = Run::resume(saved.optimizer, options, saved.driver).map_err(|e| bad(e.to_string()))?;
+        run.restore_stopped(stopped);
+        if let Some(p) = saved.pending {
+            let pop = Population::from_row_major(n, d, p).map_err(|e| bad(e.to_string()))?;
+            run.set_pending(pop).map_err(|e| bad(e.to_string()))?;
+        }
+        Ok(EsRun { run, events: Vec::new() })
+    }
+
+    fn __reduce__(slf: &Bound<'_, Self>) -> PyResult<(Py<PyAny>, (String,))> {
+        let py = slf.py();
+        let state = slf.borrow().state_json()?;
+        let f = py.get_type::<EsRun>().getattr("from_state_json")?;
+        Ok((f.unbind(), (state,)))
+    }
+}
+
+/// Runs `algorithm` on the built-in `problem` entirely in Rust (the `gradfree optimize` driver,
+/// sequential evaluation) under the stop rules `stop_json` (default: `max_evals` evaluations);
+/// returns `(best_x, best_f, evaluations, generations, mean, stop_reason)`. The reference the
+/// Python ask/tell loop is tested against.
+#[pyfunction]
+#[pyo3(signature = (algorithm, problem, x0, sigma0, seed, max_evals, params_json="{}", stop_json=None))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn run_builtin<'py>(
+    py: Python<'py>,
+    algorithm: &str,
+    problem: &Problem,
+    x0: PyReadonlyArray1<'_, f64>,
+    sigma0: f64,
+    seed: u64,
+    max_evals: u64,
+    params_json: &str,
+    stop_json: Option<&str>,
+) -> PyResult<(Bound<'py, PyArray1<f64>>, f64, u64, u64, Bound<'py, PyArray1<f64>>, Option<&'static str>)> {
+    let params: serde_json::Value = serde_json::from_str(params_json).map_err(err)?;
+    let Some(params) = params.as_object().cloned() else {
+        return Err(err("params: expected a JSON object"));
+    };
+    let alg = build(algorithm, StartSpec { x0: x0.as_slice().map_err(err)?.to_vec(), sigma0, seed, params }, false, None, None)?;
+    let stop = match stop_json {
+        Some(s) => serde_json::from_str(s).map_err(|e| err(format!("stop rules: {e}")))?,
+        None => StopRules::max_evaluations(max_evals),
+    };
+    let mut opts = DriverOptions::new(stop);
+    opts.parallel = false;
+    let p = &problem.p;
+    let (res, mean) = interruptible(py, |cancel| -> Result<_, CoreError> {
+        let mut driver = gradfree_core::Driver::new(alg, opts)?;
+        let res = driver.run(&p.as_ref(), &mut [&mut StopOnCancel(cancel)])?;
+        Ok((res, driver.into_optimizer().mean().to_vec()))
+    })?
+    .map_err(core_err)?;
+    let reason = res.stop_reason.map(stop_key);
+    Ok((PyArray1::from_vec(py, res.best_x), res.best_f, res.evaluations, res.generations, PyArray1::from_vec(py, mean), reason))
+}
+
+/// Registered algorithms: `(name, source, summary)`.
+#[pyfunction]
+fn algorithms() -> Vec<(&'static str, &'static str, &'static str)> {
+    gradfree_es::list().iter().map(|s| (s.name, s.source, s.summary)).collect()
+}
+
+/// The algorithm registry as JSON: one object per algorithm with `name`, `class_name`,
+/// `source`, `summary`, `discrete`, `domain`, `popsize_param`, `ipop_stagnation`. The Python
+/// classes of `gradfree.es` are made from it.
+#[pyfunction]
+fn registry_json() -> PyResult<String> {
+    serde_json::to_string(gradfree_es::list()).map_err(err)
+}
+
+/// Registers this module's classes and functions.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<EsRun>()?;
+    m.add_function(wrap_pyfunction!(registry_json, m)?)?;
+    m.add_class::<Problem>()?;
+    m.add_function(wrap_pyfunction!(run_builtin, m)?)?;
+    m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    Ok(())
+}
+
+/// A benchmark function of `gradfree_problems` (thesis Tables 3.1 and 4.4, MiNES Table 1, ...),
+/// callable on one point or evaluated on the rows of a matrix.
+#[pyclass(module = "gradfree._gradfree", frozen)]
+struct Problem {
+    p: Box<dyn gradfree_problems::Problem>,
+}
+
+#[pymethods]
+impl Problem {
+    /// `Problem(name, dim, seed=0)`; the seed fixes random instances (rotations, data splits).
+    #[new]
+    #[pyo3(signature = (name, dim, seed=0))]
+    fn new(name: &str, dim: usize, seed: u64) -> PyResult<Self> {
+        Ok(Problem { p: gradfree_problems::build(name, dim, seed).map_err(problem_err)? })
+    }
+
+    #[getter]
+    fn name(&self) -> String {
+        self.p.name().to_string()
+    }
+
+    #[getter]
+    fn dim(&self) -> usize {
+        self.p.dimension()
+    }
+
+    /// The global minimum, if known.
+    #[getter]
+    fn minimum(&self) -> Option<f64> {
+        self.p.minimum()
+    }
+
+    /// For discrete problems, the number of categories `K` of every variable (2: binary).
+    #[getter]
+    fn categories(&self) -> Option<usize> {
+        self.p.categories()
+    }
+
+    /// `f(x)` for one point of length `dim` (any numeric array, e.g. the integers of a discrete ES).
+    fn __call__(&self, x: PyArrayLike1<'_, f64, AllowTypeChange>) -> PyResult<f64> {
+        let x = x.as_slice().map_err(err)?;
+        if x.len() != self.p.dimension() {
+            return Err(err(format!("x: expected shape ({},), got ({},)", self.p.dimension(), x.len())));
+        }
+        Ok(self.p.eval(x))
+    }
+
+    /// `f` on each row of `X` (shape `(n, dim)`, any numeric dtype).
+    fn evaluate<'py>(&self, py: Python<'py>, x: PyArrayLike2<'_, f64, AllowTypeChange>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let d = self.p.dimension();
+        if x.shape()[1] != d {
+            return Err(err(format!("X: expected shape (n, {d}), got {:?}", x.shape())));
+        }
+        let rows: Vec<f64> = x.as_array().iter().copied().collect();
+        let p = &self.p;
+        let out: Vec<f64> = py.detach(|| rows.chunks_exact(d).map(|r| p.eval(r)).collect());
+        Ok(PyArray1::from_vec(py, out))
+    }
+}

@@ -1,0 +1,179 @@
+//! QMC bindings: engines with scipy.stats.qmc's interface, lattices, searches and quality measures.
+
+use gradfree_qmc::quality::Norm;
+use gradfree_qmc::{Halton, Rank1Lattice, Scramble, Sequence, Sobol};
+use numpy::ndarray::Array2;
+use numpy::{IntoPyArray, PyArray2, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+
+use crate::{err, interruptible, qmc_err};
+
+/// A QMC engine with scipy.stats.qmc's interface (`random`, `reset`, `fast_forward`).
+#[pyclass(module = "gradfree._gradfree")]
+struct Engine {
+    seq: Box<dyn Sequence + Send + Sync>,
+    /// Number of points the sequence has (2^32 for Sobol), checked before allocating.
+    limit: u64,
+}
+
+#[pymethods]
+impl Engine {
+    /// `Engine(kind, d, seed, scramble)`: kind `sobol` (scramble `none|lms-shift|owen`), `halton`
+    /// (scramble `none|permutation`).
+    #[new]
+    fn new(kind: &str, d: usize, seed: u64, scramble: &str) -> PyResult<Self> {
+        let seq: Box<dyn Sequence + Send + Sync> = match (kind, scramble) {
+            ("sobol", "none") => Box::new(Sobol::new(d, Scramble::None).map_err(qmc_err)?),
+            ("sobol", "lms-shift") => Box::new(Sobol::new(d, Scramble::LmsShift { seed }).map_err(qmc_err)?),
+            ("sobol", "owen") => Box::new(Sobol::new(d, Scramble::Owen { seed }).map_err(qmc_err)?),
+            ("halton", "none") => Box::new(Halton::new(d, None).map_err(qmc_err)?),
+            ("halton", "permutation") => Box::new(Halton::new(d, Some(seed)).map_err(qmc_err)?),
+            _ => return Err(err(format!("engine {kind} with scramble {scramble}: unknown combination"))),
+        };
+        let limit = if kind == "sobol" { 1 << 32 } else { u64::MAX };
+        Ok(Engine { seq, limit })
+    }
+
+    /// The next `n` points, shape `(n, d)`.
+    fn random<'py>(&mut self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let d = self.seq.dim();
+        if self.seq.position() as u128 + n as u128 > self.limit as u128 {
+            return Err(err(format!(
+                "n = {n}: only {} points are left of this sequence's {} (num_generated = {})",
+                self.limit - self.seq.position().min(self.limit),
+                self.limit,
+                self.seq.position()
+            )));
+        }
+        let seq = &mut self.seq;
+        let v = py.detach(|| seq.sample(n)).map_err(qmc_err)?;
+        Ok(Array2::from_shape_vec((n, d), v).map_err(err)?.into_pyarray(py))
+    }
+
+    fn reset(&mut self) {
+        self.seq.reset();
+    }
+
+    fn fast_forward(&mut self, n: u64) -> PyResult<()> {
+        self.seq.fast_forward(n).map_err(qmc_err)
+    }
+
+    #[getter]
+    fn d(&self) -> usize {
+        self.seq.dim()
+    }
+
+    #[getter]
+    fn num_generated(&self) -> u64 {
+        self.seq.position()
+    }
+}
+
+/// The subgroup generating vector (thesis eq. 5.14) for `n` points in dimension `d`.
+#[pyfunction]
+fn subgroup_vector(d: usize, n: u64) -> PyResult<Vec<u64>> {
+    gradfree_qmc::lattice::subgroup_vector(d, n).map_err(qmc_err)
+}
+
+/// Exhaustive Korobov search: `(a, z, min_distance)`.
+#[pyfunction]
+#[pyo3(signature = (d, n, metric = "l2"))]
+fn korobov(py: Python<'_>, d: usize, n: u64, metric: &str) -> PyResult<(u64, Vec<u64>, f64)> {
+    let norm = parse_norm(metric)?;
+    let r = interruptible(py, |cancel| gradfree_qmc::korobov_search_cancellable(d, n, norm, &|_, _| {}, cancel))?.map_err(qmc_err)?;
+    Ok((r.a, r.lattice.z().to_vec(), r.min_distance))
+}
+
+fn parse_norm(metric: &str) -> PyResult<Norm> {
+    match metric {
+        "l1" => Ok(Norm::L1),
+        "l2" => Ok(Norm::L2),
+        _ => Err(err(format!("metric {metric:?}: expected 'l1' or 'l2'"))),
+    }
+}
+
+/// Minimum toroidal distance of the rank-1 lattice with generating vector `z` and `n` points.
+#[pyfunction]
+#[pyo3(signature = (z, n, metric = "l2"))]
+fn min_distance(py: Python<'_>, z: Vec<u64>, n: u64, metric: &str) -> PyResult<f64> {
+    let norm = parse_norm(metric)?;
+    let l = Rank1Lattice::new(n, z).map_err(qmc_err)?;
+    interruptible(py, |cancel| gradfree_qmc::quality::min_distance_cancellable(&l, norm, cancel))?.map_err(qmc_err)
+}
+
+/// Points `start..start + count` of the lattice (`z`, `n`), optionally shifted: shape `(count, d)`.
+#[pyfunction]
+#[pyo3(signature = (z, n, start, count, shift = None))]
+fn lattice_points<'py>(
+    py: Python<'py>,
+    z: Vec<u64>,
+    n: u64,
+    start: u64,
+    count: usize,
+    shift: Option<Vec<f64>>,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let mut l = Rank1Lattice::new(n, z).map_err(qmc_err)?;
+    if let Some(s) = shift {
+        l = l.with_shift(s).map_err(qmc_err)?;
+    }
+    let d = l.dim();
+    let len = count.checked_mul(d).ok_or_else(|| err(format!("count = {count} x d = {d} overflows")))?;
+    gradfree_qmc::QmcError::check_memory(&format!("{count} lattice points in dimension {d}"), len as u128).map_err(qmc_err)?;
+    let mut out = vec![0.0; len];
+    py.detach(|| l.fill_par(start, count, &mut out));
+    Ok(Array2::from_shape_vec((count, d), out).map_err(err)?.into_pyarray(py))
+}
+
+/// A lattice from the thesis searches that maximize the l2 packing distance (sec. 4.6):
+/// `method = "alg10"` (Algorithm 10 over `primes` primes) or `"alg11"` (Algorithm 10's `top`
+/// best vectors refined by `sweeps` sweeps of successive coordinate search). Returns `(z,
+/// min_distance)`.
+#[pyfunction]
+#[pyo3(signature = (d, n, method = "alg10", primes = 50, sweeps = 3, top = 64))]
+fn lattice_search(py: Python<'_>, d: usize, n: u64, method: &str, primes: usize, sweeps: usize, top: usize) -> PyResult<(Vec<u64>, f64)> {
+    use gradfree_qmc::lattice::search::{alg10, alg11};
+    let r = match method {
+        "alg10" => py.detach(|| alg10(d, n, primes)),
+        "alg11" => py.detach(|| alg11(d, n, primes, sweeps, top)),
+        _ => return Err(err(format!("method {method:?}: expected 'alg10' or 'alg11'"))),
+    }
+    .map_err(err)?;
+    Ok((r.z, r.min_distance))
+}
+
+/// Squared L2-type discrepancy of the rows of `points` (shape `(n, d)`, in `[0, 1]`), as
+/// scipy.stats.qmc.discrepancy: `method = "CD"` (centered) or `"WD"` (wrap-around).
+#[pyfunction]
+#[pyo3(signature = (points, method = "CD"))]
+fn discrepancy(py: Python<'_>, points: PyReadonlyArray2<'_, f64>, method: &str) -> PyResult<f64> {
+    let d = points.shape()[1];
+    let rows: Vec<f64> = points.as_array().iter().copied().collect();
+    let r = match method {
+        "CD" => interruptible(py, |cancel| gradfree_qmc::quality::centered_l2_cancellable(&rows, d, cancel))?,
+        "WD" => interruptible(py, |cancel| gradfree_qmc::quality::wrap_around_l2_cancellable(&rows, d, cancel))?,
+        _ => return Err(err(format!("method {method:?}: expected 'CD' or 'WD'"))),
+    };
+    r.map_err(qmc_err)
+}
+
+/// The uniform random shift `Delta ~ U[0, 1)^d` (thesis eq. 5.4) that `gradfree sample lattice
+/// --random-shift --seed SEED` applies to the lattice (`z`, `n`): the same seed gives the same
+/// points in Python and in the CLI.
+#[pyfunction]
+fn random_shift(z: Vec<u64>, n: u64, seed: u64) -> PyResult<Vec<f64>> {
+    let l = Rank1Lattice::new(n, z).map_err(qmc_err)?;
+    Ok(l.random_shift(&mut gradfree_core::rng_from_seed(seed)).shift().to_vec())
+}
+
+/// Registers this module's classes and functions.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Engine>()?;
+    m.add_function(wrap_pyfunction!(subgroup_vector, m)?)?;
+    m.add_function(wrap_pyfunction!(korobov, m)?)?;
+    m.add_function(wrap_pyfunction!(min_distance, m)?)?;
+    m.add_function(wrap_pyfunction!(lattice_points, m)?)?;
+    m.add_function(wrap_pyfunction!(lattice_search, m)?)?;
+    m.add_function(wrap_pyfunction!(discrepancy, m)?)?;
+    m.add_function(wrap_pyfunction!(random_shift, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,136 @@
+"""The thin Python layer: the Python loop and the Rust driver share one run object (stop rules,
+bookkeeping, repair), the classes and stubs come from the Rust registry, QMC shifts from the
+Rust generator."""
+import ast
+import json
+import pathlib
+import pickle
+import subprocess
+
+import numpy as np
+import pytest
+
+import gradfree
+import gradfree.errors as E
+
+
+def _loop(es, problem):
+    while not es.stop():
+        X = es.ask()
+        es.tell(X, problem.evaluate(X))
+    return es
+
+
+RULES = [
+    # (Python keyword arguments, the same rules as gradfree_core::StopRules fields)
+    ({"tol_fun": 1e-6}, {"tol_f": 1e-6}),
+    ({"tol_fun": 1e-3, "tol_fun_window": 3}, {"tol_f": 1e-3, "tol_f_window": 3}),
+    ({"tol_x": 1e-4}, {"tol_x": 1e-4}),
+    ({"target": 1e-5}, {"target": 1e-5}),
+    ({"max_gens": 17}, {"max_generations": 17}),
+    ({"max_evals": 333}, {}),
+]
+
+
+@pytest.mark.parametrize("algo", ["cmaes", "ingo", "fast-ingo", "xnes", "nesterov-spokoiny"])
+@pytest.mark.parametrize("rules", range(len(RULES)))
+def test_python_loop_and_rust_driver_stop_at_the_same_generation(algo, rules):
+    py_rules, rust_rules = RULES[rules]
+    p = gradfree.Problem("ellipsoid", 6)
+    x0 = np.linspace(-0.4, 0.6, 6)
+    cls = gradfree._METHODS[algo]
+    budget = py_rules.get("max_evals", 20000)
+    es = _loop(cls(x0, 0.3, seed=5, **dict(py_rules, max_evals=budget)), p)
+    stop = dict(rust_rules, max_evaluations=budget)
+    best_x, best_f, evals, gens, mean, reason = gradfree.run_builtin(algo, p, x0, 0.3, 5, budget, "{}", json.dumps(stop))
+    assert (es.iterations, es.evaluations) == (gens, evals)
+    assert list(es.stop()) == [reason]
+    assert es.fbest == best_f and np.array_equal(es.xbest, best_x) and np.array_equal(es.mean, mean)
+
+
+def test_stop_reasons_are_pycma_style_and_ask_after_stop_is_an_error():
+    p = gradfree.Problem("sphere", 4)
+    es = _loop(gradfree.CMAES(np.ones(4), 0.5, seed=1, tol_fun=1e-9), p)
+    assert es.stop() == {"tol_fun": 1e-9}
+    with pytest.raises(E.InvalidParameterError, match="stopped \\(tol-f\\)"):
+        es.ask()
+    es = _loop(gradfree.CMAES(np.ones(4), 0.5, seed=1, max_gens=3), p)
+    assert es.stop() == {"max_gens": 3} and es.iterations == 3
+    with pytest.raises(E.InvalidParameterError, match="tol_fun"):
+        gradfree.CMAES(np.ones(4), 0.5, tol_fun=-1.0)
+    with pytest.raises(E.InvalidParameterError, match="target"):
+        gradfree.CMAES(np.ones(4), 0.5, target=float("nan"))
+    with pytest.raises(E.InvalidParameterError, match="no population is pending"):
+        gradfree.CMAES(np.ones(4), 0.5).tell(np.zeros((8, 4)), np.zeros(8))
+
+
+def test_bounds_repair_points_and_best_point_is_feasible():
+    p = gradfree.Problem("sphere", 5)
+    es = gradfree.INGO(np.full(5, 2.0), 3.0, seed=2, bounds=(1.0, 4.0), max_gens=30)
+    while not es.stop():
+        X = es.ask()
+        assert X.min() >= 1.0 and X.max() <= 4.0
+        es.tell(X, p.evaluate(X))
+    assert np.all(es.xbest >= 1.0) and abs(es.fbest - 5.0) < 0.5 and es.fbest == p(es.xbest)
+    ref = gradfree.INGO(np.full(5, 2.0), 3.0, seed=2, bounds=(1.0, 4.0), bounds_handling="reflect", max_gens=3)
+    X = ref.ask()
+    assert X.min() >= 1.0 and X.max() <= 4.0
+    with pytest.raises(E.InvalidParameterError, match="bounds_handling"):
+        gradfree.INGO(np.zeros(2), 1.0, bounds=(0, 1), bounds_handling="wrap")
+    with pytest.raises(E.InvalidParameterError, match="bounds"):
+        gradfree.INGO(np.zeros(2), 1.0, bounds=(1, 0))
+
+
+def test_pickle_between_ask_and_tell_keeps_the_pending_population():
+    p = gradfree.Problem("rosenbrock", 4)
+    es = gradfree.XNES(np.zeros(4), 0.5, seed=9, bounds=(-1.0, 1.0))
+    for _ in range(5):
+        X = es.ask()
+        es.tell(X, p.evaluate(X))
+    X = es.ask()
+    clone = pickle.loads(pickle.dumps(es))
+    for run in (es, clone):
+        run.tell(X, p.evaluate(X))
+        for _ in range(10):
+            Y = run.ask()
+            run.tell(Y, p.evaluate(Y))
+    assert np.array_equal(es.mean, clone.mean) and es.fbest == clone.fbest and es.evaluations == clone.evaluations
+
+
+def test_classes_and_stubs_follow_the_registry():
+    """Adding an algorithm to the Rust registry adds its class here; the stub file must list it."""
+    names = [e["name"] for e in gradfree.es.REGISTRY]
+    assert names == [a[0] for a in gradfree.algorithms()]
+    for e in gradfree.es.REGISTRY:
+        cls = getattr(gradfree, e["class_name"])
+        assert cls is getattr(gradfree.es, e["class_name"]) and cls.algorithm == e["name"]
+        assert e["class_name"] in gradfree.__all__ and e["summary"] in cls.__doc__
+        assert issubclass(cls, gradfree.es._DiscreteES) == e["discrete"]
+    stub = ast.parse(pathlib.Path(gradfree.es.__file__).with_suffix(".pyi").read_text())
+    classes = {n.name: [b.id for b in n.bases] for n in stub.body if isinstance(n, ast.ClassDef)}
+    registered = {e["class_name"]: ["_DiscreteES" if e["discrete"] else "_ES"] for e in gradfree.es.REGISTRY}
+    assert {k: v for k, v in classes.items() if v in (["_ES"], ["_DiscreteES"]) and not k.startswith("_")} == registered
+    public = {n for n in dir(gradfree.es) if not n.startswith("_") and n not in ("annotations", "json", "math", "np")}
+    stubbed = set(classes) | {n.name for n in stub.body if isinstance(n, ast.FunctionDef)}
+    stubbed |= {t.id for n in stub.body if isinstance(n, ast.AnnAssign) for t in [n.target]}
+    assert public - {"Callable", "Optional", "Sequence", "namedtuple", "InvalidParameterError"} <= stubbed
+
+
+def _binary():
+    root = pathlib.Path(__file__).resolve().parents[2] / "target"
+    for profile in ("test", "release", "debug"):
+        exe = root / profile / "gradfree"
+        if exe.exists():
+            return exe
+    pytest.skip("no gradfree binary under target/ (cargo build first)")
+
+
+def test_lattice_shift_matches_the_cli(tmp_path):
+    """Same seed, same shifted points in Python and in `gradfree sample subgroup --random-shift`."""
+    out = tmp_path / "pts.npy"
+    subprocess.run([str(_binary()), "sample", "--method", "subgroup", "--dim", "10", "--n", "41", "--random-shift", "--seed", "7",
+                    "-o", str(out)], check=True, capture_output=True)
+    cli = np.load(out)
+    py = gradfree.SubgroupLattice(10, 41, seed=7, shift=True).random(41)
+    assert cli.shape == py.shape == (41, 10)
+    assert np.allclose(cli, py, rtol=0, atol=1e-15)
