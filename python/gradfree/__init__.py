@@ -10,7 +10,8 @@ Evolution strategies with pycma's loop::
     print(es.result.fbest)
 
 Subsystems live in submodules (``gradfree.es``, ``gradfree.qmc``, ``gradfree.errors``); their
-public names are also available here.
+public names are also available here. ``gradfree.experiments`` lists and runs the experiments of
+``gradfree reproduce``.
 
 QMC engines with scipy.stats.qmc's interface (``random``, ``reset``, ``fast_forward``)::
 
@@ -20,7 +21,7 @@ QMC engines with scipy.stats.qmc's interface (``random``, ``reset``, ``fast_forw
 """
 from __future__ import annotations
 
-from . import errors, es, qmc
+from . import errors, es, experiments, qmc
 from ._gradfree import Problem, algorithms, run_builtin
 from .errors import CheckpointError, GradfreeError, InvalidParameterError, NonFiniteError, TooLargeError
 from .es import *  # noqa: F401,F403  (one class per registry entry)
@@ -34,5 +35,5 @@ __all__ = [
     "SearchedLattice", "Problem", "algorithms", "discrepancy", "korobov", "lattice_search", "min_distance",
     "run_builtin", "subgroup_vector",
     "GradfreeError", "InvalidParameterError", "NonFiniteError", "CheckpointError", "TooLargeError",
-    "es", "qmc", "errors",
+    "es", "qmc", "errors", "experiments",
 ]

@@ -105,3 +105,9 @@ def random_shift(z: Sequence[int], n: int, seed: int) -> List[float]:
     """The lattice's uniform random shift drawn from seed (as the CLI's --random-shift)."""
 def lattice_search(d: int, n: int, method: str = "alg10", primes: int = 50, sweeps: int = 3, top: int = 64) -> Tuple[List[int], float]: ...
 def discrepancy(points: _F64, method: str = "CD") -> float: ...
+def experiments_json() -> str:
+    """The registered experiments as a JSON list of {name, source, summary}."""
+def run_experiment(
+    name: str, out: str, quick: bool = False, seed: int = 0, runs: Optional[int] = None, reuse_runs: bool = True
+) -> str:
+    """Runs an experiment; its report (tables, figures, notes) as JSON."""

@@ -134,3 +134,25 @@ def test_lattice_shift_matches_the_cli(tmp_path):
     py = gradfree.SubgroupLattice(10, 41, seed=7, shift=True).random(41)
     assert cli.shape == py.shape == (41, 10)
     assert np.allclose(cli, py, rtol=0, atol=1e-15)
+
+
+def test_experiments_run_from_python_match_the_cli(tmp_path):
+    """Python lists the CLI's experiments and gets the same tables the CLI writes as CSV."""
+    import csv
+
+    names = [e["name"] for e in gradfree.experiments.list()]
+    listed = subprocess.run([str(_binary()), "reproduce", "--list"], check=True, capture_output=True, text=True).stdout
+    assert names == [line.split()[0] for line in listed.splitlines() if line.strip()]
+    rep = gradfree.experiments.run("sphere-coherence", quick=True, out=tmp_path / "py")
+    subprocess.run([str(_binary()), "reproduce", "sphere-coherence", "--quick", "--out", str(tmp_path / "cli")], check=True,
+                   capture_output=True)
+    for table in rep.tables:
+        with open(tmp_path / "cli" / "sphere-coherence" / f"{table.slug}.csv", newline="") as fh:
+            rows = list(csv.reader(fh))
+        assert rows == [table.headers, *table.rows]
+    assert rep.figures and rep.figures[0]["kind"] == "charts" and rep.figures[0]["charts"][0]["series"]
+    assert "mutual coherence" in str(rep.tables[0]).lower() or rep.tables[0].rows
+    with pytest.raises(E.InvalidParameterError, match="unknown experiment `nope`"):
+        gradfree.experiments.run("nope", out=tmp_path)
+    with pytest.raises(E.InvalidParameterError, match="runs"):
+        gradfree.experiments.run("sphere-coherence", runs=0, out=tmp_path)

@@ -60,28 +60,7 @@ pub struct IntegrateArgs {
     pub json: bool,
 }
 
-/// Integration rules.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum IntegrateMethod {
-    /// Plain Monte Carlo.
-    Mc,
-    /// Randomly shifted subgroup rank-1 lattice.
-    Subgroup,
-    /// Randomly shifted Korobov-searched lattice (l2).
-    Korobov,
-    /// Randomly shifted Hua-Wang lattice.
-    Hua,
-    /// Sobol, linear matrix scrambling + digital shift.
-    Sobol,
-    /// Sobol, Owen scrambling.
-    SobolOwen,
-    /// Halton with random digit permutations.
-    Halton,
-    /// Sobol (LMS + digital shift) plus a random shift mod 1 (the thesis' Fig. 5.1 protocol).
-    SobolShifted,
-    /// Halton (permuted) plus a random shift mod 1 (the thesis' Fig. 5.1 protocol).
-    HaltonShifted,
-}
+pub use gradfree_experiments::integration::Method as IntegrateMethod;
 
 #[derive(Args, Debug)]
 pub struct SampleArgs {
@@ -210,21 +189,7 @@ pub struct ListArgs {
     pub json: bool,
 }
 
-/// How the problem's box domain is enforced.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum BoundsMode {
-    /// Clip to the domain when the problem states one, otherwise unconstrained.
-    Auto,
-    /// Unconstrained, even if the problem states a domain.
-    None,
-    /// Evaluate at the projection onto the domain.
-    Clip,
-    /// Evaluate at the mirror image inside the domain.
-    Reflect,
-    /// Evaluate at the projection, plus 1e3 x squared distance to the domain.
-    Penalty,
-}
+pub use gradfree_experiments::run_spec::BoundsMode;
 
 /// What `tell` does with NaN/inf objective values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

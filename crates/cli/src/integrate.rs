@@ -3,13 +3,11 @@
 
 use anyhow::{Result, bail};
 use gradfree_problems::integrands::ExpWeighted;
-use gradfree_qmc::integrate::{Rule, integrate_with_progress};
-use gradfree_qmc::quality::Norm;
-use gradfree_qmc::{hua, korobov_search, subgroup};
+use gradfree_qmc::integrate::integrate_with_progress;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
-use crate::cli::{IntegrateArgs, IntegrateMethod};
+use crate::cli::IntegrateArgs;
 
 #[derive(Serialize)]
 struct Output {
@@ -24,41 +22,6 @@ struct Output {
     exact: f64,
     relative_error: f64,
     seconds: f64,
-}
-
-/// The rule for `method` with `n` points in dimension `d` (lattices are built here).
-pub fn rule(method: IntegrateMethod, d: usize, n: u64) -> Result<Rule> {
-    let korobov_ops = gradfree_qmc::lattice::search::korobov_operations(d, n);
-    if method == IntegrateMethod::Korobov && korobov_ops > gradfree_qmc::lattice::search::MAX_SEARCH_OPERATIONS {
-        bail!(
-            "--n {n} --dim {d}: the Korobov search needs about {korobov_ops:.1e} operations (over an hour; the limit is 2^42 = 4.4e12); use a smaller n, or --method subgroup"
-        );
-    }
-    Ok(match method {
-        IntegrateMethod::Mc => Rule::MonteCarlo,
-        IntegrateMethod::Subgroup => Rule::ShiftedLattice { lattice: subgroup(d, n)? },
-        IntegrateMethod::Korobov => Rule::ShiftedLattice { lattice: korobov_search(d, n, Norm::L2, &|_, _| {})?.lattice },
-        IntegrateMethod::Hua => Rule::ShiftedLattice { lattice: hua(d, n)? },
-        IntegrateMethod::Sobol => Rule::SobolLms,
-        IntegrateMethod::SobolOwen => Rule::SobolOwen,
-        IntegrateMethod::Halton => Rule::Halton,
-        IntegrateMethod::SobolShifted => Rule::SobolLmsRandomShift,
-        IntegrateMethod::HaltonShifted => Rule::HaltonRandomShift,
-    })
-}
-
-pub fn name(method: IntegrateMethod) -> &'static str {
-    match method {
-        IntegrateMethod::Mc => "mc",
-        IntegrateMethod::Subgroup => "subgroup",
-        IntegrateMethod::Korobov => "korobov",
-        IntegrateMethod::Hua => "hua",
-        IntegrateMethod::Sobol => "sobol",
-        IntegrateMethod::SobolOwen => "sobol-owen",
-        IntegrateMethod::Halton => "halton",
-        IntegrateMethod::SobolShifted => "sobol-shifted",
-        IntegrateMethod::HaltonShifted => "halton-shifted",
-    }
 }
 
 pub fn run(args: &IntegrateArgs) -> Result<()> {
@@ -77,7 +40,7 @@ pub fn run(args: &IntegrateArgs) -> Result<()> {
     }
     let f = ExpWeighted::new(args.dim, args.b, args.c).map_err(anyhow::Error::msg)?;
     let started = std::time::Instant::now();
-    let r = rule(args.method, args.dim, args.n)?;
+    let r = args.method.rule(args.dim, args.n)?;
     // A bar on stderr for runs of more than about a second (hidden when stderr is not a terminal).
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
     if work < 1 << 28 {
@@ -95,7 +58,7 @@ pub fn run(args: &IntegrateArgs) -> Result<()> {
     let exact = f.exact();
     let out = Output {
         integrand: "exp-weighted",
-        method: name(args.method),
+        method: args.method.name(),
         dim: args.dim,
         n: args.n,
         replicates: args.replicates,

@@ -7,7 +7,7 @@ use crate::cli::ListArgs;
 pub fn run(args: &ListArgs) -> Result<()> {
     let problems = gradfree_problems::list();
     let algorithms = gradfree_es::list();
-    let experiments = crate::reproduce::experiments();
+    let experiments = gradfree_experiments::experiments();
     if args.json {
         let exps: Vec<_> =
             experiments.iter().map(|e| serde_json::json!({"name": e.name, "source": e.source, "summary": e.summary})).collect();

@@ -4,41 +4,13 @@
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use gradfree_core::{
-    AskTell, BoundaryRepair, BoundsHandling, CheckpointPolicy, Driver, DriverOptions, JsonLinesLog, Observer, StopRules, derive_seed,
-    load_checkpoint, rng_from_seed,
-};
-use gradfree_es::{Algorithm, Ipop, IpopParams, RestartMean, StartSpec};
-use gradfree_problems::Problem;
-use serde::{Deserialize, Serialize};
+use gradfree_core::{CheckpointPolicy, Driver, JsonLinesLog, Observer, StopRules, load_checkpoint};
+use gradfree_es::Algorithm;
+use gradfree_experiments::run_spec::{RestartPlan, RunSpec, default_stop};
+use serde::Serialize;
 
-use crate::cli::{BoundsMode, NonFiniteArg, OptimizeArgs, RestartCount, RestartFrom};
+use crate::cli::{NonFiniteArg, OptimizeArgs, RestartCount, RestartFrom};
 use crate::progress::Progress;
-
-/// Everything needed to rebuild a run; stored as the checkpoint's metadata.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct RunSpec {
-    pub algorithm: String,
-    pub problem: String,
-    pub dim: usize,
-    pub seed: u64,
-    pub problem_seed: u64,
-    pub rotate: bool,
-    pub shift: Option<f64>,
-    pub bounds: BoundsMode,
-    pub x0: Vec<f64>,
-    pub sigma0: f64,
-    pub params: serde_json::Map<String, serde_json::Value>,
-    pub stop: StopRules,
-    pub parallel: bool,
-    /// Generations between checkpoints (older checkpoints: the default 50).
-    #[serde(default = "default_checkpoint_every")]
-    pub checkpoint_every: u64,
-}
-
-fn default_checkpoint_every() -> u64 {
-    50
-}
 
 /// The `--json` output.
 #[derive(Serialize)]
@@ -60,36 +32,6 @@ struct Output<'a> {
     restarts: u32,
 }
 
-pub fn build_problem(spec: &RunSpec) -> Result<Box<dyn Problem>> {
-    Ok(gradfree_problems::registry::build_with(&spec.problem, spec.dim, spec.problem_seed, spec.rotate, spec.shift)?)
-}
-
-pub fn driver_options(spec: &RunSpec, problem: &dyn Problem) -> Result<DriverOptions> {
-    let mut opts = DriverOptions::new(spec.stop.clone());
-    opts.parallel = spec.parallel;
-    // A discrete algorithm's points lie in the discrete problem's domain already.
-    let discrete = gradfree_es::registry::spec(&spec.algorithm).is_ok_and(|a| a.discrete());
-    let handling = match spec.bounds {
-        BoundsMode::None => None,
-        BoundsMode::Auto if discrete => None,
-        BoundsMode::Auto | BoundsMode::Clip => Some(BoundsHandling::Repair(BoundaryRepair::Clip)),
-        BoundsMode::Reflect => Some(BoundsHandling::Repair(BoundaryRepair::Reflect)),
-        BoundsMode::Penalty => Some(BoundsHandling::Penalty { repair: BoundaryRepair::Clip, weight: 1e3 }),
-    };
-    match (problem.domain(), handling) {
-        (Some(b), Some(h)) => opts.bounds = Some((b, h)),
-        (None, Some(_)) if spec.bounds != BoundsMode::Auto => {
-            bail!(
-                "--bounds {}: problem `{}` has no domain; use --bounds none or auto",
-                format!("{:?}", spec.bounds).to_lowercase(),
-                spec.problem
-            )
-        }
-        _ => {}
-    }
-    Ok(opts)
-}
-
 fn parse_params(items: &[String]) -> Result<serde_json::Map<String, serde_json::Value>> {
     let mut m = serde_json::Map::new();
     for item in items {
@@ -101,8 +43,7 @@ fn parse_params(items: &[String]) -> Result<serde_json::Map<String, serde_json::
 }
 
 fn stop_rules(args: &OptimizeArgs, dim: usize, f_star: Option<f64>, base: Option<StopRules>) -> StopRules {
-    let mut s =
-        base.unwrap_or(StopRules { max_evaluations: Some(10_000 * dim as u64), target: f_star.map(|f| f + 1e-10), ..StopRules::default() });
+    let mut s = base.unwrap_or_else(|| default_stop(dim, f_star));
     if let Some(n) = args.max_evals {
         s.max_evaluations = Some(n);
     }
@@ -127,116 +68,48 @@ fn stop_rules(args: &OptimizeArgs, dim: usize, f_star: Option<f64>, base: Option
     s
 }
 
-/// Discrete algorithms need a discrete problem: `ingo-bernoulli` a binary one; `ingo-categorical`
-/// and `ga` take the problem's number of categories unless `--param categories=K` says otherwise.
-pub fn discrete_setup(
-    algorithm: &str,
-    p: &dyn gradfree_problems::Problem,
-    params: &mut serde_json::Map<String, serde_json::Value>,
-) -> Result<()> {
-    let Ok(spec) = gradfree_es::registry::spec(algorithm) else {
-        return Ok(());
-    };
-    if spec.domain == gradfree_es::registry::Domain::Continuous {
-        return Ok(());
-    }
-    let discrete: Vec<&str> = gradfree_problems::list()
-        .iter()
-        .filter(|s| gradfree_problems::build(s.name, 4, 0).is_ok_and(|q| q.categories().is_some()))
-        .map(|s| s.name)
-        .collect();
-    let Some(k) = p.categories() else {
-        bail!(
-            "--algo {algorithm} searches {{0..K-1}}^d, but problem `{}` is continuous; discrete problems: {}",
-            p.name(),
-            discrete.join(", ")
-        );
-    };
-    if spec.domain == gradfree_es::registry::Domain::Binary {
-        if k != 2 {
-            bail!("--algo {algorithm} needs a binary problem; `{}` has {k} categories (use ingo-categorical)", p.name());
-        }
-    } else {
-        params.entry("categories").or_insert(k.into());
-    }
-    Ok(())
-}
-
 fn new_run(args: &OptimizeArgs) -> Result<(RunSpec, Algorithm)> {
     let (Some(algorithm), Some(problem), Some(dim)) = (&args.algo, &args.problem, args.dim) else {
         bail!("--algo, --problem and --dim are required (unless --resume)");
     };
-    if dim == 0 {
-        bail!("--dim 0: the dimension must be >= 1");
+    let mut spec = RunSpec::new(algorithm, problem, dim, args.seed.unwrap_or(0))?;
+    if let Some(s) = args.problem_seed {
+        spec.problem_seed = s;
     }
-    let seed = args.seed.unwrap_or(0);
-    let mut spec = RunSpec {
-        algorithm: algorithm.clone(),
-        problem: problem.clone(),
-        dim,
-        seed,
-        problem_seed: args.problem_seed.unwrap_or(0),
-        rotate: args.rotate,
-        shift: args.shift,
-        bounds: args.bounds.unwrap_or(BoundsMode::Auto),
-        x0: Vec::new(),
-        sigma0: 0.0,
-        params: parse_params(&args.params)?,
-        stop: StopRules::default(),
-        parallel: !args.sequential,
-        checkpoint_every: args.checkpoint_every.unwrap_or(50),
-    };
-    let p = build_problem(&spec)?;
-    discrete_setup(algorithm, p.as_ref(), &mut spec.params)?;
+    spec.rotate = args.rotate;
+    spec.shift = args.shift;
+    if let Some(b) = args.bounds {
+        spec.bounds = b;
+    }
+    spec.params = parse_params(&args.params)?;
+    spec.parallel = !args.sequential;
+    if let Some(every) = args.checkpoint_every {
+        spec.checkpoint_every = every;
+    }
     if args.on_nonfinite == Some(NonFiniteArg::TreatAsInf) {
         spec.params.insert("on_nonfinite".into(), "treat-as-inf".into());
     }
-    spec.x0 = match &args.x0 {
-        Some(x) if x.len() != dim => bail!("--x0 has {} values, expected --dim {dim}", x.len()),
-        Some(x) => x.clone(),
-        None => p.init_region().sample_uniform(&mut rng_from_seed(derive_seed(seed, 1))),
-    };
-    spec.sigma0 = args.sigma0.unwrap_or_else(|| p.domain().map_or(0.5, |b| 0.3 * b.max_width()));
-    spec.stop = stop_rules(args, dim, p.minimum(), None);
-    let start = StartSpec { x0: spec.x0.clone(), sigma0: spec.sigma0, seed: spec.seed, params: spec.params.clone() };
-    let alg = match args.restarts {
-        None | Some(RestartCount::Count(0)) => gradfree_es::build(algorithm, &start)?,
-        Some(k) => {
-            let params = IpopParams {
-                max_restarts: match k {
-                    RestartCount::Count(k) => Some(k),
-                    RestartCount::Max => None,
-                },
-                restart_mean: match args.restart_from.unwrap_or(RestartFrom::X0) {
-                    RestartFrom::X0 => RestartMean::Initial,
-                    RestartFrom::Uniform => RestartMean::Uniform(p.init_region()),
-                },
-                ..IpopParams::default()
-            };
-            Algorithm::Ipop(Box::new(Ipop::new(algorithm, start, params)?))
+    if let Some(x) = &args.x0 {
+        if x.len() != dim {
+            bail!("--x0 has {} values, expected --dim {dim}", x.len());
         }
-    };
+        spec.x0 = x.clone();
+    }
+    let p = spec.build_problem()?;
+    spec.complete(p.as_ref())?;
+    if let Some(s) = args.sigma0 {
+        spec.sigma0 = s;
+    }
+    spec.stop = stop_rules(args, dim, p.minimum(), None);
+    let restarts = args.restarts.map(|k| RestartPlan {
+        max: match k {
+            RestartCount::Count(k) => Some(k),
+            RestartCount::Max => None,
+        },
+        from_uniform: args.restart_from == Some(RestartFrom::Uniform),
+    });
+    let alg = spec.build_optimizer(p.as_ref(), restarts)?;
     Ok((spec, alg))
-}
-
-/// The checkpoint's run specification must describe its optimizer: same algorithm, dimension and
-/// a start that could have produced it.
-fn check_resume_spec(path: &std::path::Path, spec: &RunSpec, alg: &Algorithm) -> Result<()> {
-    let name = match alg {
-        Algorithm::Ipop(ipop) => ipop.current().name(),
-        a => a.name(),
-    };
-    if name != spec.algorithm {
-        bail!("{}: the metadata names algorithm `{}` but the saved state is of `{name}`", path.display(), spec.algorithm);
-    }
-    if alg.dim() != spec.dim || spec.x0.len() != spec.dim {
-        bail!("{}: optimizer dimension {} and x0 length {} disagree with the run's {}", path.display(), alg.dim(), spec.x0.len(), spec.dim);
-    }
-    if !(spec.sigma0.is_finite() && spec.sigma0 > 0.0) || spec.x0.iter().any(|v| !v.is_finite()) {
-        bail!("{}: the metadata's x0 or sigma0 is not finite", path.display());
-    }
-    spec.stop.validate().with_context(|| format!("{}: saved stop rules", path.display()))?;
-    Ok(())
 }
 
 /// A resumed run continues the saved one: flags that define the run must agree with the
@@ -271,7 +144,7 @@ fn check_resume_flags(args: &OptimizeArgs, spec: &RunSpec) -> Result<()> {
         differs("--shift", r.to_string(), spec.shift.map_or("none".into(), |v| v.to_string()))?;
     }
     if let Some(b) = args.bounds {
-        differs("--bounds", format!("{b:?}").to_lowercase(), format!("{:?}", spec.bounds).to_lowercase())?;
+        differs("--bounds", b.name().to_string(), spec.bounds.name().to_string())?;
     }
     if let Some(x0) = &args.x0
         && x0 != &spec.x0
@@ -330,7 +203,7 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
             let ck = load_checkpoint::<Algorithm>(path)?;
             let mut spec: RunSpec = serde_json::from_value(ck.meta)
                 .with_context(|| format!("{}: checkpoint metadata is not a gradfree run", path.display()))?;
-            check_resume_spec(path, &spec, &ck.optimizer)?;
+            spec.check_against(&ck.optimizer).with_context(|| format!("{}", path.display()))?;
             check_resume_flags(args, &spec)?;
             spec.stop = stop_rules(args, spec.dim, None, Some(spec.stop));
             spec.parallel = !args.sequential;
@@ -345,8 +218,8 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
         }
     };
     let resumed = state.is_some();
-    let problem = build_problem(&spec)?;
-    let opts = driver_options(&spec, problem.as_ref())?;
+    let problem = spec.build_problem()?;
+    let opts = spec.driver_options(problem.as_ref())?;
     // A resumed run keeps checkpointing to the file it came from unless --checkpoint says otherwise.
     let checkpoint_path = args.checkpoint.clone().or_else(|| args.resume.clone());
     check_outputs(args.log.as_deref(), checkpoint_path.as_deref())?;

@@ -19,13 +19,7 @@ fn register_font() {
     });
 }
 
-/// One line of a chart.
-pub struct Series {
-    /// Legend label.
-    pub label: String,
-    /// Points (x, y); non-finite y values are skipped.
-    pub points: Vec<(f64, f64)>,
-}
+pub use gradfree_experiments::{Figure, Heatmap, Series};
 
 /// A line chart: title, axis labels, and whether y is on a log scale.
 pub struct LineChart<'a> {
@@ -178,16 +172,6 @@ fn fmt_tick(v: f64) -> String {
     }
 }
 
-/// A grid of heat maps: each panel is `(title, n x n values on [lo, hi]^2)`, colored by value.
-pub struct Heatmap {
-    pub title: String,
-    pub lo: f64,
-    pub hi: f64,
-    /// Row-major `n x n`, row `i` is `y = lo + (i + 0.5) h`.
-    pub values: Vec<f64>,
-    pub n: usize,
-}
-
 /// Writes a grid of heat maps (`cols` per row) to a PNG.
 pub fn heatmap_grid(path: &Path, title: &str, panels: &[Heatmap], cols: usize) -> Result<()> {
     register_font();
@@ -243,11 +227,21 @@ pub fn line_chart_grid(path: &Path, charts: &[LineChart], cols: usize) -> Result
     Ok(())
 }
 
-/// The usual experiment figure: one panel per `(title, series)`, all with the same axes, in rows
-/// of at most `max_cols` panels, written to `path` (PNG).
-pub fn panel_grid(path: &Path, panels: &[(String, Vec<Series>)], x_label: &str, y_label: &str, log_y: bool, max_cols: usize) -> Result<()> {
-    let charts: Vec<LineChart> = panels.iter().map(|(t, s)| LineChart { title: t, x_label, y_label, log_y, series: s }).collect();
-    line_chart_grid(path, &charts, charts.len().min(max_cols).max(1))
+/// Draws an experiment's figure into `dir` (as PNG, under the figure's file name) and returns
+/// the path.
+pub fn draw_figure(dir: &Path, figure: &Figure) -> Result<std::path::PathBuf> {
+    let path = dir.join(figure.file());
+    match figure {
+        Figure::Charts { charts, cols, .. } => {
+            let charts: Vec<LineChart> = charts
+                .iter()
+                .map(|c| LineChart { title: &c.title, x_label: &c.x_label, y_label: &c.y_label, log_y: c.log_y, series: &c.series })
+                .collect();
+            line_chart_grid(&path, &charts, (*cols).max(1))?;
+        }
+        Figure::Heatmaps { title, panels, cols, .. } => heatmap_grid(&path, title, panels, (*cols).max(1))?,
+    }
+    Ok(path)
 }
 
 #[cfg(test)]

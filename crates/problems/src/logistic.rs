@@ -64,6 +64,34 @@ impl LogisticRegression {
         Ok(LogisticRegression { n, d, a, y, beta })
     }
 
+    /// The Lipschitz constant of the gradient, `L = lambda_max(A^T A / n) / 4 + beta` (the
+    /// logistic loss has curvature at most 1/4), with `lambda_max` from 200 steps of power
+    /// iteration started at `1/sqrt(d)`. MiNES sec. 6.2 sets the steps of DF (`b/(4(d+4)L)`) and
+    /// MiNES (`Sigma_1^{-1} = L I`) from it.
+    pub fn gradient_lipschitz(&self) -> f64 {
+        let (n, d) = (self.n, self.d);
+        let mut v = vec![1.0 / (d as f64).sqrt(); d];
+        let mut av = vec![0.0; n];
+        let mut w = vec![0.0; d];
+        let mut lam = 0.0;
+        for _ in 0..200 {
+            for (o, r) in av.iter_mut().zip(self.a.chunks_exact(d)) {
+                *o = r.iter().zip(&v).map(|(a, b)| a * b).sum();
+            }
+            w.fill(0.0);
+            for (r, a) in self.a.chunks_exact(d).zip(&av) {
+                for (wj, rj) in w.iter_mut().zip(r) {
+                    *wj += a * rj / n as f64;
+                }
+            }
+            lam = w.iter().map(|t| t * t).sum::<f64>().sqrt();
+            for (vj, wj) in v.iter_mut().zip(&w) {
+                *vj = wj / lam;
+            }
+        }
+        lam / 4.0 + self.beta
+    }
+
     /// A synthetic data set, for when no real one is at hand: `n` rows `a_i ~ N(0, I_d)`, a
     /// ground-truth `w ~ N(0, (9/d) I_d)` and labels `y_i = +1` with probability
     /// `sigmoid(<a_i, w>)`, all from `seed`.
@@ -207,6 +235,25 @@ mod tests {
         assert!(gn < 1e-8, "{gn}");
         assert!(p.eval(&w) < std::f64::consts::LN_2 - 0.05);
         assert!(p.accuracy(&w) > 0.6);
+    }
+
+    #[test]
+    fn gradient_lipschitz_is_the_closed_form_eigenvalue() {
+        // a = [[1, 1], [1, -1], [2, 0]] / n = 3: A^T A / n = [[2, 0], [0, 2/3]], lambda_max = 2.
+        let p = LogisticRegression::new(vec![1.0, 1.0, 1.0, -1.0, 2.0, 0.0], vec![1.0, -1.0, 1.0], 2, 0.1).unwrap();
+        assert!((p.gradient_lipschitz() - (2.0 / 4.0 + 0.1)).abs() < 1e-12);
+        // And it bounds the curvature: |g(x) - g(y)| <= L |x - y| on random pairs.
+        let q = LogisticRegression::synthetic(100, 6, 1e-3, 2).unwrap();
+        let l = q.gradient_lipschitz();
+        let mut rng = rng_from_seed(9);
+        for _ in 0..50 {
+            let x: Vec<f64> = (0..6).map(|_| StandardNormal.sample(&mut rng)).collect();
+            let y: Vec<f64> = (0..6).map(|_| StandardNormal.sample(&mut rng)).collect();
+            let (gx, gy) = (q.gradient(&x), q.gradient(&y));
+            let dg = gx.iter().zip(&gy).map(|(a, b)| (a - b).powi(2)).sum::<f64>().sqrt();
+            let dx = x.iter().zip(&y).map(|(a, b)| (a - b).powi(2)).sum::<f64>().sqrt();
+            assert!(dg <= l * dx * (1.0 + 1e-9), "{dg} > {l} * {dx}");
+        }
     }
 
     #[test]

@@ -9,22 +9,29 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
 use gradfree_core::{Bounds, Driver, DriverOptions, History, StopRules, derive_seed, rng_from_seed};
 use gradfree_es::StartSpec;
 use gradfree_problems::Problem;
 use rayon::prelude::*;
 
+use crate::Result;
+use crate::report::create_dir;
+
 /// One method of a comparison: registry name, label, parameters, initial scale.
 #[derive(Clone)]
 pub struct Method {
+    /// Registry name of the algorithm.
     pub algo: &'static str,
+    /// Label in tables and legends.
     pub label: String,
+    /// Algorithm parameters.
     pub params: serde_json::Map<String, serde_json::Value>,
+    /// Initial scale.
     pub sigma0: f64,
 }
 
 impl Method {
+    /// A method; `params` must be a JSON object (anything else means no parameters).
     pub fn new(algo: &'static str, label: &str, sigma0: f64, params: serde_json::Value) -> Self {
         let params = match params {
             serde_json::Value::Object(m) => m,
@@ -55,16 +62,22 @@ pub fn mines_comparison(d: usize, lipschitz: f64, mines_params: serde_json::Valu
 /// A finished run: best f (evaluations, best f) at the points of [`curve_points`], and the final best.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize, PartialEq)]
 pub struct Run {
+    /// `(evaluations, best f so far)` at the points of [`curve_points`].
     pub curve: Vec<(f64, f64)>,
+    /// Final best value.
     pub best_f: f64,
+    /// Evaluations done.
     pub evaluations: u64,
+    /// Whether the run stopped on its target.
     pub hit_target: bool,
 }
 
 /// Where finished runs are kept: a folder and a tag naming the problem instance (file names are
 /// `<tag>-<algo>-<label>-r<run>.json`).
 pub struct RunCache {
+    /// The folder.
     pub dir: PathBuf,
+    /// Names the problem instance within the experiment.
     pub tag: String,
     /// Read finished runs back (else recompute them and overwrite the files).
     pub reuse: bool,
@@ -107,7 +120,7 @@ pub fn run_many(
     cache: Option<&RunCache>,
 ) -> Result<Vec<Run>> {
     if let Some(c) = cache {
-        std::fs::create_dir_all(&c.dir).with_context(|| format!("creating {}", c.dir.display()))?;
+        create_dir(&c.dir)?;
     }
     (0..runs)
         .into_par_iter()

@@ -7,14 +7,13 @@
 //! default (all-pairs coherence of 38002 points in d = 1000 is 3.6e11 multiply-adds per run);
 //! `--runs` sets all. `--quick`: d = 50 only, 3 runs.
 
-use anyhow::Result;
 use gradfree_core::{derive_seed, rng_from_seed};
 use gradfree_qmc::reference::{TABLE_5_3, matches_decimals};
 use gradfree_qmc::sphere::{SubgroupSphere, gaussian_sphere, mutual_coherence};
 
-use super::{Ctx, Report, Table};
-use crate::plot::{Series, panel_grid};
+use crate::{Ctx, Figure, Report, Result, Series, Table};
 
+/// Runs the experiment of the module documentation.
 pub fn run(ctx: &Ctx) -> Result<Report> {
     let mut t = Table::new(
         "Table 5.3: mutual coherence on the sphere (smaller is better), ours vs thesis",
@@ -74,11 +73,10 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
             ],
         ));
     }
-    let png = ctx.out.join("sphere_coherence.png");
-    panel_grid(&png, &panels, "N", "mutual coherence", false, 3)?;
+    let figure = Figure::panels("sphere_coherence.png", panels, "N", "mutual coherence", false, 3);
     Ok(Report {
         tables: vec![t],
-        files: vec![png],
+        figures: vec![figure],
         notes: vec![
             format!("{matched} of {total} SubGroup coherences equal the printed ones to 4 decimals."),
             "Lyu's Riesz-energy construction is not implemented yet (kernel-features issue); its column is the printed value.".into(),

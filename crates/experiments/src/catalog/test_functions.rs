@@ -2,11 +2,9 @@
 //! a table of formulas, domains, minimizers and the check f(x*) = f*, and a figure of their 2-D
 //! landscapes.
 
-use anyhow::Result;
 use gradfree_problems::{Problem, build, list};
 
-use super::{Ctx, Report, Table, fmt};
-use crate::plot::{Heatmap, heatmap_grid};
+use crate::{Ctx, Figure, Heatmap, Report, Result, Table, fmt};
 
 fn minimizer_summary(x: &[f64]) -> String {
     let all_same = x.iter().all(|v| *v == x[0]);
@@ -17,6 +15,7 @@ fn minimizer_summary(x: &[f64]) -> String {
     }
 }
 
+/// Runs the experiment of the module documentation.
 pub fn run(ctx: &Ctx) -> Result<Report> {
     let mut table = Table::new(
         "Benchmark functions: domain, minimizer, f* and f(x*) evaluated in d = 6 and d = 100 (thesis Table 4.4 uses d = 6, Table 3.1 d = 100)",
@@ -78,11 +77,11 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         }
         panels.push(Heatmap { title: name.to_string(), lo, hi, values, n });
     }
-    let png = ctx.out.join("landscapes.png");
-    heatmap_grid(&png, "log10(f - f* + 1e-3), d = 2 (dark = low)", &panels, 4)?;
+    let figure =
+        Figure::Heatmaps { file: "landscapes.png".into(), title: "log10(f - f* + 1e-3), d = 2 (dark = low)".into(), panels, cols: 4 };
     Ok(Report {
         tables: vec![table],
-        files: vec![png],
+        figures: vec![figure],
         notes: vec![
             "Discus uses 10^6 x_1^2 (the thesis prints x_1, erratum 40: unbounded below as printed).".into(),
             "Nesterov is the nonsmooth Chebyshev-Rosenbrock |x_1-1|/4 + sum |x_{i+1} - 2|x_i| + 1| (bars lost in the thesis text).".into(),

@@ -5,11 +5,11 @@
 //! shipped with the crate (UCI, via scikit-learn): breast-cancer (569 x 30) and digits odd/even
 //! (1797 x 64). Features are standardized on the training part of a seeded 80/20 split (the paper
 //! gives no split, erratum 34); x0 = 0. MiNES and DF use b = 10 as in the paper; DF's step is
-//! `b/(4(d+4)L)` with `L = lambda_max(A^T A)/(4n) + beta` computed from the data, MiNES's
+//! `b/(4(d+4)L)` with `L = lambda_max(A^T A)/(4n) + beta` computed from the data
+//! ([`LogisticRegression::gradient_lipschitz`]), MiNES's
 //! `eta1 = b/(2(d+2))` with `Sigma_1^{-1} = L I`, tau = 1e-2; NES and CMA-ES use sigma0 = 0.5.
 //! 3 runs (1 with --quick); 2000 d evaluations (60 d with --quick).
 
-use anyhow::Result;
 use gradfree_core::{Driver, DriverOptions, StopRules, derive_seed};
 use gradfree_es::StartSpec;
 use gradfree_problems::LogisticRegression;
@@ -17,28 +17,10 @@ use gradfree_problems::datasets::load;
 use gradfree_problems::logistic::MINES_BETA;
 use serde_json::json;
 
-use super::common::mines_comparison;
-use super::{Ctx, Report, Table, fmt};
-use crate::plot::{LineChart, Series, line_chart_grid};
+use crate::runs::mines_comparison;
+use crate::{Chart, Ctx, Figure, Report, Result, Series, Table, fmt};
 
-/// Largest eigenvalue of `A^T A / n` by power iteration.
-fn lambda_max(x: &[f64], n: usize, d: usize) -> f64 {
-    let mut v = vec![1.0 / (d as f64).sqrt(); d];
-    let mut lam = 0.0;
-    for _ in 0..200 {
-        let av: Vec<f64> = x.chunks_exact(d).map(|r| r.iter().zip(&v).map(|(a, b)| a * b).sum()).collect();
-        let mut w = vec![0.0; d];
-        for (r, a) in x.chunks_exact(d).zip(&av) {
-            for (wj, rj) in w.iter_mut().zip(r) {
-                *wj += a * rj / n as f64;
-            }
-        }
-        lam = w.iter().map(|t| t * t).sum::<f64>().sqrt();
-        v = w.iter().map(|t| t / lam).collect();
-    }
-    lam
-}
-
+/// Runs the experiment of the module documentation.
 pub fn run(ctx: &Ctx) -> Result<Report> {
     let runs = ctx.runs(1, 3);
     let mut table = Table::new(
@@ -54,9 +36,9 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         let (xtr, ytr) = data.rows(&train);
         let (xte, yte) = data.rows(&test);
         let d = data.d;
-        let f = LogisticRegression::new(xtr.clone(), ytr, d, MINES_BETA)?;
+        let f = LogisticRegression::new(xtr, ytr, d, MINES_BETA)?;
         let ftest = LogisticRegression::new(xte, yte, d, MINES_BETA)?;
-        let l = lambda_max(&xtr, train.len(), d) / 4.0 + MINES_BETA;
+        let l = f.gradient_lipschitz();
         let budget = if ctx.quick { 60 * d } else { 2000 * d } as u64;
         let b = 10.0;
         let methods = mines_comparison(
@@ -109,15 +91,14 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         charts_data.push((format!("{name}: training loss"), loss_series, true, "loss"));
         charts_data.push((format!("{name}: test accuracy"), acc_series, false, "accuracy"));
     }
-    let charts: Vec<LineChart> = charts_data
-        .iter()
-        .map(|(t, s, log, y)| LineChart { title: t, x_label: "evaluations", y_label: y, log_y: *log, series: s })
+    let charts: Vec<Chart> = charts_data
+        .into_iter()
+        .map(|(title, series, log_y, y)| Chart { title, x_label: "evaluations".into(), y_label: y.into(), log_y, series })
         .collect();
-    let png = ctx.out.join("mines_logistic.png");
-    line_chart_grid(&png, &charts, 2)?;
+    let figure = Figure::Charts { file: "mines_logistic.png".into(), charts, cols: 2 };
     Ok(Report {
         tables: vec![table],
-        files: vec![png],
+        figures: vec![figure],
         notes: vec![
             "Data: UCI breast cancer (diagnostic) and UCI digits (odd vs even), shipped in crates/problems/data (CC BY 4.0).".into(),
         ],

@@ -8,16 +8,15 @@
 //! Budget 3.6e6 evaluations (2000 d iterations of N = 18, the thesis code's INGOstep limit).
 //! `--quick`: d = 10, 2 runs, 3e4 evaluations.
 
-use anyhow::Result;
 use gradfree_problems::build;
 use serde_json::json;
 
-use super::common::{Method, linear_grid, mean_log10_curve, run_many, target_cells, value_at};
-use super::{Ctx, Report, Table, fmt};
-use crate::plot::{Series, panel_grid};
+use crate::runs::{Method, linear_grid, mean_log10_curve, run_many, target_cells, value_at};
+use crate::{Ctx, Figure, Report, Result, Series, Table, fmt};
 
 const FUNCTIONS: [&str; 6] = ["ellipsoid", "discus", "l1-ellipsoid", "lhalf-ellipsoid", "levy", "rastrigin10"];
 
+/// The six methods of Fig. 3.1 with their settings.
 pub fn methods() -> Vec<Method> {
     vec![
         Method::new("ingo", "INGO", 0.5, json!({})),
@@ -29,6 +28,7 @@ pub fn methods() -> Vec<Method> {
     ]
 }
 
+/// Runs the experiment of the module documentation.
 pub fn run(ctx: &Ctx) -> Result<Report> {
     // Full: 2000 d iterations of N = 18 samples, the thesis code's limit for INGOstep.
     let (d, budget) = if ctx.quick { (10, 30_000u64) } else { (100, 3_600_000u64) };
@@ -51,7 +51,7 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         let p = build(name, d, ctx.seed)?;
         let mut series = Vec::new();
         for m in methods() {
-            let rs = run_many(p.as_ref(), &m, &init, runs, budget, Some(1e-10), ctx.seed, ctx.run_cache(name).as_ref())?;
+            let rs = run_many(p.as_ref(), &m, &init, runs, budget, Some(1e-10), ctx.seed, Some(&ctx.run_cache(name)))?;
             let mut row = vec![name.to_string(), m.label.clone()];
             for &c in &checkpoints {
                 let vals: Vec<f64> = rs.iter().map(|r| value_at(&r.curve, c as f64).unwrap_or(f64::NAN).max(1e-300).log10()).collect();
@@ -64,11 +64,10 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         }
         panels.push((format!("{name} (d = {d})"), series));
     }
-    let png = ctx.out.join("ingo_synthetic.png");
-    panel_grid(&png, &panels, "evaluations", "f (geometric mean)", true, 3)?;
+    let figure = Figure::panels("ingo_synthetic.png", panels, "evaluations", "f (geometric mean)", true, 3);
     Ok(Report {
         tables: vec![table],
-        files: vec![png],
+        figures: vec![figure],
         notes: vec![
             "Runs stop at f <= 1e-10, so a finished run's curve stays at its final value (as in the thesis' plots).".into(),
             "ES = Salimans et al. with antithetic pairs, centred ranks, Adam lr 0.01, sigma 0.1 fixed (the thesis says 'default hyper-parameters').".into(),

@@ -8,18 +8,17 @@
 
 use std::time::Instant;
 
-use anyhow::Result;
 use gradfree_qmc::quality::{Norm, min_distance};
 use gradfree_qmc::reference::{TABLES_5_1_5_2, TIMING_5_5_1, matches_printed};
 use gradfree_qmc::{hua, korobov_search, subgroup};
 
-use super::{Ctx, Report, Table};
-use crate::plot::{Series, panel_grid};
+use crate::{Ctx, Figure, Report, Result, Series, Table};
 
 fn mark(ours: f64, printed: f64) -> &'static str {
     if matches_printed(ours, printed) { "=" } else { "≠" }
 }
 
+/// Tables 5.1-5.2: minimum toroidal distances of SubGroup and Korobov-searched lattices.
 pub fn distances(ctx: &Ctx) -> Result<Report> {
     let blocks: Vec<_> = TABLES_5_1_5_2.iter().filter(|b| !ctx.quick || b.d == 50).collect();
     let headers = ["d", "n", "SubGroup", "thesis", "", "Korobov", "thesis", "", "Hua", "thesis", "", "SubGroup = Korobov"];
@@ -72,12 +71,11 @@ pub fn distances(ctx: &Ctx) -> Result<Report> {
             vec![Series { label: "SubGroup".into(), points: s }, Series { label: "Korobov search".into(), points: k }],
         ));
     }
-    let png = ctx.out.join("lattice_distances.png");
-    panel_grid(&png, &panels, "n", "min l2 toroidal distance", false, 2)?;
+    let figure = Figure::panels("lattice_distances.png", panels, "n", "min l2 toroidal distance", false, 2);
     let cases = blocks.len() * 10;
     Ok(Report {
         tables: vec![t1, t2],
-        files: vec![png],
+        figures: vec![figure],
         notes: vec![
             format!("{matched} of {total} computed values equal the thesis' printed ones to 5 significant digits."),
             format!(
@@ -92,6 +90,7 @@ pub fn distances(ctx: &Ctx) -> Result<Report> {
     })
 }
 
+/// The timing table of sec. 5.5.1: construction times of SubGroup lattices and Korobov searches.
 pub fn timing(ctx: &Ctx) -> Result<Report> {
     let mut t = Table::new(
         "Sec. 5.5.1: construction time in seconds, ours vs thesis (Korobov search maximizing l2)",
@@ -129,11 +128,10 @@ pub fn timing(ctx: &Ctx) -> Result<Report> {
         }
         panels.push((format!("d = {}", b.d), series));
     }
-    let png = ctx.out.join("lattice_timing.png");
-    panel_grid(&png, &panels, "n", "seconds", true, 2)?;
+    let figure = Figure::panels("lattice_timing.png", panels, "n", "seconds", true, 2);
     Ok(Report {
         tables: vec![t],
-        files: vec![png],
+        figures: vec![figure],
         notes: vec![format!(
             "Times on this machine ({} threads for the Korobov search); the thesis' hardware is not stated. Our search is exhaustive too: it skips only multipliers equivalent under a -> -a, a -> 1/a, and candidates once a difference shorter than the best is found.",
             rayon::current_num_threads()

@@ -5,15 +5,14 @@
 //! `gradfree_qmc::lattice::search`), next to the printed values. `--quick`: n = 1000, d = 10 and
 //! 20, Algorithm 11 from 8 candidates.
 
-use anyhow::Result;
 use gradfree_qmc::korobov_search;
 use gradfree_qmc::lattice::search::{alg10, alg11, scs};
 use gradfree_qmc::quality::Norm;
 use gradfree_qmc::reference::{SEARCH_DIMS, TABLES_4_1_4_3, matches_printed};
 
-use super::{Ctx, Report, Table};
-use crate::plot::{Series, panel_grid};
+use crate::{Ctx, Figure, Report, Result, Series, Table};
 
+/// Runs the experiment of the module documentation.
 pub fn run(ctx: &Ctx) -> Result<Report> {
     let top = if ctx.quick { 8 } else { 64 };
     let mut tables = Vec::new();
@@ -67,11 +66,10 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         tables.push(table);
         panels.push((format!("n = {}", t.n), series));
     }
-    let png = ctx.out.join("lattice_search.png");
-    panel_grid(&png, &panels, "d", "min distance 2 rho_X", false, 3)?;
+    let figure = Figure::panels("lattice_search.png", panels, "d", "min distance 2 rho_X", false, 3);
     for (m, name) in ["Algorithm 10", "Korobov", "SCS", "Algorithm 11"].iter().enumerate() {
         notes.push(format!("{name}: {} of {total} values equal the printed ones (5 significant digits), {} larger.", exact[m], above[m]));
     }
     notes.push("Korobov search includes multipliers that are not units mod n (Table 4.3, d = 10: the optimum 0.5 is at a = 34).".into());
-    Ok(Report { tables, files: vec![png], notes })
+    Ok(Report { tables, figures: vec![figure], notes })
 }

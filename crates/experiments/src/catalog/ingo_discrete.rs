@@ -9,13 +9,11 @@
 //! elite; the thesis does not specify its GA) with the same N. Budget `4000 d` evaluations; runs
 //! stop at regret 0. `--quick`: d = 50 and 100, 2 runs, `1000 d`.
 
-use anyhow::Result;
 use gradfree_problems::build;
 use serde_json::json;
 
-use super::common::{Method, Run, linear_grid, run_many, target_cells, value_at};
-use super::{Ctx, Report, Table, fmt};
-use crate::plot::{Series, panel_grid};
+use crate::runs::{Method, Run, linear_grid, run_many, target_cells, value_at};
+use crate::{Ctx, Figure, Report, Result, Series, Table, fmt};
 
 fn methods() -> Vec<Method> {
     vec![
@@ -35,6 +33,7 @@ fn mean_curve(runs: &[Run], grid: &[f64]) -> Vec<(f64, f64)> {
         .collect()
 }
 
+/// Runs the experiment of the module documentation.
 pub fn run(ctx: &Ctx) -> Result<Report> {
     let dims: &[usize] = if ctx.quick { &[50, 100] } else { &[100, 500, 1000, 2000] };
     let runs = ctx.runs(2, 10);
@@ -56,7 +55,7 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         let grid = linear_grid(budget, 200);
         let mut series = Vec::new();
         for m in methods() {
-            let rs = run_many(p.as_ref(), &m, &init, runs, budget, Some(1e-9), ctx.seed, ctx.run_cache(&format!("d{d}")).as_ref())?;
+            let rs = run_many(p.as_ref(), &m, &init, runs, budget, Some(1e-9), ctx.seed, Some(&ctx.run_cache(&format!("d{d}"))))?;
             let mut row = vec![d.to_string(), m.label.clone(), budget.to_string()];
             for c in [budget / 100, budget / 10, budget] {
                 let vals: Vec<f64> = rs.iter().map(|r| value_at(&r.curve, c as f64).unwrap_or(f64::NAN)).collect();
@@ -70,11 +69,10 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         }
         panels.push((format!("binary reconstruction, d = {d}"), series));
     }
-    let png = ctx.out.join("ingo_discrete.png");
-    panel_grid(&png, &panels, "evaluations", "mean regret (0 drawn at 1e-2)", true, 2)?;
+    let figure = Figure::panels("ingo_discrete.png", panels, "evaluations", "mean regret (0 drawn at 1e-2)", true, 2);
     Ok(Report {
         tables: vec![table],
-        files: vec![png],
+        figures: vec![figure],
         notes: vec![
             "The thesis reports INGO near zero regret at d = 100 and 500 and a GA that stalls after a short greedy phase; its GA is unspecified. Ours (elitist, 1/d mutation) is a strong baseline on this separable, linear-in-the-bits function.".into(),
             "The thesis' N formula is used (erratum 41: 20 + 4 floor(3 + floor(3 ln d)/2), not INGO's N).".into(),

@@ -6,15 +6,12 @@
 //! Sobol scrambled only; and Hua-Wang's lattice as `gradfree_qmc::hua` builds it. `--quick`: d = 20, the first
 //! four sizes, 10 randomizations.
 
-use anyhow::Result;
 use gradfree_problems::integrands::ExpWeighted;
 use gradfree_qmc::admissible_sizes;
 use gradfree_qmc::integrate::integrate;
 
-use super::{Ctx, Report, Table, fmt};
-use crate::cli::IntegrateMethod;
-use crate::integrate::{name, rule};
-use crate::plot::{Series, panel_grid};
+use crate::integration::Method as IntegrateMethod;
+use crate::{Ctx, Figure, Report, Result, Series, Table, fmt};
 
 /// The thesis' protocol: scrambled Halton and Sobol get a random shift too ("for all the QMC
 /// methods, we use the random shift"); the last column is Sobol scrambled only, for comparison.
@@ -28,6 +25,7 @@ const METHODS: [(IntegrateMethod, &str); 7] = [
     (IntegrateMethod::Sobol, "Sobol, scrambled only"),
 ];
 
+/// Runs the experiment of the module documentation.
 pub fn run(ctx: &Ctx) -> Result<Report> {
     let reps = ctx.runs(10, 50);
     let (dims, sizes): (Vec<usize>, usize) = if ctx.quick { (vec![20], 4) } else { (vec![100, 500], 10) };
@@ -40,19 +38,19 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
     let mut sobol_best = 0;
     let mut cases = 0;
     for d in dims {
-        let f = ExpWeighted::new(d, 2.0, 1.0).map_err(anyhow::Error::msg)?;
+        let f = ExpWeighted::new(d, 2.0, 1.0).map_err(crate::ExperimentError::Invalid)?;
         let exact = f.exact();
         let mut series: Vec<Series> = METHODS.iter().map(|m| Series { label: m.1.into(), points: Vec::new() }).collect();
         for n in admissible_sizes(d, 2, sizes) {
             let mut row = vec![d.to_string(), n.to_string()];
             let mut errs = Vec::new();
             for (k, (m, _)) in METHODS.iter().enumerate() {
-                let r = rule(*m, d, n)?;
+                let r = m.rule(d, n)?;
                 let e = integrate(|x| f.eval(x), d, n, &r, reps, ctx.seed ^ (n << 8) ^ k as u64)?;
                 let err = e.replicates.iter().map(|q| (q - exact).abs() / exact.abs()).sum::<f64>() / reps as f64;
                 row.push(fmt(err));
                 series[k].points.push((n as f64, err));
-                errs.push((name(*m), err));
+                errs.push((m.name(), err));
             }
             // Best among the thesis' six methods (the last column is extra).
             let best = errs[..6].iter().min_by(|a, b| a.1.total_cmp(&b.1)).map(|e| e.0).unwrap_or_default();
@@ -63,11 +61,10 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         }
         panels.push((format!("d = {d}"), series));
     }
-    let png = ctx.out.join("fig_5_1_integration.png");
-    panel_grid(&png, &panels, "n", "mean |Q - I| / |I|", true, 2)?;
+    let figure = Figure::panels("fig_5_1_integration.png", panels, "n", "mean |Q - I| / |I|", true, 2);
     Ok(Report {
         tables: vec![t],
-        files: vec![png],
+        figures: vec![figure],
         notes: vec![
             format!("SubGroup has the smallest mean error of the thesis' six methods in {wins} of {cases} (d, n) cases."),
             format!(

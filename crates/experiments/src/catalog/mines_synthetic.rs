@@ -22,19 +22,18 @@
 //! - x0 ~ U[0, 1]^d; 5 runs (2 with --quick); 500 d evaluations (200 d with --quick, where the
 //!   dimensions are divided by 10).
 
-use anyhow::Result;
 use gradfree_problems::build;
 use serde_json::json;
 
-use super::common::{linear_grid, mean_log10_curve, median, mines_comparison, run_many};
-use super::{Ctx, Report, Table, fmt};
-use crate::plot::{Series, panel_grid};
+use crate::runs::{linear_grid, mean_log10_curve, median, mines_comparison, run_many};
+use crate::{Ctx, Figure, Report, Result, Series, Table, fmt};
 
 /// (function, d, smoothness L, MiNES eta2 offset k0 as a function of d and b; see the module docs).
 type Case = (&'static str, usize, f64, fn(f64, f64) -> f64);
 const CASES: [Case; 3] =
     [("ssphere", 400, 1.0, |d, _| d), ("quadratic", 200, 2306.0, |d, b| d * (d + 2.0) / b), ("diffpow", 100, 132.0, |d, _| d)];
 
+/// Runs the experiment of the module documentation.
 pub fn run(ctx: &Ctx) -> Result<Report> {
     let runs = ctx.runs(2, 5);
     let mut table = Table::new(
@@ -57,7 +56,7 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         let grid = linear_grid(budget, 200);
         let mut series = Vec::new();
         for m in &methods {
-            let rs = run_many(p.as_ref(), m, &p.init_region(), runs, budget, None, ctx.seed, ctx.run_cache(name).as_ref())?;
+            let rs = run_many(p.as_ref(), m, &p.init_region(), runs, budget, None, ctx.seed, Some(&ctx.run_cache(name)))?;
             let finals: Vec<f64> = rs.iter().map(|r| r.best_f).collect();
             table.push(vec![
                 name.into(),
@@ -72,11 +71,10 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         }
         panels.push((format!("{name} (d = {d})"), series));
     }
-    let png = ctx.out.join("mines_synthetic.png");
-    panel_grid(&png, &panels, "evaluations", "best f (geometric mean over runs)", true, 3)?;
+    let figure = Figure::panels("mines_synthetic.png", panels, "evaluations", "best f (geometric mean over runs)", true, 3);
     Ok(Report {
         tables: vec![table],
-        files: vec![png],
+        figures: vec![figure],
         notes: vec![
             "MiNES gives no hyper-parameters for Fig. 1 (erratum 28): ours are in `gradfree reproduce` source docs and the README.".into(),
         ],

@@ -1,0 +1,85 @@
+//! The experiments of the source documents, one file per figure or table family. Each is a
+//! function from a [`Ctx`](crate::Ctx) to a [`Report`](crate::Report).
+
+pub mod boltzmann;
+pub mod ingo_discrete;
+pub mod ingo_synthetic;
+pub mod lattice_search;
+pub mod lattice_tables;
+pub mod mines_logistic;
+pub mod mines_synthetic;
+pub mod qmc_integration;
+pub mod sphere_coherence;
+pub mod test_functions;
+
+use crate::Registered;
+
+/// Every experiment, in the order `reproduce all` runs them.
+pub const ALL: &[Registered] = &[
+    Registered {
+        name: "test-functions",
+        source: "thesis Tables 3.1, 4.4; MiNES Table 1; thesis sec. 3.7.3",
+        summary: "the benchmark functions: formulas, domains, minimizers, f(x*) checks, 2-D landscapes",
+        run: test_functions::run,
+    },
+    Registered {
+        name: "ingo-synthetic",
+        source: "thesis sec. 3.7.1, Fig. 3.1",
+        summary: "Table 3.1 functions at d=100: INGO, INGOstep, Fast-INGO, IGO, CMA-ES, ES; log10 f vs evaluations",
+        run: ingo_synthetic::run,
+    },
+    Registered {
+        name: "ingo-discrete",
+        source: "thesis sec. 3.7.3, Fig. 3.3",
+        summary: "binary reconstruction, d=100..2000: discrete INGO (with/without baseline) vs GA; mean regret vs evaluations",
+        run: ingo_discrete::run,
+    },
+    Registered {
+        name: "mines-synthetic",
+        source: "MiNES sec. 6.1, Fig. 1",
+        summary: "ssphere d=400, quadratic d=200 (cond 2.306e3), diffpow d=100: MiNES, DF, NES, CMA-ES",
+        run: mines_synthetic::run,
+    },
+    Registered {
+        name: "mines-logistic",
+        source: "MiNES sec. 6.2, Fig. 2",
+        summary: "l2-logistic regression on breast-cancer and digits (odd/even): train loss and test accuracy",
+        run: mines_logistic::run,
+    },
+    Registered {
+        name: "lattice-search",
+        source: "thesis sec. 4.6.4, Tables 4.1-4.3",
+        summary: "min distance of 1000-3000 lattice points, d=10..50: Algorithm 10, Korobov, SCS, Algorithm 11",
+        run: lattice_search::run,
+    },
+    Registered {
+        name: "lattice-distances",
+        source: "thesis sec. 5.5.1, Tables 5.1-5.2",
+        summary: "min l1/l2 toroidal distance of SubGroup and Korobov-searched lattices, d=50..500, vs the printed values",
+        run: lattice_tables::distances,
+    },
+    Registered {
+        name: "lattice-timing",
+        source: "thesis sec. 5.5.1, timing table",
+        summary: "construction time of SubGroup lattices and of the Korobov search, d=500 and 1000",
+        run: lattice_tables::timing,
+    },
+    Registered {
+        name: "sphere-coherence",
+        source: "thesis sec. 5.6, Table 5.3",
+        summary: "mutual coherence of SubGroup sphere points and i.i.d. Gaussian directions, d=50..1000",
+        run: sphere_coherence::run,
+    },
+    Registered {
+        name: "qmc-integration",
+        source: "thesis sec. 5.5.2, Fig. 5.1",
+        summary: "integration error of exp(sum x_j j^-2) vs n, d=100 and 500: MC, Hua, Halton, Sobol, Korobov, SubGroup",
+        run: qmc_integration::run,
+    },
+    Registered {
+        name: "boltzmann",
+        source: "thesis sec. 5.5.4, Fig. 5.4",
+        summary: "normalization constant and marginal likelihood of a continuous Boltzmann machine: MC, SubGroup, Sobol",
+        run: boltzmann::run,
+    },
+];

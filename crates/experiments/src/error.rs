@@ -1,0 +1,53 @@
+//! Errors of the experiments crate: the library errors it calls, converted, plus its own.
+
+use std::path::PathBuf;
+
+/// What can go wrong when building or running an experiment or a run.
+#[derive(Debug, thiserror::Error)]
+pub enum ExperimentError {
+    /// From the shared machinery (driver, checkpoints, memory budget).
+    #[error(transparent)]
+    Core(#[from] gradfree_core::CoreError),
+    /// From building an optimizer.
+    #[error(transparent)]
+    Es(#[from] gradfree_es::EsError),
+    /// From building a point set or integrating.
+    #[error(transparent)]
+    Qmc(#[from] gradfree_qmc::QmcError),
+    /// From building a problem or loading a data set.
+    #[error(transparent)]
+    Problem(#[from] gradfree_problems::ProblemError),
+    /// A run specification that does not make sense (the message names the option).
+    #[error("{0}")]
+    Invalid(String),
+    /// A file or folder could not be created or written.
+    #[error("{path}: {cause}")]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The cause.
+        cause: std::io::Error,
+    },
+    /// A JSON document could not be written or read.
+    #[error("JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    /// No experiment of that name.
+    #[error("unknown experiment `{name}`; known: {known}")]
+    Unknown {
+        /// The name asked for.
+        name: String,
+        /// Comma-separated known names.
+        known: String,
+    },
+}
+
+/// Shorthand for this crate's results.
+pub type Result<T, E = ExperimentError> = std::result::Result<T, E>;
+
+/// Returns early with [`ExperimentError::Invalid`] and a formatted message.
+#[macro_export]
+macro_rules! invalid {
+    ($($t:tt)*) => {
+        return Err($crate::ExperimentError::Invalid(format!($($t)*)))
+    };
+}

@@ -1,0 +1,114 @@
+//! # gradfree-experiments
+//!
+//! Every experiment of the source documents as a library, and the construction of single runs.
+//!
+//! - [`Experiment`]: a named, cited computation from a [`Ctx`] (quick or full, seed, runs, a
+//!   folder for its run cache) to a [`Report`]: tables, figures *as data* ([`Figure`]: line charts
+//!   of any `(x, y)` series, heat maps) and notes. Nothing here prints or draws; the `gradfree`
+//!   binary renders and prints reports, Python receives them as data. Best-f curves are one kind
+//!   of series among others (integration errors, lattice distances, coherence, accuracy).
+//! - [`experiments`]: the registry of every `gradfree reproduce` experiment.
+//! - [`runs`]: seeded repeated runs with a run cache (finished runs are kept, so an interrupted
+//!   reproduction resumes), convergence curves on a common grid, summaries.
+//! - [`run_spec`]: one optimization run as a serializable specification with its defaults
+//!   (budget `10^4 d`, start point uniform in the problem's initial region, `sigma0 = 0.3` of the
+//!   domain width), as `gradfree optimize` and checkpoints use it.
+//! - [`integration`]: the named integration rules of `gradfree integrate` and the experiments.
+
+pub mod catalog;
+pub mod error;
+pub mod integration;
+pub mod report;
+pub mod run_spec;
+pub mod runs;
+
+use std::path::PathBuf;
+
+pub use error::{ExperimentError, Result};
+pub use report::{Chart, Figure, Heatmap, Report, Series, Table, fmt};
+
+/// What an experiment needs to run.
+#[derive(Clone, Debug)]
+pub struct Ctx {
+    /// Shrink budgets so the experiment runs in seconds (CI).
+    pub quick: bool,
+    /// The experiment's own folder (created by the caller): the run cache lives in `runs/`.
+    pub out: PathBuf,
+    /// Base seed.
+    pub seed: u64,
+    /// Runs per method, overriding the experiment's default.
+    pub runs: Option<usize>,
+    /// Reuse the finished runs kept in `<out>/runs/` (runs are kept either way).
+    pub reuse_runs: bool,
+}
+
+impl Ctx {
+    /// A context with the given folder and defaults: full budgets, seed 0, the experiment's number
+    /// of runs, cached runs reused.
+    pub fn new(out: impl Into<PathBuf>) -> Self {
+        Ctx { quick: false, out: out.into(), seed: 0, runs: None, reuse_runs: true }
+    }
+
+    /// The number of runs: `runs` if given, else `quick` or `full`.
+    pub fn runs(&self, quick: usize, full: usize) -> usize {
+        self.runs.unwrap_or(if self.quick { quick } else { full })
+    }
+
+    /// The run cache for one problem instance (`tag` names it within the experiment).
+    pub fn run_cache(&self, tag: &str) -> runs::RunCache {
+        runs::RunCache { dir: self.out.join("runs"), tag: tag.to_string(), reuse: self.reuse_runs }
+    }
+}
+
+/// A reproducible experiment: its name (`gradfree reproduce NAME`), the source it reproduces, a
+/// one-line summary, and the computation.
+pub trait Experiment: Sync {
+    /// Name on the command line.
+    fn name(&self) -> &'static str;
+    /// The table, figure or section it reproduces.
+    fn source(&self) -> &'static str;
+    /// One line on what it computes.
+    fn summary(&self) -> &'static str;
+    /// Runs it.
+    fn run(&self, ctx: &Ctx) -> Result<Report>;
+}
+
+/// A registry entry: an experiment given by a function.
+pub struct Registered {
+    /// Name on the command line.
+    pub name: &'static str,
+    /// What it reproduces.
+    pub source: &'static str,
+    /// One line on what it computes.
+    pub summary: &'static str,
+    /// The computation.
+    pub run: fn(&Ctx) -> Result<Report>,
+}
+
+impl Experiment for Registered {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn source(&self) -> &'static str {
+        self.source
+    }
+    fn summary(&self) -> &'static str {
+        self.summary
+    }
+    fn run(&self, ctx: &Ctx) -> Result<Report> {
+        (self.run)(ctx)
+    }
+}
+
+/// Every registered experiment, in the order `reproduce all` runs them.
+pub fn experiments() -> &'static [Registered] {
+    catalog::ALL
+}
+
+/// The experiment called `name`.
+pub fn find(name: &str) -> Result<&'static Registered> {
+    experiments().iter().find(|e| e.name == name).ok_or_else(|| ExperimentError::Unknown {
+        name: name.to_string(),
+        known: std::iter::once("all").chain(experiments().iter().map(|e| e.name)).collect::<Vec<_>>().join(", "),
+    })
+}

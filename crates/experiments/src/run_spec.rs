@@ -1,0 +1,252 @@
+//! One optimization run as a serializable specification: what `gradfree optimize` runs and stores
+//! as a checkpoint's metadata, with the defaults every front end shares.
+//!
+//! Defaults (where the caller gives nothing): budget `10^4 d` evaluations and a target
+//! `f* + 1e-10` when the problem's minimum is known; start point uniform in the problem's initial
+//! region (from `derive_seed(seed, 1)`); `sigma0 = 0.3` of the widest side of the problem's domain,
+//! or 0.5 without a domain; the problem's box enforced by clipping (`BoundsMode::Auto`, except for
+//! discrete algorithms, whose points are in the domain already).
+
+use gradfree_core::{BoundaryRepair, BoundsHandling, DriverOptions, StopRules, derive_seed, rng_from_seed};
+use gradfree_es::registry::{Domain, spec as algorithm_spec};
+use gradfree_es::{Algorithm, Ipop, IpopParams, RestartMean, StartSpec};
+use gradfree_problems::Problem;
+use serde::{Deserialize, Serialize};
+
+use crate::{ExperimentError, Result, invalid};
+
+/// How the problem's box domain is enforced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[serde(rename_all = "kebab-case")]
+pub enum BoundsMode {
+    /// Clip to the domain when the problem states one, otherwise unconstrained.
+    Auto,
+    /// Unconstrained, even if the problem states a domain.
+    None,
+    /// Evaluate at the projection onto the domain.
+    Clip,
+    /// Evaluate at the mirror image inside the domain.
+    Reflect,
+    /// Evaluate at the projection, plus 1e3 x squared distance to the domain.
+    Penalty,
+}
+
+impl BoundsMode {
+    /// The command-line spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            BoundsMode::Auto => "auto",
+            BoundsMode::None => "none",
+            BoundsMode::Clip => "clip",
+            BoundsMode::Reflect => "reflect",
+            BoundsMode::Penalty => "penalty",
+        }
+    }
+}
+
+/// Everything needed to rebuild a run; stored as the checkpoint's metadata.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunSpec {
+    /// Registry name of the algorithm.
+    pub algorithm: String,
+    /// Registry name of the problem.
+    pub problem: String,
+    /// Dimension.
+    pub dim: usize,
+    /// Seed of the algorithm (and of the default start point).
+    pub seed: u64,
+    /// Seed of the problem instance (rotations, data).
+    pub problem_seed: u64,
+    /// Rotate the problem by a random orthogonal matrix.
+    pub rotate: bool,
+    /// Shift the problem's optimum by a random vector of this radius.
+    pub shift: Option<f64>,
+    /// How the problem's domain is enforced.
+    pub bounds: BoundsMode,
+    /// Start point.
+    pub x0: Vec<f64>,
+    /// Initial scale.
+    pub sigma0: f64,
+    /// Algorithm parameters (the fields of its `*Params` struct).
+    pub params: serde_json::Map<String, serde_json::Value>,
+    /// Stop rules.
+    pub stop: StopRules,
+    /// Evaluate each population in parallel.
+    pub parallel: bool,
+    /// Generations between checkpoints (older checkpoints: the default 50).
+    #[serde(default = "default_checkpoint_every")]
+    pub checkpoint_every: u64,
+}
+
+fn default_checkpoint_every() -> u64 {
+    50
+}
+
+/// IPOP restarts of a new run (see [`gradfree_es::Ipop`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RestartPlan {
+    /// Most restarts; `None`: until the budget is spent.
+    pub max: Option<u32>,
+    /// Restart from a uniform point in the problem's initial region instead of `x0`.
+    pub from_uniform: bool,
+}
+
+/// The default stop rules for dimension `dim`: `10^4 d` evaluations, and a target `f* + 1e-10`
+/// when the minimum `f*` is known.
+pub fn default_stop(dim: usize, f_star: Option<f64>) -> StopRules {
+    StopRules { max_evaluations: Some((dim as u64).saturating_mul(10_000)), target: f_star.map(|f| f + 1e-10), ..StopRules::default() }
+}
+
+/// The default start point: uniform in the problem's initial region, from `derive_seed(seed, 1)`.
+pub fn default_x0(problem: &dyn Problem, seed: u64) -> Vec<f64> {
+    problem.init_region().sample_uniform(&mut rng_from_seed(derive_seed(seed, 1)))
+}
+
+/// The default initial scale: 0.3 of the widest side of the domain, 0.5 without one.
+pub fn default_sigma0(problem: &dyn Problem) -> f64 {
+    problem.domain().map_or(0.5, |b| 0.3 * b.max_width())
+}
+
+impl RunSpec {
+    /// A new run of `algorithm` on `problem` in dimension `dim`: problem seed 0, not rotated or
+    /// shifted, bounds `auto`, no parameters, parallel evaluation, checkpoints every 50
+    /// generations, the default budget (no target yet), and start point and scale left for
+    /// [`RunSpec::complete`] (set `x0` first to keep it; set `sigma0` after).
+    pub fn new(algorithm: &str, problem: &str, dim: usize, seed: u64) -> Result<RunSpec> {
+        if dim == 0 {
+            invalid!("--dim 0: the dimension must be >= 1");
+        }
+        Ok(RunSpec {
+            algorithm: algorithm.to_string(),
+            problem: problem.to_string(),
+            dim,
+            seed,
+            problem_seed: 0,
+            rotate: false,
+            shift: None,
+            bounds: BoundsMode::Auto,
+            x0: Vec::new(),
+            sigma0: 0.0,
+            params: serde_json::Map::new(),
+            stop: default_stop(dim, None),
+            parallel: true,
+            checkpoint_every: default_checkpoint_every(),
+        })
+    }
+
+    /// Fills what depends on the problem: the discrete set-up ([`RunSpec::discrete_setup`]), the
+    /// default start point if `x0` is empty and the default scale if `sigma0` is 0.
+    pub fn complete(&mut self, problem: &dyn Problem) -> Result<()> {
+        self.discrete_setup(problem)?;
+        if self.x0.is_empty() {
+            self.x0 = default_x0(problem, self.seed);
+        }
+        if self.sigma0 == 0.0 {
+            self.sigma0 = default_sigma0(problem);
+        }
+        Ok(())
+    }
+
+    /// The problem instance.
+    pub fn build_problem(&self) -> Result<Box<dyn Problem>> {
+        Ok(gradfree_problems::registry::build_with(&self.problem, self.dim, self.problem_seed, self.rotate, self.shift)?)
+    }
+
+    /// Discrete algorithms need a discrete problem: a binary one for binary algorithms; the
+    /// categorical ones take the problem's number of categories unless `categories` is given.
+    pub fn discrete_setup(&mut self, problem: &dyn Problem) -> Result<()> {
+        let Ok(entry) = algorithm_spec(&self.algorithm) else {
+            return Ok(());
+        };
+        if entry.domain == Domain::Continuous {
+            return Ok(());
+        }
+        let algorithm = &self.algorithm;
+        let Some(k) = problem.categories() else {
+            let discrete: Vec<&str> = gradfree_problems::list()
+                .iter()
+                .filter(|s| gradfree_problems::build(s.name, 4, 0).is_ok_and(|q| q.categories().is_some()))
+                .map(|s| s.name)
+                .collect();
+            invalid!(
+                "--algo {algorithm} searches {{0..K-1}}^d, but problem `{}` is continuous; discrete problems: {}",
+                problem.name(),
+                discrete.join(", ")
+            );
+        };
+        if entry.domain == Domain::Binary {
+            if k != 2 {
+                invalid!("--algo {algorithm} needs a binary problem; `{}` has {k} categories (use ingo-categorical)", problem.name());
+            }
+        } else {
+            self.params.entry("categories").or_insert(k.into());
+        }
+        Ok(())
+    }
+
+    /// The driver options: stop rules, parallelism, and the problem's box enforced as `bounds`
+    /// says.
+    pub fn driver_options(&self, problem: &dyn Problem) -> Result<DriverOptions> {
+        let mut opts = DriverOptions::new(self.stop.clone());
+        opts.parallel = self.parallel;
+        opts.eval_seed = derive_seed(self.seed, 2);
+        // A discrete algorithm's points lie in the discrete problem's domain already.
+        let discrete = algorithm_spec(&self.algorithm).is_ok_and(|a| a.discrete());
+        let handling = match self.bounds {
+            BoundsMode::None => None,
+            BoundsMode::Auto if discrete => None,
+            BoundsMode::Auto | BoundsMode::Clip => Some(BoundsHandling::Repair(BoundaryRepair::Clip)),
+            BoundsMode::Reflect => Some(BoundsHandling::Repair(BoundaryRepair::Reflect)),
+            BoundsMode::Penalty => Some(BoundsHandling::Penalty { repair: BoundaryRepair::Clip, weight: 1e3 }),
+        };
+        match (problem.domain(), handling) {
+            (Some(b), Some(h)) => opts.bounds = Some((b, h)),
+            (None, Some(_)) if self.bounds != BoundsMode::Auto => {
+                invalid!("--bounds {}: problem `{}` has no domain; use --bounds none or auto", self.bounds.name(), self.problem)
+            }
+            _ => {}
+        }
+        Ok(opts)
+    }
+
+    /// The optimizer of a new run, with IPOP restarts if `restarts` says so.
+    pub fn build_optimizer(&self, problem: &dyn Problem, restarts: Option<RestartPlan>) -> Result<Algorithm> {
+        if self.x0.len() != self.dim {
+            invalid!("--x0 has {} values, expected --dim {}", self.x0.len(), self.dim);
+        }
+        let start = StartSpec { x0: self.x0.clone(), sigma0: self.sigma0, seed: self.seed, params: self.params.clone() };
+        Ok(match restarts {
+            None | Some(RestartPlan { max: Some(0), .. }) => gradfree_es::build(&self.algorithm, &start)?,
+            Some(plan) => {
+                let params = IpopParams {
+                    max_restarts: plan.max,
+                    restart_mean: if plan.from_uniform { RestartMean::Uniform(problem.init_region()) } else { RestartMean::Initial },
+                    ..IpopParams::default()
+                };
+                Algorithm::Ipop(Box::new(Ipop::new(&self.algorithm, start, params)?))
+            }
+        })
+    }
+
+    /// A checkpoint's specification must describe its optimizer: same algorithm, dimension and a
+    /// start that could have produced it, valid stop rules.
+    pub fn check_against(&self, alg: &Algorithm) -> Result<()> {
+        use gradfree_core::AskTell;
+        let name = match alg {
+            Algorithm::Ipop(ipop) => ipop.current().name(),
+            a => a.name(),
+        };
+        if name != self.algorithm {
+            invalid!("the metadata names algorithm `{}` but the saved state is of `{name}`", self.algorithm);
+        }
+        if alg.dim() != self.dim || self.x0.len() != self.dim {
+            invalid!("optimizer dimension {} and x0 length {} disagree with the run's {}", alg.dim(), self.x0.len(), self.dim);
+        }
+        if !(self.sigma0.is_finite() && self.sigma0 > 0.0) || self.x0.iter().any(|v| !v.is_finite()) {
+            invalid!("the metadata's x0 or sigma0 is not finite");
+        }
+        self.stop.validate().map_err(|e| ExperimentError::Invalid(format!("saved stop rules: {e}")))?;
+        Ok(())
+    }
+}

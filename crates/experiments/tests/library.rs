@@ -1,0 +1,97 @@
+//! The experiments library: run specifications and their defaults, report formats, the registry.
+
+use gradfree_core::AskTell;
+use gradfree_experiments::run_spec::{BoundsMode, RestartPlan, RunSpec, default_stop};
+use gradfree_experiments::{Ctx, Experiment, Figure, Series, Table, experiments, find};
+
+#[test]
+fn run_spec_defaults_come_from_the_problem() {
+    let mut spec = RunSpec::new("cmaes", "rastrigin10", 6, 3).unwrap();
+    let p = spec.build_problem().unwrap();
+    spec.complete(p.as_ref()).unwrap();
+    let init = p.init_region();
+    assert_eq!(spec.x0.len(), 6);
+    assert!(init.contains(&spec.x0), "the default start lies in the initial region");
+    let want = p.domain().map_or(0.5, |b| 0.3 * b.max_width());
+    assert!((spec.sigma0 - want).abs() < 1e-15);
+    assert_eq!(spec.stop.max_evaluations, Some(60_000));
+    assert_eq!(default_stop(6, Some(0.0)).target, Some(1e-10));
+    // Same seed, same start; another seed, another start.
+    let mut again = RunSpec::new("cmaes", "rastrigin10", 6, 3).unwrap();
+    again.complete(p.as_ref()).unwrap();
+    assert_eq!(again.x0, spec.x0);
+    let mut other = RunSpec::new("cmaes", "rastrigin10", 6, 4).unwrap();
+    other.complete(p.as_ref()).unwrap();
+    assert_ne!(other.x0, spec.x0);
+    // The driver options clip to the domain by default and refuse --bounds on a domain-less problem.
+    assert_eq!(spec.driver_options(p.as_ref()).unwrap().bounds.is_some(), p.domain().is_some());
+    let mut free = RunSpec::new("cmaes", "quadratic", 4, 0).unwrap();
+    free.bounds = BoundsMode::Clip;
+    let q = free.build_problem().unwrap();
+    if q.domain().is_none() {
+        assert!(free.driver_options(q.as_ref()).unwrap_err().to_string().contains("--bounds clip"));
+    }
+    assert!(RunSpec::new("cmaes", "sphere", 0, 0).unwrap_err().to_string().contains("--dim 0"));
+}
+
+#[test]
+fn discrete_runs_take_the_problems_categories() {
+    let mut spec = RunSpec::new("ingo-categorical", "onemax", 10, 0).unwrap();
+    let p = spec.build_problem().unwrap();
+    spec.complete(p.as_ref()).unwrap();
+    assert_eq!(spec.params["categories"], 2);
+    let alg = spec.build_optimizer(p.as_ref(), None).unwrap();
+    assert_eq!(alg.name(), "ingo-categorical");
+    let mut cont = RunSpec::new("ingo-bernoulli", "sphere", 3, 0).unwrap();
+    let s = cont.build_problem().unwrap();
+    assert!(cont.complete(s.as_ref()).unwrap_err().to_string().contains("discrete problems"));
+    let restarted = spec.build_optimizer(p.as_ref(), Some(RestartPlan { max: Some(2), from_uniform: false })).unwrap();
+    assert_eq!(restarted.name(), "ingo-categorical");
+    spec.check_against(&restarted).unwrap();
+}
+
+#[test]
+fn run_specs_of_older_checkpoints_still_read() {
+    // The metadata `gradfree optimize` wrote before `checkpoint_every` existed.
+    let old = serde_json::json!({
+        "algorithm": "ingo", "problem": "sphere", "dim": 2, "seed": 1, "problem_seed": 0, "rotate": false,
+        "shift": null, "bounds": "auto", "x0": [0.1, 0.2], "sigma0": 0.5, "params": {},
+        "stop": {"max_evaluations": 100, "max_generations": null, "target": null, "tol_f": null, "tol_f_window": 10,
+                 "tol_x": null, "max_seconds": null},
+        "parallel": true
+    });
+    let spec: RunSpec = serde_json::from_value(old).unwrap();
+    assert_eq!(spec.checkpoint_every, 50);
+    assert_eq!(serde_json::from_value::<RunSpec>(serde_json::to_value(&spec).unwrap()).unwrap(), spec);
+}
+
+#[test]
+fn tables_and_figures() {
+    let mut t = Table::new("T", "t", &["a", "b"]);
+    t.push(vec!["1, 2".into(), "say \"x\"".into()]);
+    assert_eq!(t.csv(), "a,b\n\"1, 2\",\"say \"\"x\"\"\"\n");
+    assert_eq!(t.lines()[1], "a     b      ");
+    let s = |l: &str| Series { label: l.into(), points: vec![(1.0, 2.0)] };
+    let f = Figure::panels("f.png", vec![("p".into(), vec![s("x")]), ("q".into(), vec![s("y")])], "n", "err", true, 3);
+    match &f {
+        Figure::Charts { charts, cols, .. } => assert_eq!((charts.len(), *cols, charts[1].title.as_str()), (2, 2, "q")),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(f.file(), "f.png");
+}
+
+#[test]
+fn the_registry_finds_every_experiment_and_runs_one() {
+    let names: Vec<&str> = experiments().iter().map(|e| e.name).collect();
+    let unique: std::collections::HashSet<_> = names.iter().collect();
+    assert_eq!(unique.len(), names.len());
+    for n in &names {
+        assert_eq!(find(n).unwrap().name(), *n);
+    }
+    assert!(find("nope").err().unwrap().to_string().contains("known: all, test-functions"));
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = Ctx { quick: true, ..Ctx::new(dir.path()) };
+    let report = find("sphere-coherence").unwrap().run(&ctx).unwrap();
+    assert!(!report.tables.is_empty() && !report.figures.is_empty());
+    assert_eq!(report, find("sphere-coherence").unwrap().run(&ctx).unwrap(), "same seed, same report");
+}

@@ -1,0 +1,45 @@
+//! Experiment bindings: list and run the experiments of `gradfree_experiments` from Python; the
+//! report (tables, figures as data, notes) comes back as JSON for the Python layer to wrap.
+
+use gradfree_experiments::{Ctx, Experiment, experiments, find};
+use pyo3::prelude::*;
+
+use crate::{err, typed};
+
+/// The registered experiments as JSON: `[{"name", "source", "summary"}, ...]`.
+#[pyfunction]
+fn experiments_json() -> PyResult<String> {
+    let list: Vec<_> =
+        experiments().iter().map(|e| serde_json::json!({"name": e.name, "source": e.source, "summary": e.summary})).collect();
+    serde_json::to_string(&list).map_err(err)
+}
+
+/// Runs experiment `name` with its run cache in `out` (created) and returns its report as JSON
+/// (`tables`, `figures`, `notes`). The GIL is released while it runs.
+#[pyfunction]
+#[pyo3(signature = (name, out, quick = false, seed = 0, runs = None, reuse_runs = true))]
+fn run_experiment(
+    py: Python<'_>,
+    name: &str,
+    out: std::path::PathBuf,
+    quick: bool,
+    seed: u64,
+    runs: Option<usize>,
+    reuse_runs: bool,
+) -> PyResult<String> {
+    let e = find(name).map_err(err)?;
+    if runs == Some(0) {
+        return Err(err("runs: expected an integer >= 1 or None, got 0"));
+    }
+    std::fs::create_dir_all(&out).map_err(|e| typed("GradfreeError", format!("{}: {e}", out.display())))?;
+    let ctx = Ctx { quick, out, seed, runs, reuse_runs };
+    let report = py.detach(|| e.run(&ctx)).map_err(|e| typed("GradfreeError", format!("experiment {name}: {e}")))?;
+    serde_json::to_string(&report).map_err(err)
+}
+
+/// Registers this module's functions.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(experiments_json, m)?)?;
+    m.add_function(wrap_pyfunction!(run_experiment, m)?)?;
+    Ok(())
+}
