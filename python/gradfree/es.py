@@ -33,8 +33,9 @@ class _ES:
     best value is <= target), ``tol_fun`` (the best values of the last ``tol_fun_window``
     generations, default 10, and all values of the last generation span less than ``tol_fun``),
     ``tol_x`` (the step length ``sigma`` fell below it), ``max_seconds`` (wall time). A run whose
-    search distribution overflows stops with ``diverged``. ``stop()`` returns the rule that fired
-    as a dict, as pycma does.
+    search distribution overflows stops with ``diverged``, one whose update fails numerically (a
+    covariance that cannot be decomposed) with ``numerical_failure``. ``stop()`` returns the rule
+    that fired as a dict, as pycma does.
 
     ``bounds = (lower, upper)``: ``ask`` returns points repaired into the box (``bounds_handling``
     ``"clip"`` or ``"reflect"``), ``tell`` takes those points back; the optimizer updates from the
@@ -100,7 +101,9 @@ class _ES:
 
     @property
     def sigma(self) -> float:
-        """The optimizer's step length (its ``scale``, as the ``tol_x`` rule uses it)."""
+        """The optimizer's step length, as the ``tol_x`` rule uses it: the largest standard deviation
+        of the search distribution along a coordinate (for methods with a fixed sampling width, the
+        largest coordinate of the last mean step)."""
         return self._run.scale
 
     @property
@@ -138,7 +141,7 @@ class _ES:
     def stop(self) -> dict:
         """The stop rule that has fired, as ``{name: threshold}`` (empty: keep going), as pycma's
         ``stop()``: ``max_evals``, ``max_gens``, ``target``, ``tol_fun``, ``tol_x``,
-        ``max_seconds`` or ``diverged``."""
+        ``max_seconds``, ``diverged`` or ``numerical_failure``."""
         key = self._run.stop()
         if key is None:
             return {}

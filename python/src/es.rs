@@ -72,6 +72,7 @@ fn stop_key(r: StopReason) -> &'static str {
         StopReason::TolX => "tol_x",
         StopReason::WallTime => "max_seconds",
         StopReason::Diverged => "diverged",
+        StopReason::NumericalFailure => "numerical_failure",
     }
 }
 
@@ -158,20 +159,10 @@ impl EsRun {
         if let Some(i) = rows.iter().position(|v| !v.is_finite()) {
             return Err(err(format!("X[{}, {}] = {}: X must be the population returned by ask()", i / d, i % d, rows[i])));
         }
-        // The methods update from the points they sampled: X must be exactly those points.
-        if let Some(i) = rows.iter().zip(asked.as_slice()).position(|(a, b)| a != b) {
-            return Err(err(format!(
-                "X row {} differs from the population returned by ask() (X[{}, {}] = {}, asked {}): tell the asked points, in order",
-                i / d,
-                i / d,
-                i % d,
-                rows[i],
-                asked.as_slice()[i]
-            )));
-        }
+        let points = Population::from_row_major(n, d, rows).map_err(err)?;
         let vals = values.as_slice().map_err(err)?.to_vec();
         let (run, events) = (&mut self.run, &mut self.events);
-        let r = py.detach(|| run.tell(&vals, &mut [&mut Events(events)])).map_err(core_err)?;
+        let r = py.detach(|| run.tell_points(&points, &vals, &mut [&mut Events(events)])).map_err(core_err)?;
         Ok(r.map(|r| stop_key(r).to_string()))
     }
 

@@ -30,8 +30,17 @@ pub struct Event {
 /// A population-based optimizer as a state machine: [`AskTell::ask_into`] proposes points and
 /// [`AskTell::tell`] takes their values. Drivers, budgets and printing live outside.
 ///
-/// Contract: every `tell` follows an `ask` of the same generation; `tell` validates the shape and
-/// values with [`check_tell`] before it changes any state, so a rejected `tell` can be retried.
+/// Contract:
+/// - `tell` returns `Err` only for input it rejects (shapes, points it did not ask for, NaN under
+///   the error policy), and then leaves the state unchanged, so the call can be retried: it
+///   validates with [`check_tell`] before it changes anything.
+/// - A numerical failure during an update (a covariance that cannot be decomposed, a step size
+///   that overflowed) is not an `Err`: the optimizer records it, [`AskTell::failure`] reports it,
+///   and the run stops with [`crate::StopReason::NumericalFailure`] keeping its best point.
+/// - Evolution strategies update from the samples they drew: every `tell` follows an `ask` of the
+///   same generation with the same points. Methods that learn from any evaluated points (model-based
+///   ones: initial designs, late results of workers, batches of any size) say so with
+///   [`AskTell::accepts_any_points`] and implement [`AskTell::ask_batch_into`].
 pub trait AskTell {
     /// Short algorithm name as used by the CLI, e.g. `"nesterov-spokoiny"`.
     fn name(&self) -> &'static str;
@@ -59,13 +68,42 @@ pub trait AskTell {
     /// Center of the current search distribution (the recommendation when no point is better).
     fn mean(&self) -> &[f64];
 
-    /// Characteristic length of the current search step, used by the `tol-x` stop rule. Each
-    /// method documents what it returns (e.g. `sigma * sqrt(max C_ii)` for an ES).
+    /// How far the search still reaches, in the units of `x`, used by the `tol-x` stop rule: the
+    /// largest standard deviation of the search distribution along a coordinate,
+    /// `max_i sqrt(Var x_i)` (computed from the distribution, or estimated from the last
+    /// population where the distribution is not kept in that form). Methods whose sampling width
+    /// is fixed (finite-difference steps, OpenAI-ES's noise) report the largest coordinate of the
+    /// last mean step instead, which is what shrinks as they converge. Each method's doc says
+    /// which.
     fn scale(&self) -> f64;
 
     /// Events since the last call, for observers.
     fn take_events(&mut self) -> Vec<Event> {
         Vec::new()
+    }
+
+    /// The numerical failure of the last update, if any (see the trait's contract).
+    fn failure(&self) -> Option<&str> {
+        None
+    }
+
+    /// Whether `tell` learns from any evaluated points, in batches of any size (model-based
+    /// methods), rather than from exactly the points of the last `ask` (evolution strategies).
+    fn accepts_any_points(&self) -> bool {
+        false
+    }
+
+    /// Proposes `count` points (a batch while other evaluations may be pending). The default is
+    /// for methods with a fixed population: `count` must be [`AskTell::population_size`].
+    fn ask_batch_into(&mut self, count: usize, out: &mut Population) -> Result<(), CoreError> {
+        if count != self.population_size() {
+            return Err(CoreError::DimensionMismatch {
+                what: "batch size (this method asks whole populations)",
+                expected: self.population_size(),
+                got: count,
+            });
+        }
+        self.ask_into(out)
     }
 }
 

@@ -36,6 +36,21 @@ pub enum CoreError {
         /// The accepted range, in words.
         expected: String,
     },
+    /// Points told that the optimizer did not ask for (evolution strategies update from their own
+    /// samples; evaluate repaired copies if you must, but tell the asked points).
+    #[error(
+        "told point row {row} differs from the asked population (X[{row}, {column}] = {told}, asked {asked}): tell the points ask() returned, in order"
+    )]
+    NotAsked {
+        /// Row of the first difference.
+        row: usize,
+        /// Its column.
+        column: usize,
+        /// The value told.
+        told: f64,
+        /// The value asked.
+        asked: f64,
+    },
     /// A method was called in the wrong state, e.g. `tell` without a preceding `ask`.
     #[error("out of order: {0}")]
     OutOfOrder(&'static str),

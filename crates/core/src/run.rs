@@ -269,10 +269,23 @@ impl<A: AskTell> Run<A> {
     /// over- or underflowed) stops the run with [`StopReason::Diverged`] instead of sending NaN
     /// to the objective. Asking again before telling discards the pending points.
     pub fn ask(&mut self) -> Result<Option<&Population>, CoreError> {
+        self.propose(None)
+    }
+
+    /// Proposes a batch of `count` points ([`AskTell::ask_batch_into`]; evolution strategies
+    /// accept only their population size), as [`Run::ask`] otherwise.
+    pub fn ask_batch(&mut self, count: usize) -> Result<Option<&Population>, CoreError> {
+        self.propose(Some(count))
+    }
+
+    fn propose(&mut self, count: Option<usize>) -> Result<Option<&Population>, CoreError> {
         if self.should_stop().is_some() {
             return Ok(None);
         }
-        self.optimizer.ask_into(&mut self.asked)?;
+        match count {
+            None => self.optimizer.ask_into(&mut self.asked)?,
+            Some(c) => self.optimizer.ask_batch_into(c, &mut self.asked)?,
+        }
         if self.asked.as_slice().iter().any(|v| !v.is_finite()) {
             self.pending = false;
             self.state.stopped = Some(StopReason::Diverged);
@@ -309,10 +322,50 @@ impl<A: AskTell> Run<A> {
         Ok(())
     }
 
+    /// Takes the values of `points` (as the objective saw them). For an evolution strategy
+    /// ([`AskTell::accepts_any_points`] false) `points` must be exactly the pending points
+    /// ([`Run::pending`]), in order: the error names the first row that differs and nothing
+    /// changes. A method that accepts any points (initial designs, late results) is told them as
+    /// they are, in a batch of any size. Then as [`Run::tell`].
+    pub fn tell_points(
+        &mut self,
+        points: &Population,
+        values: &[f64],
+        observers: &mut [&mut dyn Observer],
+    ) -> Result<Option<StopReason>, CoreError> {
+        if self.optimizer.accepts_any_points() {
+            if points.dim() != self.optimizer.dim() {
+                return Err(CoreError::DimensionMismatch { what: "point dimension", expected: self.optimizer.dim(), got: points.dim() });
+            }
+            self.asked.clone_from(points);
+            if let Some((b, h)) = &self.options.bounds {
+                self.repaired.resize(points.len(), points.dim());
+                for (src, dst) in points.rows().zip(self.repaired.rows_mut()) {
+                    b.repair_into(h.repair(), src, dst);
+                }
+            }
+            self.pending = true;
+            return self.tell(values, observers);
+        }
+        let Some(asked) = self.pending() else {
+            return Err(CoreError::OutOfOrder("tell without a pending ask"));
+        };
+        if (points.len(), points.dim()) != (asked.len(), asked.dim()) {
+            return Err(CoreError::DimensionMismatch { what: "told points (rows)", expected: asked.len(), got: points.len() });
+        }
+        if let Some(k) = points.as_slice().iter().zip(asked.as_slice()).position(|(a, b)| a != b) {
+            let d = asked.dim().max(1);
+            return Err(CoreError::NotAsked { row: k / d, column: k % d, told: points.as_slice()[k], asked: asked.as_slice()[k] });
+        }
+        self.tell(values, observers)
+    }
+
     /// Takes `values[i] = f(pending().row(i))`: tells the optimizer (penalized values under
     /// [`BoundsHandling::Penalty`]), updates counters, best point and `tol-f` history, reports the
     /// generation to `observers` and judges every stop rule. An error (wrong length, a NaN under
-    /// the error policy) leaves the optimizer, the counters and the pending points unchanged.
+    /// the error policy) leaves the optimizer, the counters and the pending points unchanged. A
+    /// numerical failure of the optimizer's update ([`AskTell::failure`]) is not an error: the
+    /// generation is counted and the run stops with [`StopReason::NumericalFailure`].
     pub fn tell(&mut self, values: &[f64], observers: &mut [&mut dyn Observer]) -> Result<Option<StopReason>, CoreError> {
         if !self.pending {
             return Err(CoreError::OutOfOrder("tell without a pending ask"));
@@ -366,6 +419,10 @@ impl<A: AskTell> Run<A> {
             None => self.state.recent_best.clear(),
         }
 
+        let mut events = self.optimizer.take_events();
+        if let Some(why) = self.optimizer.failure() {
+            events.push(crate::Event { kind: "numerical-failure".into(), message: why.to_string() });
+        }
         let record = GenerationRecord {
             generation: self.state.generations,
             evaluations: self.state.evaluations,
@@ -374,12 +431,12 @@ impl<A: AskTell> Run<A> {
             gen_median_f: median.is_finite().then_some(median),
             scale: self.optimizer.scale(),
             seconds: self.seconds(),
-            events: self.optimizer.take_events(),
+            events,
         };
         for o in observers.iter_mut() {
             o.on_generation(&record)?;
         }
-        self.state.stopped = self.check_stop();
+        self.state.stopped = if self.optimizer.failure().is_some() { Some(StopReason::NumericalFailure) } else { self.check_stop() };
         Ok(self.state.stopped)
     }
 

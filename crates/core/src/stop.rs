@@ -26,6 +26,9 @@ pub enum StopReason {
     /// The optimizer proposed a non-finite point: its search distribution over- or underflowed
     /// (usually a step size too large for the problem). The best point so far is kept.
     Diverged,
+    /// The optimizer's update failed numerically ([`crate::AskTell::failure`] says how). The best
+    /// point so far is kept.
+    NumericalFailure,
 }
 
 impl std::fmt::Display for StopReason {
@@ -38,6 +41,7 @@ impl std::fmt::Display for StopReason {
             StopReason::TolX => "tol-x",
             StopReason::WallTime => "wall-time",
             StopReason::Diverged => "diverged",
+            StopReason::NumericalFailure => "numerical-failure",
         })
     }
 }

@@ -339,6 +339,15 @@ impl AskTell for Algorithm {
     fn take_events(&mut self) -> Vec<Event> {
         dispatch!(self, a => a.take_events())
     }
+    fn failure(&self) -> Option<&str> {
+        dispatch!(self, a => a.failure())
+    }
+    fn accepts_any_points(&self) -> bool {
+        dispatch!(self, a => a.accepts_any_points())
+    }
+    fn ask_batch_into(&mut self, count: usize, out: &mut Population) -> Result<(), CoreError> {
+        dispatch!(self, a => a.ask_batch_into(count, out))
+    }
 }
 
 /// Every variant checks its own invariants ([`StateCheck`]).

@@ -98,6 +98,9 @@ pub struct Ipop {
     /// Summaries of the completed blocks of this restart, oldest first.
     blocks: VecDeque<Block>,
     events: Vec<Event>,
+    /// A restart that could not be built ([`AskTell::failure`]; older states: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    failure: Option<String>,
     #[serde(skip)]
     sorted: Vec<f64>,
 }
@@ -173,6 +176,7 @@ impl Ipop {
             block: Vec::with_capacity(BLOCK),
             blocks: VecDeque::new(),
             events: Vec::new(),
+            failure: None,
             sorted: Vec::new(),
         })
     }
@@ -199,7 +203,9 @@ impl Ipop {
     fn reason(&self) -> Option<&'static str> {
         let (flat, lag) = self.windows();
         let k = self.blocks.len();
-        if !self.inner.mean().iter().all(|v| v.is_finite()) || !self.inner.scale().is_finite() {
+        if self.inner.failure().is_some() {
+            Some("numerical failure")
+        } else if !self.inner.mean().iter().all(|v| v.is_finite()) || !self.inner.scale().is_finite() {
             Some("diverged")
         } else if self.inner.scale() < self.p.tol_x * self.start.sigma0 {
             Some("tol-x")
@@ -289,14 +295,18 @@ impl AskTell for Ipop {
     fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
         self.inner.tell(population, values)?;
         let block_done = self.record(values);
-        let diverged = !self.inner.mean().iter().all(|v| v.is_finite());
+        let diverged = !self.inner.mean().iter().all(|v| v.is_finite()) || self.inner.failure().is_some();
         if (block_done || diverged || self.inner.scale() < self.p.tol_x * self.start.sigma0)
             && let Some(why) = self.reason()
             && self.p.max_restarts.is_none_or(|m| self.restarts_done < m)
         {
             let mut inner_events = self.inner.take_events();
             self.events.append(&mut inner_events);
-            self.restart(why)?;
+            if let Err(e) = self.restart(why) {
+                // The restart's optimizer could not be built: an outcome of this update, not a
+                // rejected input (the generation was taken).
+                self.failure = Some(e.to_string());
+            }
         }
         Ok(())
     }
@@ -307,6 +317,10 @@ impl AskTell for Ipop {
 
     fn scale(&self) -> f64 {
         self.inner.scale()
+    }
+
+    fn failure(&self) -> Option<&str> {
+        self.failure.as_deref().or_else(|| self.inner.failure())
     }
 
     fn take_events(&mut self) -> Vec<Event> {

@@ -139,3 +139,51 @@ fn diverging_search_distribution_stops_the_run() {
     assert!(r.best_f.is_finite() && r.best_x.iter().all(|v| v.is_finite()));
     assert_eq!(StopReason::Diverged.to_string(), "diverged");
 }
+
+/// A numerical failure inside an update is an outcome, not an error: the run stops with
+/// `numerical-failure`, counts the generation, reports the reason as an event and keeps its best
+/// point; IPOP restarts the method instead.
+#[test]
+fn numerical_failure_is_a_stop_reason_not_an_error() {
+    use gradfree_core::AskTell;
+    use gradfree_es::{Algorithm, Ipop, IpopParams, StartSpec, build};
+    // xNES with an absurd covariance rate: sigma over- or underflows in the first update.
+    let mut start = StartSpec::new(vec![0.5; 3], 0.5, 1);
+    start.params.insert("eta_cov".into(), 1e6.into());
+    let alg = build("xnes", &start).unwrap();
+    let n = alg.population_size() as u64;
+    let mut h = History::default();
+    let mut d = Driver::new(alg, DriverOptions::new(StopRules::max_evaluations(10_000))).unwrap();
+    let r = d.run(&sphere(), &mut [&mut h]).unwrap();
+    assert_eq!(r.stop_reason, Some(StopReason::NumericalFailure));
+    assert_eq!((r.generations, r.evaluations), (1, n));
+    assert!(r.best_f.is_finite());
+    let ev = &h.records[0].events;
+    assert!(ev.iter().any(|e| e.kind == "numerical-failure" && e.message.contains("xnes: sigma")), "{ev:?}");
+    assert!(d.optimizer().failure().is_some());
+    // Under IPOP the failed run is restarted and the run goes on.
+    let ipop = Ipop::new("xnes", start, IpopParams { max_restarts: Some(1), ..Default::default() }).unwrap();
+    let mut d = Driver::new(Algorithm::Ipop(Box::new(ipop)), DriverOptions::new(StopRules::max_evaluations(10_000))).unwrap();
+    let r = d.run(&sphere(), &mut []).unwrap();
+    assert!(r.generations >= 2, "{r:?}");
+}
+
+/// Evolution strategies take back exactly the points they asked for; anything else is refused with
+/// the row named and nothing changes.
+#[test]
+fn told_points_must_be_the_asked_ones() {
+    use gradfree_core::{Population, Run};
+    let mut run = Run::new(ns(2, 2, 0.01, 1), DriverOptions::new(StopRules::max_evaluations(100))).unwrap();
+    let asked = run.ask().unwrap().unwrap().clone();
+    let mut other = asked.clone();
+    other.row_mut(1)[0] += 1.0;
+    let vals: Vec<f64> = asked.rows().map(|x| x.iter().map(|v| v * v).sum()).collect();
+    let e = run.tell_points(&other, &vals, &mut []).unwrap_err();
+    assert!(matches!(e, CoreError::NotAsked { row: 1, column: 0, .. }), "{e}");
+    assert_eq!(run.evaluations(), 0);
+    let short = Population::from_rows(&[asked.row(0)]).unwrap();
+    assert!(run.tell_points(&short, &vals[..1], &mut []).is_err());
+    run.tell_points(&asked, &vals, &mut []).unwrap();
+    assert_eq!(run.evaluations(), 4);
+    assert!(matches!(run.tell_points(&asked, &vals, &mut []), Err(CoreError::OutOfOrder(_))));
+}

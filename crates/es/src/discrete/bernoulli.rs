@@ -234,9 +234,9 @@ impl AskTell for BernoulliIngo {
         &self.prob
     }
 
-    /// RMS standard deviation `sqrt(mean_i p_i (1 - p_i))`.
+    /// Largest standard deviation of a coordinate, `max_i sqrt(p_i (1 - p_i))`.
     fn scale(&self) -> f64 {
-        (self.prob.iter().map(|p| p * (1.0 - p)).sum::<f64>() / self.dim() as f64).sqrt()
+        self.prob.iter().map(|p| (p * (1.0 - p)).sqrt()).fold(0.0, f64::max)
     }
 
     fn take_events(&mut self) -> Vec<Event> {

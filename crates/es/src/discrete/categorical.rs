@@ -266,16 +266,14 @@ impl AskTell for CategoricalIngo {
         &self.expected
     }
 
-    /// RMS standard deviation of the category index.
+    /// Largest standard deviation of a coordinate's category index.
     fn scale(&self) -> f64 {
         let k = self.p.k;
-        let var: f64 = self
-            .prob
+        self.prob
             .chunks_exact(k)
             .zip(&self.expected)
-            .map(|(row, &m)| row.iter().enumerate().map(|(j, p)| p * (j as f64 - m).powi(2)).sum::<f64>())
-            .sum();
-        (var / self.dim() as f64).sqrt()
+            .map(|(row, &m)| row.iter().enumerate().map(|(j, p)| p * (j as f64 - m).powi(2)).sum::<f64>().sqrt())
+            .fold(0.0, f64::max)
     }
 
     fn take_events(&mut self) -> Vec<Event> {

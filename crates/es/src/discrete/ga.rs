@@ -254,14 +254,15 @@ impl AskTell for Ga {
         &self.average
     }
 
-    /// RMS per-coordinate standard deviation of the parents.
+    /// Largest standard deviation of a coordinate over the parents.
     fn scale(&self) -> f64 {
         if self.parents.is_empty() {
             return 0.0;
         }
         let (d, n) = (self.d, self.p.n);
-        let var: f64 = self.parents.chunks_exact(d).map(|r| r.iter().zip(&self.average).map(|(x, m)| (x - m).powi(2)).sum::<f64>()).sum();
-        (var / (n * d) as f64).sqrt()
+        (0..d)
+            .map(|j| (self.parents.chunks_exact(d).map(|r| (r[j] - self.average[j]).powi(2)).sum::<f64>() / n as f64).sqrt())
+            .fold(0.0, f64::max)
     }
 
     fn take_events(&mut self) -> Vec<Event> {

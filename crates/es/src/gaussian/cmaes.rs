@@ -142,6 +142,9 @@ pub struct CmaEs {
     pending: bool,
     generation: u64,
     eigen_generation: u64,
+    /// The numerical failure that ended the run, if any ([`AskTell::failure`]; older states: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    failure: Option<String>,
     #[serde(skip)]
     scratch: Scratch,
     #[serde(skip)]
@@ -181,6 +184,7 @@ impl CmaEs {
             pending: false,
             generation: 0,
             eigen_generation: 0,
+            failure: None,
             scratch: Scratch::default(),
             events: Vec::new(),
         })
@@ -324,13 +328,17 @@ impl AskTell for CmaEs {
         // Step size.
         self.sigma *= ((k.cs / k.ds) * (ps_norm / k.chi_n - 1.0)).min(1.0).exp();
         if !self.sigma.is_finite() || self.sigma <= 0.0 {
-            return Err(CoreError::Numerical(format!("cmaes: step size became {} at generation {}", self.sigma, self.generation)));
+            self.failure = Some(format!("cmaes: step size became {} at generation {}", self.sigma, self.generation));
         }
         Ok(())
     }
 
     fn mean(&self) -> &[f64] {
         &self.m
+    }
+
+    fn failure(&self) -> Option<&str> {
+        self.failure.as_deref()
     }
 
     /// `sigma * max_i sqrt(C_ii)`.

@@ -150,6 +150,8 @@ struct Scratch {
     /// `k I + step diag(s) G` and the coefficients `u` of the look-ahead mean step.
     small: Vec<f64>,
     u: Vec<f64>,
+    /// Per-coordinate sums of squared steps (for [`AskTell::scale`]).
+    col_sq: Vec<f64>,
     rank: RankScratch,
 }
 
@@ -285,8 +287,17 @@ impl AskTell for Ingo {
         solve_lt(&self.l, d, x, n);
         self.scratch.xt.clear();
         self.scratch.xt.extend_from_slice(x);
-        let sq: f64 = x.iter().map(|v| v * v).sum();
-        self.last_scale = (sq / (n * d) as f64).sqrt();
+        // Largest per-coordinate RMS step of the samples: an estimate of max_i sqrt(Sigma_ii)
+        // without forming Sigma (whose diagonal would cost O(d^3) from the precision factor).
+        let col = &mut self.scratch.col_sq;
+        col.clear();
+        col.resize(d, 0.0);
+        for row in x.chunks_exact(d) {
+            for (c, v) in col.iter_mut().zip(row) {
+                *c += v * v;
+            }
+        }
+        self.last_scale = (col.iter().copied().fold(0.0, f64::max) / n as f64).sqrt();
         for row in x.chunks_exact_mut(d) {
             for (v, m) in row.iter_mut().zip(&self.mu) {
                 *v += m;
@@ -391,7 +402,7 @@ impl AskTell for Ingo {
         &self.mu
     }
 
-    /// RMS per-coordinate length of the last sampled steps, an estimate of `sqrt(tr(Sigma)/d)`.
+    /// Largest per-coordinate RMS of the last sampled steps, an estimate of `max_i sqrt(Sigma_ii)`.
     fn scale(&self) -> f64 {
         self.last_scale
     }

@@ -161,6 +161,9 @@ pub struct Mines {
     /// Eigenvalues clipped by the last projection (an event is sent when this changes).
     #[serde(default)]
     clipped: usize,
+    /// The numerical failure that ended the run, if any ([`AskTell::failure`]; older states: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    failure: Option<String>,
     #[serde(skip)]
     events: Vec<Event>,
     #[serde(skip)]
@@ -188,6 +191,7 @@ impl Mines {
             pending: false,
             last_step: alpha,
             clipped: 0,
+            failure: None,
             events: Vec::new(),
             work: Work::default(),
         })
@@ -228,7 +232,8 @@ impl Mines {
         w.evals.resize(d, 0.0);
         w.vecs.resize(d * d, 0.0);
         if !sym_eigen(&w.sym, d, &mut w.evals, Some(&mut w.vecs), &mut w.eig) {
-            return Err(CoreError::Numerical(format!("mines: eigendecomposition failed at iteration {}", self.k)));
+            self.failure = Some(format!("mines: eigendecomposition failed at iteration {}", self.k));
+            return Ok(());
         }
         let clipped = w.evals.iter().filter(|v| **v < self.p.tau || **v > self.p.zeta).count();
         if clipped != self.clipped {
@@ -377,7 +382,11 @@ impl AskTell for Mines {
         &self.mu
     }
 
-    /// Infinity norm of the last mean step.
+    fn failure(&self) -> Option<&str> {
+        self.failure.as_deref()
+    }
+
+    /// Infinity norm of the last mean step (the smoothing `alpha` is fixed).
     fn scale(&self) -> f64 {
         self.last_step
     }

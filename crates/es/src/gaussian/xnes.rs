@@ -72,6 +72,9 @@ pub struct Xnes {
     rng: GfRng,
     pending: bool,
     generation: u64,
+    /// The numerical failure that ended the run, if any ([`AskTell::failure`]; older states: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    failure: Option<String>,
     #[serde(skip)]
     work: Work<XnesWork>,
 }
@@ -115,6 +118,7 @@ impl Xnes {
             rng: rng_from_seed(seed),
             pending: false,
             generation: 0,
+            failure: None,
             work: Work::default(),
         })
     }
@@ -194,7 +198,8 @@ impl AskTell for Xnes {
         self.sigma *= (0.5 * self.eta_cov * g_sigma).exp();
         // B <- B expm(eta/2 G_B), expm = V diag(exp(eta/2 lambda)) V^T from the eigendecomposition.
         if !sym_eigen(&w.g_m, d, &mut w.evals, Some(&mut w.vecs), &mut w.eig) {
-            return Err(CoreError::Numerical(format!("xnes: eigendecomposition failed at generation {}", self.generation)));
+            self.failure = Some(format!("xnes: eigendecomposition failed at generation {}", self.generation));
+            return Ok(());
         }
         w.scaled.copy_from_slice(&w.vecs);
         for (col, &l) in w.scaled.chunks_exact_mut(d).zip(&w.evals) {
@@ -205,13 +210,17 @@ impl AskTell for Xnes {
         gemm(&self.b, d, d, &w.expm, d, &mut w.newb);
         std::mem::swap(&mut self.b, &mut w.newb);
         if !(self.sigma.is_finite() && self.sigma > 0.0) {
-            return Err(CoreError::Numerical(format!("xnes: sigma became {} at generation {}", self.sigma, self.generation)));
+            self.failure = Some(format!("xnes: sigma became {} at generation {}", self.sigma, self.generation));
         }
         Ok(())
     }
 
     fn mean(&self) -> &[f64] {
         &self.mu
+    }
+
+    fn failure(&self) -> Option<&str> {
+        self.failure.as_deref()
     }
 
     /// `sigma * max_i ||row_i(B)||`, the largest coordinate standard deviation.

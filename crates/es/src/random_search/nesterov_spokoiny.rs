@@ -235,6 +235,7 @@ impl AskTell for NesterovSpokoiny {
         &self.mu
     }
 
+    /// Infinity norm of the last mean step (the smoothing `alpha` is fixed).
     fn scale(&self) -> f64 {
         self.last_step
     }
