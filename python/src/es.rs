@@ -20,7 +20,7 @@ struct Events<'a>(&'a mut Vec<(String, String)>);
 
 impl Observer for Events<'_> {
     fn on_generation(&mut self, record: &GenerationRecord) -> Result<(), CoreError> {
-        self.0.extend(record.events.iter().map(|e| (e.kind.clone(), e.message.clone())));
+        self.0.extend(record.events.iter().map(|e| (e.kind.to_string(), e.message.clone())));
         Ok(())
     }
 }

@@ -17,12 +17,76 @@ pub enum NonFinitePolicy {
     TreatAsInf,
 }
 
+/// What happened, for observers and logs (written in kebab case, e.g. `"backtrack"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EventKind {
+    /// A covariance step was halved to keep the covariance positive definite.
+    Backtrack,
+    /// No positive-definite covariance step was found; the covariance was kept.
+    CovarianceKept,
+    /// The covariance lost positive definiteness and was reset to the identity.
+    CovarianceReset,
+    /// The values gave no usable update (all equal or all infinite); the distribution is unchanged.
+    NoUpdate,
+    /// Antithetic pairs with a non-finite value were left out of a finite-difference step.
+    DroppedPairs,
+    /// Every pair had a non-finite value; the mean did not move.
+    NoFinitePair,
+    /// The step-size update was skipped (e.g. `f(mu)` not finite).
+    NoSigmaUpdate,
+    /// Eigenvalues were clipped by a projection onto an admissible set.
+    Projection,
+    /// Natural parameters were clamped to their bound.
+    Clamp,
+    /// An IPOP restart began.
+    Restart,
+    /// An update failed numerically; the run stops ([`crate::StopReason::NumericalFailure`]).
+    NumericalFailure,
+    /// A kind this version does not know (read from a newer log).
+    #[serde(other)]
+    Other,
+}
+
+impl EventKind {
+    /// The kebab-case name, as written in logs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Backtrack => "backtrack",
+            EventKind::CovarianceKept => "covariance-kept",
+            EventKind::CovarianceReset => "covariance-reset",
+            EventKind::NoUpdate => "no-update",
+            EventKind::DroppedPairs => "dropped-pairs",
+            EventKind::NoFinitePair => "no-finite-pair",
+            EventKind::NoSigmaUpdate => "no-sigma-update",
+            EventKind::Projection => "projection",
+            EventKind::Clamp => "clamp",
+            EventKind::Restart => "restart",
+            EventKind::NumericalFailure => "numerical-failure",
+            EventKind::Other => "other",
+        }
+    }
+}
+
+impl std::fmt::Display for EventKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// `kind == "backtrack"` compares the written name.
+impl PartialEq<&str> for EventKind {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
 /// Something an optimizer wants reported (e.g. a step-size backtracking); the driver forwards
 /// events to observers. Algorithm crates never print.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Event {
-    /// A short machine-readable kind, e.g. `"backtrack"`.
-    pub kind: String,
+    /// What happened.
+    pub kind: EventKind,
     /// A human-readable sentence.
     pub message: String,
 }
@@ -107,6 +171,43 @@ pub trait AskTell {
     }
 }
 
+/// A boxed optimizer is an optimizer (e.g. `Box<dyn AskTell>`, or a large state kept on the heap).
+impl<T: AskTell + ?Sized> AskTell for Box<T> {
+    fn name(&self) -> &'static str {
+        (**self).name()
+    }
+    fn dim(&self) -> usize {
+        (**self).dim()
+    }
+    fn population_size(&self) -> usize {
+        (**self).population_size()
+    }
+    fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
+        (**self).ask_into(out)
+    }
+    fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
+        (**self).tell(population, values)
+    }
+    fn mean(&self) -> &[f64] {
+        (**self).mean()
+    }
+    fn scale(&self) -> f64 {
+        (**self).scale()
+    }
+    fn take_events(&mut self) -> Vec<Event> {
+        (**self).take_events()
+    }
+    fn failure(&self) -> Option<&str> {
+        (**self).failure()
+    }
+    fn accepts_any_points(&self) -> bool {
+        (**self).accepts_any_points()
+    }
+    fn ask_batch_into(&mut self, count: usize, out: &mut Population) -> Result<(), CoreError> {
+        (**self).ask_batch_into(count, out)
+    }
+}
+
 /// Validates what is told: the population is `expected_n x dim`, there is one value per point, and
 /// values are finite (or, under [`NonFinitePolicy::TreatAsInf`], mapped to `+inf`). Writes the
 /// values to use into `out`, which is resized (its allocation reused).
@@ -138,6 +239,25 @@ pub fn check_tell(
             }
         }
     }
+    Ok(())
+}
+
+/// The start of every evolution strategy's `tell`: the population must be pending (asked and not
+/// yet told), then [`check_tell`] validates it against `expected = (dim, n)` into `out`; only then
+/// is the population marked told. On error nothing changes, so the call can be retried.
+pub fn begin_tell(
+    pending: &mut bool,
+    population: &Population,
+    values: &[f64],
+    expected: (usize, usize),
+    policy: NonFinitePolicy,
+    out: &mut Vec<f64>,
+) -> Result<(), CoreError> {
+    if !*pending {
+        return Err(CoreError::OutOfOrder("tell called without a preceding ask"));
+    }
+    check_tell(population, values, expected.0, expected.1, policy, out)?;
+    *pending = false;
     Ok(())
 }
 

@@ -12,6 +12,8 @@
 //!   (JSON-lines log, in-memory history; the CLI adds a progress bar).
 //! - [`seed`]: the one way to turn a `u64` seed into the project's portable generator.
 //! - [`checkpoint`]: atomic files and checkpoints from which a run resumes bit-identically.
+//! - [`linalg`]: the small dense linear algebra the methods share, on faer (column-major factors,
+//!   so that a `d x n` block is the same memory as an `n x d` row-major [`Population`]).
 //!
 //! No algorithm lives here; see `gradfree-es` for the optimizers.
 
@@ -20,6 +22,7 @@ pub mod bounds;
 pub mod checkpoint;
 pub mod driver;
 pub mod error;
+pub mod linalg;
 pub mod memory;
 pub mod objective;
 pub mod observer;
@@ -30,7 +33,7 @@ pub mod seed;
 pub mod state;
 pub mod stop;
 
-pub use asktell::{AskTell, Event, NonFinitePolicy, check_tell};
+pub use asktell::{AskTell, Event, EventKind, NonFinitePolicy, begin_tell, check_tell};
 pub use bounds::{BoundaryRepair, Bounds, BoundsHandling};
 pub use checkpoint::{
     Checkpoint, atomic_write, check_writable_target, load_checkpoint, parse_checkpoint, read_regular_file, save_checkpoint,

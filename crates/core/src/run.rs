@@ -421,7 +421,7 @@ impl<A: AskTell> Run<A> {
 
         let mut events = self.optimizer.take_events();
         if let Some(why) = self.optimizer.failure() {
-            events.push(crate::Event { kind: "numerical-failure".into(), message: why.to_string() });
+            events.push(crate::Event { kind: crate::EventKind::NumericalFailure, message: why.to_string() });
         }
         let record = GenerationRecord {
             generation: self.state.generations,

@@ -16,6 +16,12 @@ pub trait StateCheck {
     fn check_state(&self) -> Result<(), String>;
 }
 
+impl<T: StateCheck + ?Sized> StateCheck for Box<T> {
+    fn check_state(&self) -> Result<(), String> {
+        (**self).check_state()
+    }
+}
+
 /// `a * b`, or an error naming `what` if the product overflows `usize`.
 pub fn checked_len(what: &str, a: usize, b: usize) -> Result<usize, String> {
     a.checked_mul(b).ok_or_else(|| format!("{what}: {a} x {b} overflows"))

@@ -16,7 +16,6 @@
 pub mod discrete;
 pub mod error;
 pub mod gaussian;
-mod linalg;
 mod points;
 pub mod random_search;
 pub mod registry;

@@ -50,136 +50,206 @@ pub struct AlgorithmSpec {
 const POPSIZE: Option<&str> = Some("popsize");
 const C: Domain = Domain::Continuous;
 
-const SPECS: &[AlgorithmSpec] = &[
-    AlgorithmSpec {
-        name: "ingo",
-        class_name: "INGO",
-        source: "thesis Alg. 1, eq. (3.28)-(3.29)",
-        summary: "implicit natural gradient, full covariance via its inverse (Cholesky of Sigma^-1)",
-        domain: C,
-        ipop_stagnation: false,
-        popsize_param: POPSIZE,
-        build: |s| Ok(Algorithm::Ingo(Ingo::new(IngoVariant::Ingo, s.x0.clone(), s.sigma0, &params("ingo", s)?, s.seed)?)),
-    },
-    AlgorithmSpec {
-        name: "ingostep",
-        class_name: "INGOstep",
-        source: "thesis Alg. 3, eq. (3.36)-(3.37)",
-        summary: "INGO with the mean step scaled by Sigma_t instead of Sigma_{t+1}",
-        domain: C,
-        ipop_stagnation: false,
-        popsize_param: POPSIZE,
-        build: |s| Ok(Algorithm::Ingo(Ingo::new(IngoVariant::IngoStep, s.x0.clone(), s.sigma0, &params("ingostep", s)?, s.seed)?)),
-    },
-    AlgorithmSpec {
-        name: "fast-ingo",
-        class_name: "FastINGO",
-        source: "thesis Alg. 2, eq. (3.30)-(3.31)",
-        summary: "INGO with a diagonal covariance and antithetic samples, O(N d) per generation",
-        domain: C,
-        ipop_stagnation: false,
-        popsize_param: POPSIZE,
-        build: |s| Ok(Algorithm::FastIngo(FastIngo::new(s.x0.clone(), s.sigma0, &params::<FastIngoParams>("fast-ingo", s)?, s.seed)?)),
-    },
-    AlgorithmSpec {
-        name: "igo",
-        class_name: "IGO",
-        source: "Ollivier et al. 2017; thesis sec. 3.7.1 baseline",
-        summary: "explicit natural gradient on (mu, Sigma), full covariance, same scores as INGO",
-        domain: C,
-        ipop_stagnation: false,
-        popsize_param: POPSIZE,
-        build: |s| Ok(Algorithm::Igo(Igo::new(s.x0.clone(), s.sigma0, &params::<IgoParams>("igo", s)?, s.seed)?)),
-    },
-    AlgorithmSpec {
-        name: "cmaes",
-        class_name: "CMAES",
-        source: "Hansen 2016 tutorial (arXiv:1604.00772)",
-        summary: "CMA-ES with active weights and CSA (IPOP restarts for it and every method: --restarts K)",
-        domain: C,
-        ipop_stagnation: true,
-        popsize_param: POPSIZE,
-        build: |s| Ok(Algorithm::Cmaes(CmaEs::new(s.x0.clone(), s.sigma0, &params::<CmaEsParams>("cmaes", s)?, s.seed)?)),
-    },
-    AlgorithmSpec {
-        name: "mines",
-        class_name: "MiNES",
-        source: "Ye & Zhang, MiNES Alg. 1, eq. (4.6), (4.13)-(4.17)",
-        summary: "mirror-descent NES: antithetic mean step, Hessian-tracking Sigma^-1 with eigenvalue projection",
-        domain: C,
-        ipop_stagnation: true,
-        popsize_param: None,
-        build: |s| Ok(Algorithm::Mines(Mines::new(s.x0.clone(), &params::<MinesParams>("mines", s)?, s.seed)?)),
-    },
-    AlgorithmSpec {
-        name: "xnes",
-        class_name: "XNES",
-        source: "Wierstra et al. 2014, Alg. 5 (xNES)",
-        summary: "exponential natural evolution strategy, full covariance",
-        domain: C,
-        ipop_stagnation: true,
-        popsize_param: POPSIZE,
-        build: |s| Ok(Algorithm::Xnes(Xnes::new(s.x0.clone(), s.sigma0, &params::<XnesParams>("xnes", s)?, s.seed)?)),
-    },
-    AlgorithmSpec {
-        name: "openai-es",
-        class_name: "OpenAIES",
-        source: "Salimans et al. 2017",
-        summary: "fixed-sigma antithetic ES with centred ranks and Adam (or SGD) on the mean",
-        domain: C,
-        ipop_stagnation: true,
-        popsize_param: POPSIZE,
-        build: |s| Ok(Algorithm::OpenaiEs(OpenAiEs::new(s.x0.clone(), s.sigma0, &params::<OpenAiEsParams>("openai-es", s)?, s.seed)?)),
-    },
-    AlgorithmSpec {
-        name: "nesterov-spokoiny",
-        class_name: "NesterovSpokoiny",
-        source: "MiNES eq. (4.18)-(4.19); Nesterov & Spokoiny 2017",
-        summary: "random gradient-free descent with antithetic Gaussian finite differences",
-        domain: C,
-        ipop_stagnation: true,
-        popsize_param: None,
-        build: |s| {
-            let p: NesterovSpokoinyParams = params("nesterov-spokoiny", s)?;
-            Ok(Algorithm::NesterovSpokoiny(NesterovSpokoiny::new(s.x0.clone(), &p, s.seed)?))
+/// The registry: for each optimizer type, its variant of [`Algorithm`] (the checkpoint tag is the
+/// kebab-case variant name) and its entries (one per name it is built under). Everything else —
+/// the enum, dispatch, the list of names — is generated from this one table.
+macro_rules! algorithms {
+    ($( $(#[$doc:meta])* $variant:ident($ty:ty) => [ $($spec:expr),* $(,)? ] ),* $(,)?) => {
+        /// Every optimizer of this crate, as one serializable type (the checkpoint stores the variant).
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "algorithm", rename_all = "kebab-case")]
+        // One value per run: the size difference between variants costs nothing worth boxing for.
+        #[allow(clippy::large_enum_variant)]
+        pub enum Algorithm {
+            $( $(#[$doc])* $variant($ty), )*
+        }
+
+        const SPECS: &[AlgorithmSpec] = &[ $( $($spec,)* )* ];
+
+        impl Algorithm {
+            fn inner(&self) -> &dyn Method {
+                match self {
+                    $( Algorithm::$variant(a) => a, )*
+                }
+            }
+            fn inner_mut(&mut self) -> &mut dyn Method {
+                match self {
+                    $( Algorithm::$variant(a) => a, )*
+                }
+            }
+        }
+    };
+}
+
+/// What every variant is: an ask/tell optimizer that checks its restored state.
+trait Method: AskTell + StateCheck {}
+impl<T: AskTell + StateCheck> Method for T {}
+
+algorithms! {
+    /// [`Ingo`] (both variants; the variant is part of its state).
+    Ingo(Ingo) => [
+        AlgorithmSpec {
+            name: "ingo",
+            class_name: "INGO",
+            source: "thesis Alg. 1, eq. (3.28)-(3.29)",
+            summary: "implicit natural gradient, full covariance via its inverse (Cholesky of Sigma^-1)",
+            domain: C,
+            ipop_stagnation: false,
+            popsize_param: POPSIZE,
+            build: |s| Ok(Algorithm::Ingo(Ingo::new(IngoVariant::Ingo, s.x0.clone(), s.sigma0, &params("ingo", s)?, s.seed)?)),
         },
-    },
-    AlgorithmSpec {
-        name: "ingo-bernoulli",
-        class_name: "BernoulliINGO",
-        source: "thesis sec. 3.5, eq. (3.38)-(3.41)",
-        summary: "discrete INGO over {0,1}^d: natural-gradient steps on the Bernoulli logits",
-        domain: Domain::Binary,
-        ipop_stagnation: true,
-        popsize_param: POPSIZE,
-        build: |s| {
-            Ok(Algorithm::IngoBernoulli(BernoulliIngo::new(s.x0.len(), &params::<BernoulliIngoParams>("ingo-bernoulli", s)?, s.seed)?))
+        AlgorithmSpec {
+            name: "ingostep",
+            class_name: "INGOstep",
+            source: "thesis Alg. 3, eq. (3.36)-(3.37)",
+            summary: "INGO with the mean step scaled by Sigma_t instead of Sigma_{t+1}",
+            domain: C,
+            ipop_stagnation: false,
+            popsize_param: POPSIZE,
+            build: |s| Ok(Algorithm::Ingo(Ingo::new(IngoVariant::IngoStep, s.x0.clone(), s.sigma0, &params("ingostep", s)?, s.seed)?)),
         },
-    },
-    AlgorithmSpec {
-        name: "ingo-categorical",
-        class_name: "CategoricalINGO",
-        source: "thesis sec. 3.5, eq. (3.42)-(3.44)",
-        summary: "discrete INGO over {0..K-1}^d: steps on the softmax logits, rows re-centred",
-        domain: Domain::Categorical,
-        ipop_stagnation: true,
-        popsize_param: POPSIZE,
-        build: |s| {
-            let p: CategoricalIngoParams = params("ingo-categorical", s)?;
-            Ok(Algorithm::IngoCategorical(CategoricalIngo::new(s.x0.len(), &p, s.seed)?))
+    ],
+    /// [`FastIngo`].
+    FastIngo(FastIngo) => [
+        AlgorithmSpec {
+            name: "fast-ingo",
+            class_name: "FastINGO",
+            source: "thesis Alg. 2, eq. (3.30)-(3.31)",
+            summary: "INGO with a diagonal covariance and antithetic samples, O(N d) per generation",
+            domain: C,
+            ipop_stagnation: false,
+            popsize_param: POPSIZE,
+            build: |s| Ok(Algorithm::FastIngo(FastIngo::new(s.x0.clone(), s.sigma0, &params::<FastIngoParams>("fast-ingo", s)?, s.seed)?)),
         },
-    },
-    AlgorithmSpec {
-        name: "ga",
-        class_name: "GA",
-        source: "thesis sec. 3.7.3 baseline",
-        summary: "generational GA: binary tournaments, uniform crossover, 1/d mutation, one elite",
-        domain: Domain::Categorical,
-        ipop_stagnation: true,
-        popsize_param: POPSIZE,
-        build: |s| Ok(Algorithm::Ga(Ga::new(s.x0.len(), &params::<GaParams>("ga", s)?, s.seed)?)),
-    },
-];
+    ],
+    /// [`Igo`].
+    Igo(Igo) => [
+        AlgorithmSpec {
+            name: "igo",
+            class_name: "IGO",
+            source: "Ollivier et al. 2017; thesis sec. 3.7.1 baseline",
+            summary: "explicit natural gradient on (mu, Sigma), full covariance, same scores as INGO",
+            domain: C,
+            ipop_stagnation: false,
+            popsize_param: POPSIZE,
+            build: |s| Ok(Algorithm::Igo(Igo::new(s.x0.clone(), s.sigma0, &params::<IgoParams>("igo", s)?, s.seed)?)),
+        },
+    ],
+    /// [`CmaEs`].
+    Cmaes(CmaEs) => [
+        AlgorithmSpec {
+            name: "cmaes",
+            class_name: "CMAES",
+            source: "Hansen 2016 tutorial (arXiv:1604.00772)",
+            summary: "CMA-ES with active weights and CSA (IPOP restarts for it and every method: --restarts K)",
+            domain: C,
+            ipop_stagnation: true,
+            popsize_param: POPSIZE,
+            build: |s| Ok(Algorithm::Cmaes(CmaEs::new(s.x0.clone(), s.sigma0, &params::<CmaEsParams>("cmaes", s)?, s.seed)?)),
+        },
+    ],
+    /// [`Mines`].
+    Mines(Mines) => [
+        AlgorithmSpec {
+            name: "mines",
+            class_name: "MiNES",
+            source: "Ye & Zhang, MiNES Alg. 1, eq. (4.6), (4.13)-(4.17)",
+            summary: "mirror-descent NES: antithetic mean step, Hessian-tracking Sigma^-1 with eigenvalue projection",
+            domain: C,
+            ipop_stagnation: true,
+            popsize_param: None,
+            build: |s| Ok(Algorithm::Mines(Mines::new(s.x0.clone(), &params::<MinesParams>("mines", s)?, s.seed)?)),
+        },
+    ],
+    /// [`Xnes`].
+    Xnes(Xnes) => [
+        AlgorithmSpec {
+            name: "xnes",
+            class_name: "XNES",
+            source: "Wierstra et al. 2014, Alg. 5 (xNES)",
+            summary: "exponential natural evolution strategy, full covariance",
+            domain: C,
+            ipop_stagnation: true,
+            popsize_param: POPSIZE,
+            build: |s| Ok(Algorithm::Xnes(Xnes::new(s.x0.clone(), s.sigma0, &params::<XnesParams>("xnes", s)?, s.seed)?)),
+        },
+    ],
+    /// [`OpenAiEs`].
+    OpenaiEs(OpenAiEs) => [
+        AlgorithmSpec {
+            name: "openai-es",
+            class_name: "OpenAIES",
+            source: "Salimans et al. 2017",
+            summary: "fixed-sigma antithetic ES with centred ranks and Adam (or SGD) on the mean",
+            domain: C,
+            ipop_stagnation: true,
+            popsize_param: POPSIZE,
+            build: |s| Ok(Algorithm::OpenaiEs(OpenAiEs::new(s.x0.clone(), s.sigma0, &params::<OpenAiEsParams>("openai-es", s)?, s.seed)?)),
+        },
+    ],
+    /// [`NesterovSpokoiny`].
+    NesterovSpokoiny(NesterovSpokoiny) => [
+        AlgorithmSpec {
+            name: "nesterov-spokoiny",
+            class_name: "NesterovSpokoiny",
+            source: "MiNES eq. (4.18)-(4.19); Nesterov & Spokoiny 2017",
+            summary: "random gradient-free descent with antithetic Gaussian finite differences",
+            domain: C,
+            ipop_stagnation: true,
+            popsize_param: None,
+            build: |s| {
+                let p: NesterovSpokoinyParams = params("nesterov-spokoiny", s)?;
+                Ok(Algorithm::NesterovSpokoiny(NesterovSpokoiny::new(s.x0.clone(), &p, s.seed)?))
+            },
+        },
+    ],
+    /// [`BernoulliIngo`].
+    IngoBernoulli(BernoulliIngo) => [
+        AlgorithmSpec {
+            name: "ingo-bernoulli",
+            class_name: "BernoulliINGO",
+            source: "thesis sec. 3.5, eq. (3.38)-(3.41)",
+            summary: "discrete INGO over {0,1}^d: natural-gradient steps on the Bernoulli logits",
+            domain: Domain::Binary,
+            ipop_stagnation: true,
+            popsize_param: POPSIZE,
+            build: |s| {
+                Ok(Algorithm::IngoBernoulli(BernoulliIngo::new(s.x0.len(), &params::<BernoulliIngoParams>("ingo-bernoulli", s)?, s.seed)?))
+            },
+        },
+    ],
+    /// [`CategoricalIngo`].
+    IngoCategorical(CategoricalIngo) => [
+        AlgorithmSpec {
+            name: "ingo-categorical",
+            class_name: "CategoricalINGO",
+            source: "thesis sec. 3.5, eq. (3.42)-(3.44)",
+            summary: "discrete INGO over {0..K-1}^d: steps on the softmax logits, rows re-centred",
+            domain: Domain::Categorical,
+            ipop_stagnation: true,
+            popsize_param: POPSIZE,
+            build: |s| {
+                let p: CategoricalIngoParams = params("ingo-categorical", s)?;
+                Ok(Algorithm::IngoCategorical(CategoricalIngo::new(s.x0.len(), &p, s.seed)?))
+            },
+        },
+    ],
+    /// [`Ga`].
+    Ga(Ga) => [
+        AlgorithmSpec {
+            name: "ga",
+            class_name: "GA",
+            source: "thesis sec. 3.7.3 baseline",
+            summary: "generational GA: binary tournaments, uniform crossover, 1/d mutation, one elite",
+            domain: Domain::Categorical,
+            ipop_stagnation: true,
+            popsize_param: POPSIZE,
+            build: |s| Ok(Algorithm::Ga(Ga::new(s.x0.len(), &params::<GaParams>("ga", s)?, s.seed)?)),
+        },
+    ],
+    /// Any of the above with IPOP restarts ([`Ipop`]).
+    Ipop(Box<Ipop>) => [],
+}
 
 impl AlgorithmSpec {
     /// Searches `{0..K-1}^d` (needs a discrete problem) rather than `R^d`.
@@ -250,40 +320,14 @@ impl StartSpec {
 }
 
 fn params<P: serde::de::DeserializeOwned>(algorithm: &'static str, spec: &StartSpec) -> Result<P, EsError> {
-    serde_json::from_value(serde_json::Value::Object(spec.params.clone()))
-        .map_err(|e| EsError::Params { algorithm, message: e.to_string() })
-}
-
-/// Every optimizer of this crate, as one serializable type (the checkpoint stores the variant).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "algorithm", rename_all = "kebab-case")]
-// One value per run: the size difference between variants costs nothing worth boxing for.
-#[allow(clippy::large_enum_variant)]
-pub enum Algorithm {
-    /// [`Ingo`] (both variants; the variant is part of its state).
-    Ingo(Ingo),
-    /// [`FastIngo`].
-    FastIngo(FastIngo),
-    /// [`Igo`].
-    Igo(Igo),
-    /// [`CmaEs`].
-    Cmaes(CmaEs),
-    /// [`Mines`].
-    Mines(Mines),
-    /// [`Xnes`].
-    Xnes(Xnes),
-    /// [`OpenAiEs`].
-    OpenaiEs(OpenAiEs),
-    /// [`NesterovSpokoiny`].
-    NesterovSpokoiny(NesterovSpokoiny),
-    /// [`BernoulliIngo`].
-    IngoBernoulli(BernoulliIngo),
-    /// [`CategoricalIngo`].
-    IngoCategorical(CategoricalIngo),
-    /// [`Ga`].
-    Ga(Ga),
-    /// Any of the above with IPOP restarts ([`Ipop`]).
-    Ipop(Box<Ipop>),
+    serde_json::from_value(serde_json::Value::Object(spec.params.clone())).map_err(|e| {
+        let hint = if spec.params.contains_key("restarts") {
+            " (IPOP restarts are not an algorithm parameter: use --restarts K, or restarts=K in Python)"
+        } else {
+            ""
+        };
+        EsError::Params { algorithm, message: format!("{e}{hint}") }
+    })
 }
 
 /// Builds algorithm `name` from `spec`.
@@ -295,64 +339,45 @@ pub fn build(name: &str, spec: &StartSpec) -> Result<Algorithm, EsError> {
     (entry.build)(spec)
 }
 
-macro_rules! dispatch {
-    ($self:ident, $a:ident => $e:expr) => {
-        match $self {
-            Algorithm::Ingo($a) => $e,
-            Algorithm::FastIngo($a) => $e,
-            Algorithm::Igo($a) => $e,
-            Algorithm::Cmaes($a) => $e,
-            Algorithm::Mines($a) => $e,
-            Algorithm::Xnes($a) => $e,
-            Algorithm::OpenaiEs($a) => $e,
-            Algorithm::NesterovSpokoiny($a) => $e,
-            Algorithm::IngoBernoulli($a) => $e,
-            Algorithm::IngoCategorical($a) => $e,
-            Algorithm::Ga($a) => $e,
-            Algorithm::Ipop($a) => $e,
-        }
-    };
-}
-
 impl AskTell for Algorithm {
     fn name(&self) -> &'static str {
-        dispatch!(self, a => a.name())
+        self.inner().name()
     }
     fn dim(&self) -> usize {
-        dispatch!(self, a => a.dim())
+        self.inner().dim()
     }
     fn population_size(&self) -> usize {
-        dispatch!(self, a => a.population_size())
+        self.inner().population_size()
     }
     fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
-        dispatch!(self, a => a.ask_into(out))
+        self.inner_mut().ask_into(out)
     }
     fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
-        dispatch!(self, a => a.tell(population, values))
+        self.inner_mut().tell(population, values)
     }
     fn mean(&self) -> &[f64] {
-        dispatch!(self, a => a.mean())
+        self.inner().mean()
     }
     fn scale(&self) -> f64 {
-        dispatch!(self, a => a.scale())
+        self.inner().scale()
     }
     fn take_events(&mut self) -> Vec<Event> {
-        dispatch!(self, a => a.take_events())
+        self.inner_mut().take_events()
     }
     fn failure(&self) -> Option<&str> {
-        dispatch!(self, a => a.failure())
+        self.inner().failure()
     }
     fn accepts_any_points(&self) -> bool {
-        dispatch!(self, a => a.accepts_any_points())
+        self.inner().accepts_any_points()
     }
     fn ask_batch_into(&mut self, count: usize, out: &mut Population) -> Result<(), CoreError> {
-        dispatch!(self, a => a.ask_batch_into(count, out))
+        self.inner_mut().ask_batch_into(count, out)
     }
 }
 
 /// Every variant checks its own invariants ([`StateCheck`]).
 impl StateCheck for Algorithm {
     fn check_state(&self) -> Result<(), String> {
-        dispatch!(self, a => a.check_state())
+        self.inner().check_state()
     }
 }

@@ -28,7 +28,7 @@ use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
 use std::collections::VecDeque;
 
-use gradfree_core::{AskTell, Bounds, CoreError, Event, GfRng, Population, derive_seed, rng_from_seed};
+use gradfree_core::{AskTell, Bounds, CoreError, Event, EventKind, GfRng, Population, derive_seed, rng_from_seed};
 use serde::{Deserialize, Serialize};
 
 use crate::EsError;
@@ -270,7 +270,7 @@ impl Ipop {
         self.restarts_done = k;
         self.block.clear();
         self.blocks.clear();
-        self.events.push(Event { kind: "restart".into(), message: format!("{why}; IPOP restart {k} with popsize {popsize}") });
+        self.events.push(Event { kind: EventKind::Restart, message: format!("{why}; IPOP restart {k} with popsize {popsize}") });
         Ok(())
     }
 }

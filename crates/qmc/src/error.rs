@@ -31,12 +31,27 @@ pub enum QmcError {
     /// A size that would not fit in memory (the message names it and the memory available).
     #[error("{0}")]
     TooLarge(String),
+    /// Any other error of the shared machinery (`gradfree_core`), with its message.
+    #[error("{0}")]
+    Core(String),
+}
+
+/// Core errors (memory budget, invalid parameters of shared types) as QMC errors.
+impl From<gradfree_core::CoreError> for QmcError {
+    fn from(e: gradfree_core::CoreError) -> Self {
+        use gradfree_core::CoreError as C;
+        match e {
+            C::TooLarge { .. } => QmcError::TooLarge(e.to_string()),
+            C::InvalidParameter { name, value, expected } => QmcError::InvalidParameter { name, value, expected },
+            other => QmcError::Core(other.to_string()),
+        }
+    }
 }
 
 impl QmcError {
     /// `Ok` if `elements` values of `f64` fit in memory ([`gradfree_core::memory`]).
     pub fn check_memory(what: &str, elements: u128) -> Result<(), QmcError> {
-        gradfree_core::memory::check_elements(what, elements).map_err(|e| QmcError::TooLarge(e.to_string()))
+        Ok(gradfree_core::memory::check_elements(what, elements)?)
     }
 
     /// Shorthand for [`QmcError::InvalidParameter`].

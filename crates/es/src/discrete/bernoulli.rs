@@ -17,7 +17,7 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, ParamGuard, Population, check_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, Event, EventKind, GfRng, NonFinitePolicy, ParamGuard, Population, begin_tell, rng_from_seed};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
@@ -184,19 +184,15 @@ impl AskTell for BernoulliIngo {
     }
 
     fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
-        if !self.pending {
-            return Err(CoreError::OutOfOrder("tell called without a preceding ask"));
-        }
         let d = self.dim();
         let sc = &mut self.scratch.0;
-        check_tell(population, values, d, self.p.n, self.p.policy, &mut sc.vals)?;
-        self.pending = false;
+        begin_tell(&mut self.pending, population, values, (d, self.p.n), self.p.policy, &mut sc.vals)?;
         self.generation = self.generation.saturating_add(1);
         if let Err(why) = discrete_scores(&sc.vals, self.p.baseline, &mut sc.c) {
             let g = self.generation;
             self.events
                 .0
-                .push(Event { kind: "no-update".into(), message: format!("generation {g}: {why:?} values, distribution unchanged") });
+                .push(Event { kind: EventKind::NoUpdate, message: format!("generation {g}: {why:?} values, distribution unchanged") });
             return Ok(());
         }
         // sum_n c_n h_i^n = (1 + e^{-eta_i}) A_i - (1 + e^{eta_i}) (C - A_i), A_i = sum_{n: x_i = 1} c_n.
@@ -221,7 +217,7 @@ impl AskTell for BernoulliIngo {
         if clamped != self.clamped {
             let g = self.generation;
             self.events.0.push(Event {
-                kind: "clamp".into(),
+                kind: EventKind::Clamp,
                 message: format!("generation {g}: {clamped} of {d} coordinates at |eta| = {eta_max:.3} (p within 1e-12 of 0 or 1)"),
             });
             self.clamped = clamped;

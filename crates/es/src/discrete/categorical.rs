@@ -18,7 +18,7 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, ParamGuard, Population, check_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, Event, EventKind, GfRng, NonFinitePolicy, ParamGuard, Population, begin_tell, rng_from_seed};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
@@ -220,13 +220,9 @@ impl AskTell for CategoricalIngo {
     }
 
     fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
-        if !self.pending {
-            return Err(CoreError::OutOfOrder("tell called without a preceding ask"));
-        }
         let (d, n, k) = (self.dim(), self.p.n, self.p.k);
         let sc = &mut self.scratch.0;
-        check_tell(population, values, d, n, self.p.policy, &mut sc.vals)?;
-        self.pending = false;
+        begin_tell(&mut self.pending, population, values, (d, n), self.p.policy, &mut sc.vals)?;
         self.generation = self.generation.saturating_add(1);
         let scored = if self.p.normalize {
             discrete_scores(&sc.vals, self.p.baseline, &mut sc.c)
@@ -240,7 +236,7 @@ impl AskTell for CategoricalIngo {
             let g = self.generation;
             self.events
                 .0
-                .push(Event { kind: "no-update".into(), message: format!("generation {g}: {why:?} values, distribution unchanged") });
+                .push(Event { kind: EventKind::NoUpdate, message: format!("generation {g}: {why:?} values, distribution unchanged") });
             return Ok(());
         }
         // S_ij = sum_{n: x_i^n = j} c_n; eta_ij -= beta S_ij / P_ij.

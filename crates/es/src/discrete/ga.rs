@@ -14,7 +14,7 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, ParamGuard, Population, check_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, ParamGuard, Population, begin_tell, rng_from_seed};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
@@ -215,13 +215,9 @@ impl AskTell for Ga {
     }
 
     fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
-        if !self.pending {
-            return Err(CoreError::OutOfOrder("tell called without a preceding ask"));
-        }
         let (d, n) = (self.d, self.p.n);
         let sc = &mut self.scratch.0;
-        check_tell(population, values, d, n, self.p.policy, &mut sc.vals)?;
-        self.pending = false;
+        begin_tell(&mut self.pending, population, values, (d, n), self.p.policy, &mut sc.vals)?;
         self.generation = self.generation.saturating_add(1);
         if self.parents.is_empty() {
             self.parents = self.children.clone();

@@ -18,13 +18,13 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, ParamGuard, Population, check_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, Event, EventKind, GfRng, NonFinitePolicy, ParamGuard, Population, begin_tell, rng_from_seed};
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
-use crate::linalg::{EigenWork, add_weighted_outer_lower, gemm, scaled_identity, sym_eigen};
-use crate::points::{rank_order, write_points};
+use crate::points::{Work, rank_order, write_points};
 use crate::sizes::popsize;
+use gradfree_core::linalg::{EigenWork, add_weighted_outer_lower, gemm, scaled_identity, sym_eigen};
 
 /// Parameters of [`CmaEs`]; `None` takes the tutorial default. (IPOP restarts: [`crate::Ipop`],
 /// `--restarts K` in the CLI, `restarts=K` in Python.)
@@ -146,7 +146,7 @@ pub struct CmaEs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     failure: Option<String>,
     #[serde(skip)]
-    scratch: Scratch,
+    scratch: Work<Scratch>,
     #[serde(skip)]
     events: Vec<Event>,
 }
@@ -185,7 +185,7 @@ impl CmaEs {
             generation: 0,
             eigen_generation: 0,
             failure: None,
-            scratch: Scratch::default(),
+            scratch: Work::default(),
             events: Vec::new(),
         })
     }
@@ -209,7 +209,7 @@ impl CmaEs {
 
     fn update_eigen(&mut self) {
         let d = self.dim();
-        let sc = &mut self.scratch;
+        let sc = &mut self.scratch.0;
         sc.evals.resize(d, 0.0);
         if sym_eigen(&self.c, d, &mut sc.evals, Some(&mut self.b), &mut sc.eig) && sc.evals[0] > 0.0 {
             for (dv, v) in self.dvals.iter_mut().zip(&sc.evals) {
@@ -221,7 +221,7 @@ impl CmaEs {
             self.b = scaled_identity(d, 1.0);
             self.dvals = vec![1.0; d];
             self.events.push(Event {
-                kind: "covariance-reset".into(),
+                kind: EventKind::CovarianceReset,
                 message: format!("generation {}: C lost positive definiteness; reset to I", self.generation),
             });
         }
@@ -251,7 +251,7 @@ impl AskTell for CmaEs {
             for v in self.z.iter_mut() {
                 *v = StandardNormal.sample(&mut self.rng);
             }
-            let dz = &mut self.scratch.dz;
+            let dz = &mut self.scratch.0.dz;
             dz.clear();
             dz.extend(self.z.chunks_exact(d).flat_map(|col| col.iter().zip(&self.dvals).map(|(zi, di)| zi * di)));
             gemm(&self.b, d, d, dz, n, &mut self.y);
@@ -262,13 +262,9 @@ impl AskTell for CmaEs {
     }
 
     fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
-        if !self.pending {
-            return Err(CoreError::OutOfOrder("tell called without a preceding ask"));
-        }
         let (d, lambda) = (self.dim(), self.k.lambda);
-        let sc = &mut self.scratch;
-        check_tell(population, values, d, lambda, self.params.on_nonfinite, &mut sc.vals)?;
-        self.pending = false;
+        let sc = &mut self.scratch.0;
+        begin_tell(&mut self.pending, population, values, (d, lambda), self.params.on_nonfinite, &mut sc.vals)?;
         self.generation = self.generation.saturating_add(1);
         let k = &self.k;
         rank_order(&sc.vals, &mut sc.order);

@@ -17,10 +17,11 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, ParamGuard, Population, check_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, Event, EventKind, GfRng, NonFinitePolicy, ParamGuard, Population, begin_tell, rng_from_seed};
 use serde::{Deserialize, Serialize};
 
 use super::{Sampling, ScoreTransform};
+use crate::points::Work;
 use crate::sizes::{popsize, thesis_population, unit_open};
 
 /// Parameters of [`FastIngo`]; `None` takes the thesis default.
@@ -87,7 +88,7 @@ pub struct FastIngo {
     pending: bool,
     generation: u64,
     #[serde(skip)]
-    scratch: Scratch,
+    scratch: Work<Scratch>,
     #[serde(skip)]
     events: Vec<Event>,
 }
@@ -116,7 +117,7 @@ impl FastIngo {
             rng: rng_from_seed(seed),
             pending: false,
             generation: 0,
-            scratch: Default::default(),
+            scratch: Work::default(),
             events: Vec::new(),
         })
     }
@@ -156,18 +157,14 @@ impl AskTell for FastIngo {
     }
 
     fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
-        if !self.pending {
-            return Err(CoreError::OutOfOrder("tell called without a preceding ask"));
-        }
         let (d, n) = (self.dim(), self.p.n);
-        let Scratch(vals, s, order, a, g) = &mut self.scratch;
-        check_tell(population, values, d, n, self.p.policy, vals)?;
-        self.pending = false;
+        let Scratch(vals, s, order, a, g) = &mut self.scratch.0;
+        begin_tell(&mut self.pending, population, values, (d, n), self.p.policy, vals)?;
         self.generation = self.generation.saturating_add(1);
         s.resize(n, 0.0);
         if let Err(why) = self.p.score.compute(vals, s, order) {
             self.events.push(Event {
-                kind: "no-update".into(),
+                kind: EventKind::NoUpdate,
                 message: format!("generation {}: {why:?} values, distribution unchanged", self.generation),
             });
             return Ok(());
@@ -205,7 +202,7 @@ impl AskTell for FastIngo {
         }
         if halved > 0 {
             self.events.push(Event {
-                kind: "backtrack".into(),
+                kind: EventKind::Backtrack,
                 message: format!("generation {}: variance steps halved {halved} time(s) to stay positive", self.generation),
             });
         }

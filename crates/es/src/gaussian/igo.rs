@@ -17,13 +17,13 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, ParamGuard, Population, check_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, Event, EventKind, GfRng, NonFinitePolicy, ParamGuard, Population, begin_tell, rng_from_seed};
 use serde::{Deserialize, Deserializer, Serialize};
 
 use super::{RankScratch, Sampling, ScoreTransform, pd_event, pd_rank_update};
-use crate::linalg::{mul_l, scaled_identity};
-use crate::points::write_points;
+use crate::points::{Work, write_points};
 use crate::sizes::{popsize, thesis_population, unit_open};
+use gradfree_core::linalg::{mul_l, scaled_identity};
 
 /// Parameters of [`Igo`]; `None` takes the default. Population, step size `beta`, score
 /// transform and samples are INGO's (thesis sec. 3.7.1), so that only the explicit-vs-implicit
@@ -99,7 +99,7 @@ pub struct Igo {
     pending: bool,
     generation: u64,
     #[serde(skip)]
-    scratch: Scratch,
+    scratch: Work<Scratch>,
     #[serde(skip)]
     events: Vec<Event>,
 }
@@ -130,7 +130,7 @@ impl Igo {
             rng: rng_from_seed(seed),
             pending: false,
             generation: 0,
-            scratch: Scratch::default(),
+            scratch: Work::default(),
             events: Vec::new(),
         })
     }
@@ -166,18 +166,14 @@ impl AskTell for Igo {
     }
 
     fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
-        if !self.pending {
-            return Err(CoreError::OutOfOrder("tell called without a preceding ask"));
-        }
         let (d, n) = (self.dim(), self.n);
-        let sc = &mut self.scratch;
-        check_tell(population, values, d, n, self.p.on_nonfinite, &mut sc.vals)?;
-        self.pending = false;
+        let sc = &mut self.scratch.0;
+        begin_tell(&mut self.pending, population, values, (d, n), self.p.on_nonfinite, &mut sc.vals)?;
         self.generation = self.generation.saturating_add(1);
         sc.s.resize(n, 0.0);
         if let Err(why) = self.p.score.compute(&sc.vals, &mut sc.s, &mut sc.order) {
             self.events.push(Event {
-                kind: "no-update".into(),
+                kind: EventKind::NoUpdate,
                 message: format!("generation {}: {why:?} values, distribution unchanged", self.generation),
             });
             return Ok(());

@@ -23,12 +23,13 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, ParamGuard, Population, check_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, Event, EventKind, GfRng, NonFinitePolicy, ParamGuard, Population, begin_tell, rng_from_seed};
 use serde::{Deserialize, Serialize};
 
 use super::{RankScratch, Sampling, ScoreTransform, pd_event, pd_rank_update};
-use crate::linalg::{mul_l, scaled_identity, solve_l, solve_lt};
+use crate::points::Work;
 use crate::sizes::{popsize, thesis_population, unit_open};
+use gradfree_core::linalg::{mul_l, scaled_identity, solve_l, solve_lt};
 
 /// Which mean update: INGO's look-ahead `Sigma_{t+1}` (3.29) or INGOstep's `Sigma_t` (3.37).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -174,7 +175,7 @@ pub struct Ingo {
     #[serde(default)]
     path: Vec<f64>,
     #[serde(skip)]
-    scratch: Scratch,
+    scratch: Work<Scratch>,
     #[serde(skip)]
     events: Vec<Event>,
 }
@@ -206,7 +207,7 @@ impl Ingo {
             generation: 0,
             last_scale: sigma0,
             path: if params.step_size == StepSize::Csa { vec![0.0; d] } else { Vec::new() },
-            scratch: Scratch::default(),
+            scratch: Work::default(),
             events: Vec::new(),
         })
     }
@@ -245,8 +246,8 @@ impl Ingo {
         self.ask_into(out)
     }
 
-    fn event(&mut self, kind: &str, message: String) {
-        self.events.push(Event { kind: kind.into(), message });
+    fn event(&mut self, kind: EventKind, message: String) {
+        self.events.push(Event { kind, message });
     }
 }
 
@@ -285,11 +286,11 @@ impl AskTell for Ingo {
         let x = out.as_mut_slice();
         x.copy_from_slice(&self.z);
         solve_lt(&self.l, d, x, n);
-        self.scratch.xt.clear();
-        self.scratch.xt.extend_from_slice(x);
+        self.scratch.0.xt.clear();
+        self.scratch.0.xt.extend_from_slice(x);
         // Largest per-coordinate RMS step of the samples: an estimate of max_i sqrt(Sigma_ii)
         // without forming Sigma (whose diagonal would cost O(d^3) from the precision factor).
-        let col = &mut self.scratch.col_sq;
+        let col = &mut self.scratch.0.col_sq;
         col.clear();
         col.resize(d, 0.0);
         for row in x.chunks_exact(d) {
@@ -307,18 +308,14 @@ impl AskTell for Ingo {
     }
 
     fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
-        if !self.pending {
-            return Err(CoreError::OutOfOrder("tell called without a preceding ask"));
-        }
         let (d, n) = (self.dim(), self.p.n);
-        let sc = &mut self.scratch;
-        check_tell(population, values, d, n, self.p.policy, &mut sc.vals)?;
-        self.pending = false;
+        let sc = &mut self.scratch.0;
+        begin_tell(&mut self.pending, population, values, (d, n), self.p.policy, &mut sc.vals)?;
         self.generation = self.generation.saturating_add(1);
         sc.s.resize(n, 0.0);
         if let Err(why) = self.p.score.compute(&sc.vals, &mut sc.s, &mut sc.order) {
             let g = self.generation;
-            self.event("no-update", format!("generation {g}: {why:?} values, distribution unchanged"));
+            self.event(EventKind::NoUpdate, format!("generation {g}: {why:?} values, distribution unchanged"));
             return Ok(());
         }
         let beta = self.p.beta;
@@ -345,7 +342,7 @@ impl AskTell for Ingo {
         if let Some(e) = pd_event(&outcome, self.generation) {
             self.events.push(e);
         }
-        let sc = &mut self.scratch;
+        let sc = &mut self.scratch.0;
         if dense_lookahead {
             // Sigma_{t+1} g = L^{-T} L^{-1} g.
             solve_l(&self.l, d, &mut sc.g, 1);
@@ -365,10 +362,10 @@ impl AskTell for Ingo {
                 for i in 0..n {
                     sc.small[i * n + i] += k;
                 }
-                if !crate::linalg::solve_dense(&mut sc.small, n, &mut sc.u) {
+                if !gradfree_core::linalg::solve_dense(&mut sc.small, n, &mut sc.u) {
                     let g = self.generation;
                     self.events
-                        .push(Event { kind: "no-update".into(), message: format!("generation {g}: singular mean step, mean unchanged") });
+                        .push(Event { kind: EventKind::NoUpdate, message: format!("generation {g}: singular mean step, mean unchanged") });
                     return Ok(());
                 }
             }

@@ -18,14 +18,14 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, ParamGuard, Population, check_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, Event, EventKind, GfRng, NonFinitePolicy, ParamGuard, Population, begin_tell, rng_from_seed};
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
-use crate::linalg::{EigenWork, gemm, gemm_nt, scaled_identity, sym_eigen};
 use crate::points::{Work, write_pairs};
 use crate::random_search::StepSchedule;
 use crate::sizes::{non_negative, positive, thesis_population};
+use gradfree_core::linalg::{EigenWork, gemm, gemm_nt, scaled_identity, sym_eigen};
 
 /// Parameters of [`Mines`]; the paper gives none for its experiments (erratum 28), these are ours.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -238,7 +238,7 @@ impl Mines {
         let clipped = w.evals.iter().filter(|v| **v < self.p.tau || **v > self.p.zeta).count();
         if clipped != self.clipped {
             self.events.push(Event {
-                kind: "projection".into(),
+                kind: EventKind::Projection,
                 message: format!("iteration {}: {clipped} eigenvalue(s) of Sigma^-1 clipped to [tau, zeta] (was {})", self.k, self.clipped),
             });
             self.clipped = clipped;
@@ -301,13 +301,9 @@ impl AskTell for Mines {
     }
 
     fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
-        if !self.pending {
-            return Err(CoreError::OutOfOrder("tell called without a preceding ask"));
-        }
         let (d, b) = (self.dim(), self.p.b);
         let w = &mut self.work.0;
-        check_tell(population, values, d, 2 * b + 1, self.p.policy, &mut w.vals)?;
-        self.pending = false;
+        begin_tell(&mut self.pending, population, values, (d, 2 * b + 1), self.p.policy, &mut w.vals)?;
         self.k = self.k.saturating_add(1);
         let alpha = self.p.alpha;
         let vals = &w.vals;
@@ -316,7 +312,7 @@ impl AskTell for Mines {
         w.pairs.extend((0..b).filter(|&i| vals[2 * i].is_finite() && vals[2 * i + 1].is_finite()));
         if w.pairs.len() < b {
             self.events.push(Event {
-                kind: "dropped-pairs".into(),
+                kind: EventKind::DroppedPairs,
                 message: format!("iteration {}: {} of {b} pairs dropped for non-finite values", self.k, b - w.pairs.len()),
             });
         }
@@ -347,7 +343,7 @@ impl AskTell for Mines {
             return Ok(());
         }
         if !f0.is_finite() {
-            self.events.push(Event { kind: "no-sigma-update".into(), message: format!("iteration {}: f(mu) not finite", self.k) });
+            self.events.push(Event { kind: EventKind::NoSigmaUpdate, message: format!("iteration {}: f(mu) not finite", self.k) });
             return Ok(());
         }
         w.prec.resize(d * d, 0.0);

@@ -47,7 +47,7 @@ pub(crate) struct RankScratch {
     gu: Vec<f64>,
     root: Vec<f64>,
     k: Vec<f64>,
-    eig: crate::linalg::EigenWork,
+    eig: gradfree_core::linalg::EigenWork,
 }
 
 /// Outcome of [`pd_rank_update`].
@@ -89,8 +89,8 @@ fn min_eig_weighted_gram(z: &[f64], d: usize, c: &[f64], s: &mut RankScratch) ->
         s.gram.resize(d * d, 0.0);
         s.gv.clear();
         s.gv.resize(d, 0.0);
-        crate::linalg::add_weighted_outer_lower(&mut s.gram, d, z, c, &mut s.w);
-        let ok = crate::linalg::sym_eigen(&s.gram, d, &mut s.gv, None, &mut s.eig);
+        gradfree_core::linalg::add_weighted_outer_lower(&mut s.gram, d, z, c, &mut s.w);
+        let ok = gradfree_core::linalg::sym_eigen(&s.gram, d, &mut s.gv, None, &mut s.eig);
         s.gram.clear();
         return ok.then(|| s.gv[0]);
     }
@@ -100,8 +100,8 @@ fn min_eig_weighted_gram(z: &[f64], d: usize, c: &[f64], s: &mut RankScratch) ->
     }
     s.gv.clear();
     s.gv.resize(r, 0.0);
-    crate::linalg::gram(z, d, r, &mut s.gram);
-    if !crate::linalg::sym_eigen(&s.gram, r, &mut s.gv, Some(&mut s.gu), &mut s.eig) {
+    gradfree_core::linalg::gram(z, d, r, &mut s.gram);
+    if !gradfree_core::linalg::sym_eigen(&s.gram, r, &mut s.gv, Some(&mut s.gu), &mut s.eig) {
         return None;
     }
     // K = G^{1/2} C G^{1/2} with G^{1/2} = U diag(sqrt g) U^T.
@@ -116,7 +116,7 @@ fn min_eig_weighted_gram(z: &[f64], d: usize, c: &[f64], s: &mut RankScratch) ->
             s.k[j * r + i] = (0..r).map(|m| s.root[m * r + i] * c[m] * s.root[j * r + m]).sum();
         }
     }
-    crate::linalg::sym_eigen(&s.k, r, &mut s.gv, None, &mut s.eig).then(|| s.gv[0])
+    gradfree_core::linalg::sym_eigen(&s.k, r, &mut s.gv, None, &mut s.eig).then(|| s.gv[0])
 }
 
 /// Updates the lower Cholesky factor `l` of `M = L L^T` to `keep(step) M + step * sum_i c_i v_i
@@ -162,7 +162,7 @@ pub(crate) fn pd_rank_update(
             s.w.extend_from_slice(v);
             s.alpha.clear();
             s.alpha.extend(c.iter().map(|ci| step * ci));
-            if crate::linalg::rank_update(l, d, &mut s.w, &mut s.alpha) {
+            if gradfree_core::linalg::rank_update(l, d, &mut s.w, &mut s.alpha) {
                 return if attempt == 0 { PdUpdate::Full } else { PdUpdate::Backtracked(attempt) };
             }
             if thin {
@@ -185,11 +185,11 @@ pub(crate) fn pd_event(outcome: &PdUpdate, generation: u64) -> Option<gradfree_c
     match outcome {
         PdUpdate::Full => None,
         PdUpdate::Backtracked(k) => Some(gradfree_core::Event {
-            kind: "backtrack".into(),
+            kind: gradfree_core::EventKind::Backtrack,
             message: format!("generation {generation}: covariance step halved {k} time(s) to stay positive definite"),
         }),
         PdUpdate::Kept => Some(gradfree_core::Event {
-            kind: "covariance-kept".into(),
+            kind: gradfree_core::EventKind::CovarianceKept,
             message: format!("generation {generation}: no positive-definite covariance step found; covariance unchanged"),
         }),
     }

@@ -9,7 +9,7 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, GfRng, NonFinitePolicy, ParamGuard, Population, check_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, GfRng, NonFinitePolicy, ParamGuard, Population, begin_tell, rng_from_seed};
 use serde::{Deserialize, Serialize};
 
 use super::Sampling;
@@ -138,13 +138,9 @@ impl AskTell for OpenAiEs {
     }
 
     fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
-        if !self.pending {
-            return Err(CoreError::OutOfOrder("tell called without a preceding ask"));
-        }
         let (d, n) = (self.dim(), self.n);
         let (vals, order, shaped, g) = &mut self.work.0;
-        check_tell(population, values, d, n, self.policy, vals)?;
-        self.pending = false;
+        begin_tell(&mut self.pending, population, values, (d, n), self.policy, vals)?;
         rank_order(vals, order);
         shaped.resize(n, 0.0);
         for (r, &i) in order.iter().enumerate() {

@@ -14,13 +14,13 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, GfRng, NonFinitePolicy, ParamGuard, Population, check_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, GfRng, NonFinitePolicy, ParamGuard, Population, begin_tell, rng_from_seed};
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
-use crate::linalg::{EigenWork, gemm, gemm_nt, scaled_identity, sym_eigen};
 use crate::points::{Work, rank_order, write_points};
 use crate::sizes::{popsize, positive};
+use gradfree_core::linalg::{EigenWork, gemm, gemm_nt, scaled_identity, sym_eigen};
 
 /// Parameters of [`Xnes`]; `None` takes the published default.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -154,13 +154,9 @@ impl AskTell for Xnes {
     }
 
     fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
-        if !self.pending {
-            return Err(CoreError::OutOfOrder("tell called without a preceding ask"));
-        }
         let (d, n) = (self.dim(), self.n);
         let w = &mut self.work.0;
-        check_tell(population, values, d, n, self.policy, &mut w.vals)?;
-        self.pending = false;
+        begin_tell(&mut self.pending, population, values, (d, n), self.policy, &mut w.vals)?;
         self.generation = self.generation.saturating_add(1);
         rank_order(&w.vals, &mut w.order);
         for (buf, len) in [(&mut w.g_delta, d), (&mut w.g_m, d * d), (&mut w.bg, d), (&mut w.evals, d)] {

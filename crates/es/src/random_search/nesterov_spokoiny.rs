@@ -11,7 +11,7 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, ParamGuard, Population, check_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, Event, EventKind, GfRng, NonFinitePolicy, ParamGuard, Population, begin_tell, rng_from_seed};
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
@@ -185,11 +185,8 @@ impl AskTell for NesterovSpokoiny {
     }
 
     fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
-        if !self.pending {
-            return Err(CoreError::OutOfOrder("tell called without a preceding ask"));
-        }
         let d = self.dim();
-        check_tell(population, values, d, 2 * self.p.b, self.p.policy, &mut self.vals)?;
+        begin_tell(&mut self.pending, population, values, (d, 2 * self.p.b), self.p.policy, &mut self.vals)?;
         self.grad.fill(0.0);
         let mut used = 0usize;
         for (i, u) in self.u.chunks_exact(d).enumerate() {
@@ -204,10 +201,9 @@ impl AskTell for NesterovSpokoiny {
             }
         }
         self.k = self.k.saturating_add(1);
-        self.pending = false;
         if used == 0 {
             self.events.push(Event {
-                kind: "no-finite-pair".into(),
+                kind: EventKind::NoFinitePair,
                 message: format!("iteration {}: every pair had a non-finite value; mean unchanged", self.k),
             });
             self.last_step = 0.0;
@@ -215,7 +211,7 @@ impl AskTell for NesterovSpokoiny {
         }
         if used < self.p.b {
             self.events.push(Event {
-                kind: "dropped-pairs".into(),
+                kind: EventKind::DroppedPairs,
                 message: format!("iteration {}: {} of {} pairs dropped for non-finite values", self.k, self.p.b - used, self.p.b),
             });
         }

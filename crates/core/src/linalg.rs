@@ -1,6 +1,8 @@
-//! Thin helpers over faer for square lower-triangular factors stored column-major in `Vec<f64>`
-//! (so optimizer states serialize as plain vectors). A `d x n` column-major block is the same
-//! memory as an `n x d` row-major population: column `i` is point `i`.
+//! The dense linear algebra the methods share, as thin helpers over faer. Matrices are `Vec<f64>`
+//! stored column-major (so states serialize as plain vectors); a `d x n` column-major block is the
+//! same memory as an `n x d` row-major [`crate::Population`]: column `i` is point `i`. Every
+//! subsystem uses these instead of its own matrix code. The in-place routines do not allocate once
+//! their outputs and workspaces have grown to size.
 
 use faer::dyn_stack::MemStack;
 use faer::linalg::cholesky::llt::update::rank_r_update_clobber;
