@@ -141,7 +141,7 @@ algorithms! {
             name: "cmaes",
             class_name: "CMAES",
             source: "Hansen 2016 tutorial (arXiv:1604.00772)",
-            summary: "CMA-ES with active weights and CSA (IPOP restarts for it and every method: --restarts K)",
+            summary: "CMA-ES with active weights and CSA (IPOP restarts: the generic wrapper, as for every method)",
             domain: C,
             ipop_stagnation: true,
             popsize_param: POPSIZE,
