@@ -85,7 +85,10 @@ def run_problem(problem, cls, budget: int, sigma0: float, seed: int, restarts: b
 
 
 def main(argv: Optional[Sequence[str]] = None) -> List[dict]:
-    import cocoex  # deferred: an optional dependency
+    try:
+        import cocoex  # deferred: an optional dependency
+    except ImportError:
+        raise SystemExit("python -m gradfree.coco needs COCO's Python module: pip install coco-experiment") from None
 
     ap = argparse.ArgumentParser(prog="python -m gradfree.coco", description=__doc__.splitlines()[0])
     ap.add_argument("--algo", default="ingo", choices=sorted(_METHODS), help="gradfree ES (default ingo)")

@@ -59,7 +59,10 @@ class _ES:
                  tol_fun: Optional[float] = None, tol_fun_window: int = 10, tol_x: Optional[float] = None,
                  max_seconds: Optional[float] = None, bounds=None, bounds_handling: str = "clip", restarts=False,
                  restart_bounds=None, **params):
-        x0 = np.ascontiguousarray(np.asarray(x0, dtype=np.float64).ravel())
+        x0 = np.asarray(x0, dtype=np.float64)
+        if x0.ndim > 1:
+            raise InvalidParameterError(f"x0: expected a 1-D array of shape (d,), got shape {x0.shape}")
+        x0 = np.ascontiguousarray(x0.ravel())
         if x0.size == 0:
             raise InvalidParameterError("x0: expected at least one coordinate")
         if popsize is not None:

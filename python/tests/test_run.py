@@ -156,3 +156,21 @@ def test_experiments_run_from_python_match_the_cli(tmp_path):
         gradfree.experiments.run("nope", out=tmp_path)
     with pytest.raises(E.InvalidParameterError, match="runs"):
         gradfree.experiments.run("sphere-coherence", runs=0, out=tmp_path)
+
+
+def test_small_frictions_are_clear_errors(monkeypatch):
+    """A 2-D x0 is refused (not flattened); the NaN error names Python's keyword; the BBOB runner
+    without COCO says what to install."""
+    import sys
+
+    with pytest.raises(E.InvalidParameterError, match=r"x0: expected a 1-D array .* \(2, 3\)"):
+        gradfree.CMAES(np.zeros((2, 3)), 0.5)
+    es = gradfree.CMAES(np.zeros(3), 0.5, seed=1)
+    X = es.ask()
+    with pytest.raises(E.NonFiniteError, match='on_nonfinite="treat-as-inf"'):
+        es.tell(X, [float("nan")] * len(X))
+    monkeypatch.setitem(sys.modules, "cocoex", None)
+    from gradfree import coco
+
+    with pytest.raises(SystemExit, match="pip install coco-experiment"):
+        coco.main(["--dims", "2"])

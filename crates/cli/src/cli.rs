@@ -222,13 +222,13 @@ pub struct OptimizeArgs {
     #[arg(long)]
     pub rotate: bool,
     /// Shift the problem by a random vector in [-R, R]^d.
-    #[arg(long, value_name = "R")]
+    #[arg(long, allow_hyphen_values = true, value_name = "R")]
     pub shift: Option<f64>,
     /// Initial mean as comma-separated numbers (default: uniform in the problem's initial region).
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
     pub x0: Option<Vec<f64>>,
     /// Initial scale (default: 0.5, or 0.3 x the domain width for bounded problems).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub sigma0: Option<f64>,
     /// Algorithm parameter KEY=VALUE (repeatable), e.g. `--param step_size=0.01`.
     #[arg(long = "param", value_name = "KEY=VALUE")]
@@ -253,13 +253,13 @@ pub struct OptimizeArgs {
     #[arg(long, conflicts_with = "target")]
     pub no_target: bool,
     /// Stop when best values over 10 generations span less than this.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub tol_f: Option<f64>,
     /// Stop when the algorithm's step length falls below this.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub tol_x: Option<f64>,
     /// Wall-time budget in seconds.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub max_seconds: Option<f64>,
     /// Box handling [default: auto].
     #[arg(long, value_enum)]
@@ -273,12 +273,17 @@ pub struct OptimizeArgs {
     /// Write a JSON-lines log of every generation (appended to on --resume).
     #[arg(long)]
     pub log: Option<PathBuf>,
-    /// Write a checkpoint to this file (atomically) every --checkpoint-every generations and at the end.
+    /// Write a checkpoint to this file (atomically) every --checkpoint-seconds (or
+    /// --checkpoint-every generations) and at the end.
     #[arg(long)]
     pub checkpoint: Option<PathBuf>,
-    /// Generations between checkpoints [default: 50; a resumed run keeps the saved value].
+    /// Generations between checkpoints (replaces the default 30-second interval unless
+    /// --checkpoint-seconds is given too; a resumed run keeps the saved setting).
     #[arg(long)]
     pub checkpoint_every: Option<u64>,
+    /// Wall-clock seconds between checkpoints [default: 30; a resumed run keeps the saved setting].
+    #[arg(long, allow_hyphen_values = true)]
+    pub checkpoint_seconds: Option<f64>,
     /// Resume the run saved in this checkpoint (budget flags given here replace the saved ones).
     #[arg(long)]
     pub resume: Option<PathBuf>,

@@ -83,8 +83,9 @@ fn new_run(args: &OptimizeArgs) -> Result<(RunSpec, Algorithm)> {
     }
     spec.params = parse_params(&args.params)?;
     spec.parallel = !args.sequential;
-    if let Some(every) = args.checkpoint_every {
-        spec.checkpoint_every = every;
+    if args.checkpoint_every.is_some() || args.checkpoint_seconds.is_some() {
+        spec.checkpoint_every = args.checkpoint_every;
+        spec.checkpoint_seconds = args.checkpoint_seconds;
     }
     if args.on_nonfinite == Some(NonFiniteArg::TreatAsInf) {
         spec.params.insert("on_nonfinite".into(), "treat-as-inf".into());
@@ -207,8 +208,9 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
             check_resume_flags(args, &spec)?;
             spec.stop = stop_rules(args, spec.dim, None, Some(spec.stop));
             spec.parallel = !args.sequential;
-            if let Some(every) = args.checkpoint_every {
-                spec.checkpoint_every = every;
+            if args.checkpoint_every.is_some() || args.checkpoint_seconds.is_some() {
+                spec.checkpoint_every = args.checkpoint_every;
+                spec.checkpoint_seconds = args.checkpoint_seconds;
             }
             (spec, ck.optimizer, Some(ck.driver))
         }
@@ -228,7 +230,8 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
         None => Driver::new(alg, opts)?,
     };
     if let Some(path) = &checkpoint_path {
-        let policy = CheckpointPolicy { path: path.clone(), every: spec.checkpoint_every.max(1), meta: serde_json::to_value(&spec)? };
+        let meta = serde_json::to_value(&spec)?;
+        let policy = CheckpointPolicy { path: path.clone(), every: spec.checkpoint_every, seconds: spec.checkpoint_seconds, meta };
         driver = driver.with_checkpoints(policy)?;
     }
 

@@ -75,8 +75,19 @@ fn bad_input_gives_one_line_errors() {
     assert_clean_error(&gradfree(&["optimize", "--algo", "nesterov-spokoiny", "--problem", "failing-sphere", "--dim", "4"]), "not finite");
     assert_clean_error(&gradfree(&["optimize", "--algo", "nesterov-spokoiny", "--problem", "nope", "--dim", "4"]), "unknown problem");
     assert_clean_error(&run(with(&["--algo", "nesterov-spokoiny", "--param", "smoothing=-1"])), "smoothing");
-    assert_clean_error(&run(with(&["--algo", "nesterov-spokoiny", "--max-evals", "3"])), "max-evaluations");
+    assert_clean_error(&run(with(&["--algo", "nesterov-spokoiny", "--max-evals", "3"])), "`max-evals` = 3");
     assert_clean_error(&run(with(&["--algo", "nesterov-spokoiny", "--restarts", "max"])), "popsize");
+    // Negative numbers reach the validation (not clap's "unexpected argument"), which names the flag.
+    assert_clean_error(&run(with(&["--algo", "cmaes", "--sigma0", "-1"])), "`sigma0` = -1");
+    assert_clean_error(&run(with(&["--algo", "cmaes", "--tol-f", "-1"])), "`tol-f` = -1");
+    assert_clean_error(
+        &run(with(&["--algo", "cmaes", "--checkpoint", "/tmp/gradfree-x.ckpt", "--checkpoint-seconds", "-1"])),
+        "checkpoint-seconds",
+    );
+    assert_clean_error(
+        &gradfree(&["optimize", "--algo", "nesterov-spokoiny", "--problem", "failing-sphere", "--dim", "4"]),
+        "--on-nonfinite treat-as-inf",
+    );
     let e = run(with(&["--algo", "cmaes", "--restarts", "many"]));
     assert_eq!(e.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&e.stderr).contains("expected a count >= 0 or `max`"));

@@ -18,7 +18,7 @@ pub enum CoreError {
     },
     /// An objective value was NaN or infinite under [`crate::NonFinitePolicy::Error`].
     #[error(
-        "objective value {value} at population index {index} is not finite (policy: error; use the treat-as-inf policy to rank it last)"
+        "objective value {value} at population index {index} is not finite (policy: error; to rank such points last use --on-nonfinite treat-as-inf, or on_nonfinite=\"treat-as-inf\" in Python)"
     )]
     NonFinite {
         /// Row of the population.

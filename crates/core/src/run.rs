@@ -146,7 +146,7 @@ impl<A: AskTell> Run<A> {
             && max < optimizer.population_size() as u64
         {
             return Err(CoreError::invalid(
-                "max-evaluations",
+                "max-evals",
                 max,
                 format!(">= the population size {} of {}", optimizer.population_size(), optimizer.name()),
             ));

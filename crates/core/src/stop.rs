@@ -92,17 +92,13 @@ impl StopRules {
     /// Checks every field and that the run can end.
     pub fn validate(&self) -> Result<(), CoreError> {
         if self.max_evaluations.is_none() && self.max_generations.is_none() && self.max_seconds.is_none() && self.target.is_none() {
-            return Err(CoreError::invalid(
-                "stop rules",
-                "no budget",
-                "at least one of max-evaluations, max-generations, max-seconds or target",
-            ));
+            return Err(CoreError::invalid("stop rules", "no budget", "at least one of max-evals, max-gens, max-seconds or target"));
         }
         if self.max_evaluations == Some(0) {
-            return Err(CoreError::invalid("max-evaluations", 0, ">= 1"));
+            return Err(CoreError::invalid("max-evals", 0, ">= 1"));
         }
         if self.max_generations == Some(0) {
-            return Err(CoreError::invalid("max-generations", 0, ">= 1"));
+            return Err(CoreError::invalid("max-gens", 0, ">= 1"));
         }
         if let Some(t) = self.target
             && t.is_nan()

@@ -23,7 +23,7 @@ fn evaluation_budget_is_never_exceeded() {
     assert_eq!(r.evaluations, 96);
     assert_eq!(r.generations, 16);
     let e = Driver::new(ns(3, 3, 0.01, 1), DriverOptions::new(StopRules::max_evaluations(5))).err().unwrap();
-    assert!(e.to_string().contains("max-evaluations") && e.to_string().contains(">= the population size 6"), "{e}");
+    assert!(e.to_string().contains("max-evals") && e.to_string().contains(">= the population size 6"), "{e}");
 }
 
 #[test]
@@ -186,4 +186,36 @@ fn told_points_must_be_the_asked_ones() {
     run.tell_points(&asked, &vals, &mut []).unwrap();
     assert_eq!(run.evaluations(), 4);
     assert!(matches!(run.tell_points(&asked, &vals, &mut []), Err(CoreError::OutOfOrder(_))));
+}
+
+/// Checkpoints follow the policy: none during a short run with a long wall-clock interval (only the
+/// final one), one every n generations when asked, and a bad interval is refused.
+#[test]
+fn checkpoints_follow_the_policy() {
+    use gradfree_core::{CheckpointPolicy, GenerationRecord, Observer};
+    struct Seen<'a>(&'a std::path::Path, Vec<bool>);
+    impl Observer for Seen<'_> {
+        fn on_generation(&mut self, _: &GenerationRecord) -> Result<(), CoreError> {
+            self.1.push(self.0.exists());
+            Ok(())
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for (every, seconds) in [(None, Some(3600.0)), (Some(5), None)] {
+        let path = dir.path().join(format!("{every:?}.json"));
+        let policy = CheckpointPolicy { path: path.clone(), every, seconds, meta: serde_json::json!({}) };
+        let stop = StopRules { max_generations: Some(12), ..Default::default() };
+        let mut d = Driver::new(ns(3, 2, 0.01, 1), DriverOptions::new(stop)).unwrap().with_checkpoints(policy).unwrap();
+        let mut seen = Seen(&path, Vec::new());
+        d.run(&sphere(), &mut [&mut seen]).unwrap();
+        assert!(path.exists());
+        match every {
+            None => assert!(seen.1.iter().all(|e| !e), "{:?}", seen.1),
+            Some(_) => assert_eq!(seen.1.iter().position(|e| *e), Some(5), "first seen after generation 5: {:?}", seen.1),
+        }
+    }
+    let bad = CheckpointPolicy { path: dir.path().join("x.json"), every: None, seconds: Some(-1.0), meta: serde_json::json!({}) };
+    let e =
+        Driver::new(ns(3, 2, 0.01, 1), DriverOptions::new(StopRules::max_evaluations(100))).unwrap().with_checkpoints(bad).err().unwrap();
+    assert!(e.to_string().contains("checkpoint-seconds"), "{e}");
 }

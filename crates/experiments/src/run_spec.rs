@@ -74,13 +74,16 @@ pub struct RunSpec {
     pub stop: StopRules,
     /// Evaluate each population in parallel.
     pub parallel: bool,
-    /// Generations between checkpoints (older checkpoints: the default 50).
+    /// Generations between checkpoints, if set (checkpoints written before this field: 50).
     #[serde(default = "default_checkpoint_every")]
-    pub checkpoint_every: u64,
+    pub checkpoint_every: Option<u64>,
+    /// Wall-clock seconds between checkpoints, if set (default 30).
+    #[serde(default)]
+    pub checkpoint_seconds: Option<f64>,
 }
 
-fn default_checkpoint_every() -> u64 {
-    50
+fn default_checkpoint_every() -> Option<u64> {
+    Some(50)
 }
 
 /// IPOP restarts of a new run (see [`gradfree_es::Ipop`]).
@@ -110,8 +113,8 @@ pub fn default_sigma0(problem: &dyn Problem) -> f64 {
 
 impl RunSpec {
     /// A new run of `algorithm` on `problem` in dimension `dim`: problem seed 0, not rotated or
-    /// shifted, bounds `auto`, no parameters, parallel evaluation, checkpoints every 50
-    /// generations, the default budget (no target yet), and start point and scale left for
+    /// shifted, bounds `auto`, no parameters, parallel evaluation, checkpoints every 30 seconds
+    /// of wall time, the default budget (no target yet), and start point and scale left for
     /// [`RunSpec::complete`] (set `x0` first to keep it; set `sigma0` after).
     pub fn new(algorithm: &str, problem: &str, dim: usize, seed: u64) -> Result<RunSpec> {
         if dim == 0 {
@@ -131,7 +134,8 @@ impl RunSpec {
             params: serde_json::Map::new(),
             stop: default_stop(dim, None),
             parallel: true,
-            checkpoint_every: default_checkpoint_every(),
+            checkpoint_every: None,
+            checkpoint_seconds: Some(30.0),
         })
     }
 

@@ -61,7 +61,7 @@ fn run_specs_of_older_checkpoints_still_read() {
         "parallel": true
     });
     let spec: RunSpec = serde_json::from_value(old).unwrap();
-    assert_eq!(spec.checkpoint_every, 50);
+    assert_eq!((spec.checkpoint_every, spec.checkpoint_seconds), (Some(50), None));
     assert_eq!(serde_json::from_value::<RunSpec>(serde_json::to_value(&spec).unwrap()).unwrap(), spec);
 }
 
