@@ -2,6 +2,7 @@
 lattices (subgroup, Korobov, searched), their quality measures, and discrepancies."""
 from __future__ import annotations
 
+import warnings
 from typing import Optional
 
 import numpy as np
@@ -50,6 +51,14 @@ class Sobol(_Engine):
             raise InvalidParameterError(f"method {method!r}: expected 'lms-shift' or 'owen'")
         s = _util.seed(seed)
         super().__init__(_gradfree.Engine("sobol", int(d), s, method if scramble else "none"), s)
+
+    def random(self, n: int = 1) -> np.ndarray:
+        """The next ``n`` points, shape ``(n, d)``. As scipy's ``Sobol.random``, warns when the first
+        draw is not a power of 2 (the balance properties of Sobol points need ``n = 2^m``)."""
+        n = int(n)
+        if self.num_generated == 0 and n & (n - 1) != 0:
+            warnings.warn("The balance properties of Sobol' points require n to be a power of 2.", stacklevel=2)
+        return super().random(n)
 
 
 class Halton(_Engine):

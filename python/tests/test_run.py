@@ -174,3 +174,21 @@ def test_small_frictions_are_clear_errors(monkeypatch):
 
     with pytest.raises(SystemExit, match="pip install coco-experiment"):
         coco.main(["--dims", "2"])
+
+
+def test_sobol_warns_as_scipy_does():
+    """Same sequence of draws, same warnings as scipy.stats.qmc.Sobol (only a first draw of a size
+    that is not a power of 2 warns)."""
+    import warnings
+
+    from scipy.stats import qmc
+
+    for sizes in ([8, 3], [5], [1, 2, 4], [0, 6]):
+        caught = []
+        for engine in (gradfree.Sobol(2, seed=1), qmc.Sobol(2, seed=1)):
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                for n in sizes:
+                    engine.random(n)
+            caught.append(sum("power of 2" in str(x.message) for x in w))
+        assert caught[0] == caught[1], (sizes, caught)

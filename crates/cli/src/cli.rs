@@ -88,7 +88,7 @@ pub struct SampleArgs {
     /// Sobol: skip this many points first.
     #[arg(long, default_value_t = 0)]
     pub skip: u64,
-    /// Write the points to a .csv or .npy file.
+    /// Write the points to a .csv or .npy file (`-o -`: CSV on stdout, nothing else printed).
     #[arg(short = 'o', long = "output")]
     pub output: Option<PathBuf>,
     /// Print one JSON object instead of text.

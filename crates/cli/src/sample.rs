@@ -95,6 +95,16 @@ pub fn run(args: &SampleArgs) -> Result<()> {
     };
     let seconds = started.elapsed().as_secs_f64();
     let mean = points.iter().sum::<f64>() / points.len() as f64;
+    if args.method == SampleMethod::Sobol && args.skip == 0 && !n.is_power_of_two() {
+        eprintln!("warning: the balance properties of Sobol points require n to be a power of 2 (n = {n})");
+    }
+    if args.output.as_deref() == Some(std::path::Path::new("-")) {
+        // `-o -`: the points as CSV on stdout, nothing else.
+        for row in points.chunks_exact(d) {
+            outln!("{}", row.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(","));
+        }
+        return Ok(());
+    }
     if let Some(p) = &args.output {
         crate::points_io::write_points(p, n as usize, d, &points)?;
     }

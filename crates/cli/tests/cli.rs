@@ -509,3 +509,19 @@ fn optimize_does_not_depend_on_thread_count() {
     assert_eq!(one, run("2"));
     assert_eq!(one, run("3"));
 }
+
+#[test]
+fn sample_writes_csv_to_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("p.csv");
+    let args = ["sample", "--method", "sobol", "--dim", "3", "--n", "16", "--seed", "5"];
+    let to_file = gradfree(&[&args[..], &["-o", file.to_str().unwrap()]].concat());
+    assert!(to_file.status.success());
+    let stdout = gradfree(&[&args[..], &["-o", "-"]].concat());
+    assert!(stdout.status.success() && stdout.stderr.is_empty());
+    assert_eq!(String::from_utf8_lossy(&stdout.stdout), std::fs::read_to_string(&file).unwrap());
+    // A Sobol size that is not a power of 2 is drawn, with scipy's warning.
+    let odd = gradfree(&["sample", "--method", "sobol", "--dim", "2", "--n", "10", "-o", "-"]);
+    assert!(odd.status.success() && String::from_utf8_lossy(&odd.stderr).contains("power of 2"));
+    assert_eq!(String::from_utf8_lossy(&odd.stdout).lines().count(), 10);
+}
