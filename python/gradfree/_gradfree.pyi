@@ -22,7 +22,13 @@ class Run:
         restart_bounds: Optional[Tuple[Sequence[float], Sequence[float]]] = None,
         bounds: Optional[Tuple[Sequence[float], Sequence[float]]] = None,
         bounds_handling: str = "clip",
+        convergence: bool = False,
+        off: List[str] = ...,
     ) -> None: ...
+    def stop_message(self) -> Optional[Tuple[str, bool]]:
+        """What the stop reason means and whether the run succeeded; None while it goes on."""
+    def stop_rules_json(self) -> str:
+        """The stop rules in force (gradfree_core::StopRules as JSON)."""
     def ask(self) -> _F64:
         """The next population to evaluate, shape (popsize, dim); raises once stopped."""
     def tell(self, x: npt.ArrayLike, values: _F64) -> Optional[str]:

@@ -8,6 +8,7 @@ same generation, with the same reason, as ``gradfree optimize`` under the same r
 """
 from __future__ import annotations
 
+import inspect
 import json
 import math
 from collections import namedtuple
@@ -19,87 +20,211 @@ from . import _gradfree, _util
 from .errors import InvalidParameterError
 
 Result = namedtuple("Result", ["xbest", "fbest", "evaluations", "iterations", "stop"])
+Result.__doc__ = """The state of a run, as pycma's ``result``.
+
+Attributes
+----------
+xbest : numpy.ndarray
+    Best point evaluated.
+fbest : float
+    Its value.
+evaluations : int
+    Objective values told.
+iterations : int
+    Generations told.
+stop : dict
+    The stop rule that fired (empty while the run goes on).
+"""
 
 #: The registry entries, in registry order (dicts with ``name``, ``class_name``, ``source``,
 #: ``summary``, ``discrete``, ``domain``, ``popsize_param``, ``ipop_stagnation``).
 REGISTRY = json.loads(_gradfree.registry_json())
 
 
+#: pycma's option names accepted in ``options`` (as well as every keyword of the classes).
+PYCMA_OPTIONS = {
+    "maxfevals": "max_evals", "maxiter": "max_gens", "ftarget": "target", "tolfun": "tol_fun",
+    "tolfunhist_window": "tol_fun_window", "tolx": "tol_x", "tolflatfitness": "tol_flat",
+    "tolstagnation": "tol_stagnation", "tolconditioncov": "tol_condition", "timeout": "max_seconds",
+    "BoundaryHandler": "bounds_handling", "seed": "seed", "popsize": "popsize", "bounds": "bounds",
+}
+
+_OFF = object()
+
+
+def _tol(name: str, value, kind):
+    """A tolerance keyword: ``None`` (the default), ``False`` (off) or a value."""
+    if value is None:
+        return None
+    if value is False:
+        return _OFF
+    return kind(name, value)
+
+
 class _ES:
     """An evolution strategy of the Rust crate with pycma's ask/tell/stop loop.
 
-    Stop rules (those of the Rust driver, ``gradfree optimize``): ``max_evals`` (default 10000 d;
-    a generation that would exceed it is not started), ``max_gens``, ``target`` (stop once the
-    best value is <= target), ``tol_fun`` (the best values of the last ``tol_fun_window``
-    generations, default 10, and all values of the last generation span less than ``tol_fun``),
-    ``tol_x`` (the step length ``sigma`` fell below it), ``max_seconds`` (wall time). A run whose
-    search distribution overflows stops with ``diverged``, one whose update fails numerically (a
-    covariance that cannot be decomposed) with ``numerical_failure``. ``stop()`` returns the rule
-    that fired as a dict, as pycma does.
+    Parameters
+    ----------
+    x0 : array_like, shape (d,)
+        Initial mean.
+    sigma0 : float, default 0.5
+        Initial step size (standard deviation of every coordinate).
+    options : dict, optional
+        Any keyword below, by its name here or by pycma's (``maxfevals``, ``maxiter``,
+        ``ftarget``, ``tolfun``, ``tolx``, ``tolflatfitness``, ``tolstagnation``,
+        ``tolconditioncov``, ``timeout``, ``popsize``, ``seed``, ``bounds``), as in
+        ``cma.CMAEvolutionStrategy(x0, sigma0, options)``; keywords given directly win.
+    seed : int, optional
+        Seed of the portable random number generator (``None``: drawn from the OS).
+    popsize : int, optional
+        Population size (default: the algorithm's).
+    max_evals : int, default ``10000 * d``
+        Evaluation budget; a generation that would exceed it is not started.
+    max_gens : int, optional
+        Generation budget.
+    target : float, optional
+        Stop once the best value is ``<= target``.
+    max_seconds : float, optional
+        Wall-time budget.
+    tol_fun : float or False, default 1e-11
+        Converged when the best values of the last ``tol_fun_window`` generations and all values
+        of the last generation span less than this (pycma's ``tolfun``).
+    tol_fun_window : int, default ``10 + ceil(30 d / popsize)``
+        Generations the ``tol_fun`` history spans.
+    tol_x : float or False, default 1e-11
+        Converged when the step length ``sigma`` (largest coordinate standard deviation) falls
+        below this (pycma's ``tolx``).
+    tol_flat : int or False, default 1
+        Stop after more than this many generations in a row whose best value equals their median
+        (pycma's ``tolflatfitness``).
+    tol_stagnation : int or False, default ``100 + ceil(100 d^1.5 / popsize)``
+        Stop when the medians of the last tenth of this many generations' best and median values
+        are no better than those of the tenth before (pycma's ``tolstagnation``).
+    tol_condition : float or False, default 1e14
+        Stop when the covariance's condition number exceeds this (CMA-ES and Fast-INGO report
+        one; pycma's ``tolconditioncov``).
+    tol_diverge : float or False, default 1e12
+        Stop as ``diverged`` when a generation's best value exceeds the best so far by more than
+        this times ``max(1, |best|)``.
+    convergence : bool, default True
+        ``False``: only budgets and the target end the run (the ``tol_*`` rules apply only where
+        given). With ``restarts`` the convergence rules are off by default: each restart judges
+        convergence itself.
+    bounds : (lower, upper), optional
+        ``ask`` returns points repaired into the box, ``tell`` takes those points back; the
+        optimizer updates from the points it proposed (pycma's non-Lamarckian handling).
+    bounds_handling : {"clip", "reflect"}, default "clip"
+        How points are repaired into ``bounds``.
+    restarts : bool or int, default False
+        ``True`` (until a stop rule ends the run) or a maximum number of IPOP restarts (Auger &
+        Hansen 2005): when the run converges (scale below 1e-40 sigma0, or best values flat to
+        1e-12 over 10 + 30 d/N generations; pycma's median-stagnation rule too, except for INGO,
+        INGOstep, Fast-INGO and IGO) or diverges, it starts again with twice the population (at
+        most max(N, 100 d)) and a new seed.
+    restart_bounds : (lower, upper), optional
+        Each restart starts from a uniform draw in this box instead of ``x0``.
+    **params
+        The algorithm's own parameters (listed below, with ``gradfree params NAME`` on the
+        command line); unknown ones raise ``InvalidParameterError``.
 
-    ``bounds = (lower, upper)``: ``ask`` returns points repaired into the box (``bounds_handling``
-    ``"clip"`` or ``"reflect"``), ``tell`` takes those points back; the optimizer updates from the
-    points it proposed (pycma's non-Lamarckian handling).
-
-    Extra keyword arguments are the algorithm's parameters (the fields of its Rust ``*Params``
-    struct, e.g. ``beta=0.04`` for INGO); unknown ones raise ``InvalidParameterError``.
-
-    ``restarts``: ``True`` (until a stop rule ends the run) or a maximum number of IPOP restarts
-    (Auger & Hansen 2005): when the run converges (scale below 1e-40 sigma0, or best values flat
-    to 1e-12 over 10 + 30 d/N generations; pycma's median-stagnation rule too, except for INGO,
-    INGOstep, Fast-INGO and IGO) or diverges, it starts again with twice the population (at most
-    max(N, 100 d)) and a new seed, from ``x0`` or from a uniform draw in ``restart_bounds =
-    (lower, upper)``. ``popsize`` then changes between generations; ``restarts_done`` counts them.
+    Notes
+    -----
+    ``stop()`` returns the rule that fired as a dict, as pycma does: ``max_evals``, ``max_gens``,
+    ``target``, ``tol_fun``, ``tol_x``, ``tol_flat``, ``tol_stagnation``, ``tol_condition``,
+    ``max_seconds``, ``diverged`` (values blew up, or the search distribution overflowed) or
+    ``numerical_failure`` (an update that could not be computed). The rules are those of the Rust
+    driver, so a Python loop stops where ``gradfree optimize`` stops under the same rules.
     """
 
     algorithm = ""
 
-    def __init__(self, x0: Sequence[float], sigma0: float = 0.5, seed: Optional[int] = None, popsize: Optional[int] = None,
+    def __init__(self, x0: Sequence[float], sigma0: float = 0.5, options: Optional[dict] = None, *,
+                 seed: Optional[int] = None, popsize: Optional[int] = None,
                  max_evals: Optional[int] = None, max_gens: Optional[int] = None, target: Optional[float] = None,
-                 tol_fun: Optional[float] = None, tol_fun_window: int = 10, tol_x: Optional[float] = None,
-                 max_seconds: Optional[float] = None, bounds=None, bounds_handling: str = "clip", restarts=False,
-                 restart_bounds=None, **params):
+                 max_seconds: Optional[float] = None, tol_fun=None, tol_fun_window: Optional[int] = None, tol_x=None,
+                 tol_flat=None, tol_stagnation=None, tol_condition=None, tol_diverge=None, convergence: bool = True,
+                 bounds=None, bounds_handling: str = "clip", restarts=False, restart_bounds=None, **params):
+        given = dict(seed=seed, popsize=popsize, max_evals=max_evals, max_gens=max_gens, target=target,
+                     max_seconds=max_seconds, tol_fun=tol_fun, tol_fun_window=tol_fun_window, tol_x=tol_x,
+                     tol_flat=tol_flat, tol_stagnation=tol_stagnation, tol_condition=tol_condition,
+                     tol_diverge=tol_diverge, bounds=bounds)
+        if options is not None:
+            if not isinstance(options, dict):
+                raise InvalidParameterError(f"options: expected a dict of options (as pycma's inopts), got {options!r}; "
+                                            "pass the seed as seed=...")
+            for key, value in options.items():
+                name = PYCMA_OPTIONS.get(key, key)
+                if name in given:
+                    if given[name] is None:
+                        given[name] = value
+                elif name == "bounds_handling":
+                    bounds_handling = value
+                elif name not in params:
+                    params[name] = value
         x0 = np.asarray(x0, dtype=np.float64)
         if x0.ndim > 1:
             raise InvalidParameterError(f"x0: expected a 1-D array of shape (d,), got shape {x0.shape}")
         x0 = np.ascontiguousarray(x0.ravel())
         if x0.size == 0:
             raise InvalidParameterError("x0: expected at least one coordinate")
-        if popsize is not None:
-            params["popsize"] = _util.count("popsize", popsize, 2)
-        self.seed = _util.seed(seed)
+        if given["popsize"] is not None:
+            params["popsize"] = _util.count("popsize", given["popsize"], 2)
+        self.seed = _util.seed(given["seed"])
         max_restarts = None
         if restarts is not False and restarts is not None and restarts is not True:
             if isinstance(restarts, bool) or not isinstance(restarts, (int, np.integer)) or restarts < 0:
                 raise InvalidParameterError(f"restarts: expected True, False or a non-negative integer, got {restarts!r}")
             max_restarts = int(restarts)
         rb = _util.box("restart_bounds", restart_bounds, x0.shape)
-        box = _util.box("bounds", bounds, x0.shape)
+        box = _util.box("bounds", given["bounds"], x0.shape)
+        g = given
+        tols = {
+            "tol_f": _tol("tol_fun", g["tol_fun"], _util.positive),
+            "tol_x": _tol("tol_x", g["tol_x"], _util.positive),
+            "tol_flat": _tol("tol_flat", g["tol_flat"], lambda n, v: _util.count(n, v, 0)),
+            "tol_stagnation": _tol("tol_stagnation", g["tol_stagnation"], lambda n, v: _util.count(n, v, 1)),
+            "tol_condition": _tol("tol_condition", g["tol_condition"], _util.positive),
+            "tol_diverge": _tol("tol_diverge", g["tol_diverge"], _util.positive),
+        }
+        off = [k for k, v in tols.items() if v is _OFF]
         stop = {
-            "max_evaluations": _util.count("max_evals", max_evals, 1) if max_evals is not None else 10000 * x0.size,
-            "max_generations": _util.count("max_gens", max_gens, 1) if max_gens is not None else None,
-            "target": _util.number("target", target) if target is not None else None,
-            "tol_f": _util.positive("tol_fun", tol_fun) if tol_fun is not None else None,
-            "tol_f_window": _util.count("tol_fun_window", tol_fun_window, 1),
-            "tol_x": _util.positive("tol_x", tol_x) if tol_x is not None else None,
-            "max_seconds": _util.positive("max_seconds", max_seconds) if max_seconds is not None else None,
+            "max_evaluations": _util.count("max_evals", g["max_evals"], 1) if g["max_evals"] is not None else 10000 * x0.size,
+            "max_generations": _util.count("max_gens", g["max_gens"], 1) if g["max_gens"] is not None else None,
+            "target": _util.number("target", g["target"]) if g["target"] is not None else None,
+            "tol_f_window": _util.count("tol_fun_window", g["tol_fun_window"], 1) if g["tol_fun_window"] is not None else None,
+            "max_seconds": _util.positive("max_seconds", g["max_seconds"]) if g["max_seconds"] is not None else None,
+            **{k: (None if v is _OFF else v) for k, v in tols.items()},
         }
         self._x0 = x0
         self._run = _gradfree.Run(self.algorithm, x0, float(sigma0), self.seed, json.dumps(params), json.dumps(stop),
-                                  bool(restarts), max_restarts, rb, box, bounds_handling)
-        self.max_evals, self.max_gens, self.target = stop["max_evaluations"], stop["max_generations"], stop["target"]
-        self.tol_fun, self.tol_x, self.max_seconds = tol_fun, tol_x, max_seconds
+                                  bool(restarts), max_restarts, rb, box, bounds_handling, bool(convergence), off)
+        rules = json.loads(self._run.stop_rules_json())
+        self.max_evals, self.max_gens, self.target = rules["max_evaluations"], rules["max_generations"], rules["target"]
+        self.max_seconds = rules["max_seconds"]
+        self.tol_fun, self.tol_fun_window, self.tol_x = rules["tol_f"], rules["tol_f_window"], rules["tol_x"]
+        self.tol_flat, self.tol_stagnation = rules["tol_flat"], rules["tol_stagnation"]
+        self.tol_condition, self.tol_diverge = rules["tol_condition"], rules["tol_diverge"]
+
+    @property
+    def stop_rules(self) -> dict:
+        """The stop rules in force, defaults resolved (``None``: the rule is off)."""
+        return {k: getattr(self, k) for k in ("max_evals", "max_gens", "target", "max_seconds", "tol_fun", "tol_fun_window",
+                                              "tol_x", "tol_flat", "tol_stagnation", "tol_condition", "tol_diverge")}
 
     @property
     def popsize(self) -> int:
+        """Points per generation (changes with IPOP restarts)."""
         return self._run.popsize
 
     @property
     def mean(self) -> np.ndarray:
+        """Centre of the current search distribution, shape (d,)."""
         return self._run.mean
 
     @property
     def restarts_done(self) -> int:
+        """IPOP restarts made so far (0 without ``restarts``)."""
         return self._run.restarts
 
     @property
@@ -111,14 +236,17 @@ class _ES:
 
     @property
     def evaluations(self) -> int:
+        """Objective values told so far."""
         return self._run.evaluations
 
     @property
     def iterations(self) -> int:
+        """Generations told so far."""
         return self._run.generations
 
     @property
     def fbest(self) -> float:
+        """Best finite value told so far (``inf`` before the first)."""
         return self._run.best_f
 
     @property
@@ -128,11 +256,20 @@ class _ES:
         return self._x0.copy() if x is None else x
 
     def ask(self) -> np.ndarray:
-        """The next population to evaluate, shape (popsize, d)."""
+        """The next population to evaluate, shape (popsize, d) (repaired into ``bounds`` if
+        given). Raises ``InvalidParameterError`` once a stop rule has fired."""
         return self._run.ask()
 
     def tell(self, X, values) -> None:
-        """Reports the values of the points returned by the last ``ask`` (same order)."""
+        """Reports the objective values of the points the last ``ask`` returned.
+
+        Parameters
+        ----------
+        X : array_like, shape (popsize, d)
+            The points, as ``ask`` returned them (same order).
+        values : array_like, shape (popsize,)
+            Their values.
+        """
         X = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
         values = np.ascontiguousarray(np.asarray(values, dtype=np.float64).ravel())
         if X.ndim != 2:
@@ -143,20 +280,71 @@ class _ES:
 
     def stop(self) -> dict:
         """The stop rule that has fired, as ``{name: threshold}`` (empty: keep going), as pycma's
-        ``stop()``: ``max_evals``, ``max_gens``, ``target``, ``tol_fun``, ``tol_x``,
-        ``max_seconds``, ``diverged`` or ``numerical_failure``."""
+        ``stop()``; the names are listed in the class documentation."""
         key = self._run.stop()
         if key is None:
             return {}
-        value = {"max_evals": self.max_evals, "max_gens": self.max_gens, "target": self.target, "tol_fun": self.tol_fun,
-                 "tol_x": self.tol_x, "max_seconds": self.max_seconds}.get(key, True)
-        return {key: value}
+        return {key: getattr(self, key, True)}
+
+    @property
+    def stop_message(self) -> str:
+        """What the stop reason means, in one sentence (empty while the run goes on)."""
+        m = self._run.stop_message()
+        return "" if m is None else m[0]
+
+    @property
+    def success(self) -> bool:
+        """Whether the run succeeded, as ``scipy.optimize``'s ``success``: with a ``target``, it
+        was reached; without one, the run converged (``tol_fun`` or ``tol_x`` fired)."""
+        m = self._run.stop_message()
+        return bool(m and m[1])
+
+    def optimize(self, objective_fct: Callable[..., float], iterations: Optional[int] = None, args: tuple = (),
+                 verb_disp: Optional[int] = None, callback: Optional[Callable] = None, executor=None):
+        """Runs the ask/tell loop until a stop rule fires (or for ``iterations`` more generations),
+        as pycma's ``optimize``.
+
+        Parameters
+        ----------
+        objective_fct : callable
+            ``objective_fct(x, *args) -> float`` for one point ``x`` of shape (d,).
+        iterations : int, optional
+            Most generations to run in this call.
+        args : tuple, default ()
+            Extra arguments of ``objective_fct``.
+        verb_disp : int, optional
+            Print a line every this many generations (and at the end).
+        callback : callable, optional
+            Called as ``callback(self)`` after each generation.
+        executor : concurrent.futures.Executor, optional
+            Evaluates each population through ``executor.map`` (default: in this thread).
+
+        Returns
+        -------
+        self
+        """
+        done = 0
+        while not self.stop() and (iterations is None or done < iterations):
+            X = self.ask()
+            f = (lambda x: objective_fct(x, *args)) if args else objective_fct
+            values = list(executor.map(f, X)) if executor is not None else [f(x) for x in X]
+            self.tell(X, values)
+            done += 1
+            if callback is not None:
+                callback(self)
+            if verb_disp and self.iterations % verb_disp == 0:
+                self.disp()
+        if verb_disp:
+            self.disp()
+        return self
 
     @property
     def result(self) -> Result:
+        """``(xbest, fbest, evaluations, iterations, stop)``, as pycma's ``result``."""
         return Result(self.xbest, self.fbest, self.evaluations, self.iterations, self.stop())
 
     def disp(self) -> None:
+        """Prints one line: generation, evaluations, best value, step length."""
         print(f"{self.algorithm} it {self.iterations:6d}  evals {self.evaluations:9d}  best f {self.fbest:.6e}  sigma {self.sigma:.3e}")
 
     def events(self):
@@ -176,16 +364,25 @@ class _ES:
 
 class _DiscreteES(_ES):
     """A discrete optimizer over ``{0..K-1}^dim`` with pycma's loop; ``ask()`` returns an integer
-    array of shape (popsize, dim), ``tell`` takes it back with the values. Keyword arguments are
-    the Rust parameters (e.g. ``beta``, ``baseline``; ``categories`` for K)."""
+    array of shape (popsize, dim), ``tell`` takes it back with the values.
 
-    def __init__(self, dim: int, seed: Optional[int] = None, popsize: Optional[int] = None,
-                 max_evals: Optional[int] = None, max_gens: Optional[int] = None, target: Optional[float] = None,
-                 tol_fun: Optional[float] = None, **params):
+    Parameters
+    ----------
+    dim : int
+        Number of variables.
+    options : dict, optional
+        Options as for the continuous classes.
+    **kwargs
+        The stop rules and options of the continuous classes (``seed``, ``popsize``,
+        ``max_evals``, ``target``, ``tol_fun``, ...; the plateau, condition and divergence
+        rules are off by default, since discrete values are often tied) and the algorithm's
+        parameters (e.g. ``beta``, ``baseline``; ``categories`` for K).
+    """
+
+    def __init__(self, dim: int, options: Optional[dict] = None, **kwargs):
         if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 1:
             raise InvalidParameterError(f"dim: expected a positive integer, got {dim!r}")
-        super().__init__(np.zeros(int(dim)), 1.0, seed=seed, popsize=popsize, max_evals=max_evals, max_gens=max_gens,
-                         target=target, tol_fun=tol_fun, **params)
+        super().__init__(np.zeros(int(dim)), 1.0, options, **kwargs)
 
     def ask(self) -> np.ndarray:
         """The next population as integers, shape (popsize, dim)."""
@@ -196,9 +393,27 @@ class _DiscreteES(_ES):
         return super().xbest.astype(np.int64)
 
 
+def _params_section(entry: dict) -> str:
+    """The numpydoc "Other Parameters" section of an algorithm, from the Rust registry (the field
+    names, accepted values and doc comments of its ``*Params`` struct)."""
+    lines = ["Other Parameters", "----------------"]
+    for p in entry["params"]:
+        lines.append(f"{p['name']} : {p['kind']}, optional")
+        words, line = p["doc"].split(), "   "
+        for w in words:
+            if len(line) + len(w) > 92:
+                lines.append(line)
+                line = "   "
+            line += " " + w
+        lines.append(line)
+    return "\n".join(lines)
+
+
 def _make_class(entry: dict) -> type:
     base = _DiscreteES if entry["discrete"] else _ES
-    doc = f"{entry['summary']} ({entry['source']}); ``gradfree optimize --algo {entry['name']}``.\n\n{base.__doc__}"
+    doc = (f"{entry['summary'][0].upper()}{entry['summary'][1:]}.\n\n"
+           f"Reference: {entry['source']}. Command line: ``gradfree optimize --algo {entry['name']}``; "
+           f"parameters: ``gradfree params {entry['name']}``.\n\n{inspect.cleandoc(base.__doc__)}\n\n{_params_section(entry)}\n")
     return type(entry["class_name"], (base,), {"algorithm": entry["name"], "__doc__": doc, "__module__": __name__})
 
 
@@ -208,7 +423,8 @@ _METHODS = {c.algorithm: c for c in _CLASSES.values() if not issubclass(c, _Disc
 
 
 class OptimizeResult(dict):
-    """scipy.optimize-style result: ``x``, ``fun``, ``nfev``, ``nit``, ``success``, ``message``."""
+    """``scipy.optimize.OptimizeResult``-style result: a dict whose keys are also attributes
+    (``x``, ``fun``, ``nfev``, ``nit``, ``success``, ``message``, ...)."""
 
     def __getattr__(self, name):
         try:
@@ -220,13 +436,42 @@ class OptimizeResult(dict):
 def minimize(f: Callable[[np.ndarray], float], x0, method: str = "ingo", sigma0: float = 0.5, seed: Optional[int] = None,
              max_evals: Optional[int] = None, target: Optional[float] = None, bounds=None, restarts=False,
              executor=None, **params) -> OptimizeResult:
-    """Minimizes ``f`` with a gradfree ES. Each population is evaluated through ``executor.map``
-    (any ``concurrent.futures`` executor, or a Ray pool's ``map``; default: in this thread).
-    ``bounds = (lower, upper)`` clips the points ``f`` sees (the optimizer is told its own points).
-    ``restarts=True`` runs IPOP restarts (doubling population) until ``max_evals`` is spent, each
-    restart from a uniform point in ``bounds`` if given, else from ``x0``. Exceptions raised by
-    ``f`` propagate unchanged; NaN values follow the algorithm's ``on_nonfinite`` policy. Other
-    keyword arguments are the stop rules and parameters of the ES classes."""
+    """Minimizes ``f`` with an evolution strategy, as ``scipy.optimize.minimize``.
+
+    Parameters
+    ----------
+    f : callable
+        ``f(x) -> float`` for one point ``x`` of shape (d,). Exceptions propagate unchanged; NaN
+        values follow the algorithm's ``on_nonfinite`` policy.
+    x0 : array_like, shape (d,)
+        Start point.
+    method : str, default "ingo"
+        A continuous algorithm of ``gradfree.algorithms()`` (``"cmaes"``, ``"xnes"``, ...).
+    sigma0 : float, default 0.5
+        Initial step size.
+    seed : int, optional
+        Seed (``None``: drawn from the OS).
+    max_evals : int, default ``10000 * d``
+        Evaluation budget.
+    target : float, optional
+        Stop once ``f <= target``.
+    bounds : (lower, upper), optional
+        Clips the points ``f`` sees (the optimizer is told its own points).
+    restarts : bool or int, default False
+        IPOP restarts (doubling population) until ``max_evals`` is spent, each from a uniform
+        point in ``bounds`` if given, else from ``x0``.
+    executor : concurrent.futures.Executor, optional
+        Each population is evaluated through ``executor.map`` (or a Ray pool's ``map``).
+    **params
+        Stop rules (``tol_fun``, ``tol_x``, ``convergence``, ...) and algorithm parameters, as for
+        the ES classes.
+
+    Returns
+    -------
+    OptimizeResult
+        ``x``, ``fun``, ``nfev``, ``nit``, ``restarts``, ``success`` (the target was reached; without
+        a target: ``tol_fun`` or ``tol_x`` fired), ``stop`` (the rule that fired) and ``message`` (what it means).
+    """
     cls = _METHODS.get(method)
     if cls is None:
         raise InvalidParameterError(f"method {method!r}: expected one of {sorted(_METHODS)}")
@@ -240,8 +485,8 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: str = "ingo", sigma0:
         es.tell(X, values)
     reasons = es.stop()
     return OptimizeResult(x=es.xbest if es.evaluations and math.isfinite(es.fbest) else None, fun=es.fbest, nfev=es.evaluations,
-                          nit=es.iterations, restarts=es.restarts_done, success="target" in reasons,
-                          message=", ".join(reasons) or "stopped")
+                          nit=es.iterations, restarts=es.restarts_done, success=es.success, stop=next(iter(reasons), ""),
+                          message=es.stop_message or "stopped")
 
 
 __all__ = ["REGISTRY", "minimize", "OptimizeResult", "Result", *_CLASSES]

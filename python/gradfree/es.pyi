@@ -18,34 +18,64 @@ class Result(NamedTuple):
     iterations: int
     stop: Dict[str, Any]
 
+PYCMA_OPTIONS: Dict[str, str]
+_Tol = Union[None, bool, float]
+
 class _ES:
     algorithm: str
     seed: int
     max_evals: int
     max_gens: Optional[int]
     target: Optional[float]
-    tol_fun: Optional[float]
-    tol_x: Optional[float]
     max_seconds: Optional[float]
+    tol_fun: Optional[float]
+    tol_fun_window: int
+    tol_x: Optional[float]
+    tol_flat: Optional[int]
+    tol_stagnation: Optional[int]
+    tol_condition: Optional[float]
+    tol_diverge: Optional[float]
     def __init__(
         self,
         x0: npt.ArrayLike,
         sigma0: float = 0.5,
+        options: Optional[Dict[str, Any]] = None,
+        *,
         seed: Optional[int] = None,
         popsize: Optional[int] = None,
         max_evals: Optional[int] = None,
         max_gens: Optional[int] = None,
         target: Optional[float] = None,
-        tol_fun: Optional[float] = None,
-        tol_fun_window: int = 10,
-        tol_x: Optional[float] = None,
         max_seconds: Optional[float] = None,
+        tol_fun: _Tol = None,
+        tol_fun_window: Optional[int] = None,
+        tol_x: _Tol = None,
+        tol_flat: Union[None, bool, int] = None,
+        tol_stagnation: Union[None, bool, int] = None,
+        tol_condition: _Tol = None,
+        tol_diverge: _Tol = None,
+        convergence: bool = True,
         bounds: _Box = None,
         bounds_handling: str = "clip",
         restarts: Union[bool, int] = False,
         restart_bounds: _Box = None,
         **params: Any,
     ) -> None: ...
+    @property
+    def stop_rules(self) -> Dict[str, Any]: ...
+    @property
+    def stop_message(self) -> str: ...
+    @property
+    def success(self) -> bool: ...
+    def optimize(
+        self,
+        objective_fct: Callable[..., float],
+        iterations: Optional[int] = None,
+        args: Tuple[Any, ...] = (),
+        verb_disp: Optional[int] = None,
+        callback: Optional[Callable[[Any], Any]] = None,
+        executor: Any = None,
+    ) -> "_ES": ...
     @property
     def popsize(self) -> int: ...
     @property
@@ -71,17 +101,7 @@ class _ES:
     def events(self) -> List[Tuple[str, str]]: ...
 
 class _DiscreteES(_ES):
-    def __init__(
-        self,
-        dim: int,
-        seed: Optional[int] = None,
-        popsize: Optional[int] = None,
-        max_evals: Optional[int] = None,
-        max_gens: Optional[int] = None,
-        target: Optional[float] = None,
-        tol_fun: Optional[float] = None,
-        **params: Any,
-    ) -> None: ...
+    def __init__(self, dim: int, options: Optional[Dict[str, Any]] = None, **kwargs: Any) -> None: ...
     def ask(self) -> _I64: ...
     @property
     def xbest(self) -> _I64: ...

@@ -23,8 +23,19 @@ from .errors import InvalidParameterError
 
 @dataclass
 class Table:
-    """A table of an experiment: ``title``, ``headers`` and ``rows`` of formatted cells; ``slug``
-    is the stem of its CSV file."""
+    """A table of an experiment, as ``gradfree reproduce`` prints it and writes its CSV.
+
+    Attributes
+    ----------
+    title : str
+        What the table shows (and which table of which work it reproduces).
+    slug : str
+        The stem of its CSV file.
+    headers : list of str
+        Column names.
+    rows : list of list of str
+        Formatted cells.
+    """
 
     title: str
     slug: str
@@ -43,9 +54,21 @@ class Table:
 
 @dataclass
 class Report:
-    """What an experiment produced: ``tables``, ``figures`` (dicts: ``kind`` ``"charts"`` with
-    ``charts`` of ``title``, ``x_label``, ``y_label``, ``log_y``, ``series`` of ``label`` and
-    ``points``; or ``kind`` ``"heatmaps"``), and ``notes``."""
+    """What an experiment produced.
+
+    Attributes
+    ----------
+    name : str
+        The experiment.
+    tables : list of Table
+        Its tables.
+    figures : list of dict
+        Its figures as data: ``kind`` ``"charts"`` with ``charts`` of ``title``, ``x_label``,
+        ``y_label``, ``log_y`` and ``series`` of ``label`` and ``points``; or ``kind``
+        ``"heatmaps"``.
+    notes : list of str
+        What was measured, chosen or corrected, in sentences.
+    """
 
     name: str
     tables: List[Table] = field(default_factory=list)
@@ -83,8 +106,27 @@ def list() -> List[dict]:  # noqa: A001 (the natural name in this namespace)
 
 def run(name: str, quick: bool = False, seed: int = 0, runs: Optional[int] = None, out: str = "out",
         reuse_runs: bool = True) -> Report:
-    """Runs experiment ``name`` (``quick``: small budgets, seconds) with base ``seed`` and ``runs``
-    runs per method (default: the document's), keeping finished runs under ``<out>/<name>/runs``."""
+    """Runs an experiment of ``gradfree reproduce`` in Rust.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`list`'s names.
+    quick : bool, default False
+        Small budgets (seconds), as ``--quick``.
+    seed : int, default 0
+        Base seed.
+    runs : int, optional
+        Runs per method (default: the document's).
+    out : str, default "out"
+        Finished optimization runs are kept under ``<out>/<name>/runs`` and reused.
+    reuse_runs : bool, default True
+        ``False`` recomputes them.
+
+    Returns
+    -------
+    Report
+    """
     if runs is not None:
         runs = _util.count("runs", runs, 1)
     folder = os.path.join(os.fspath(out), name)

@@ -8,120 +8,289 @@ from typing import Optional
 import numpy as np
 
 from . import _gradfree, _util
-from ._gradfree import discrepancy, korobov, lattice_search, min_distance, subgroup_vector
 from .errors import InvalidParameterError
 
 __all__ = ["Sobol", "Halton", "Rank1Lattice", "SubgroupLattice", "KorobovLattice", "SearchedLattice", "discrepancy",
            "korobov", "lattice_search", "min_distance", "subgroup_vector"]
 
 
-class _Engine:
-    """scipy.stats.qmc.QMCEngine-style wrapper."""
+try:  # scipy is optional: with it, the engines are scipy.stats.qmc.QMCEngine subclasses.
+    from scipy.stats.qmc import QMCEngine as _Base
+except ImportError:  # pragma: no cover - exercised only without scipy
+    _Base = object
 
-    def __init__(self, engine, seed: int):
+_SOBOL_BALANCE = "The balance properties of Sobol' points require n to be a power of 2."
+
+
+def _seed_of(seed, rng) -> int:
+    """The 64-bit seed of the Rust generator from ``seed`` or scipy's ``rng`` (an int, a
+    ``numpy.random.Generator``, from which one 64-bit seed is drawn, or ``None``: from the OS)."""
+    if rng is not None and seed is not None:
+        raise InvalidParameterError("seed, rng: give one of them (rng is scipy's name for seed)")
+    value = rng if rng is not None else seed
+    if isinstance(value, np.random.Generator):
+        return int(value.integers(0, 2 ** 63, dtype=np.int64)) * 2 + int(value.integers(0, 2))
+    if isinstance(value, np.random.RandomState):
+        return int(value.randint(0, 2 ** 31)) << 32 | int(value.randint(0, 2 ** 31))
+    return _util.seed(value)
+
+
+def _count(n) -> int:
+    return _util.count("n", n, 0)
+
+
+class _Engine(_Base):
+    """A QMC engine with ``scipy.stats.qmc.QMCEngine``'s interface (``random``, ``integers``,
+    ``reset``, ``fast_forward``, ``d``, ``num_generated``); a ``QMCEngine`` subclass when scipy
+    is installed, so it works wherever scipy takes an engine (e.g.
+    ``scipy.stats.qmc.MultivariateNormalQMC(mean, engine=gradfree.Sobol(2))``)."""
+
+    def __init__(self, engine, d: int, seed: int):
+        # QMCEngine.__init__ is not called: the state (points drawn, randomization) lives in Rust.
         self._e = engine
+        self.d = d
         self.seed = seed
-
-    @property
-    def d(self) -> int:
-        return self._e.d
+        self.optimization_method = None
 
     @property
     def num_generated(self) -> int:
+        """Points drawn since construction or the last ``reset``."""
         return self._e.num_generated
 
-    def random(self, n: int = 1) -> np.ndarray:
-        return self._e.random(int(n))
+    @num_generated.setter
+    def num_generated(self, value) -> None:  # scipy's base class assigns it; the Rust engine counts
+        pass
+
+    def _random(self, n: int = 1, *, workers: int = 1) -> np.ndarray:
+        return self._e.random(_count(n))
+
+    def random(self, n: int = 1, *, workers: int = 1) -> np.ndarray:
+        """The next ``n`` points of the sequence.
+
+        Parameters
+        ----------
+        n : int, default 1
+            Number of points.
+        workers : int, default 1
+            Accepted for scipy compatibility; the Rust engine uses all cores for large ``n``.
+
+        Returns
+        -------
+        numpy.ndarray, shape (n, d)
+            Points in ``[0, 1)^d``.
+        """
+        return self._random(n, workers=workers)
 
     def reset(self):
+        """Back to the first point (same randomization). Returns ``self``."""
         self._e.reset()
         return self
 
     def fast_forward(self, n: int):
-        self._e.fast_forward(int(n))
+        """Skips ``n`` points. Returns ``self``."""
+        self._e.fast_forward(_count(n))
         return self
+
+    if _Base is object:  # without scipy: scipy's integers(), written out
+        def integers(self, l_bounds, *, u_bounds=None, n: int = 1, endpoint: bool = False, workers: int = 1) -> np.ndarray:
+            """Integers in ``[l_bounds, u_bounds)`` (``]`` with ``endpoint``) from the next ``n``
+            points, as ``scipy.stats.qmc.QMCEngine.integers``."""
+            if u_bounds is None:
+                l_bounds, u_bounds = 0, l_bounds
+            lo, hi = np.asarray(l_bounds), np.asarray(u_bounds)
+            if endpoint:
+                hi = hi + 1
+            return np.floor(self.random(n) * (hi - lo) + lo).astype(np.int64)
 
 
 class Sobol(_Engine):
-    """Sobol points (Joe-Kuo direction numbers, up to 21201 dimensions). ``scramble=True``: linear
-    matrix scrambling + digital shift (scipy's default), or ``method="owen"``."""
+    """Sobol points in up to 21201 dimensions, as ``scipy.stats.qmc.Sobol``.
 
-    def __init__(self, d: int, scramble: bool = True, seed: Optional[int] = None, method: str = "lms-shift"):
+    Joe & Kuo's direction numbers (S. Joe and F. Y. Kuo, "Constructing Sobol sequences with better
+    two-dimensional projections", SIAM J. Sci. Comput. 30, 2008): the unscrambled points equal
+    scipy's.
+
+    Parameters
+    ----------
+    d : int
+        Dimension, 1 to 21201.
+    scramble : bool, default True
+        Randomize: linear matrix scrambling plus a digital shift (scipy's scrambling; Matoušek
+        1998), or Owen's nested scrambling with ``method="owen"`` (Owen 1995).
+    seed : int, optional
+        Seed of the randomization (``None``: drawn from the OS).
+    method : {"lms-shift", "owen"}, default "lms-shift"
+        The scrambling.
+    rng : int or numpy.random.Generator, optional
+        scipy's name for ``seed``; a ``Generator`` gives one 64-bit seed.
+    """
+
+    def __init__(self, d: int, scramble: bool = True, seed: Optional[int] = None, method: str = "lms-shift", *, rng=None):
         if method not in ("lms-shift", "owen"):
             raise InvalidParameterError(f"method {method!r}: expected 'lms-shift' or 'owen'")
-        s = _util.seed(seed)
-        super().__init__(_gradfree.Engine("sobol", int(d), s, method if scramble else "none"), s)
+        s = _seed_of(seed, rng)
+        d = _util.count("d", d, 1)
+        super().__init__(_gradfree.Engine("sobol", d, s, method if scramble else "none"), d, s)
 
-    def random(self, n: int = 1) -> np.ndarray:
-        """The next ``n`` points, shape ``(n, d)``. As scipy's ``Sobol.random``, warns when the first
-        draw is not a power of 2 (the balance properties of Sobol points need ``n = 2^m``)."""
-        n = int(n)
+    def random(self, n: int = 1, *, workers: int = 1) -> np.ndarray:
+        """The next ``n`` points, shape ``(n, d)``. Warns, as scipy does, when the first draw is not
+        a power of 2 (the balance properties of Sobol points need ``n = 2^m``).
+
+        Parameters
+        ----------
+        n : int, default 1
+            Number of points.
+        workers : int, default 1
+            Accepted for scipy compatibility.
+
+        Returns
+        -------
+        numpy.ndarray, shape (n, d)
+        """
+        n = _count(n)
         if self.num_generated == 0 and n & (n - 1) != 0:
-            warnings.warn("The balance properties of Sobol' points require n to be a power of 2.", stacklevel=2)
-        return super().random(n)
+            warnings.warn(_SOBOL_BALANCE, stacklevel=2)
+        return self._random(n)
+
+    def random_base2(self, m: int) -> np.ndarray:
+        """The next ``2^m`` points, as scipy's ``Sobol.random_base2``: an error unless the points
+        drawn so far plus ``2^m`` make a power of 2.
+
+        Parameters
+        ----------
+        m : int
+            Log2 of the number of points.
+
+        Returns
+        -------
+        numpy.ndarray, shape (2^m, d)
+        """
+        m = _util.count("m", m, 0)
+        n = 2 ** m
+        total = self.num_generated + n
+        if total & (total - 1) != 0:
+            raise InvalidParameterError(
+                f"{_SOBOL_BALANCE} {self.num_generated} points have been previously generated, then: "
+                f"n={self.num_generated}+2**{m}={total}. If you still want to do this, use Sobol.random().")
+        return self._random(n)
 
 
 class Halton(_Engine):
-    """Halton points; ``scramble=True`` applies random digit permutations."""
+    """Halton points, as ``scipy.stats.qmc.Halton`` (Halton 1960).
 
-    def __init__(self, d: int, scramble: bool = True, seed: Optional[int] = None):
-        s = _util.seed(seed)
-        super().__init__(_gradfree.Engine("halton", int(d), s, "permutation" if scramble else "none"), s)
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    scramble : bool, default True
+        Random digit permutations in each base (Owen's scrambling of the radical inverse).
+    seed : int, optional
+        Seed of the permutations (``None``: drawn from the OS).
+    rng : int or numpy.random.Generator, optional
+        scipy's name for ``seed``.
+    """
+
+    def __init__(self, d: int, scramble: bool = True, seed: Optional[int] = None, *, rng=None):
+        s = _seed_of(seed, rng)
+        d = _util.count("d", d, 1)
+        super().__init__(_gradfree.Engine("halton", d, s, "permutation" if scramble else "none"), d, s)
 
 
-class Rank1Lattice:
-    """The rank-1 lattice ``{i z / n mod 1 : i < n}`` (any generating vector ``z``) as a QMC engine
-    over its ``n`` points, with an optional uniform random shift (thesis eq. 5.4) drawn from
-    ``seed`` by the Rust generator: the same points as ``gradfree sample lattice --random-shift
-    --seed SEED``."""
+class _LatticeEngine:
+    """The points of a rank-1 lattice, drawn in order, for :class:`_Engine`."""
 
-    def __init__(self, z, n: int, seed: Optional[int] = None, shift: bool = False):
-        self.z, self.n = [int(v) for v in z], int(n)
-        self.seed = _util.seed(seed)
-        self.shift = _gradfree.random_shift(self.z, self.n, self.seed) if shift else None
-        self._i = 0
+    def __init__(self, z, n, shift):
+        self.z, self.n, self.shift, self.num_generated = z, n, shift, 0
 
-    @property
-    def d(self) -> int:
-        return len(self.z)
+    def _left(self, k: int) -> None:
+        if self.num_generated + k > self.n:
+            raise InvalidParameterError(f"n: only {self.n - self.num_generated} of the lattice's {self.n} points are left")
 
-    def _check_left(self, n: int) -> None:
-        if self._i + n > self.n:
-            raise InvalidParameterError(f"n: only {self.n - self._i} of the lattice's {self.n} points are left")
-
-    def random(self, n: int = 1) -> np.ndarray:
-        self._check_left(n)
-        out = _gradfree.lattice_points(self.z, self.n, self._i, int(n), self.shift)
-        self._i += int(n)
+    def random(self, k: int) -> np.ndarray:
+        self._left(k)
+        out = _gradfree.lattice_points(self.z, self.n, self.num_generated, k, self.shift)
+        self.num_generated += k
         return out
 
-    def reset(self):
-        self._i = 0
-        return self
+    def reset(self) -> None:
+        self.num_generated = 0
 
-    def fast_forward(self, n: int):
-        self._check_left(n)
-        self._i += int(n)
-        return self
+    def fast_forward(self, k: int) -> None:
+        self._left(k)
+        self.num_generated += k
 
-    @property
-    def num_generated(self) -> int:
-        return self._i
+
+class Rank1Lattice(_Engine):
+    """The rank-1 lattice ``{i z / n mod 1 : i < n}`` as a QMC engine over its ``n`` points.
+
+    Parameters
+    ----------
+    z : sequence of int
+        Generating vector (length d).
+    n : int
+        Number of points.
+    seed : int, optional
+        Seed of the random shift.
+    shift : bool, default False
+        Add one uniform random shift modulo 1 (randomized QMC, thesis eq. 5.4), drawn from ``seed``
+        by the Rust generator: the same points as ``gradfree sample lattice --random-shift --seed
+        SEED``.
+    rng : int or numpy.random.Generator, optional
+        scipy's name for ``seed``.
+    """
+
+    def __init__(self, z, n: int, seed: Optional[int] = None, shift: bool = False, *, rng=None):
+        self.z, self.n = [int(v) for v in z], _util.count("n", n, 1)
+        s = _seed_of(seed, rng)
+        self.shift = _gradfree.random_shift(self.z, self.n, s) if shift else None
+        super().__init__(_LatticeEngine(self.z, self.n, self.shift), len(self.z), s)
 
     def min_distance(self, metric: str = "l2") -> float:
-        """Minimum toroidal ``metric`` ("l1" or "l2") distance between distinct lattice points."""
+        """Minimum toroidal distance between distinct lattice points (thesis eq. 5.8-5.9).
+
+        Parameters
+        ----------
+        metric : {"l1", "l2"}, default "l2"
+
+        Returns
+        -------
+        float
+        """
         return _gradfree.min_distance(self.z, self.n, metric)
 
 
 class SubgroupLattice(Rank1Lattice):
-    """The subgroup rank-1 lattice (thesis Thm. 13, eq. 5.14): n prime with 2d | n - 1."""
+    """The subgroup rank-1 lattice of Lyu (thesis Thm. 13, eq. 5.14): ``z`` from the subgroup of
+    order ``2d`` of the multiplicative group mod ``n``.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    n : int
+        A prime with ``2d | n - 1`` (the error lists admissible ones).
+    seed, shift
+        As for :class:`Rank1Lattice`.
+    """
 
     def __init__(self, d: int, n: int, seed: Optional[int] = None, shift: bool = False):
         super().__init__(subgroup_vector(int(d), int(n)), n, seed, shift)
 
 
 class KorobovLattice(Rank1Lattice):
-    """The lattice of an exhaustive Korobov search maximizing the ``metric`` toroidal distance."""
+    """The Korobov lattice ``z = (1, a, a^2, ...) mod n`` whose ``a`` maximizes the minimum
+    ``metric`` toroidal distance, by exhaustive search (Korobov 1959; thesis sec. 5.5).
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    n : int
+        Number of points.
+    metric : {"l1", "l2"}, default "l2"
+    seed, shift
+        As for :class:`Rank1Lattice`.
+    """
 
     def __init__(self, d: int, n: int, metric: str = "l2", seed: Optional[int] = None, shift: bool = False):
         self.a, z, _ = korobov(int(d), int(n), metric)
@@ -129,11 +298,122 @@ class KorobovLattice(Rank1Lattice):
 
 
 class SearchedLattice(Rank1Lattice):
-    """The lattice of the thesis' packing-radius searches (sec. 4.6): ``method="alg10"``
-    (Algorithm 10 over ``primes`` primes) or ``"alg11"`` (successive coordinate search, ``sweeps``
-    sweeps from Algorithm 10's ``top`` best vectors). ``self.distance`` is its min l2 distance."""
+    """A lattice of large packing radius from the searches of Lyu's thesis (sec. 4.6).
+    ``self.distance`` is its minimum l2 toroidal distance.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    n : int
+        Number of points.
+    method : {"alg10", "alg11"}, default "alg10"
+        Algorithm 10 (cos-based candidates over ``primes`` primes) or Algorithm 11 (successive
+        coordinate search, ``sweeps`` sweeps from Algorithm 10's ``top`` best vectors).
+    primes, sweeps, top : int
+        Search sizes.
+    seed, shift
+        As for :class:`Rank1Lattice`.
+    """
 
     def __init__(self, d: int, n: int, method: str = "alg10", primes: int = 50, sweeps: int = 3, top: int = 64,
                  seed: Optional[int] = None, shift: bool = False):
         z, self.distance = lattice_search(int(d), int(n), method, int(primes), int(sweeps), int(top))
         super().__init__(z, n, seed, shift)
+
+
+def subgroup_vector(d: int, n: int) -> list:
+    """The generating vector of the subgroup rank-1 lattice (Lyu's thesis, Thm. 13, eq. 5.14).
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    n : int
+        A prime with ``2d | n - 1``.
+
+    Returns
+    -------
+    list of int
+        ``z`` of length ``d``.
+    """
+    return _gradfree.subgroup_vector(d, n)
+
+
+def korobov(d: int, n: int, metric: str = "l2") -> tuple:
+    """Exhaustive search of the Korobov vector ``z = (1, a, a^2, ...) mod n`` with the largest
+    minimum toroidal distance (Korobov 1959; thesis sec. 5.5), symmetry-reduced and parallel.
+    Stops with ``KeyboardInterrupt`` on Ctrl-C.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    n : int
+        Number of points.
+    metric : {"l1", "l2"}, default "l2"
+
+    Returns
+    -------
+    (a, z, distance) : (int, list of int, float)
+    """
+    return _gradfree.korobov(d, n, metric)
+
+
+def min_distance(z, n: int, metric: str = "l2") -> float:
+    """Minimum toroidal distance between distinct points of the rank-1 lattice ``(z, n)``, exactly,
+    in O(n d) (thesis eq. 5.8-5.9).
+
+    Parameters
+    ----------
+    z : sequence of int
+        Generating vector.
+    n : int
+        Number of points.
+    metric : {"l1", "l2"}, default "l2"
+
+    Returns
+    -------
+    float
+    """
+    return _gradfree.min_distance(z, n, metric)
+
+
+def lattice_search(d: int, n: int, method: str = "alg10", primes: int = 50, sweeps: int = 3, top: int = 64) -> tuple:
+    """A generating vector of large l2 packing distance from the searches of Lyu's thesis (sec. 4.6).
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    n : int
+        Number of points.
+    method : {"alg10", "alg11"}, default "alg10"
+        Algorithm 10 (cos-based candidates over ``primes`` primes) or Algorithm 11 (Algorithm
+        10's ``top`` best vectors refined by ``sweeps`` sweeps of successive coordinate search).
+    primes, sweeps, top : int
+        Search sizes.
+
+    Returns
+    -------
+    (z, distance) : (list of int, float)
+    """
+    return _gradfree.lattice_search(d, n, method, primes, sweeps, top)
+
+
+def discrepancy(sample, method: str = "CD") -> float:
+    """Squared L2-type discrepancy of a sample in ``[0, 1]^d``, as
+    ``scipy.stats.qmc.discrepancy`` (Hickernell 1998).
+
+    Parameters
+    ----------
+    sample : array_like, shape (n, d)
+        Points in the unit cube.
+    method : {"CD", "WD"}, default "CD"
+        Centered or wrap-around discrepancy.
+
+    Returns
+    -------
+    float
+    """
+    return _gradfree.discrepancy(np.ascontiguousarray(np.asarray(sample, dtype=np.float64)), method)

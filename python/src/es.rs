@@ -70,6 +70,9 @@ fn stop_key(r: StopReason) -> &'static str {
         StopReason::MaxGenerations => "max_gens",
         StopReason::TolF => "tol_fun",
         StopReason::TolX => "tol_x",
+        StopReason::TolFlat => "tol_flat",
+        StopReason::TolStagnation => "tol_stagnation",
+        StopReason::TolCondition => "tol_condition",
         StopReason::WallTime => "max_seconds",
         StopReason::Diverged => "diverged",
         StopReason::NumericalFailure => "numerical_failure",
@@ -84,8 +87,12 @@ impl EsRun {
     /// `gradfree_core::StopRules`). `restarts`: IPOP restarts (population doubled each time) up to
     /// `max_restarts`, each from `x0` or a uniform draw in `restart_bounds = (lower, upper)`.
     /// `bounds = (lower, upper)`: points are repaired (`"clip"` or `"reflect"`) before evaluation.
+    /// `convergence`: unset convergence rules take their defaults
+    /// ([`StopRules::with_convergence_defaults`]; not with restarts, which judge convergence
+    /// themselves), and a `tol_f_window` of `null` becomes `10 + ceil(30 d / popsize)`; `off`
+    /// names rules to switch off.
     #[new]
-    #[pyo3(signature = (algorithm, x0, sigma0, seed, params_json, stop_json, restarts=false, max_restarts=None, restart_bounds=None, bounds=None, bounds_handling="clip"))]
+    #[pyo3(signature = (algorithm, x0, sigma0, seed, params_json, stop_json, restarts=false, max_restarts=None, restart_bounds=None, bounds=None, bounds_handling="clip", convergence=false, off=Vec::new()))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         algorithm: &str,
@@ -99,14 +106,32 @@ impl EsRun {
         restart_bounds: Option<(Vec<f64>, Vec<f64>)>,
         bounds: Option<(Vec<f64>, Vec<f64>)>,
         bounds_handling: &str,
+        convergence: bool,
+        off: Vec<String>,
     ) -> PyResult<Self> {
         let params: serde_json::Value = serde_json::from_str(params_json).map_err(err)?;
         let Some(params) = params.as_object().cloned() else {
             return Err(err("params: expected a JSON object"));
         };
-        let stop: StopRules = serde_json::from_str(stop_json).map_err(|e| err(format!("stop rules: {e}")))?;
+        let mut stop: serde_json::Value = serde_json::from_str(stop_json).map_err(|e| err(format!("stop rules: {e}")))?;
+        let auto_window = stop.get("tol_f_window").is_some_and(|w| w.is_null());
+        if let (true, Some(m)) = (auto_window, stop.as_object_mut()) {
+            m.remove("tol_f_window");
+        }
+        let mut stop: StopRules = serde_json::from_value(stop).map_err(|e| err(format!("stop rules: {e}")))?;
         let start = StartSpec { x0: x0.as_slice().map_err(err)?.to_vec(), sigma0, seed, params };
         let alg = build(algorithm, start, restarts, max_restarts, restart_bounds)?;
+        let (d, lambda) = (alg.dim(), alg.population_size());
+        if auto_window {
+            stop.tol_f_window = gradfree_core::convergence::window(d, lambda);
+        }
+        if convergence && !restarts {
+            let continuous = gradfree_es::registry::spec(algorithm).is_ok_and(|a| !a.discrete());
+            stop = stop.with_convergence_defaults(d, lambda, continuous);
+        }
+        for rule in &off {
+            stop = stop.without(rule).map_err(core_err)?;
+        }
         if let Some(max) = stop.max_evaluations
             && max < alg.population_size() as u64
         {
@@ -166,8 +191,21 @@ impl EsRun {
         Ok(r.map(|r| stop_key(r).to_string()))
     }
 
+    /// What the stop reason means and whether it is a success (SciPy's `message`, `success`;
+    /// with a target, only reaching it);
+    /// `None` while the run goes on.
+    fn stop_message(&self) -> Option<(&'static str, bool)> {
+        self.run.stopped().map(|r| (r.describe(), r.is_success_under(&self.run.options().stop)))
+    }
+
+    /// The stop rules in force, as JSON (the fields of `gradfree_core::StopRules`).
+    fn stop_rules_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.run.options().stop).map_err(err)
+    }
+
     /// The stop rule that has fired (judging the budgets and the target now), as pycma's key
-    /// (`max_evals`, `max_gens`, `target`, `tol_fun`, `tol_x`, `max_seconds`, `diverged`).
+    /// (`max_evals`, `max_gens`, `target`, `tol_fun`, `tol_x`, `tol_flat`, `tol_stagnation`,
+    /// `tol_condition`, `max_seconds`, `diverged`, `numerical_failure`).
     fn stop(&mut self) -> Option<&'static str> {
         self.run.should_stop().map(stop_key)
     }
@@ -341,8 +379,17 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
-/// A benchmark function of `gradfree_problems` (thesis Tables 3.1 and 4.4, MiNES Table 1, ...),
-/// callable on one point or evaluated on the rows of a matrix.
+/// A benchmark function of gradfree (`gradfree list` names them; Lyu's thesis Tables 3.1 and 4.4,
+/// Ye & Zhang's MiNES Table 1, ...), callable on one point or evaluated on the rows of a matrix.
+///
+/// Parameters
+/// ----------
+/// name : str
+///     The problem, e.g. ``"ellipsoid"``, ``"rosenbrock"``, ``"onemax"``.
+/// dim : int
+///     Dimension.
+/// seed : int, default 0
+///     Fixes random instances (rotations, data splits).
 #[pyclass(module = "gradfree._gradfree", frozen)]
 struct Problem {
     p: Box<dyn gradfree_problems::Problem>,
@@ -357,11 +404,13 @@ impl Problem {
         Ok(Problem { p: gradfree_problems::build(name, dim, seed).map_err(problem_err)? })
     }
 
+    /// The problem's registry name.
     #[getter]
     fn name(&self) -> String {
         self.p.name().to_string()
     }
 
+    /// Dimension.
     #[getter]
     fn dim(&self) -> usize {
         self.p.dimension()

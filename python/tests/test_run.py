@@ -22,30 +22,101 @@ def _loop(es, problem):
 
 
 RULES = [
-    # (Python keyword arguments, the same rules as gradfree_core::StopRules fields)
-    ({"tol_fun": 1e-6}, {"tol_f": 1e-6}),
-    ({"tol_fun": 1e-3, "tol_fun_window": 3}, {"tol_f": 1e-3, "tol_f_window": 3}),
-    ({"tol_x": 1e-4}, {"tol_x": 1e-4}),
-    ({"target": 1e-5}, {"target": 1e-5}),
-    ({"max_gens": 17}, {"max_generations": 17}),
-    ({"max_evals": 333}, {}),
+    # Python keyword arguments; the Rust driver gets the rules the Python run resolved.
+    {"tol_fun": 1e-6},
+    {"tol_fun": 1e-3, "tol_fun_window": 3},
+    {"tol_x": 1e-4},
+    {"target": 1e-5},
+    {"max_gens": 17},
+    {"max_evals": 333},
+    {},  # the default convergence rules
+    {"tol_flat": 0, "convergence": False},
+    {"tol_stagnation": 120, "tol_fun": False, "tol_x": False},
+    {"tol_condition": 1e3},
+    {"convergence": False},
 ]
 
 
 @pytest.mark.parametrize("algo", ["cmaes", "ingo", "fast-ingo", "xnes", "nesterov-spokoiny"])
 @pytest.mark.parametrize("rules", range(len(RULES)))
 def test_python_loop_and_rust_driver_stop_at_the_same_generation(algo, rules):
-    py_rules, rust_rules = RULES[rules]
+    py_rules = RULES[rules]
     p = gradfree.Problem("ellipsoid", 6)
     x0 = np.linspace(-0.4, 0.6, 6)
     cls = gradfree._METHODS[algo]
     budget = py_rules.get("max_evals", 20000)
-    es = _loop(cls(x0, 0.3, seed=5, **dict(py_rules, max_evals=budget)), p)
-    stop = dict(rust_rules, max_evaluations=budget)
-    best_x, best_f, evals, gens, mean, reason = gradfree.run_builtin(algo, p, x0, 0.3, 5, budget, "{}", json.dumps(stop))
+    es = cls(x0, 0.3, seed=5, **dict(py_rules, max_evals=budget))
+    stop = es._run.stop_rules_json()
+    _loop(es, p)
+    best_x, best_f, evals, gens, mean, reason = gradfree.run_builtin(algo, p, x0, 0.3, 5, budget, "{}", stop)
     assert (es.iterations, es.evaluations) == (gens, evals)
     assert list(es.stop()) == [reason]
     assert es.fbest == best_f and np.array_equal(es.xbest, best_x) and np.array_equal(es.mean, mean)
+
+
+def test_default_stop_rules_follow_pycma_and_can_be_switched_off():
+    es = gradfree.CMAES(np.ones(10), 0.5, seed=1)
+    lam = es.popsize
+    assert es.stop_rules == {
+        "max_evals": 100000, "max_gens": None, "target": None, "max_seconds": None, "tol_fun": 1e-11,
+        "tol_fun_window": 10 + -(-30 * 10 // lam), "tol_x": 1e-11, "tol_flat": 1,
+        "tol_stagnation": 100 + int(np.ceil(100 * 10 ** 1.5 / lam)), "tol_condition": 1e14, "tol_diverge": 1e12}
+    es = gradfree.CMAES(np.ones(10), 0.5, {"tolfun": 1e-8, "tolflatfitness": 3, "maxiter": 50}, seed=1, tol_x=False)
+    r = es.stop_rules
+    assert (r["tol_fun"], r["tol_flat"], r["max_gens"], r["tol_x"]) == (1e-8, 3, 50, None)
+    off = gradfree.CMAES(np.ones(10), 0.5, seed=1, convergence=False).stop_rules
+    assert all(off[k] is None for k in ("tol_fun", "tol_x", "tol_flat", "tol_stagnation", "tol_condition", "tol_diverge"))
+    # Restarts judge convergence themselves: the run-level rules stay off.
+    assert gradfree.CMAES(np.ones(10), 0.5, seed=1, restarts=True).stop_rules["tol_x"] is None
+    # Discrete searches: no plateau, condition or divergence rule (ties are common).
+    r = gradfree.BernoulliINGO(10, seed=1).stop_rules
+    assert r["tol_flat"] is None and r["tol_fun"] == 1e-11
+    with pytest.raises(E.InvalidParameterError, match="tol_flat"):
+        gradfree.CMAES(np.ones(3), 0.5, tol_flat=-1)
+    with pytest.raises(E.InvalidParameterError, match="options"):
+        gradfree.CMAES(np.ones(3), 0.5, 7)
+
+
+def test_minimize_stops_on_convergence_and_reports_success_as_scipy():
+    """A 10-d quadratic: the run stops long before the default budget, success True; with an
+    unreachable target the same run is not a success."""
+    f = lambda x: float(np.sum(x ** 2))
+    for method in ["cmaes", "xnes", "ingo", "fast-ingo"]:
+        r = gradfree.minimize(f, np.ones(10), method=method, seed=3)
+        assert r.success and r.stop in ("tol_fun", "tol_x") and r.fun < 1e-9, (method, r.stop, r.fun)
+        assert r.nfev < 50000, (method, r.nfev)
+        assert "converged" in r.message
+    r = gradfree.minimize(f, np.ones(10), method="cmaes", seed=3, target=-1.0)
+    assert not r.success and r.fun < 1e-9
+
+
+def test_mines_and_random_search_do_not_blow_up_on_a_badly_scaled_quadratic():
+    """With the papers' constant steps both diverge (stop ``diverged``); the default backtracking
+    keeps them descending."""
+    f = gradfree.Problem("ellipsoid", 12)
+    x0 = np.linspace(0.3, 0.85, 12)
+    f0 = float(f.evaluate(x0[None, :])[0])
+    for cls in [gradfree.MiNES, gradfree.NesterovSpokoiny]:
+        es = _loop(cls(x0, 0.5, seed=2, max_evals=30000, step_control="none"), f)
+        assert es.stop() == {"diverged": True}, cls
+        assert "diverged" in es.stop_message
+        es = _loop(cls(x0, 0.5, seed=2, max_evals=30000), f)
+        assert "diverged" not in es.stop() and es.fbest < 1e-2 * f0, (cls, es.stop(), es.fbest)
+        assert any(kind == "step-rejected" for kind, _ in es.events())
+
+
+def test_optimize_and_options_dict_as_pycma():
+    f = lambda x, a: float(np.sum((x - a) ** 2))
+    seen = []
+    es = gradfree.CMAES(np.zeros(5), 0.5, {"seed": 4, "maxfevals": 2000, "ftarget": 1e-10})
+    assert es.optimize(f, args=(1.0,), callback=lambda e: seen.append(e.iterations)) is es
+    assert es.stop() == {"target": 1e-10} and es.success
+    assert seen == list(range(1, es.iterations + 1))
+    np.testing.assert_allclose(es.xbest, np.ones(5), atol=1e-4)
+    es2 = gradfree.CMAES(np.zeros(5), 0.5, seed=4, max_evals=2000, target=1e-10).optimize(f, args=(1.0,))
+    assert es2.fbest == es.fbest and es2.iterations == es.iterations
+    part = gradfree.CMAES(np.zeros(5), 0.5, seed=4).optimize(f, iterations=3, args=(1.0,))
+    assert part.iterations == 3 and not part.stop()
 
 
 def test_stop_reasons_are_pycma_style_and_ask_after_stop_is_an_error():
@@ -104,25 +175,24 @@ def test_classes_and_stubs_follow_the_registry():
     for e in gradfree.es.REGISTRY:
         cls = getattr(gradfree, e["class_name"])
         assert cls is getattr(gradfree.es, e["class_name"]) and cls.algorithm == e["name"]
-        assert e["class_name"] in gradfree.__all__ and e["summary"] in cls.__doc__
+        assert e["class_name"] in gradfree.__all__ and e["summary"][1:] in cls.__doc__
         assert issubclass(cls, gradfree.es._DiscreteES) == e["discrete"]
     stub = ast.parse(pathlib.Path(gradfree.es.__file__).with_suffix(".pyi").read_text())
     classes = {n.name: [b.id for b in n.bases] for n in stub.body if isinstance(n, ast.ClassDef)}
     registered = {e["class_name"]: ["_DiscreteES" if e["discrete"] else "_ES"] for e in gradfree.es.REGISTRY}
     assert {k: v for k, v in classes.items() if v in (["_ES"], ["_DiscreteES"]) and not k.startswith("_")} == registered
-    public = {n for n in dir(gradfree.es) if not n.startswith("_") and n not in ("annotations", "json", "math", "np")}
+    public = {n for n in dir(gradfree.es) if not n.startswith("_") and n not in ("annotations", "inspect", "json", "math", "np")}
     stubbed = set(classes) | {n.name for n in stub.body if isinstance(n, ast.FunctionDef)}
     stubbed |= {t.id for n in stub.body if isinstance(n, ast.AnnAssign) for t in [n.target]}
     assert public - {"Callable", "Optional", "Sequence", "namedtuple", "InvalidParameterError"} <= stubbed
 
 
 def _binary():
-    root = pathlib.Path(__file__).resolve().parents[2] / "target"
-    for profile in ("test", "release", "debug"):
-        exe = root / profile / "gradfree"
-        if exe.exists():
-            return exe
-    pytest.skip("no gradfree binary under target/ (cargo build first)")
+    from conftest import newest_binary
+    exe = newest_binary()
+    if exe is None:
+        pytest.skip("no gradfree binary under target/ (cargo build first)")
+    return exe
 
 
 def test_lattice_shift_matches_the_cli(tmp_path):

@@ -19,6 +19,9 @@ pub enum Command {
     List(ListArgs),
     /// Minimize a benchmark problem with an algorithm.
     Optimize(Box<OptimizeArgs>),
+    /// List an algorithm's parameters (`optimize --param KEY=VALUE`, Python keywords) with their
+    /// accepted values, defaults and ranges.
+    Params(ParamsArgs),
     /// Plot best f vs evaluations from one or more JSON-lines logs (`optimize --log`).
     Plot(PlotArgs),
     /// Re-run an experiment of the source documents: print its table, write CSV and PNG.
@@ -30,6 +33,15 @@ pub enum Command {
     Sample(SampleArgs),
     /// Estimate the thesis' test integral (eq. 5.22) by randomized QMC, with a standard error.
     Integrate(IntegrateArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ParamsArgs {
+    /// Algorithm name (`gradfree list` shows them).
+    pub algo: String,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug)]
@@ -230,7 +242,8 @@ pub struct OptimizeArgs {
     /// Initial scale (default: 0.5, or 0.3 x the domain width for bounded problems).
     #[arg(long, allow_hyphen_values = true)]
     pub sigma0: Option<f64>,
-    /// Algorithm parameter KEY=VALUE (repeatable), e.g. `--param step_size=0.01`.
+    /// Algorithm parameter KEY=VALUE (repeatable), e.g. `--param step_size=0.01`; `gradfree
+    /// params ALGO` lists the keys with their defaults and ranges.
     #[arg(long = "param", value_name = "KEY=VALUE")]
     pub params: Vec<String>,
     /// IPOP restarts with a doubled population each time: a count, or `max` to restart until the
@@ -252,12 +265,37 @@ pub struct OptimizeArgs {
     /// Do not stop at a default target.
     #[arg(long, conflicts_with = "target")]
     pub no_target: bool,
-    /// Stop when best values over 10 generations span less than this.
-    #[arg(long, allow_hyphen_values = true)]
-    pub tol_f: Option<f64>,
-    /// Stop when the algorithm's step length falls below this.
-    #[arg(long, allow_hyphen_values = true)]
-    pub tol_x: Option<f64>,
+    /// Converged when the best values of the last --tol-f-window generations and all values of
+    /// the last generation span less than this [default: 1e-11; `off` to disable].
+    #[arg(long, allow_hyphen_values = true, value_name = "F|off", help_heading = "Convergence")]
+    pub tol_f: Option<Tol<f64>>,
+    /// Generations the --tol-f history spans [default: 10 + ceil(30 d / popsize)].
+    #[arg(long, help_heading = "Convergence")]
+    pub tol_f_window: Option<usize>,
+    /// Converged when the step length (largest coordinate standard deviation) falls below this
+    /// [default: 1e-11; `off` to disable].
+    #[arg(long, allow_hyphen_values = true, value_name = "X|off", help_heading = "Convergence")]
+    pub tol_x: Option<Tol<f64>>,
+    /// Stop after more than N generations in a row whose best value equals their median (a
+    /// plateau) [default: 1; `off` to disable].
+    #[arg(long, value_name = "N|off", help_heading = "Convergence")]
+    pub tol_flat: Option<Tol<u64>>,
+    /// Stop when the best and median values make no progress over this many generations
+    /// [default: 100 + ceil(100 d^1.5 / popsize); `off` to disable].
+    #[arg(long, value_name = "N|off", help_heading = "Convergence")]
+    pub tol_stagnation: Option<Tol<u64>>,
+    /// Stop when the covariance's condition number exceeds this (CMA-ES, Fast-INGO)
+    /// [default: 1e14; `off` to disable].
+    #[arg(long, allow_hyphen_values = true, value_name = "C|off", help_heading = "Convergence")]
+    pub tol_condition: Option<Tol<f64>>,
+    /// Stop as diverged when a generation's best value exceeds the best so far by more than
+    /// this times max(1, |best|) [default: 1e12; `off` to disable].
+    #[arg(long, allow_hyphen_values = true, value_name = "R|off", help_heading = "Convergence")]
+    pub tol_diverge: Option<Tol<f64>>,
+    /// Run until a budget or the target only: none of the convergence rules above apply unless
+    /// given explicitly (the default when --restarts is given, whose restarts judge convergence).
+    #[arg(long, help_heading = "Convergence")]
+    pub no_convergence: bool,
     /// Wall-time budget in seconds.
     #[arg(long, allow_hyphen_values = true)]
     pub max_seconds: Option<f64>,
@@ -341,6 +379,25 @@ pub struct ReproduceArgs {
     /// Print one JSON object (tables and files) instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// A convergence tolerance: a value, or `off`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Tol<T> {
+    /// Use this value.
+    Value(T),
+    /// Switch the rule off.
+    Off,
+}
+
+impl<T: std::str::FromStr> std::str::FromStr for Tol<T> {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s == "off" {
+            return Ok(Tol::Off);
+        }
+        s.parse::<T>().map(Tol::Value).map_err(|_| format!("`{s}`: expected a number or `off`"))
+    }
 }
 
 /// `--restarts K|max`.

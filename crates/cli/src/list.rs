@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 
-use crate::cli::ListArgs;
+use crate::cli::{ListArgs, ParamsArgs};
 
 pub fn run(args: &ListArgs) -> Result<()> {
     let problems = gradfree_problems::list();
@@ -27,4 +27,40 @@ pub fn run(args: &ListArgs) -> Result<()> {
         outln!("  {:<24} {} [{}]", e.name, e.summary, e.source);
     }
     Ok(())
+}
+
+/// `gradfree params ALGO`.
+pub fn params(args: &ParamsArgs) -> Result<()> {
+    let spec = gradfree_es::registry::spec(&args.algo)?;
+    let params = (spec.params)();
+    if args.json {
+        outln!("{}", serde_json::to_string(&params)?);
+        return Ok(());
+    }
+    outln!("{} — {} [{}]", spec.name, spec.summary, spec.source);
+    outln!("Parameters (--param KEY=VALUE; Python keywords):");
+    for p in &params {
+        outln!("  {} ({})", p.name, p.kind);
+        for line in wrap(&p.doc, 92) {
+            outln!("      {line}");
+        }
+    }
+    Ok(())
+}
+
+/// `text` in lines of at most `width` characters (longer words stay whole).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = vec![String::new()];
+    for word in text.split_whitespace() {
+        let last = lines.last_mut().expect("one line");
+        if !last.is_empty() && last.len() + 1 + word.len() > width {
+            lines.push(word.to_string());
+        } else {
+            if !last.is_empty() {
+                last.push(' ');
+            }
+            last.push_str(word);
+        }
+    }
+    lines
 }

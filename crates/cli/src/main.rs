@@ -41,6 +41,7 @@ fn main() -> ExitCode {
     let result = match args.command {
         cli::Command::List(a) => list::run(&a),
         cli::Command::Optimize(a) => optimize::run(&a),
+        cli::Command::Params(a) => list::params(&a),
         cli::Command::Plot(a) => plot_cmd::run(&a),
         cli::Command::Reproduce(a) => reproduce::run(&a),
         cli::Command::Lattice(a) => lattice::run(&a),

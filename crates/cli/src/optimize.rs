@@ -4,12 +4,14 @@
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
+use gradfree_core::AskTell;
 use gradfree_core::{CheckpointPolicy, Driver, JsonLinesLog, Observer, StopRules, load_checkpoint};
 use gradfree_es::Algorithm;
+use gradfree_es::registry::spec as algorithm_spec;
 use gradfree_experiments::run_spec::{RestartPlan, RunSpec, default_stop};
 use serde::Serialize;
 
-use crate::cli::{NonFiniteArg, OptimizeArgs, RestartCount, RestartFrom};
+use crate::cli::{NonFiniteArg, OptimizeArgs, RestartCount, RestartFrom, Tol};
 use crate::progress::Progress;
 
 /// The `--json` output.
@@ -26,6 +28,11 @@ struct Output<'a> {
     evaluations: u64,
     generations: u64,
     stop_reason: String,
+    /// As `scipy.optimize`'s `success`: the target was reached (without a target: tol-f or
+    /// tol-x fired).
+    success: bool,
+    /// What the stop reason means.
+    message: &'a str,
     seconds: f64,
     resumed: bool,
     /// IPOP restarts done (0 without `--restarts`).
@@ -42,8 +49,12 @@ fn parse_params(items: &[String]) -> Result<serde_json::Map<String, serde_json::
     Ok(m)
 }
 
-fn stop_rules(args: &OptimizeArgs, dim: usize, f_star: Option<f64>, base: Option<StopRules>) -> StopRules {
-    let mut s = base.unwrap_or_else(|| default_stop(dim, f_star));
+/// The stop rules: `base` (a resumed run's) or the defaults, with the flags given applied. A new
+/// run (`fresh`) gets the convergence rules' defaults for its dimension and population unless
+/// --no-convergence or --restarts says otherwise; `off` switches a rule off.
+fn stop_rules(args: &OptimizeArgs, alg: &Algorithm, f_star: Option<f64>, base: Option<StopRules>) -> Result<StopRules> {
+    let fresh = base.is_none();
+    let mut s = base.unwrap_or_else(|| default_stop(alg.dim(), f_star));
     if let Some(n) = args.max_evals {
         s.max_evaluations = Some(n);
     }
@@ -56,16 +67,40 @@ fn stop_rules(args: &OptimizeArgs, dim: usize, f_star: Option<f64>, base: Option
     if args.no_target {
         s.target = None;
     }
-    if let Some(t) = args.tol_f {
-        s.tol_f = Some(t);
-    }
-    if let Some(t) = args.tol_x {
-        s.tol_x = Some(t);
-    }
     if let Some(t) = args.max_seconds {
         s.max_seconds = Some(t);
     }
-    s
+    if let Some(w) = args.tol_f_window {
+        s.tol_f_window = w;
+    } else if fresh {
+        s.tol_f_window = gradfree_core::convergence::window(alg.dim(), alg.population_size());
+    }
+    let mut off = Vec::new();
+    let mut set = |name: &'static str, tol: Option<Tol<f64>>, field: &mut Option<f64>| match tol {
+        Some(Tol::Value(v)) => *field = Some(v),
+        Some(Tol::Off) => off.push(name),
+        None => {}
+    };
+    set("tol-f", args.tol_f, &mut s.tol_f);
+    set("tol-x", args.tol_x, &mut s.tol_x);
+    set("tol-condition", args.tol_condition, &mut s.tol_condition);
+    set("tol-diverge", args.tol_diverge, &mut s.tol_diverge);
+    for (name, tol, field) in [("tol-flat", args.tol_flat, &mut s.tol_flat), ("tol-stagnation", args.tol_stagnation, &mut s.tol_stagnation)]
+    {
+        match tol {
+            Some(Tol::Value(v)) => *field = Some(v),
+            Some(Tol::Off) => off.push(name),
+            None => {}
+        }
+    }
+    if fresh && !args.no_convergence && args.restarts.is_none() {
+        let continuous = algorithm_spec(alg.name()).is_ok_and(|a| !a.discrete());
+        s = s.with_convergence_defaults(alg.dim(), alg.population_size(), continuous);
+    }
+    for name in off {
+        s = s.without(name)?;
+    }
+    Ok(s)
 }
 
 fn new_run(args: &OptimizeArgs) -> Result<(RunSpec, Algorithm)> {
@@ -101,7 +136,6 @@ fn new_run(args: &OptimizeArgs) -> Result<(RunSpec, Algorithm)> {
     if let Some(s) = args.sigma0 {
         spec.sigma0 = s;
     }
-    spec.stop = stop_rules(args, dim, p.minimum(), None);
     let restarts = args.restarts.map(|k| RestartPlan {
         max: match k {
             RestartCount::Count(k) => Some(k),
@@ -109,7 +143,9 @@ fn new_run(args: &OptimizeArgs) -> Result<(RunSpec, Algorithm)> {
         },
         from_uniform: args.restart_from == Some(RestartFrom::Uniform),
     });
+    spec.stop = default_stop(dim, p.minimum());
     let alg = spec.build_optimizer(p.as_ref(), restarts)?;
+    spec.stop = stop_rules(args, &alg, p.minimum(), None)?;
     Ok((spec, alg))
 }
 
@@ -206,7 +242,7 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
                 .with_context(|| format!("{}: checkpoint metadata is not a gradfree run", path.display()))?;
             spec.check_against(&ck.optimizer).with_context(|| format!("{}", path.display()))?;
             check_resume_flags(args, &spec)?;
-            spec.stop = stop_rules(args, spec.dim, None, Some(spec.stop));
+            spec.stop = stop_rules(args, &ck.optimizer, None, Some(spec.stop))?;
             spec.parallel = !args.sequential;
             if args.checkpoint_every.is_some() || args.checkpoint_seconds.is_some() {
                 spec.checkpoint_every = args.checkpoint_every;
@@ -250,6 +286,8 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
     }
     let result = driver.run(&problem, &mut observers).with_context(|| format!("{} on {}", spec.algorithm, spec.problem))?;
     let stop_reason = result.stop_reason.map(|r| r.to_string()).unwrap_or_default();
+    let success = result.stop_reason.is_some_and(|r| r.is_success_under(&spec.stop));
+    let message = result.stop_reason.map_or("", |r| r.describe());
     let restarts = match driver.optimizer() {
         Algorithm::Ipop(ipop) => ipop.restarts_done(),
         _ => 0,
@@ -267,6 +305,8 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
             evaluations: result.evaluations,
             generations: result.generations,
             stop_reason,
+            success,
+            message,
             seconds: result.seconds,
             resumed,
             restarts,
@@ -283,6 +323,7 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
             outln!("  restarts    {restarts} (IPOP, population x2 each)");
         }
         outln!("  stopped     {}   after {:.3} s (this session {:.3} s)", stop_reason, result.seconds, started.elapsed().as_secs_f64());
+        outln!("              {message}");
         if let Some(p) = &checkpoint_path {
             outln!("  checkpoint  {}", p.display());
         }

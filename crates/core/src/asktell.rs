@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::{CoreError, Population};
 
 /// What `tell` does with a NaN or infinite objective value.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum NonFinitePolicy {
     /// Reject the whole `tell` with [`CoreError::NonFinite`] naming the first offending row.
@@ -39,6 +39,8 @@ pub enum EventKind {
     Projection,
     /// Natural parameters were clamped to their bound.
     Clamp,
+    /// A mean step raised the objective: the step was taken back and the step size halved.
+    StepRejected,
     /// An IPOP restart began.
     Restart,
     /// An update failed numerically; the run stops ([`crate::StopReason::NumericalFailure`]).
@@ -61,6 +63,7 @@ impl EventKind {
             EventKind::NoSigmaUpdate => "no-sigma-update",
             EventKind::Projection => "projection",
             EventKind::Clamp => "clamp",
+            EventKind::StepRejected => "step-rejected",
             EventKind::Restart => "restart",
             EventKind::NumericalFailure => "numerical-failure",
             EventKind::Other => "other",
@@ -141,6 +144,13 @@ pub trait AskTell {
     /// which.
     fn scale(&self) -> f64;
 
+    /// Condition number of the search distribution's covariance (largest over smallest
+    /// eigenvalue), for the `tol-condition` stop rule, where the method keeps it at no extra cost;
+    /// `None` (the default) where it does not, and the rule is then not judged.
+    fn condition(&self) -> Option<f64> {
+        None
+    }
+
     /// Events since the last call, for observers.
     fn take_events(&mut self) -> Vec<Event> {
         Vec::new()
@@ -193,6 +203,9 @@ impl<T: AskTell + ?Sized> AskTell for Box<T> {
     }
     fn scale(&self) -> f64 {
         (**self).scale()
+    }
+    fn condition(&self) -> Option<f64> {
+        (**self).condition()
     }
     fn take_events(&mut self) -> Vec<Event> {
         (**self).take_events()

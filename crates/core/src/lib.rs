@@ -47,4 +47,4 @@ pub use population::Population;
 pub use run::{DriverState, Run, RunResult};
 pub use seed::{GfRng, derive_seed, rng_from_seed};
 pub use state::StateCheck;
-pub use stop::{StopReason, StopRules};
+pub use stop::{StopReason, StopRules, convergence};

@@ -29,6 +29,16 @@ pub struct DriverState {
     pub seconds: f64,
     /// Set once the run has stopped.
     pub stopped: Option<StopReason>,
+    /// Flat generations (best = median) in a row, for `tol-flat` (older checkpoints: 0).
+    #[serde(default)]
+    pub flat_generations: u64,
+    /// Best value of each recent generation, oldest first, for `tol-stagnation` (older checkpoints:
+    /// empty).
+    #[serde(default)]
+    pub history_best: VecDeque<f64>,
+    /// Median value of each recent generation, alongside `history_best`.
+    #[serde(default)]
+    pub history_median: VecDeque<f64>,
 }
 
 impl DriverState {
@@ -42,6 +52,9 @@ impl DriverState {
             recent_best: VecDeque::new(),
             seconds: 0.0,
             stopped: None,
+            flat_generations: 0,
+            history_best: VecDeque::new(),
+            history_median: VecDeque::new(),
         }
     }
 
@@ -61,6 +74,12 @@ impl DriverState {
         }
         if let Some(i) = self.recent_best.iter().position(|v| !v.is_finite()) {
             return Err(format!("driver.recent_best[{i}] is not finite"));
+        }
+        if self.history_best.len() != self.history_median.len() {
+            return Err("driver.history_best and driver.history_median differ in length".into());
+        }
+        if self.history_best.iter().chain(&self.history_median).any(|v| v.is_nan()) {
+            return Err("driver.history_best or driver.history_median holds NaN".into());
         }
         // Counters stay far from u64::MAX so that adding a generation can never wrap.
         const LIMIT: u64 = 1 << 62;
@@ -418,6 +437,21 @@ impl<A: AskTell> Run<A> {
             }
             None => self.state.recent_best.clear(),
         }
+        // Flat generations and the stagnation history (generations with no finite value are left
+        // out; infinite values order as the worst).
+        if let Some((_, v)) = gen_best {
+            let flat = v == median;
+            self.state.flat_generations = if flat { self.state.flat_generations.saturating_add(1) } else { 0 };
+            if let Some(s) = self.options.stop.tol_stagnation {
+                let keep = stagnation_history_len(s);
+                self.state.history_best.push_back(v);
+                self.state.history_median.push_back(median);
+                while self.state.history_best.len() > keep {
+                    self.state.history_best.pop_front();
+                    self.state.history_median.pop_front();
+                }
+            }
+        }
 
         let mut events = self.optimizer.take_events();
         if let Some(why) = self.optimizer.failure() {
@@ -481,6 +515,54 @@ impl<A: AskTell> Run<A> {
         if s.tol_x.is_some_and(|tol| self.optimizer.scale() < tol) {
             return Some(StopReason::TolX);
         }
+        if let (Some(factor), Some(best), Some(&gen_best)) = (s.tol_diverge, self.state.best_f, self.state.recent_best.back())
+            && gen_best - best > factor * best.abs().max(1.0)
+        {
+            return Some(StopReason::Diverged);
+        }
+        if s.tol_flat.is_some_and(|n| self.state.flat_generations > n) {
+            return Some(StopReason::TolFlat);
+        }
+        if let Some(c) = s.tol_condition
+            && self.optimizer.condition().is_some_and(|k| k.is_nan() || k > c)
+        {
+            return Some(StopReason::TolCondition);
+        }
+        if let Some(window) = s.tol_stagnation
+            && self.stagnated(window)
+        {
+            return Some(StopReason::TolStagnation);
+        }
         self.budget_exhausted()
     }
+
+    /// pycma's `tolstagnation` test ([`crate::StopRules::tol_stagnation`]).
+    fn stagnated(&self, window: u64) -> bool {
+        let (d, lambda) = (self.optimizer.dim() as f64, self.optimizer.population_size().max(1) as f64);
+        let (best, med) = (&self.state.history_best, &self.state.history_median);
+        let l = window.div_ceil(10) as usize;
+        let n = best.len();
+        if (self.state.generations as f64) <= d * (5.0 + 100.0 / lambda) || n <= 100 || 2 * l > n {
+            return false;
+        }
+        let no_progress = |h: &VecDeque<f64>| {
+            let recent = median_of(h.range(n - l..));
+            let before = median_of(h.range(n - 2 * l..n - l));
+            recent >= before
+        };
+        no_progress(best) && no_progress(med)
+    }
+}
+
+/// Generations of history the stagnation test with window `s` needs: two blocks of
+/// `ceil(s / 10)` generations, and more than 100.
+fn stagnation_history_len(s: u64) -> usize {
+    (2 * s.div_ceil(10) as usize).max(101)
+}
+
+/// The median of finite-or-infinite values (upper median for an even count).
+fn median_of<'a>(values: impl Iterator<Item = &'a f64>) -> f64 {
+    let mut v: Vec<f64> = values.copied().collect();
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
 }

@@ -21,10 +21,21 @@ pub enum StopReason {
     TolF,
     /// The optimizer's step length [`crate::AskTell::scale`] fell below `tol_x`.
     TolX,
+    /// The best and the median value of a generation were equal for more than `tol_flat`
+    /// generations in a row (pycma's `tolflatfitness`): the search sees a plateau.
+    TolFlat,
+    /// No progress of the generations' best and median values over the last `tol_stagnation`
+    /// generations (pycma's `tolstagnation`; see [`StopRules::tol_stagnation`]).
+    TolStagnation,
+    /// The condition number of the search distribution's covariance
+    /// ([`crate::AskTell::condition`]) exceeded `tol_condition` (pycma's `tolconditioncov`).
+    TolCondition,
     /// The wall-time budget is spent.
     WallTime,
-    /// The optimizer proposed a non-finite point: its search distribution over- or underflowed
-    /// (usually a step size too large for the problem). The best point so far is kept.
+    /// The run diverges: the optimizer proposed a non-finite point (its search distribution
+    /// over- or underflowed), or a generation's best value exceeded the best so far by more than
+    /// `tol_diverge * max(1, |best|)`. Usually a step size too large for the problem's scaling.
+    /// The best point so far is kept.
     Diverged,
     /// The optimizer's update failed numerically ([`crate::AskTell::failure`] says how). The best
     /// point so far is kept.
@@ -39,10 +50,45 @@ impl std::fmt::Display for StopReason {
             StopReason::MaxGenerations => "max-generations",
             StopReason::TolF => "tol-f",
             StopReason::TolX => "tol-x",
+            StopReason::TolFlat => "tol-flat",
+            StopReason::TolStagnation => "tol-stagnation",
+            StopReason::TolCondition => "tol-condition",
             StopReason::WallTime => "wall-time",
             StopReason::Diverged => "diverged",
             StopReason::NumericalFailure => "numerical-failure",
         })
+    }
+}
+
+impl StopReason {
+    /// Whether the run converged in the sense of `scipy.optimize`'s `success`: it reached the
+    /// target, or its values (`tol-f`) or steps (`tol-x`) stopped changing. Budgets, plateaus,
+    /// stagnation, ill-conditioning, divergence and numerical failures are not successes.
+    pub fn is_success(self) -> bool {
+        matches!(self, StopReason::Target | StopReason::TolF | StopReason::TolX)
+    }
+
+    /// [`StopReason::is_success`] for a run under `rules`: with a target, only reaching it is a
+    /// success (a run that converged elsewhere found a local minimum, not what was asked for).
+    pub fn is_success_under(self, rules: &StopRules) -> bool {
+        if rules.target.is_some() { self == StopReason::Target } else { self.is_success() }
+    }
+
+    /// One sentence saying what happened, for people (SciPy's `message`).
+    pub fn describe(self) -> &'static str {
+        match self {
+            StopReason::Target => "the best value reached the target",
+            StopReason::MaxEvaluations => "the evaluation budget is spent (the next generation would exceed it)",
+            StopReason::MaxGenerations => "the generation budget is spent",
+            StopReason::TolF => "converged: the recent best values and the last generation's values span less than tol-f",
+            StopReason::TolX => "converged: the search step fell below tol-x",
+            StopReason::TolFlat => "the values are flat (best = median) across generations: a plateau; try a larger sigma0",
+            StopReason::TolStagnation => "no progress of the best and median values over the stagnation window",
+            StopReason::TolCondition => "the covariance became too ill-conditioned (condition number above tol-condition)",
+            StopReason::WallTime => "the wall-time budget is spent",
+            StopReason::Diverged => "diverged: the search distribution overflowed or the values blew up; try a smaller step size or sigma0",
+            StopReason::NumericalFailure => "the optimizer's update failed numerically",
+        }
     }
 }
 
@@ -67,6 +113,21 @@ pub struct StopRules {
     pub tol_x: Option<f64>,
     /// Wall-time budget, in seconds, counted across resumes.
     pub max_seconds: Option<f64>,
+    /// Generations in a row with a flat generation (best value = median value) tolerated before
+    /// [`StopReason::TolFlat`] (pycma's `tolflatfitness`, default there 1).
+    pub tol_flat: Option<u64>,
+    /// Stagnation window `S` in generations (pycma's `tolstagnation`, there
+    /// `100 + 100 d^1.5 / lambda`): with `l = ceil(S / 10)`, the run stops once the medians of
+    /// the last `l` generation-best values and of the last `l` generation-median values are no
+    /// lower than the medians of the `l` values before them, after at least
+    /// `d (5 + 100 / lambda)` generations and with more than 100 generations of history.
+    pub tol_stagnation: Option<u64>,
+    /// Largest condition number of the covariance of the search distribution
+    /// ([`crate::AskTell::condition`]; methods that do not report one ignore the rule).
+    pub tol_condition: Option<f64>,
+    /// Divergence factor: stop with [`StopReason::Diverged`] once a generation's best value exceeds
+    /// the best so far by more than `tol_diverge * max(1, |best|)`.
+    pub tol_diverge: Option<f64>,
 }
 
 impl Default for StopRules {
@@ -79,7 +140,87 @@ impl Default for StopRules {
             tol_f_window: 10,
             tol_x: None,
             max_seconds: None,
+            tol_flat: None,
+            tol_stagnation: None,
+            tol_condition: None,
+            tol_diverge: None,
         }
+    }
+}
+
+/// The convergence rules every front end turns on by default, after pycma's defaults.
+///
+/// | rule | default |
+/// |---|---|
+/// | `tol_f` | `1e-11` over `10 + ceil(30 d / lambda)` generations (pycma `tolfun`) |
+/// | `tol_x` | `1e-11` (pycma `tolx`) |
+/// | `tol_flat` | 1 generation (pycma `tolflatfitness`) |
+/// | `tol_stagnation` | `100 + ceil(100 d^1.5 / lambda)` generations (pycma `tolstagnation`) |
+/// | `tol_condition` | `1e14` (pycma `tolconditioncov`) |
+/// | `tol_diverge` | `1e12` |
+pub mod convergence {
+    /// Default `tol_f`.
+    pub const TOL_F: f64 = 1e-11;
+    /// Default `tol_x`.
+    pub const TOL_X: f64 = 1e-11;
+    /// Default `tol_flat`.
+    pub const TOL_FLAT: u64 = 1;
+    /// Default `tol_condition`.
+    pub const TOL_CONDITION: f64 = 1e14;
+    /// Default `tol_diverge`.
+    pub const TOL_DIVERGE: f64 = 1e12;
+
+    /// Default `tol_f_window` for dimension `d` and population `lambda`: `10 + ceil(30 d / lambda)`.
+    pub fn window(d: usize, lambda: usize) -> usize {
+        10 + (30 * d).div_ceil(lambda.max(1))
+    }
+
+    /// Default `tol_stagnation` for dimension `d` and population `lambda`:
+    /// `100 + ceil(100 d^1.5 / lambda)`.
+    pub fn stagnation(d: usize, lambda: usize) -> u64 {
+        100 + (100.0 * (d as f64).powf(1.5) / lambda.max(1) as f64).ceil() as u64
+    }
+}
+
+impl StopRules {
+    /// These rules with every convergence rule that is unset taking its default
+    /// ([`convergence`]) for dimension `d` and population size `lambda`; the window of `tol_f`
+    /// takes its default when it is still the plain default 10 and `tol_f` was unset. Discrete
+    /// searches (`continuous = false`), whose values are often tied, get only `tol_f`, `tol_x` and
+    /// `tol_stagnation`.
+    pub fn with_convergence_defaults(mut self, d: usize, lambda: usize, continuous: bool) -> StopRules {
+        if self.tol_f.is_none() {
+            self.tol_f = Some(convergence::TOL_F);
+            if self.tol_f_window == 10 {
+                self.tol_f_window = convergence::window(d, lambda);
+            }
+        }
+        self.tol_x.get_or_insert(convergence::TOL_X);
+        self.tol_stagnation.get_or_insert(convergence::stagnation(d, lambda));
+        if continuous {
+            self.tol_flat.get_or_insert(convergence::TOL_FLAT);
+            self.tol_condition.get_or_insert(convergence::TOL_CONDITION);
+            self.tol_diverge.get_or_insert(convergence::TOL_DIVERGE);
+        }
+        self
+    }
+
+    /// The names [`StopRules::without`] accepts.
+    pub const CONVERGENCE_RULES: [&'static str; 6] = ["tol-f", "tol-x", "tol-flat", "tol-stagnation", "tol-condition", "tol-diverge"];
+
+    /// These rules with the convergence rule `rule` (one of [`StopRules::CONVERGENCE_RULES`],
+    /// `_` and `-` alike) switched off.
+    pub fn without(mut self, rule: &str) -> Result<StopRules, CoreError> {
+        match rule.replace('_', "-").as_str() {
+            "tol-f" | "tol-fun" => self.tol_f = None,
+            "tol-x" => self.tol_x = None,
+            "tol-flat" => self.tol_flat = None,
+            "tol-stagnation" => self.tol_stagnation = None,
+            "tol-condition" => self.tol_condition = None,
+            "tol-diverge" => self.tol_diverge = None,
+            _ => return Err(CoreError::invalid("stop rule", rule, Self::CONVERGENCE_RULES.join(", "))),
+        }
+        Ok(self)
     }
 }
 
@@ -87,6 +228,11 @@ impl StopRules {
     /// Only an evaluation budget.
     pub fn max_evaluations(n: u64) -> Self {
         StopRules { max_evaluations: Some(n), ..Default::default() }
+    }
+
+    /// Only a generation budget.
+    pub fn max_generations(n: u64) -> Self {
+        StopRules { max_generations: Some(n), ..Default::default() }
     }
 
     /// Checks every field and that the run can end.
@@ -105,12 +251,22 @@ impl StopRules {
         {
             return Err(CoreError::invalid("target", t, "a number"));
         }
-        for (name, v) in [("tol-f", self.tol_f), ("tol-x", self.tol_x), ("max-seconds", self.max_seconds)] {
+        for (name, v) in
+            [("tol-f", self.tol_f), ("tol-x", self.tol_x), ("max-seconds", self.max_seconds), ("tol-diverge", self.tol_diverge)]
+        {
             if let Some(v) = v
                 && !(v.is_finite() && v > 0.0)
             {
                 return Err(CoreError::invalid(name, v, "finite and > 0"));
             }
+        }
+        if let Some(c) = self.tol_condition
+            && !(c.is_finite() && c >= 1.0)
+        {
+            return Err(CoreError::invalid("tol-condition", c, "finite and >= 1"));
+        }
+        if self.tol_stagnation == Some(0) {
+            return Err(CoreError::invalid("tol-stagnation", 0, ">= 1"));
         }
         if self.tol_f_window == 0 {
             return Err(CoreError::invalid("tol-f-window", 0, ">= 1"));

@@ -16,11 +16,13 @@
 pub mod discrete;
 pub mod error;
 pub mod gaussian;
+pub mod param_docs;
 mod points;
 pub mod random_search;
 pub mod registry;
 pub mod restarts;
 pub mod sizes;
+pub mod step_control;
 
 pub use error::EsError;
 pub use registry::{Algorithm, AlgorithmSpec, StartSpec, build, list};

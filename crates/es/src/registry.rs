@@ -6,9 +6,10 @@ use serde::{Deserialize, Serialize};
 use crate::EsError;
 use crate::discrete::{BernoulliIngo, BernoulliIngoParams, CategoricalIngo, CategoricalIngoParams, Ga, GaParams};
 use crate::gaussian::{
-    CmaEs, CmaEsParams, FastIngo, FastIngoParams, Igo, IgoParams, Ingo, IngoVariant, Mines, MinesParams, OpenAiEs, OpenAiEsParams, Xnes,
-    XnesParams,
+    CmaEs, CmaEsParams, FastIngo, FastIngoParams, Igo, IgoParams, Ingo, IngoParams, IngoVariant, Mines, MinesParams, OpenAiEs,
+    OpenAiEsParams, Xnes, XnesParams,
 };
+use crate::param_docs::{ParamDoc, param_docs};
 use crate::random_search::{NesterovSpokoiny, NesterovSpokoinyParams};
 use crate::restarts::Ipop;
 
@@ -45,6 +46,8 @@ pub struct AlgorithmSpec {
     pub ipop_stagnation: bool,
     /// Builds it from a start specification (parameters validated by its `*Params::check`).
     pub build: fn(&StartSpec) -> Result<Algorithm, EsError>,
+    /// Its parameters, from its `*Params` struct ([`crate::param_docs`]).
+    pub params: fn() -> Vec<ParamDoc>,
 }
 
 const POPSIZE: Option<&str> = Some("popsize");
@@ -96,6 +99,7 @@ algorithms! {
             domain: C,
             ipop_stagnation: false,
             popsize_param: POPSIZE,
+            params: param_docs::<IngoParams>,
             build: |s| Ok(Algorithm::Ingo(Ingo::new(IngoVariant::Ingo, s.x0.clone(), s.sigma0, &params("ingo", s)?, s.seed)?)),
         },
         AlgorithmSpec {
@@ -106,6 +110,7 @@ algorithms! {
             domain: C,
             ipop_stagnation: false,
             popsize_param: POPSIZE,
+            params: param_docs::<IngoParams>,
             build: |s| Ok(Algorithm::Ingo(Ingo::new(IngoVariant::IngoStep, s.x0.clone(), s.sigma0, &params("ingostep", s)?, s.seed)?)),
         },
     ],
@@ -119,6 +124,7 @@ algorithms! {
             domain: C,
             ipop_stagnation: false,
             popsize_param: POPSIZE,
+            params: param_docs::<FastIngoParams>,
             build: |s| Ok(Algorithm::FastIngo(FastIngo::new(s.x0.clone(), s.sigma0, &params::<FastIngoParams>("fast-ingo", s)?, s.seed)?)),
         },
     ],
@@ -132,6 +138,7 @@ algorithms! {
             domain: C,
             ipop_stagnation: false,
             popsize_param: POPSIZE,
+            params: param_docs::<IgoParams>,
             build: |s| Ok(Algorithm::Igo(Igo::new(s.x0.clone(), s.sigma0, &params::<IgoParams>("igo", s)?, s.seed)?)),
         },
     ],
@@ -145,6 +152,7 @@ algorithms! {
             domain: C,
             ipop_stagnation: true,
             popsize_param: POPSIZE,
+            params: param_docs::<CmaEsParams>,
             build: |s| Ok(Algorithm::Cmaes(CmaEs::new(s.x0.clone(), s.sigma0, &params::<CmaEsParams>("cmaes", s)?, s.seed)?)),
         },
     ],
@@ -158,6 +166,7 @@ algorithms! {
             domain: C,
             ipop_stagnation: true,
             popsize_param: None,
+            params: param_docs::<MinesParams>,
             build: |s| Ok(Algorithm::Mines(Mines::new(s.x0.clone(), &params::<MinesParams>("mines", s)?, s.seed)?)),
         },
     ],
@@ -171,6 +180,7 @@ algorithms! {
             domain: C,
             ipop_stagnation: true,
             popsize_param: POPSIZE,
+            params: param_docs::<XnesParams>,
             build: |s| Ok(Algorithm::Xnes(Xnes::new(s.x0.clone(), s.sigma0, &params::<XnesParams>("xnes", s)?, s.seed)?)),
         },
     ],
@@ -184,6 +194,7 @@ algorithms! {
             domain: C,
             ipop_stagnation: true,
             popsize_param: POPSIZE,
+            params: param_docs::<OpenAiEsParams>,
             build: |s| Ok(Algorithm::OpenaiEs(OpenAiEs::new(s.x0.clone(), s.sigma0, &params::<OpenAiEsParams>("openai-es", s)?, s.seed)?)),
         },
     ],
@@ -197,6 +208,7 @@ algorithms! {
             domain: C,
             ipop_stagnation: true,
             popsize_param: None,
+            params: param_docs::<NesterovSpokoinyParams>,
             build: |s| {
                 let p: NesterovSpokoinyParams = params("nesterov-spokoiny", s)?;
                 Ok(Algorithm::NesterovSpokoiny(NesterovSpokoiny::new(s.x0.clone(), &p, s.seed)?))
@@ -213,6 +225,7 @@ algorithms! {
             domain: Domain::Binary,
             ipop_stagnation: true,
             popsize_param: POPSIZE,
+            params: param_docs::<BernoulliIngoParams>,
             build: |s| {
                 Ok(Algorithm::IngoBernoulli(BernoulliIngo::new(s.x0.len(), &params::<BernoulliIngoParams>("ingo-bernoulli", s)?, s.seed)?))
             },
@@ -228,6 +241,7 @@ algorithms! {
             domain: Domain::Categorical,
             ipop_stagnation: true,
             popsize_param: POPSIZE,
+            params: param_docs::<CategoricalIngoParams>,
             build: |s| {
                 let p: CategoricalIngoParams = params("ingo-categorical", s)?;
                 Ok(Algorithm::IngoCategorical(CategoricalIngo::new(s.x0.len(), &p, s.seed)?))
@@ -244,6 +258,7 @@ algorithms! {
             domain: Domain::Categorical,
             ipop_stagnation: true,
             popsize_param: POPSIZE,
+            params: param_docs::<GaParams>,
             build: |s| Ok(Algorithm::Ga(Ga::new(s.x0.len(), &params::<GaParams>("ga", s)?, s.seed)?)),
         },
     ],
@@ -270,6 +285,7 @@ impl Serialize for AlgorithmSpec {
             domain: Domain,
             popsize_param: Option<&'a str>,
             ipop_stagnation: bool,
+            params: Vec<ParamDoc>,
         }
         View {
             name: self.name,
@@ -280,6 +296,7 @@ impl Serialize for AlgorithmSpec {
             domain: self.domain,
             popsize_param: self.popsize_param,
             ipop_stagnation: self.ipop_stagnation,
+            params: (self.params)(),
         }
         .serialize(serializer)
     }
@@ -366,6 +383,9 @@ impl AskTell for Algorithm {
     }
     fn failure(&self) -> Option<&str> {
         self.inner().failure()
+    }
+    fn condition(&self) -> Option<f64> {
+        self.inner().condition()
     }
     fn accepts_any_points(&self) -> bool {
         self.inner().accepts_any_points()

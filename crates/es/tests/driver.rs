@@ -6,8 +6,15 @@ use gradfree_core::{
 };
 use gradfree_es::random_search::{NesterovSpokoiny, NesterovSpokoinyParams};
 
+/// The paper's Nesterov–Spokoiny (no backtracking: these tests pin the driver around a plain
+/// constant-step method).
 fn ns(d: usize, b: usize, eta: f64, seed: u64) -> NesterovSpokoiny {
-    let p = NesterovSpokoinyParams { directions: Some(b), step_size: Some(eta), ..Default::default() };
+    let p = NesterovSpokoinyParams {
+        directions: Some(b),
+        step_size: Some(eta),
+        step_control: gradfree_es::step_control::StepControl::None,
+        ..Default::default()
+    };
     NesterovSpokoiny::new(vec![0.5; d], &p, seed).unwrap()
 }
 

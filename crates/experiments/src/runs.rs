@@ -44,15 +44,19 @@ impl Method {
 /// The four methods of the MiNES comparisons (sec. 6): MiNES with `mines_params`, DF
 /// (Nesterov–Spokoiny) with b = 10 pairs, alpha = 1e-6 and step `b/(4(d+4)L)`, NES (xNES) and
 /// CMA-ES with their defaults and sigma0 = 0.5.
-pub fn mines_comparison(d: usize, lipschitz: f64, mines_params: serde_json::Value) -> [Method; 4] {
+pub fn mines_comparison(d: usize, lipschitz: f64, mut mines_params: serde_json::Value) -> [Method; 4] {
     let b = 10.0;
+    // The papers' methods, without the step-size safeguard of the defaults.
+    if let Some(m) = mines_params.as_object_mut() {
+        m.insert("step_control".into(), "none".into());
+    }
     [
         Method::new("mines", "MiNES", 0.5, mines_params),
         Method::new(
             "nesterov-spokoiny",
             "DF",
             0.5,
-            serde_json::json!({"directions": 10, "smoothing": 1e-6, "step_size": b / (4.0 * (d as f64 + 4.0) * lipschitz)}),
+            serde_json::json!({"directions": 10, "smoothing": 1e-6, "step_size": b / (4.0 * (d as f64 + 4.0) * lipschitz), "step_control": "none"}),
         ),
         Method::new("xnes", "NES (xNES)", 0.5, serde_json::json!({})),
         Method::new("cmaes", "CMA-ES", 0.5, serde_json::json!({})),

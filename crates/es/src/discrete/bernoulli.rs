@@ -29,7 +29,7 @@ use crate::sizes::{positive, unit_open};
 pub(crate) const DEFAULT_BASELINE: bool = true;
 
 /// Parameters of [`BernoulliIngo`]; `None` takes the thesis default (sec. 3.7.3).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct BernoulliIngoParams {
     /// Samples per generation `N`. Default `20 + 4 floor(3 + floor(3 ln d)/2)`.

@@ -28,7 +28,7 @@ use crate::points::Work;
 use crate::sizes::positive;
 
 /// Parameters of [`CategoricalIngo`]; `None` takes the default.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct CategoricalIngoParams {
     /// Categories `K >= 2` of every variable. Default 2 (the CLI takes it from the problem).

@@ -22,7 +22,7 @@ use super::check_sizes;
 use crate::points::{Work, rank_order};
 
 /// Parameters of [`Ga`]; `None` takes the default.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct GaParams {
     /// Categories `K >= 2` of every gene. Default 2 (the CLI takes it from the problem).

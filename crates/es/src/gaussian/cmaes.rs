@@ -28,7 +28,7 @@ use gradfree_core::linalg::{EigenWork, add_weighted_outer_lower, gemm, scaled_id
 
 /// Parameters of [`CmaEs`]; `None` takes the tutorial default. (IPOP restarts: [`crate::Ipop`],
 /// `--restarts K` in the CLI, `restarts=K` in Python.)
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct CmaEsParams {
     /// Population size `lambda`. Default `4 + floor(3 ln d)`.
@@ -335,6 +335,12 @@ impl AskTell for CmaEs {
 
     fn failure(&self) -> Option<&str> {
         self.failure.as_deref()
+    }
+
+    /// `(max D / min D)^2`, the condition number of `C` at its last eigendecomposition.
+    fn condition(&self) -> Option<f64> {
+        let (lo, hi) = self.dvals.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+        Some((hi / lo).powi(2))
     }
 
     /// `sigma * max_i sqrt(C_ii)`.

@@ -25,7 +25,7 @@ use crate::points::Work;
 use crate::sizes::{popsize, thesis_population, unit_open};
 
 /// Parameters of [`FastIngo`]; `None` takes the thesis default.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct FastIngoParams {
     /// Samples per generation `N`. Default `2 floor(3 + floor(3 ln d)/2)`.
@@ -216,6 +216,12 @@ impl AskTell for FastIngo {
     /// `max_j sigma_j`.
     fn scale(&self) -> f64 {
         self.sigma.iter().copied().fold(0.0, f64::max)
+    }
+
+    /// `(max_i sigma_i / min_i sigma_i)^2`, the condition number of the diagonal covariance.
+    fn condition(&self) -> Option<f64> {
+        let (lo, hi) = self.sigma.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+        Some((hi / lo).powi(2))
     }
 
     fn take_events(&mut self) -> Vec<Event> {

@@ -28,7 +28,7 @@ use gradfree_core::linalg::{mul_l, scaled_identity};
 /// Parameters of [`Igo`]; `None` takes the default. Population, step size `beta`, score
 /// transform and samples are INGO's (thesis sec. 3.7.1), so that only the explicit-vs-implicit
 /// update differs; INGO's `step_size` and `mean_rate` options have no IGO counterpart.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct IgoParams {
     /// Samples per generation `N`. Default `2 floor(3 + floor(3 ln d)/2)`.

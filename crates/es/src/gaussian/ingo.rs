@@ -32,7 +32,7 @@ use crate::sizes::{popsize, thesis_population, unit_open};
 use gradfree_core::linalg::{mul_l, scaled_identity, solve_l, solve_lt};
 
 /// Which mean update: INGO's look-ahead `Sigma_{t+1}` (3.29) or INGOstep's `Sigma_t` (3.37).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum IngoVariant {
     /// Alg. 1.
@@ -42,7 +42,7 @@ pub enum IngoVariant {
 }
 
 /// Parameters of [`Ingo`]; `None` takes the thesis default (sec. 3.7.1).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct IngoParams {
     /// Samples per generation `N`. Default `2 floor(3 + floor(3 ln d)/2)`.
@@ -67,7 +67,7 @@ pub struct IngoParams {
 
 /// An overall step-size rule added to INGO/INGOstep (not in the thesis; an option measured in
 /// the README).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum StepSize {
     /// Only the INGO update changes the covariance (thesis Alg. 1 and 3).

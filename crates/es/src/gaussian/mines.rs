@@ -25,10 +25,11 @@ use serde::{Deserialize, Serialize};
 use crate::points::{Work, write_pairs};
 use crate::random_search::StepSchedule;
 use crate::sizes::{non_negative, positive, thesis_population};
+use crate::step_control::{Backtracker, StepControl, Verdict};
 use gradfree_core::linalg::{EigenWork, gemm, gemm_nt, scaled_identity, sym_eigen};
 
 /// Parameters of [`Mines`]; the paper gives none for its experiments (erratum 28), these are ours.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct MinesParams {
     /// Antithetic pairs `b`. Default `floor(3 + floor(3 ln d)/2)`.
@@ -64,6 +65,10 @@ pub struct MinesParams {
     /// NaN/inf handling: under `treat-as-inf` a pair with a non-finite value is dropped, and a
     /// non-finite `f(mu)` skips the `Sigma` update of that iteration.
     pub on_nonfinite: NonFinitePolicy,
+    /// Mean step-size control. Default `backtrack`: a mean step after which `f(mu)` rose is taken
+    /// back and retried with half the step (backtracking; the precision update still
+    /// learns from the evaluations); `none` is the paper's Alg. 1.
+    pub step_control: StepControl,
 }
 
 /// [`MinesParams`] validated for one dimension ([`ParamGuard`]), every default resolved.
@@ -82,6 +87,13 @@ pub struct MinesChecked {
     /// `Sigma_1^{-1} = p0 I` (only used at the start; older states lack it).
     #[serde(default = "one")]
     p0: f64,
+    /// Older states: `none`, the only rule they knew.
+    #[serde(default = "no_control")]
+    control: StepControl,
+}
+
+fn no_control() -> StepControl {
+    StepControl::None
 }
 
 fn one() -> f64 {
@@ -121,6 +133,7 @@ impl ParamGuard for MinesParams {
             zeta,
             policy: self.on_nonfinite,
             p0,
+            control: self.step_control,
         })
     }
 }
@@ -164,6 +177,9 @@ pub struct Mines {
     /// The numerical failure that ended the run, if any ([`AskTell::failure`]; older states: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     failure: Option<String>,
+    /// Backtracking state (older states: none).
+    #[serde(default = "Backtracker::new")]
+    backtrack: Backtracker,
     #[serde(skip)]
     events: Vec<Event>,
     #[serde(skip)]
@@ -192,6 +208,7 @@ impl Mines {
             last_step: alpha,
             clipped: 0,
             failure: None,
+            backtrack: Backtracker::new(),
             events: Vec::new(),
             work: Work::default(),
         })
@@ -316,27 +333,51 @@ impl AskTell for Mines {
                 message: format!("iteration {}: {} of {b} pairs dropped for non-finite values", self.k, b - w.pairs.len()),
             });
         }
+        let eta1 = step(self.p.eta1, self.p.s1, 0.0, self.k);
+        // Backtracking: the level is f(mu), with the spread of the pair means as its tolerance.
+        let mut level = None;
+        let mut rejected = false;
+        if self.p.control == StepControl::Backtrack {
+            w.scaled.clear();
+            w.scaled.extend(w.pairs.iter().map(|&i| 0.5 * (vals[2 * i] + vals[2 * i + 1])));
+            let spread = if w.scaled.is_empty() { 0.0 } else { crate::step_control::mean_std(&w.scaled).1 };
+            let l = (if f0.is_nan() { f64::INFINITY } else { f0 }, spread);
+            if let Verdict::Rejected(s) = self.backtrack.judge(l, &mut self.mu, eta1, self.k, &mut self.events) {
+                self.last_step = s;
+                rejected = true;
+            }
+            level = Some(l);
+        }
         if w.pairs.is_empty() {
-            self.last_step = 0.0;
+            if !rejected {
+                self.last_step = 0.0;
+            }
             return Ok(());
         }
         let used = w.pairs.len() as f64;
-        // Mean: mu -= eta1 g~, g~ = 1/b sum (f+ - f-)/(2 alpha) S^{1/2} u_i.
-        let eta1 = step(self.p.eta1, self.p.s1, 0.0, self.k);
-        w.g.clear();
-        w.g.resize(d, 0.0);
-        for &i in &w.pairs {
-            let c = (vals[2 * i] - vals[2 * i + 1]) / (2.0 * alpha * used);
-            for (gj, yj) in w.g.iter_mut().zip(&self.y[i * d..(i + 1) * d]) {
-                *gj += c * yj;
+        if !rejected {
+            // Mean: mu -= eta1 g~, g~ = 1/b sum (f+ - f-)/(2 alpha) S^{1/2} u_i.
+            w.g.clear();
+            w.g.resize(d, 0.0);
+            for &i in &w.pairs {
+                let c = (vals[2 * i] - vals[2 * i + 1]) / (2.0 * alpha * used);
+                for (gj, yj) in w.g.iter_mut().zip(&self.y[i * d..(i + 1) * d]) {
+                    *gj += c * yj;
+                }
             }
+            if let Some(l) = level
+                && l.0.is_finite()
+            {
+                self.backtrack.record(&self.mu, &w.g, l);
+            }
+            let eta1 = eta1 * self.backtrack.factor;
+            let mut max_step: f64 = 0.0;
+            for (m, gj) in self.mu.iter_mut().zip(&w.g) {
+                *m -= eta1 * gj;
+                max_step = max_step.max((eta1 * gj).abs());
+            }
+            self.last_step = max_step;
         }
-        let mut max_step: f64 = 0.0;
-        for (m, gj) in self.mu.iter_mut().zip(&w.g) {
-            *m -= eta1 * gj;
-            max_step = max_step.max((eta1 * gj).abs());
-        }
-        self.last_step = max_step;
         // Precision: P <- Pi((1 - eta2) P + eta2 H~), H~ = G~ + S^{-1}.
         let eta2 = step(self.p.eta2, self.p.s2, self.p.k0, self.k);
         if eta2 == 0.0 {
@@ -418,6 +459,7 @@ impl StateCheck for Mines {
         chk::finite_len("y", &self.y, db)?;
         chk::square("hessian", &self.hessian, d)?;
         chk::non_negative("last_step", self.last_step)?;
-        chk::count("clipped", self.clipped, 0, d)
+        chk::count("clipped", self.clipped, 0, d)?;
+        self.backtrack.check(d)
     }
 }

@@ -17,7 +17,7 @@ use crate::points::{Work, rank_order, write_points};
 use crate::sizes::{non_negative, popsize, positive, thesis_population};
 
 /// The update applied to the gradient estimate.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum EsOptimizer {
     /// Adam (beta1 0.9, beta2 0.999, eps 1e-8), as in the reference implementation.
@@ -28,7 +28,7 @@ pub enum EsOptimizer {
 }
 
 /// Parameters of [`OpenAiEs`].
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct OpenAiEsParams {
     /// Samples per generation (even). Default `2 floor(3 + floor(3 ln d)/2)`.

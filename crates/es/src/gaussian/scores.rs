@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Which monotone transform of the values drives the update.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ScoreTransform {
     /// Eq. (3.25) as used in Alg. 1-3: `s_i = (f_i - mean f) / (N std f)`, with the sample standard

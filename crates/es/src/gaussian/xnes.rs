@@ -23,7 +23,7 @@ use crate::sizes::{popsize, positive};
 use gradfree_core::linalg::{EigenWork, gemm, gemm_nt, scaled_identity, sym_eigen};
 
 /// Parameters of [`Xnes`]; `None` takes the published default.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct XnesParams {
     /// Population size. Default `4 + floor(3 ln d)`.

@@ -16,9 +16,10 @@ use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
 use crate::sizes::{positive, thesis_population};
+use crate::step_control::{Backtracker, StepControl, Verdict};
 
 /// Step-size schedule `eta_k`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum StepSchedule {
     /// `eta_k = eta`.
@@ -29,7 +30,7 @@ pub enum StepSchedule {
 }
 
 /// Parameters of [`NesterovSpokoiny`]; `None` fields take the documented defaults.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct NesterovSpokoinyParams {
     /// Directions per iteration `b` (2b evaluations). Default: half the thesis' sample size,
@@ -46,6 +47,10 @@ pub struct NesterovSpokoinyParams {
     pub step_size: Option<f64>,
     /// Step schedule. Default constant.
     pub schedule: StepSchedule,
+    /// Step-size control. Default `backtrack`: a step after which the pair average
+    /// `(f(mu + alpha u) + f(mu - alpha u)) / 2` rose is taken back and retried with half the step
+    /// (backtracking, growing back by 2^(1/4) per kept step); `none` is the paper's method.
+    pub step_control: StepControl,
     /// What `tell` does with NaN/inf values. Default: error. Under `treat-as-inf`, a pair with a
     /// non-finite value is dropped from the average (a finite difference with an infinite value
     /// has no meaning); if every pair is dropped, the mean does not move.
@@ -60,6 +65,13 @@ pub struct NesterovSpokoinyChecked {
     eta: f64,
     schedule: StepSchedule,
     policy: NonFinitePolicy,
+    /// Older states: `none`, the only rule they knew.
+    #[serde(default = "no_control")]
+    control: StepControl,
+}
+
+fn no_control() -> StepControl {
+    StepControl::None
 }
 
 impl ParamGuard for NesterovSpokoinyParams {
@@ -72,7 +84,7 @@ impl ParamGuard for NesterovSpokoinyParams {
         }
         let alpha = positive("smoothing", self.smoothing.unwrap_or(1e-6))?;
         let eta = positive("step_size", self.step_size.unwrap_or(b as f64 / (4.0 * (d as f64 + 4.0))))?;
-        Ok(NesterovSpokoinyChecked { b, alpha, eta, schedule: self.schedule, policy: self.on_nonfinite })
+        Ok(NesterovSpokoinyChecked { b, alpha, eta, schedule: self.schedule, policy: self.on_nonfinite, control: self.step_control })
     }
 }
 
@@ -90,8 +102,13 @@ pub struct NesterovSpokoiny {
     pending: bool,
     last_step: f64,
     grad: Vec<f64>,
+    /// Backtracking state (older states: none).
+    #[serde(default = "Backtracker::new")]
+    backtrack: Backtracker,
     #[serde(skip)]
     vals: Vec<f64>,
+    #[serde(skip)]
+    means: Vec<f64>,
     #[serde(skip)]
     events: Vec<Event>,
 }
@@ -107,6 +124,7 @@ impl PartialEq for NesterovSpokoiny {
             && self.pending == o.pending
             && self.last_step.to_bits() == o.last_step.to_bits()
             && self.grad == o.grad
+            && self.backtrack == o.backtrack
     }
 }
 
@@ -133,7 +151,9 @@ impl NesterovSpokoiny {
             pending: false,
             // Before the first step, the width of the sampled pairs stands in for the step length.
             last_step: p_alpha_width,
+            backtrack: Backtracker::new(),
             vals: Vec::new(),
+            means: Vec::new(),
             events: Vec::new(),
         })
     }
@@ -154,6 +174,11 @@ impl NesterovSpokoiny {
             StepSchedule::Constant => self.p.eta,
             StepSchedule::InverseK => self.p.eta / k as f64,
         }
+    }
+
+    /// The multiplier of the step size left by backtracking (1 until a step is rejected).
+    pub fn step_factor(&self) -> f64 {
+        self.backtrack.factor
     }
 }
 
@@ -201,6 +226,21 @@ impl AskTell for NesterovSpokoiny {
             }
         }
         self.k = self.k.saturating_add(1);
+        let mut level = None;
+        if self.p.control == StepControl::Backtrack {
+            // The level at the current mean: the average of the pair means (a non-finite value
+            // makes it infinite, so the step that led here is taken back).
+            self.means.clear();
+            self.means.extend(self.vals.chunks_exact(2).map(|p| 0.5 * (p[0] + p[1])));
+            let (mean, std) = crate::step_control::mean_std(&self.means);
+            let l = (if mean.is_nan() { f64::INFINITY } else { mean }, std / (self.means.len() as f64).sqrt());
+            let eta = self.eta(self.k);
+            if let Verdict::Rejected(step) = self.backtrack.judge(l, &mut self.mu, eta, self.k, &mut self.events) {
+                self.last_step = step;
+                return Ok(());
+            }
+            level = Some(l);
+        }
         if used == 0 {
             self.events.push(Event {
                 kind: EventKind::NoFinitePair,
@@ -215,10 +255,15 @@ impl AskTell for NesterovSpokoiny {
                 message: format!("iteration {}: {} of {} pairs dropped for non-finite values", self.k, self.p.b - used, self.p.b),
             });
         }
-        let eta = self.eta(self.k);
+        self.grad.iter_mut().for_each(|g| *g /= used as f64);
+        if let Some(l) = level
+            && l.0.is_finite()
+        {
+            self.backtrack.record(&self.mu, &self.grad, l);
+        }
+        let eta = self.eta(self.k) * self.backtrack.factor;
         let mut max_step: f64 = 0.0;
-        for (m, g) in self.mu.iter_mut().zip(self.grad.iter_mut()) {
-            *g /= used as f64;
+        for (m, g) in self.mu.iter_mut().zip(&self.grad) {
             let s = eta * *g;
             *m -= s;
             max_step = max_step.max(s.abs());
@@ -253,6 +298,7 @@ impl StateCheck for NesterovSpokoiny {
         chk::finite("mu", &self.mu)?;
         chk::finite_len("u", &self.u, chk::checked_len("u", d, self.p.b)?)?;
         chk::finite_len("grad", &self.grad, d)?;
-        chk::non_negative("last_step", self.last_step)
+        chk::non_negative("last_step", self.last_step)?;
+        self.backtrack.check(d)
     }
 }

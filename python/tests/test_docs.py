@@ -1,0 +1,107 @@
+"""Documentation where people look: every public name of the package has a numpydoc docstring;
+callables that take arguments document them in a Parameters section; the ES classes list their
+algorithm's parameters from the Rust registry (the same source as ``gradfree params``)."""
+import inspect
+import json
+import subprocess
+
+import pytest
+
+import gradfree
+import gradfree.errors
+import gradfree.es
+import gradfree.experiments
+import gradfree.qmc
+
+MODULES = [gradfree, gradfree.es, gradfree.qmc, gradfree.experiments, gradfree.errors]
+
+
+def _ours(obj) -> bool:
+    mod = getattr(obj, "__module__", None) or ""
+    return mod.startswith("gradfree")
+
+
+def _public():
+    for mod in MODULES:
+        for name in mod.__all__:
+            obj = getattr(mod, name)
+            if not inspect.ismodule(obj):
+                yield f"{mod.__name__}.{name}", obj
+
+
+def _takes_arguments(obj) -> bool:
+    try:
+        sig = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return False
+    return any(p not in ("self", "cls") for p in sig.parameters)
+
+
+def test_every_public_name_has_a_numpydoc_docstring():
+    problems = []
+    for name, obj in _public():
+        doc = inspect.getdoc(obj) or ""
+        if not doc:
+            problems.append(f"{name}: no docstring")
+            continue
+        if (inspect.isfunction(obj) or inspect.isclass(obj)) and _ours(obj) and _takes_arguments(obj) \
+                and not issubclass_safe(obj, BaseException) and "Parameters\n----------" not in doc \
+                and "Attributes\n----------" not in doc:
+            problems.append(f"{name}: no Parameters section")
+        if inspect.isclass(obj):
+            for attr, member in vars_of(obj):
+                if not (inspect.getdoc(member) or "").strip():
+                    problems.append(f"{name}.{attr}: no docstring")
+    assert not problems, "\n".join(problems)
+
+
+def issubclass_safe(obj, base) -> bool:
+    return inspect.isclass(obj) and issubclass(obj, base)
+
+
+def vars_of(cls):
+    """Public methods and properties defined by the package (not inherited from builtins)."""
+    for klass in cls.__mro__:
+        if not _ours(klass):
+            continue
+        for attr, member in vars(klass).items():
+            if attr.startswith("_") or not (callable(member) or isinstance(member, property)):
+                continue
+            yield attr, member
+
+
+def test_es_class_docs_list_the_algorithm_parameters_from_the_registry():
+    for entry in gradfree.es.REGISTRY:
+        cls = getattr(gradfree.es, entry["class_name"])
+        doc = inspect.getdoc(cls)
+        assert doc.splitlines()[0].rstrip(".").lower() == entry["summary"].lower(), entry["name"]
+        assert entry["source"] in doc and "Other Parameters" in doc
+        assert entry["params"], entry["name"]
+        for p in entry["params"]:
+            assert f"{p['name']} : {p['kind']}, optional" in doc, (entry["name"], p["name"])
+            assert p["doc"], (entry["name"], p["name"])
+
+
+def test_listed_parameters_are_the_ones_the_parser_accepts():
+    """Each listed key is known to the Rust parser (a wrong value gives a value error, not an
+    unknown-field error), and an unlisted key is refused."""
+    import numpy as np
+    for entry in gradfree.es.REGISTRY:
+        cls = getattr(gradfree.es, entry["class_name"])
+        make = (lambda **kw: cls(4, **kw)) if entry["discrete"] else (lambda **kw: cls(np.zeros(4), 0.5, **kw))
+        for p in entry["params"]:
+            with pytest.raises(gradfree.InvalidParameterError) as e:
+                make(**{p["name"]: {"not": "valid"}})
+            assert "unknown field" not in str(e.value), (entry["name"], p["name"], str(e.value))
+        with pytest.raises(gradfree.InvalidParameterError, match="unknown field"):
+            make(no_such_parameter=1)
+
+
+def test_cli_lists_the_same_parameters(gradfree_bin):
+    for entry in gradfree.es.REGISTRY:
+        out = subprocess.run([gradfree_bin, "params", entry["name"], "--json"], capture_output=True, text=True, check=True)
+        assert json.loads(out.stdout) == entry["params"]
+    text = subprocess.run([gradfree_bin, "params", "cmaes"], capture_output=True, text=True, check=True).stdout
+    assert "popsize (int)" in text and "Default" in text
+    bad = subprocess.run([gradfree_bin, "params", "nope"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "known algorithms" in bad.stderr
