@@ -525,3 +525,43 @@ fn sample_writes_csv_to_stdout() {
     assert!(odd.status.success() && String::from_utf8_lossy(&odd.stderr).contains("power of 2"));
     assert_eq!(String::from_utf8_lossy(&odd.stdout).lines().count(), 10);
 }
+
+#[test]
+fn runs_stop_on_convergence_by_default_and_say_why() {
+    let base = ["optimize", "--algo", "cmaes", "--problem", "ellipsoid", "--dim", "12", "--no-target", "--json", "--sequential"];
+    let v = json(&gradfree(&base));
+    assert_eq!(v["stop_reason"], "tol-f", "{v}");
+    assert_eq!(v["success"], true);
+    assert!(v["message"].as_str().unwrap().starts_with("converged"));
+    assert!(v["evaluations"].as_u64().unwrap() < 20_000 && v["best_f"].as_f64().unwrap() < 1e-12, "{v}");
+    // All convergence rules off: the whole default budget (10^4 d) is spent.
+    let v = json(&gradfree(&[&base[..], &["--no-convergence"]].concat()));
+    assert_eq!((v["stop_reason"].as_str(), v["success"].as_bool()), (Some("max-evaluations"), Some(false)), "{v}");
+    assert!(v["evaluations"].as_u64().unwrap() > 119_000);
+    // One rule off, another set: tol-x decides.
+    let v = json(&gradfree(&[&base[..], &["--tol-f", "off", "--tol-x", "1e-3"]].concat()));
+    assert_eq!(v["stop_reason"], "tol-x", "{v}");
+    // With the default target of a benchmark problem, success means reaching it.
+    let v = json(&gradfree(&["optimize", "--algo", "openai-es", "--problem", "sphere", "--dim", "12", "--json", "--sequential"]));
+    assert_eq!((v["stop_reason"].as_str(), v["success"].as_bool()), (Some("tol-stagnation"), Some(false)), "{v}");
+    // The papers' constant step of Nesterov-Spokoiny diverges on the ellipsoid: said, not hidden.
+    let v = json(&gradfree(&[
+        "optimize",
+        "--algo",
+        "nesterov-spokoiny",
+        "--problem",
+        "ellipsoid",
+        "--dim",
+        "12",
+        "--param",
+        "step_control=none",
+        "--json",
+    ]));
+    assert_eq!(v["stop_reason"], "diverged", "{v}");
+    assert!(v["message"].as_str().unwrap().contains("step size"));
+    assert!(v["evaluations"].as_u64().unwrap() < 1000);
+    let out = gradfree(&[&base[..], &["--tol-flat", "x"]].concat());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected a number or `off`"));
+    assert_clean_error(&gradfree(&[&base[..], &["--tol-condition", "0.5"]].concat()), "tol-condition");
+}

@@ -502,6 +502,15 @@ impl<A: AskTell> Run<A> {
         if let Some(r @ StopReason::Target) = self.budget_exhausted() {
             return Some(r);
         }
+        // Divergence first: a diverged run may look converged to the rules on steps and values.
+        if let (Some(factor), Some(best), Some(&gen_best)) = (s.tol_diverge, self.state.best_f, self.state.recent_best.back())
+            && gen_best - best > factor * best.abs().max(1.0)
+        {
+            return Some(StopReason::Diverged);
+        }
+        if s.tol_diverge.is_some() && self.mean_left_the_box() {
+            return Some(StopReason::Diverged);
+        }
         if let Some(tol) = s.tol_f
             && self.state.recent_best.len() >= s.tol_f_window
             && self.sorted.last().is_some_and(|v| v.is_finite())
@@ -514,11 +523,6 @@ impl<A: AskTell> Run<A> {
         }
         if s.tol_x.is_some_and(|tol| self.optimizer.scale() < tol) {
             return Some(StopReason::TolX);
-        }
-        if let (Some(factor), Some(best), Some(&gen_best)) = (s.tol_diverge, self.state.best_f, self.state.recent_best.back())
-            && gen_best - best > factor * best.abs().max(1.0)
-        {
-            return Some(StopReason::Diverged);
         }
         if s.tol_flat.is_some_and(|n| self.state.flat_generations > n) {
             return Some(StopReason::TolFlat);
@@ -534,6 +538,19 @@ impl<A: AskTell> Run<A> {
             return Some(StopReason::TolStagnation);
         }
         self.budget_exhausted()
+    }
+
+    /// Under bounds, whether the optimizer's mean lies more than the box's width outside it in some
+    /// coordinate: every evaluated point is then repaired onto the boundary, the values stop
+    /// changing and a rule on steps or values would report a convergence that is not one.
+    fn mean_left_the_box(&self) -> bool {
+        let Some((b, _)) = &self.options.bounds else {
+            return false;
+        };
+        self.optimizer.mean().iter().zip(b.lower().iter().zip(b.upper())).any(|(&m, (&lo, &hi))| {
+            let w = hi - lo;
+            !(m >= lo - w && m <= hi + w)
+        })
     }
 
     /// pycma's `tolstagnation` test ([`crate::StopRules::tol_stagnation`]).

@@ -33,8 +33,9 @@ pub enum StopReason {
     /// The wall-time budget is spent.
     WallTime,
     /// The run diverges: the optimizer proposed a non-finite point (its search distribution
-    /// over- or underflowed), or a generation's best value exceeded the best so far by more than
-    /// `tol_diverge * max(1, |best|)`. Usually a step size too large for the problem's scaling.
+    /// over- or underflowed), or (rule `tol_diverge`) a generation's best value exceeded the best
+    /// so far by more than `tol_diverge * max(1, |best|)`, or under bounds the mean went more than
+    /// the box's width outside the box. Usually a step size too large for the problem's scaling.
     /// The best point so far is kept.
     Diverged,
     /// The optimizer's update failed numerically ([`crate::AskTell::failure`] says how). The best
@@ -86,7 +87,9 @@ impl StopReason {
             StopReason::TolStagnation => "no progress of the best and median values over the stagnation window",
             StopReason::TolCondition => "the covariance became too ill-conditioned (condition number above tol-condition)",
             StopReason::WallTime => "the wall-time budget is spent",
-            StopReason::Diverged => "diverged: the search distribution overflowed or the values blew up; try a smaller step size or sigma0",
+            StopReason::Diverged => {
+                "diverged: the search distribution overflowed, the values blew up or the mean left the bounds far behind; try a smaller step size or sigma0"
+            }
             StopReason::NumericalFailure => "the optimizer's update failed numerically",
         }
     }
@@ -126,7 +129,8 @@ pub struct StopRules {
     /// ([`crate::AskTell::condition`]; methods that do not report one ignore the rule).
     pub tol_condition: Option<f64>,
     /// Divergence factor: stop with [`StopReason::Diverged`] once a generation's best value exceeds
-    /// the best so far by more than `tol_diverge * max(1, |best|)`.
+    /// the best so far by more than `tol_diverge * max(1, |best|)`, or (under bounds) once the
+    /// optimizer's mean is more than the box's width outside the box.
     pub tol_diverge: Option<f64>,
 }
 

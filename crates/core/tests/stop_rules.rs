@@ -216,3 +216,19 @@ fn old_checkpoints_without_the_new_fields_load() {
     let rules: StopRules = serde_json::from_str(r#"{"max_evaluations":100,"tol_f":1e-9}"#).unwrap();
     assert_eq!((rules.tol_flat, rules.tol_stagnation, rules.tol_condition, rules.tol_diverge), (None, None, None, None));
 }
+
+#[test]
+fn a_mean_far_outside_the_bounds_is_divergence_not_convergence() {
+    use gradfree_core::{BoundaryRepair, Bounds, BoundsHandling};
+    let rules = StopRules { tol_diverge: Some(1e12), tol_x: Some(1e-11), ..budget() };
+    for (mean, want) in
+        [(vec![0.5, 1.9], None), (vec![0.5, 2.1], Some(StopReason::Diverged)), (vec![-1.2, 0.0], Some(StopReason::Diverged))]
+    {
+        // Scale 0, as when every point is clipped onto the boundary: tol-x alone would say converged.
+        let opt = Scripted { n: 4, d: 2, mean, scale: 0.0, condition: None };
+        let mut opts = DriverOptions::new(rules.clone());
+        opts.bounds = Some((Bounds::uniform(2, 0.0, 1.0).unwrap(), BoundsHandling::Repair(BoundaryRepair::Clip)));
+        let mut r = Run::new(opt, opts).unwrap();
+        assert_eq!(generation(&mut r, &[1.0, 2.0, 3.0, 4.0]), want.or(Some(StopReason::TolX)));
+    }
+}
