@@ -423,7 +423,7 @@ fn integrate_does_not_depend_on_thread_count() {
 fn kill_and_resume_is_bit_identical() {
     let dir = tempfile::tempdir().unwrap();
     let bin = env!("CARGO_BIN_EXE_gradfree");
-    let run = ["optimize", "-q", "--algo", "cmaes", "--problem", "rosenbrock", "--dim", "30", "--no-target", "--max-evals", "300000"];
+    let run = ["optimize", "-q", "--algo", "cmaes", "--problem", "rosenbrock", "--dim", "30", "--no-target", "--no-convergence", "--max-evals", "300000"];
     let paths = |tag: &str| (dir.path().join(format!("{tag}.ckpt")), dir.path().join(format!("{tag}.jsonl")));
     let generations = generation_records;
     let strip = |mut v: serde_json::Value| {
