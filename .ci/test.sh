@@ -1,32 +1,55 @@
 #!/usr/bin/env bash
 # The README's test command: formatting, lints, every registered experiment in --quick mode, every
-# Rust test (unit, integration, doc), and the Python package's pytest suite. Ends with one summary line "tests: N passed, M failed".
+# Rust test (unit, integration, doc), and the Python package's pytest suite. Ends with one summary
+# line "tests: N passed, M failed". Each stage prints the seconds it took.
+#
+# What it installs: Rust crates into target/ (cargo), and Python packages into the project's own
+# virtual environment .venv/ (python/requirements-test.txt: maturin, numpy, scipy, pytest, and
+# ray and coco-experiment for the optional integrations); nothing into the system Python.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-echo "== cargo fmt --check"
+stage_start=$SECONDS
+stage() {
+    if [ -n "${stage_name:-}" ]; then
+        echo "   (${stage_name}: $((SECONDS - stage_start)) s)"
+    fi
+    stage_name=$1
+    stage_start=$SECONDS
+    echo "== $1"
+}
+
+stage "cargo fmt --check"
 cargo fmt --all --check
-echo "== cargo clippy -D warnings"
+# The ci profile (Cargo.toml) is shared by every build below: the experiments, the tests and
+# the Python extension compile the dependencies once.
+stage "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
-echo "== gradfree reproduce all --quick"
-cargo run --profile test --locked -q -- reproduce all --quick --out target/reproduce-quick
-echo "== cargo test (unit, integration and doctests)"
+stage "gradfree reproduce all --quick"
+cargo run --profile ci --locked -q -- reproduce all --quick --out target/reproduce-quick
+stage "cargo test (unit, integration and doctests)"
 log=$(mktemp)
 status=0
-cargo test --workspace --locked 2>&1 | tee "$log" || status=$?
+cargo test --profile ci --workspace --locked 2>&1 | tee "$log" || status=$?
 passed=$(grep -E '^test result:' "$log" | sed -E 's/.* ([0-9]+) passed.*/\1/' | awk '{s+=$1} END {print s+0}')
 failed=$(grep -E '^test result:' "$log" | sed -E 's/.* ([0-9]+) failed.*/\1/' | awk '{s+=$1} END {print s+0}')
 rm -f "$log"
 
-echo "== Python package: build with maturin, run pytest"
-export PIP_ROOT_USER_ACTION=ignore
-python3 -m pip install --quiet --disable-pip-version-check maturin numpy scipy pytest ray coco-experiment
-python3 -m pip install --quiet --disable-pip-version-check ./python
+stage "Python: virtual environment .venv, packages of python/requirements-test.txt"
+if [ ! -x .venv/bin/python ]; then
+    python3 -m venv .venv
+fi
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+.venv/bin/python -m pip install --quiet -r python/requirements-test.txt
+stage "Python: build the extension into .venv (maturin develop, ci profile)"
+VIRTUAL_ENV="$PWD/.venv" .venv/bin/maturin develop --quiet --profile ci --locked --manifest-path python/Cargo.toml
+stage "Python: pytest"
 pylog=$(mktemp)
-python3 -m pytest -q python/tests 2>&1 | tee "$pylog" || status=$?
+.venv/bin/python -m pytest -q python/tests 2>&1 | tee "$pylog" || status=$?
 py_passed=$( (grep -Eo '[0-9]+ passed' "$pylog" || true) | awk '{s+=$1} END {print s+0}')
 py_failed=$( (grep -Eo '[0-9]+ (failed|errors?)' "$pylog" || true) | awk '{s+=$1} END {print s+0}')
 rm -f "$pylog"
+stage "summary"
 passed=$((passed + py_passed))
 failed=$((failed + py_failed))
 echo "tests: ${passed} passed, ${failed} failed"

@@ -374,9 +374,10 @@ class _DiscreteES(_ES):
         Options as for the continuous classes.
     **kwargs
         The stop rules and options of the continuous classes (``seed``, ``popsize``,
-        ``max_evals``, ``target``, ``tol_fun``, ...; the plateau, condition and divergence
-        rules are off by default, since discrete values are often tied) and the algorithm's
-        parameters (e.g. ``beta``, ``baseline``; ``categories`` for K).
+        ``max_evals``, ``target``, ``tol_fun``, ...; no convergence rule applies unless given,
+        since discrete values stay on one level for hundreds of generations between
+        improvements) and the algorithm's parameters (e.g. ``beta``, ``baseline``;
+        ``categories`` for K).
     """
 
     def __init__(self, dim: int, options: Optional[dict] = None, **kwargs):

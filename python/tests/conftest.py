@@ -13,8 +13,8 @@ def gradfree_bin() -> str:
 
 
 def newest_binary():
-    """The most recently built ``target/{release,debug}/gradfree`` (``--profile test`` builds into
-    debug), or None."""
+    """The most recently built ``target/{release,ci,debug}/gradfree`` (``--profile test`` builds
+    into debug, CI's ``--profile ci`` into ci), or None."""
     root = pathlib.Path(__file__).resolve().parents[2] / "target"
-    found = [p for p in (root / "release" / "gradfree", root / "debug" / "gradfree") if p.exists()]
+    found = [root / p / "gradfree" for p in ("release", "ci", "debug") if (root / p / "gradfree").exists()]
     return max(found, key=lambda p: p.stat().st_mtime) if found else None

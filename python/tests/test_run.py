@@ -68,9 +68,10 @@ def test_default_stop_rules_follow_pycma_and_can_be_switched_off():
     assert all(off[k] is None for k in ("tol_fun", "tol_x", "tol_flat", "tol_stagnation", "tol_condition", "tol_diverge"))
     # Restarts judge convergence themselves: the run-level rules stay off.
     assert gradfree.CMAES(np.ones(10), 0.5, seed=1, restarts=True).stop_rules["tol_x"] is None
-    # Discrete searches: no plateau, condition or divergence rule (ties are common).
+    # Discrete searches: no convergence rule by default (their values plateau for long).
     r = gradfree.BernoulliINGO(10, seed=1).stop_rules
-    assert r["tol_flat"] is None and r["tol_fun"] == 1e-11
+    assert r["tol_flat"] is None and r["tol_fun"] is None and r["tol_stagnation"] is None
+    assert gradfree.BernoulliINGO(10, seed=1, tol_fun=1e-3).stop_rules["tol_fun"] == 1e-3
     with pytest.raises(E.InvalidParameterError, match="tol_flat"):
         gradfree.CMAES(np.ones(3), 0.5, tol_flat=-1)
     with pytest.raises(E.InvalidParameterError, match="options"):

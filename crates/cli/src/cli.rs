@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// gradfree: gradient-free optimization (evolution strategies, random search) and the experiments
-/// of its source documents.
+/// of the works it implements (see the README's References).
 #[derive(Parser, Debug)]
 #[command(name = "gradfree", version, about, long_about = None)]
 pub struct Cli {
@@ -24,7 +24,8 @@ pub enum Command {
     Params(ParamsArgs),
     /// Plot best f vs evaluations from one or more JSON-lines logs (`optimize --log`).
     Plot(PlotArgs),
-    /// Re-run an experiment of the source documents: print its table, write CSV and PNG.
+    /// Re-run an experiment of the implemented works (Lyu 2021 "the thesis", MiNES): print its
+    /// table, write CSV and PNG.
     Reproduce(ReproduceArgs),
     /// Build a rank-1 lattice (subgroup closed form or Korobov search); print its generating
     /// vector and minimum toroidal distances; optionally write its points.

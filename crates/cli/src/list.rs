@@ -4,6 +4,11 @@ use anyhow::Result;
 
 use crate::cli::{ListArgs, ParamsArgs};
 
+/// What the short source names stand for (the README's References has the full list).
+pub const SOURCES: &str = "Sources: \"thesis\" = Y. Lyu, Efficient and Robust Black-box Integral-approximation and \
+Optimization, PhD thesis, University of Technology Sydney, 2021; \"MiNES\" = H. Ye and T. Zhang, Mirror Natural \
+Evolution Strategies. Full references: the README's References section.";
+
 pub fn run(args: &ListArgs) -> Result<()> {
     let problems = gradfree_problems::list();
     let algorithms = gradfree_es::list();
@@ -26,6 +31,7 @@ pub fn run(args: &ListArgs) -> Result<()> {
     for e in experiments {
         outln!("  {:<24} {} [{}]", e.name, e.summary, e.source);
     }
+    outln!("\n{SOURCES}");
     Ok(())
 }
 

@@ -50,12 +50,12 @@ pub fn line_chart(path: &Path, chart: &LineChart) -> Result<()> {
     match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
         Some("png") => {
             let root = BitMapBackend::new(path, (900, 600)).into_drawing_area();
-            draw_line_chart(&root, chart)?;
+            draw_line_chart(&root, chart, true)?;
             root.present().with_context(|| format!("writing {}", path.display()))?;
         }
         Some("svg") => {
             let root = SVGBackend::new(path, (900, 600)).into_drawing_area();
-            draw_line_chart(&root, chart)?;
+            draw_line_chart(&root, chart, true)?;
             root.present().with_context(|| format!("writing {}", path.display()))?;
         }
         _ => bail!("{}: output must end in .png or .svg", path.display()),
@@ -63,8 +63,9 @@ pub fn line_chart(path: &Path, chart: &LineChart) -> Result<()> {
     Ok(())
 }
 
-/// Draws a line chart into a drawing area (also used for panels of a grid).
-pub fn draw_line_chart<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &LineChart) -> Result<()>
+/// Draws a line chart into a drawing area (also used for panels of a grid), with its legend in the
+/// emptiest corner if `legend`.
+pub fn draw_line_chart<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &LineChart, legend: bool) -> Result<()>
 where
     DB::ErrorType: 'static,
 {
@@ -89,11 +90,18 @@ where
     let to_axis = |y: f64| if chart.log_y { y.log10() } else { y };
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow::anyhow!("{e}");
     let mut builder = ChartBuilder::on(area);
-    builder.caption(chart.title, ("sans-serif", 22)).margin(12).x_label_area_size(45).y_label_area_size(75);
+    // The right margin leaves room for the last x tick label, which is centred on the edge.
+    builder.caption(chart.title, ("sans-serif", 22)).margin(12).margin_right(40).x_label_area_size(45).y_label_area_size(75);
+    // On a log axis the range spans whole decades (axis_range) and the labels sit on decades.
+    let decades = if chart.log_y { (to_axis(y1) - to_axis(y0)).round() as usize } else { 0 };
+    let y_labels = if chart.log_y { decades.clamp(1, 10) + 1 } else { 8 };
+    let legend_at = legend_position(chart, (x0, x1), (to_axis(y0), to_axis(y1)), &to_axis);
     macro_rules! body {
         ($c:expr) => {{
             let mut c = $c;
             c.configure_mesh()
+                .x_labels(7)
+                .y_labels(y_labels)
                 .x_label_formatter(&|v: &f64| fmt_tick(*v))
                 .y_label_formatter(&|v: &f64| if chart.log_y { fmt_pow10(*v) } else { fmt_tick(*v) })
                 .x_desc(chart.x_label)
@@ -117,12 +125,12 @@ where
                     .label(s.label.clone())
                     .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col.stroke_width(2)));
             }
-            if chart.series.len() > 1 || chart.series.iter().any(|s| !s.label.is_empty()) {
+            if legend && (chart.series.len() > 1 || chart.series.iter().any(|s| !s.label.is_empty())) {
                 c.configure_series_labels()
                     .background_style(WHITE.mix(0.85))
                     .border_style(BLACK)
                     .label_font(("sans-serif", 14))
-                    .position(SeriesLabelPosition::UpperRight)
+                    .position(legend_at)
                     .draw()
                     .map_err(e)?;
             }
@@ -132,10 +140,49 @@ where
     Ok(())
 }
 
+/// The corner of the plot whose quarter holds the fewest data points, for the legend (the top
+/// corners win ties, the right one first).
+fn legend_position(chart: &LineChart, (x0, x1): (f64, f64), (y0, y1): (f64, f64), to_axis: &dyn Fn(f64) -> f64) -> SeriesLabelPosition {
+    // Count points in the four corner boxes (40% of the width, 40% of the height, where a legend
+    // of a few lines sits).
+    let mut counts = [0usize; 4]; // upper right, upper left, lower right, lower left
+    let mut count = |u: f64, v: f64| {
+        let (right, left, top, bottom) = (u > 0.55, u < 0.45, v > 0.55, v < 0.45);
+        counts[0] += (right && top) as usize;
+        counts[1] += (left && top) as usize;
+        counts[2] += (right && bottom) as usize;
+        counts[3] += (left && bottom) as usize;
+    };
+    for s in chart.series {
+        // Points in axis units [0, 1]^2, and 16 points along each segment between them: a
+        // flat line stored as two points still covers its corner.
+        let mut last: Option<(f64, f64)> = None;
+        for &(x, y) in &s.points {
+            if !(x.is_finite() && y.is_finite()) || (chart.log_y && y <= 0.0) {
+                continue;
+            }
+            let (u, v) = ((x - x0) / (x1 - x0), ((to_axis(y) - y0) / (y1 - y0)).clamp(0.0, 1.0));
+            match last {
+                Some((pu, pv)) => {
+                    for k in 1..=16 {
+                        let t = k as f64 / 16.0;
+                        count(pu + t * (u - pu), pv + t * (v - pv));
+                    }
+                }
+                None => count(u, v),
+            }
+            last = Some((u, v));
+        }
+    }
+    let best = (0..4).min_by_key(|&i| (counts[i], i)).unwrap_or(0);
+    [SeriesLabelPosition::UpperRight, SeriesLabelPosition::UpperLeft, SeriesLabelPosition::LowerRight, SeriesLabelPosition::LowerLeft][best]
+        .clone()
+}
+
 /// A drawable axis range around the data range `[lo, hi]` (finite, `lo <= hi`, positive when
-/// `log`): padded by 5% (linear) or a factor 2 (log), at least one decade wide on a log axis and
-/// a nonzero width on a linear one, and clamped to `[1e-300, 1e300]` (log) or `+-1e300` (linear)
-/// so that no bound, width or tick computation overflows or reaches zero.
+/// `log`): padded by 5% (linear), or widened to whole decades with some room (log, at least one
+/// decade), a nonzero width on a linear axis, and clamped to `[1e-300, 1e300]` (log) or `+-1e300`
+/// (linear) so that no bound, width or tick computation overflows or reaches zero.
 pub fn axis_range(lo: f64, hi: f64, log: bool) -> (f64, f64) {
     const BIG: f64 = 1e300;
     if log {
@@ -146,7 +193,7 @@ pub fn axis_range(lo: f64, hi: f64, log: bool) -> (f64, f64) {
             (l0, l1) = (mid - 0.5, mid + 0.5);
         }
         let shift = (-300.0 - l0).max(0.0) - (l1 - 300.0).max(0.0);
-        (l0, l1) = (l0 + shift, l1 + shift);
+        (l0, l1) = ((l0 + shift).floor().max(-300.0), (l1 + shift).ceil().min(300.0));
         (10f64.powf(l0), 10f64.powf(l1))
     } else {
         let (lo, hi) = (lo.clamp(-BIG, BIG), hi.clamp(-BIG, BIG));
@@ -176,20 +223,49 @@ fn fmt_tick(v: f64) -> String {
 pub fn heatmap_grid(path: &Path, title: &str, panels: &[Heatmap], cols: usize) -> Result<()> {
     register_font();
     let rows = panels.len().div_ceil(cols);
-    let root = BitMapBackend::new(path, (320 * cols as u32, 320 * rows as u32 + 40)).into_drawing_area();
+    let root = BitMapBackend::new(path, (400 * cols as u32, 340 * rows as u32 + 40)).into_drawing_area();
     root.fill(&WHITE)?;
     let (top, body) = root.split_vertically(40);
     top.titled(title, ("sans-serif", 24))?;
     for (panel, area) in panels.iter().zip(body.split_evenly((rows, cols))) {
-        let mut c = ChartBuilder::on(&area)
-            .caption(&panel.title, ("sans-serif", 16))
-            .margin(8)
-            .x_label_area_size(25)
-            .y_label_area_size(35)
-            .build_cartesian_2d(panel.lo..panel.hi, panel.lo..panel.hi)?;
-        c.configure_mesh().disable_mesh().label_style(("sans-serif", 11)).x_labels(5).y_labels(5).draw()?;
         let finite = panel.values.iter().copied().filter(|v| v.is_finite());
         let (vmin, vmax) = finite.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
+        // The colour bar: a strip on the right with the values at its ends and middle.
+        let (map_area, bar_area) = area.split_horizontally(area.dim_in_pixel().0 as i32 - 80);
+        let mut bar = ChartBuilder::on(&bar_area)
+            .margin_top(30)
+            .margin_bottom(45)
+            .margin_right(8)
+            .y_label_area_size(52)
+            .build_cartesian_2d(0.0..1.0, 0.0..1.0)?;
+        let (bmin, bmax) = if vmax > vmin { (vmin, vmax) } else { (vmin, vmin + 1.0) };
+        bar.configure_mesh()
+            .disable_mesh()
+            .disable_x_axis()
+            .y_labels(3)
+            .y_label_formatter(&|t: &f64| fmt_tick(bmin + t * (bmax - bmin)))
+            .label_style(("sans-serif", 11))
+            .draw()?;
+        bar.draw_series((0..64).map(|k| {
+            let t = k as f64 / 64.0;
+            Rectangle::new([(0.0, t), (1.0, t + 1.0 / 64.0)], viridis(t + 0.5 / 64.0).filled())
+        }))?;
+        let mut c = ChartBuilder::on(&map_area)
+            .caption(&panel.title, ("sans-serif", 16))
+            .margin(8)
+            .margin_right(16)
+            .x_label_area_size(38)
+            .y_label_area_size(48)
+            .build_cartesian_2d(panel.lo..panel.hi, panel.lo..panel.hi)?;
+        c.configure_mesh()
+            .disable_mesh()
+            .label_style(("sans-serif", 11))
+            .axis_desc_style(("sans-serif", 13))
+            .x_desc("x1")
+            .y_desc("x2")
+            .x_labels(5)
+            .y_labels(5)
+            .draw()?;
         let h = (panel.hi - panel.lo) / panel.n as f64;
         c.draw_series(panel.values.iter().enumerate().map(|(k, &v)| {
             let (i, j) = (k / panel.n, k % panel.n);
@@ -214,14 +290,36 @@ fn viridis(t: f64) -> RGBColor {
     RGBColor(m(a.0, b.0), m(a.1, b.1), m(a.2, b.2))
 }
 
-/// Writes several line charts as panels of one PNG (`cols` per row, 600 x 420 each).
+/// Writes several line charts as panels of one PNG (`cols` per row, 600 x 420 each). When every
+/// panel shows the same series, one legend for all of them is drawn in a strip below the panels
+/// (a legend inside each panel covered data).
 pub fn line_chart_grid(path: &Path, charts: &[LineChart], cols: usize) -> Result<()> {
     register_font();
     let rows = charts.len().div_ceil(cols);
-    let root = BitMapBackend::new(path, (600 * cols as u32, 420 * rows as u32)).into_drawing_area();
+    let labels: Vec<&str> = charts.first().map(|c| c.series.iter().map(|s| s.label.as_str()).collect()).unwrap_or_default();
+    let shared = charts.len() > 1
+        && labels.iter().any(|l| !l.is_empty())
+        && charts.iter().all(|c| c.series.iter().map(|s| s.label.as_str()).eq(labels.iter().copied()));
+    let width = 600 * cols as u32;
+    // Legend entries laid out in rows across the width.
+    let entry_width: u32 = labels.iter().map(|l| 40 + 8 * l.chars().count() as u32).max().unwrap_or(0).max(120);
+    let per_row = (width.saturating_sub(40) / entry_width).max(1) as usize;
+    let legend_rows = if shared { labels.len().div_ceil(per_row) } else { 0 };
+    let strip = if shared { 16 + 24 * legend_rows as u32 } else { 0 };
+    let root = BitMapBackend::new(path, (width, 420 * rows as u32 + strip)).into_drawing_area();
     root.fill(&WHITE)?;
-    for (chart, area) in charts.iter().zip(root.split_evenly((rows, cols))) {
-        draw_line_chart(&area, chart)?;
+    let (panels, legend_area) = root.split_vertically(420 * rows as u32);
+    for (chart, area) in charts.iter().zip(panels.split_evenly((rows, cols))) {
+        draw_line_chart(&area, chart, !shared)?;
+    }
+    if shared {
+        let start_x = (width - per_row.min(labels.len()) as u32 * entry_width) as i32 / 2;
+        for (i, label) in labels.iter().enumerate() {
+            let (row, col) = (i / per_row, i % per_row);
+            let (x, y) = (start_x + (col as u32 * entry_width) as i32, 8 + 24 * row as i32 + 10);
+            legend_area.draw(&PathElement::new(vec![(x, y), (x + 28, y)], color(i).stroke_width(3)))?;
+            legend_area.draw(&Text::new(label.to_string(), (x + 36, y - 9), ("sans-serif", 16)))?;
+        }
     }
     root.present().with_context(|| format!("writing {}", path.display()))?;
     Ok(())

@@ -13,9 +13,16 @@ pub fn run(args: &PlotArgs) -> Result<()> {
         if records.is_empty() {
             bail!("{}: no generation records (is it a log written by `gradfree optimize --log`?)", path.display());
         }
-        let label = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let label = log_algorithm(path).unwrap_or_else(|| stem(path));
         let points = records.iter().filter_map(|r| r.best_f.map(|f| (r.evaluations as f64, f))).collect();
         series.push(Series { label, points });
+    }
+    // Several runs of one algorithm: tell them apart by file name.
+    let labels: Vec<String> = series.iter().map(|s| s.label.clone()).collect();
+    for (s, path) in series.iter_mut().zip(&args.logs) {
+        if labels.iter().filter(|l| **l == s.label).count() > 1 {
+            s.label = format!("{} ({})", s.label, stem(path));
+        }
     }
     let log_y = !args.linear;
     if log_y && series.iter().all(|s| s.points.iter().all(|p| p.1 <= 0.0)) {
@@ -29,4 +36,17 @@ pub fn run(args: &PlotArgs) -> Result<()> {
         outln!("wrote {}", args.output.display());
     }
     Ok(())
+}
+
+fn stem(path: &std::path::Path) -> String {
+    path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+/// The algorithm a log's start record names (`gradfree optimize --log` writes it first), if any.
+fn log_algorithm(path: &std::path::Path) -> Option<String> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).ok()?;
+    let first = std::io::BufReader::new(file).lines().next()?.ok()?;
+    let v: serde_json::Value = serde_json::from_str(&first).ok()?;
+    (v.get("type")?.as_str()? == "start").then(|| v.get("algorithm")?.as_str().map(str::to_string)).flatten()
 }

@@ -423,7 +423,8 @@ fn integrate_does_not_depend_on_thread_count() {
 fn kill_and_resume_is_bit_identical() {
     let dir = tempfile::tempdir().unwrap();
     let bin = env!("CARGO_BIN_EXE_gradfree");
-    let run = ["optimize", "-q", "--algo", "cmaes", "--problem", "rosenbrock", "--dim", "30", "--no-target", "--no-convergence", "--max-evals", "300000"];
+    let run = ["optimize", "-q", "--algo", "cmaes", "--problem", "rosenbrock", "--dim", "30", "--no-target", "--max-evals", "300000"];
+    let run = [&run[..], &["--no-convergence"]].concat();
     let paths = |tag: &str| (dir.path().join(format!("{tag}.ckpt")), dir.path().join(format!("{tag}.jsonl")));
     let generations = generation_records;
     let strip = |mut v: serde_json::Value| {
@@ -434,7 +435,7 @@ fn kill_and_resume_is_bit_identical() {
     };
     let (ck, log) = paths("full");
     let full = Command::new(bin)
-        .args(run)
+        .args(&run)
         .args(["--checkpoint-every", "20", "--json", "--checkpoint"])
         .arg(&ck)
         .arg("--log")
@@ -452,7 +453,7 @@ fn kill_and_resume_is_bit_identical() {
         if ck.exists() {
             cmd.args(["optimize", "-q", "--max-evals", "300000", "--no-target", "--json", "--resume"]).arg(&ck);
         } else {
-            cmd.args(run).args(["--checkpoint-every", "20", "--json", "--checkpoint"]).arg(&ck);
+            cmd.args(&run).args(["--checkpoint-every", "20", "--json", "--checkpoint"]).arg(&ck);
         }
         let out_path = dir.path().join("out.json");
         let mut child = cmd.arg("--log").arg(&log).stdout(std::fs::File::create(&out_path).unwrap()).spawn().unwrap();
@@ -564,4 +565,19 @@ fn runs_stop_on_convergence_by_default_and_say_why() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("expected a number or `off`"));
     assert_clean_error(&gradfree(&[&base[..], &["--tol-condition", "0.5"]].concat()), "tol-condition");
+}
+
+/// The README's discrete example prints what the README says (command and numbers read from it).
+#[test]
+fn readme_binary_reconstruction_example_reaches_regret_0_after_the_stated_evaluations() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let start = readme.find("`gradfree optimize --algo ingo-bernoulli").expect("the example is in the README") + 1;
+    let command: Vec<&str> = readme[start..].split('`').next().unwrap().split_whitespace().skip(1).collect();
+    let claim = &readme[start..start + 200];
+    let after = claim.split("(regret 0").nth(1).expect("the README states the regret").split_whitespace().nth(1).unwrap();
+    let stated: f64 = after.trim_end_matches("·10⁶").parse::<f64>().expect("N.NN·10⁶") * 1e6;
+    let v = json(&gradfree(&[&command[..], &["--json", "-q"]].concat()));
+    assert_eq!(v["best_f"].as_f64(), Some(0.0), "{v}");
+    let evals = v["evaluations"].as_f64().unwrap();
+    assert!((evals - stated).abs() <= 0.005e6, "README says {stated}, the command gives {evals}");
 }

@@ -184,7 +184,16 @@ impl Analytic {
         let r = match name {
             "sphere" => Self::make("sphere", d, 1, sphere, zeros, None, "sum_i x_i^2", SMOKE),
             "ellipsoid" => Self::make("ellipsoid", d, 1, ellipsoid, zeros, None, "sum_i 10^(6(i-1)/(d-1)) x_i^2", T31),
-            "discus" => Self::make("discus", d, 1, discus, zeros, None, "10^6 x_1^2 + sum_{i>=2} x_i^2 (erratum 40: x_1^2)", T31),
+            "discus" => Self::make(
+                "discus",
+                d,
+                1,
+                discus,
+                zeros,
+                None,
+                "10^6 x_1^2 + sum_{i>=2} x_i^2 (x_1^2: the thesis prints x_1, unbounded below)",
+                T31,
+            ),
             "l1-ellipsoid" => Self::make("l1-ellipsoid", d, 1, l1_ellipsoid, zeros, None, "sum_i 10^(6(i-1)/(d-1)) |x_i|", T31),
             "lhalf-ellipsoid" => {
                 Self::make("lhalf-ellipsoid", d, 1, lhalf_ellipsoid, zeros, None, "sum_i 10^(6(i-1)/(d-1)) |x_i|^(1/2)", T31)

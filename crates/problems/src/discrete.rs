@@ -198,7 +198,7 @@ impl Problem for OneMax {
         "d - sum_i x_i, x in {0,1}^d"
     }
     fn source(&self) -> &str {
-        "sanity check (issue 6)"
+        "classic sanity check"
     }
     fn domain(&self) -> Option<Bounds> {
         binary_box(self.d)
@@ -225,7 +225,7 @@ impl Problem for LeadingOnes {
         "d - max{k : x_1 = ... = x_k = 1}, x in {0,1}^d"
     }
     fn source(&self) -> &str {
-        "sanity check (issue 6)"
+        "classic sanity check"
     }
     fn domain(&self) -> Option<Bounds> {
         binary_box(self.d)
@@ -252,7 +252,7 @@ impl Problem for CategoricalReconstruction {
         "sum_i (a_{x_i} - w_i)^2 - sum_i min_k (a_k - w_i)^2, a_k = -1 + 2k/(K-1), x in {0..K-1}^d, w ~ N(0, I)"
     }
     fn source(&self) -> &str {
-        "categorical analogue of thesis sec. 3.7.3 (issue 6)"
+        "categorical analogue of thesis sec. 3.7.3"
     }
     fn domain(&self) -> Option<Bounds> {
         Some(Bounds::uniform(self.w.len(), 0.0, (self.k - 1) as f64).expect("d >= 1"))
@@ -279,7 +279,7 @@ impl Problem for MaxCut {
         "-#{(i,j) in E : x_i != x_j}, G(d, 10/(d-1)) from the seed, x in {0,1}^d"
     }
     fn source(&self) -> &str {
-        "MaxCut on a random graph (issue 6)"
+        "MaxCut on a random graph"
     }
     fn domain(&self) -> Option<Bounds> {
         binary_box(self.d)

@@ -24,7 +24,11 @@ pub struct ProblemSpec {
 const SPECS: &[ProblemSpec] = &[
     ProblemSpec { name: "sphere", source: "smoke test", summary: "sum x_i^2; min 0 at 0" },
     ProblemSpec { name: "ellipsoid", source: "thesis Table 3.1", summary: "sum 10^(6(i-1)/(d-1)) x_i^2; min 0 at 0" },
-    ProblemSpec { name: "discus", source: "thesis Table 3.1", summary: "10^6 x_1^2 + sum_{i>=2} x_i^2 (erratum 40); min 0 at 0" },
+    ProblemSpec {
+        name: "discus",
+        source: "thesis Table 3.1",
+        summary: "10^6 x_1^2 + sum_{i>=2} x_i^2 (the thesis prints x_1, unbounded below); min 0 at 0",
+    },
     ProblemSpec { name: "l1-ellipsoid", source: "thesis Table 3.1", summary: "sum 10^(6(i-1)/(d-1)) |x_i|; min 0 at 0" },
     ProblemSpec { name: "lhalf-ellipsoid", source: "thesis Table 3.1", summary: "sum 10^(6(i-1)/(d-1)) |x_i|^(1/2); min 0 at 0" },
     ProblemSpec { name: "levy", source: "thesis Tables 3.1, 4.4", summary: "Levy, domain [-10,10]^d; min 0 at 1" },
@@ -53,12 +57,16 @@ const SPECS: &[ProblemSpec] = &[
     },
     ProblemSpec {
         name: "categorical-reconstruction",
-        source: "issue 6 (thesis sec. 3.7.3 analogue)",
+        source: "K = 4 analogue of thesis sec. 3.7.3",
         summary: "sum (a_{x_i} - w_i)^2 - min, K = 4 levels in [-1,1], x in {0..3}^d; min 0",
     },
-    ProblemSpec { name: "onemax", source: "issue 6", summary: "d - sum x_i on {0,1}^d; min 0 at all ones" },
-    ProblemSpec { name: "leadingones", source: "issue 6", summary: "d - (leading ones) on {0,1}^d; min 0 at all ones" },
-    ProblemSpec { name: "maxcut", source: "issue 6", summary: "minus the cut of G(d, 10/(d-1)) from the seed on {0,1}^d, d >= 2" },
+    ProblemSpec { name: "onemax", source: "classic sanity check", summary: "d - sum x_i on {0,1}^d; min 0 at all ones" },
+    ProblemSpec { name: "leadingones", source: "classic sanity check", summary: "d - (leading ones) on {0,1}^d; min 0 at all ones" },
+    ProblemSpec {
+        name: "maxcut",
+        source: "classic combinatorial benchmark",
+        summary: "minus the cut of G(d, 10/(d-1)) from the seed on {0,1}^d, d >= 2",
+    },
     ProblemSpec { name: "rastrigin", source: "smoke test", summary: "Rastrigin, domain [-5.12,5.12]^d; min 0 at 0" },
     ProblemSpec { name: "griewank", source: "smoke test", summary: "Griewank, domain [-600,600]^d; min 0 at 0" },
     ProblemSpec { name: "failing-sphere", source: "smoke test", summary: "sphere returning NaN where x_1 < 0 (tests the NaN policy)" },

@@ -75,7 +75,7 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         figures: vec![figure],
         notes: vec![
             "The thesis reports INGO near zero regret at d = 100 and 500 and a GA that stalls after a short greedy phase; its GA is unspecified. Ours (elitist, 1/d mutation) is a strong baseline on this separable, linear-in-the-bits function.".into(),
-            "The thesis' N formula is used (erratum 41: 20 + 4 floor(3 + floor(3 ln d)/2), not INGO's N).".into(),
+            "The thesis' N for its discrete experiments is used: 20 + 4 floor(3 + floor(3 ln d)/2), not the continuous INGO's N.".into(),
         ],
     })
 }

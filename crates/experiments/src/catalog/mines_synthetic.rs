@@ -76,7 +76,8 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         tables: vec![table],
         figures: vec![figure],
         notes: vec![
-            "MiNES gives no hyper-parameters for Fig. 1 (erratum 28): ours are in `gradfree reproduce` source docs and the README.".into(),
+            "The MiNES paper gives no hyper-parameters for Fig. 1; ours are listed in the README (Choices where the documents are silent)."
+                .into(),
         ],
     })
 }

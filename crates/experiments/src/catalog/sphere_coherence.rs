@@ -79,7 +79,7 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         figures: vec![figure],
         notes: vec![
             format!("{matched} of {total} SubGroup coherences equal the printed ones to 4 decimals."),
-            "Lyu's Riesz-energy construction is not implemented yet (kernel-features issue); its column is the printed value.".into(),
+            "Lyu's Riesz-energy construction is not implemented yet; its column is the value printed in the thesis.".into(),
         ],
     })
 }

@@ -83,7 +83,7 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         tables: vec![table],
         figures: vec![figure],
         notes: vec![
-            "Discus uses 10^6 x_1^2 (the thesis prints x_1, erratum 40: unbounded below as printed).".into(),
+            "Discus uses 10^6 x_1^2 (the thesis prints x_1, which is unbounded below).".into(),
             "Nesterov is the nonsmooth Chebyshev-Rosenbrock |x_1-1|/4 + sum |x_{i+1} - 2|x_i| + 1| (bars lost in the thesis text).".into(),
             "quadratic: the eigenvalues of A are log-spaced in [1, 2306] with a Haar-random basis (MiNES does not say how A was built)."
                 .into(),
