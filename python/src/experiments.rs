@@ -32,7 +32,7 @@ fn run_experiment(
         return Err(err("runs: expected an integer >= 1 or None, got 0"));
     }
     std::fs::create_dir_all(&out).map_err(|e| typed("GradfreeError", format!("{}: {e}", out.display())))?;
-    let ctx = Ctx { quick, out, seed, runs, reuse_runs };
+    let ctx = Ctx { quick, out, seed, runs, reuse_runs, progress: None };
     let report = py.detach(|| e.run(&ctx)).map_err(|e| typed("GradfreeError", format!("experiment {name}: {e}")))?;
     serde_json::to_string(&report).map_err(err)
 }

@@ -363,8 +363,26 @@ mod tests {
             assert!(b - a > 0.0 && (b - a).is_finite(), "{lo} {hi}: width");
             if log {
                 assert!(a > 0.0 && b / a >= 10.0, "{lo} {hi}: {a} {b}");
+                // Whole decades, so the ends are labelled.
+                assert!((a.log10() - a.log10().round()).abs() < 1e-9 && (b.log10() - b.log10().round()).abs() < 1e-9, "{a} {b}");
             }
         }
+        assert_eq!(axis_range(3e-11, 2e3, true), (1e-11, 1e4));
+    }
+
+    #[test]
+    fn the_legend_goes_to_the_emptiest_corner() {
+        let line = |pts: &[(f64, f64)]| Series { label: "a".into(), points: pts.to_vec() };
+        let pos = |series: &[Series]| {
+            let chart = LineChart { title: "", x_label: "", y_label: "", log_y: false, series };
+            legend_position(&chart, (0.0, 1.0), (0.0, 1.0), &|y| y)
+        };
+        // A line falling from the upper left to the lower right: the upper right is empty.
+        assert!(matches!(pos(&[line(&[(0.0, 1.0), (1.0, 0.0)])]), SeriesLabelPosition::UpperRight));
+        // A flat line along the top, stored as two points, leaves the lower corners; the right wins.
+        assert!(matches!(pos(&[line(&[(0.0, 0.9), (1.0, 0.9)])]), SeriesLabelPosition::LowerRight));
+        // Rising from the lower left: the upper left is empty.
+        assert!(matches!(pos(&[line(&[(0.0, 0.0), (1.0, 1.0)])]), SeriesLabelPosition::UpperLeft));
     }
 
     /// Data that used to hang or abort the plot (subnormals, constant huge values, 400 decades).

@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use gradfree_experiments::{Ctx, Experiment, Report, experiments, find};
+use gradfree_experiments::{Ctx, Experiment, ProgressEvent, ProgressSink, Report, experiments, find};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
 use crate::cli::ReproduceArgs;
@@ -58,8 +59,22 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
         if !args.json {
             outln!("== {} ({}){}", e.name(), e.source(), if args.quick { " [quick]" } else { "" });
         }
-        let ctx = Ctx { quick: args.quick, out: out.clone(), seed: args.seed, runs: args.runs, reuse_runs: !args.recompute };
-        let report = e.run(&ctx).with_context(|| format!("experiment {}", e.name()))?;
+        let bar = run_bar(e.name(), args.json);
+        let progress = bar.clone().map(|b| {
+            ProgressSink(std::sync::Arc::new(move |ev| match ev {
+                ProgressEvent::Planned(n) => {
+                    b.set_style(bar_style(true));
+                    b.inc_length(n)
+                }
+                ProgressEvent::Finished { .. } => b.inc(1),
+            }))
+        });
+        let ctx = Ctx { quick: args.quick, out: out.clone(), seed: args.seed, runs: args.runs, reuse_runs: !args.recompute, progress };
+        let report = e.run(&ctx).with_context(|| format!("experiment {}", e.name()));
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+        let report = report?;
         let files = write_report(&report, &out)?;
         let seconds = t.elapsed().as_secs_f64();
         if args.json {
@@ -84,4 +99,29 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
         outln!("{}", serde_json::json!({ "experiments": json }));
     }
     Ok(())
+}
+
+/// A progress bar on stderr for one experiment, counting its runs with an ETA (none when stderr is
+/// not a terminal or the output is JSON). Experiments without optimization runs show the elapsed
+/// time only.
+fn run_bar(name: &str, json: bool) -> Option<ProgressBar> {
+    use std::io::IsTerminal;
+    if json || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+    bar.set_style(bar_style(false));
+    bar.set_prefix(name.to_string());
+    bar.enable_steady_tick(std::time::Duration::from_millis(250));
+    Some(bar)
+}
+
+/// The spinner with elapsed time, and once runs are announced the bar with an ETA.
+fn bar_style(runs: bool) -> ProgressStyle {
+    let template = if runs {
+        "{spinner} {prefix} [{elapsed_precise}] {bar:30} {pos}/{len} runs, ETA {eta}"
+    } else {
+        "{spinner} {prefix} [{elapsed_precise}]"
+    };
+    ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar())
 }

@@ -168,7 +168,17 @@ fn plot_draws_a_png_and_an_svg() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_png(&png);
     let v = json(&gradfree(&["plot", log.to_str().unwrap(), "-o", png.to_str().unwrap(), "--json"]));
-    assert_eq!(v["series"][0]["label"], "run");
+    // Series are named by the algorithm of the log's start record, and by file when two share it.
+    assert_eq!(v["series"][0]["label"], "nesterov-spokoiny");
+    let log2 = dir.path().join("again.jsonl");
+    let out =
+        gradfree(&["optimize", "--algo", "nesterov-spokoiny", "--problem", "sphere", "--dim", "5", "--log", log2.to_str().unwrap(), "-q"]);
+    assert!(out.status.success());
+    let v = json(&gradfree(&["plot", log.to_str().unwrap(), log2.to_str().unwrap(), "-o", png.to_str().unwrap(), "--json"]));
+    assert_eq!(
+        (v["series"][0]["label"].as_str(), v["series"][1]["label"].as_str()),
+        (Some("nesterov-spokoiny (run)"), Some("nesterov-spokoiny (again)"))
+    );
     let svg = dir.path().join("conv.svg");
     assert!(gradfree(&["plot", log.to_str().unwrap(), "-o", svg.to_str().unwrap()]).status.success());
     assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));

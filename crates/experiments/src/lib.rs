@@ -40,13 +40,45 @@ pub struct Ctx {
     pub runs: Option<usize>,
     /// Reuse the finished runs kept in `<out>/runs/` (runs are kept either way).
     pub reuse_runs: bool,
+    /// Told how many runs are planned and when each finishes (a front end draws a progress bar
+    /// from it; the library never prints).
+    pub progress: Option<ProgressSink>,
+}
+
+/// What an experiment reports about its progress.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProgressEvent {
+    /// This many more runs are planned.
+    Planned(u64),
+    /// One run finished (`cached`: read back from the run cache rather than computed).
+    Finished {
+        /// Read from the run cache.
+        cached: bool,
+    },
+}
+
+/// A receiver of [`ProgressEvent`]s, called from any thread.
+#[derive(Clone)]
+pub struct ProgressSink(pub std::sync::Arc<dyn Fn(ProgressEvent) + Send + Sync>);
+
+impl std::fmt::Debug for ProgressSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProgressSink")
+    }
+}
+
+impl ProgressSink {
+    /// Sends one event.
+    pub fn send(&self, e: ProgressEvent) {
+        (self.0)(e)
+    }
 }
 
 impl Ctx {
     /// A context with the given folder and defaults: full budgets, seed 0, the experiment's number
     /// of runs, cached runs reused.
     pub fn new(out: impl Into<PathBuf>) -> Self {
-        Ctx { quick: false, out: out.into(), seed: 0, runs: None, reuse_runs: true }
+        Ctx { quick: false, out: out.into(), seed: 0, runs: None, reuse_runs: true, progress: None }
     }
 
     /// The number of runs: `runs` if given, else `quick` or `full`.
@@ -54,9 +86,17 @@ impl Ctx {
         self.runs.unwrap_or(if self.quick { quick } else { full })
     }
 
+    /// Announces the number of optimization runs the experiment will make (before making them),
+    /// so a progress bar can show an ETA; [`runs::run_many`] reports each finished one.
+    pub fn plan_runs(&self, n: u64) {
+        if let Some(p) = &self.progress {
+            p.send(ProgressEvent::Planned(n));
+        }
+    }
+
     /// The run cache for one problem instance (`tag` names it within the experiment).
     pub fn run_cache(&self, tag: &str) -> runs::RunCache {
-        runs::RunCache { dir: self.out.join("runs"), tag: tag.to_string(), reuse: self.reuse_runs }
+        runs::RunCache { dir: self.out.join("runs"), tag: tag.to_string(), reuse: self.reuse_runs, progress: self.progress.clone() }
     }
 }
 

@@ -85,6 +85,8 @@ pub struct RunCache {
     pub tag: String,
     /// Read finished runs back (else recompute them and overwrite the files).
     pub reuse: bool,
+    /// Told of planned and finished runs.
+    pub progress: Option<crate::ProgressSink>,
 }
 
 /// The evaluation counts at which a run's best-so-far value is kept: 400 evenly spaced points up to
@@ -126,6 +128,13 @@ pub fn run_many(
     if let Some(c) = cache {
         create_dir(&c.dir)?;
     }
+    // The experiment announced its runs (Ctx::plan_runs); each finished one is reported here.
+    let progress = cache.and_then(|c| c.progress.clone());
+    let tell = |cached: bool| {
+        if let Some(p) = &progress {
+            p.send(crate::ProgressEvent::Finished { cached });
+        }
+    };
     (0..runs)
         .into_par_iter()
         .map(|r| {
@@ -136,6 +145,7 @@ pub fn run_many(
             });
             let file = cache.map(|c| c.dir.join(format!("{}-{}-{}-r{r}.json", c.tag, m.algo, slug(&m.label))));
             if let Some(run) = file.as_deref().filter(|_| cache.is_some_and(|c| c.reuse)).and_then(|f| read_cached(f, &key)) {
+                tell(true);
                 return Ok(run);
             }
             let run = one_run(p, m, init, budget, target, derive_seed(seed, r as u64))?;
@@ -143,6 +153,7 @@ pub fn run_many(
                 let text = serde_json::to_vec(&serde_json::json!({ "key": key, "run": run }))?;
                 gradfree_core::atomic_write(f, &text)?;
             }
+            tell(false);
             Ok(run)
         })
         .collect()

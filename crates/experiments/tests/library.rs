@@ -95,3 +95,32 @@ fn the_registry_finds_every_experiment_and_runs_one() {
     assert!(!report.tables.is_empty() && !report.figures.is_empty());
     assert_eq!(report, find("sphere-coherence").unwrap().run(&ctx).unwrap(), "same seed, same report");
 }
+
+/// An experiment announces its runs before making them and reports each one (computed, then read
+/// back from the run cache), so a front end can draw a bar with an ETA.
+#[test]
+fn progress_counts_the_announced_runs() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::{Arc, Mutex};
+
+    use gradfree_experiments::{ProgressEvent, ProgressSink};
+    let dir = tempfile::tempdir().unwrap();
+    let events: Arc<Mutex<Vec<ProgressEvent>>> = Arc::default();
+    let cached = Arc::new(AtomicU64::new(0));
+    let (e2, c2) = (events.clone(), cached.clone());
+    let sink = ProgressSink(Arc::new(move |e| {
+        if e == (ProgressEvent::Finished { cached: true }) {
+            c2.fetch_add(1, Ordering::Relaxed);
+        }
+        e2.lock().unwrap().push(e);
+    }));
+    let ctx = Ctx { quick: true, progress: Some(sink), ..Ctx::new(dir.path()) };
+    let exp = gradfree_experiments::find("mines-synthetic").unwrap();
+    exp.run(&ctx).unwrap();
+    let first: Vec<ProgressEvent> = events.lock().unwrap().drain(..).collect();
+    let ProgressEvent::Planned(n) = first[0] else { panic!("the plan comes first: {first:?}") };
+    assert_eq!(first.len() as u64, n + 1, "one event per announced run");
+    assert!(first[1..].iter().all(|e| *e == ProgressEvent::Finished { cached: false }));
+    exp.run(&ctx).unwrap();
+    assert_eq!(cached.load(Ordering::Relaxed), n, "the second time every run comes from the cache");
+}

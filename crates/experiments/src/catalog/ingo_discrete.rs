@@ -48,6 +48,7 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         rows: Vec::new(),
     };
     let mut panels = Vec::new();
+    ctx.plan_runs((dims.len() * methods().len() * runs) as u64);
     for &d in dims {
         let budget = (per_d * d) as u64;
         let p = build("binary-reconstruction", d, ctx.seed)?;

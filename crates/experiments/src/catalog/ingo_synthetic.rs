@@ -47,6 +47,7 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
     // mu_1 ~ U[0,1]^d for every function (thesis sec. 3.7.1), also Levy whose Table 4.4 domain is [-10, 10]^d.
     let init = gradfree_core::Bounds::uniform(d, 0.0, 1.0)?;
     let mut panels = Vec::new();
+    ctx.plan_runs((FUNCTIONS.len() * methods().len() * runs) as u64);
     for name in FUNCTIONS {
         let p = build(name, d, ctx.seed)?;
         let mut series = Vec::new();

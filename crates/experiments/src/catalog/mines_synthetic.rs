@@ -42,6 +42,7 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         &["function", "d", "method", "evaluations", "mean log10 best f", "median best f"],
     );
     let mut panels = Vec::new();
+    ctx.plan_runs((CASES.len() * 4 * runs) as u64);
     for (name, dim, l, k0) in CASES {
         let d = if ctx.quick { dim / 10 } else { dim };
         let budget = if ctx.quick { 200 * d } else { 500 * d } as u64;
