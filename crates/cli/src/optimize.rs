@@ -76,23 +76,12 @@ fn stop_rules(args: &OptimizeArgs, alg: &Algorithm, f_star: Option<f64>, base: O
         s.tol_f_window = gradfree_core::convergence::window(alg.dim(), alg.population_size());
     }
     let mut off = Vec::new();
-    let mut set = |name: &'static str, tol: Option<Tol<f64>>, field: &mut Option<f64>| match tol {
-        Some(Tol::Value(v)) => *field = Some(v),
-        Some(Tol::Off) => off.push(name),
-        None => {}
-    };
-    set("tol-f", args.tol_f, &mut s.tol_f);
-    set("tol-x", args.tol_x, &mut s.tol_x);
-    set("tol-condition", args.tol_condition, &mut s.tol_condition);
-    set("tol-diverge", args.tol_diverge, &mut s.tol_diverge);
-    for (name, tol, field) in [("tol-flat", args.tol_flat, &mut s.tol_flat), ("tol-stagnation", args.tol_stagnation, &mut s.tol_stagnation)]
-    {
-        match tol {
-            Some(Tol::Value(v)) => *field = Some(v),
-            Some(Tol::Off) => off.push(name),
-            None => {}
-        }
-    }
+    apply("tol-f", args.tol_f, &mut s.tol_f, &mut off);
+    apply("tol-x", args.tol_x, &mut s.tol_x, &mut off);
+    apply("tol-condition", args.tol_condition, &mut s.tol_condition, &mut off);
+    apply("tol-diverge", args.tol_diverge, &mut s.tol_diverge, &mut off);
+    apply("tol-flat", args.tol_flat, &mut s.tol_flat, &mut off);
+    apply("tol-stagnation", args.tol_stagnation, &mut s.tol_stagnation, &mut off);
     if fresh && !args.no_convergence && args.restarts.is_none() {
         let continuous = algorithm_spec(alg.name()).is_ok_and(|a| !a.discrete());
         s = s.with_convergence_defaults(alg.dim(), alg.population_size(), continuous);
@@ -101,6 +90,16 @@ fn stop_rules(args: &OptimizeArgs, alg: &Algorithm, f_star: Option<f64>, base: O
         s = s.without(name)?;
     }
     Ok(s)
+}
+
+/// A convergence flag: a value sets the rule, `off` is noted (switched off after the defaults are
+/// filled in).
+fn apply<T>(name: &'static str, tol: Option<Tol<T>>, field: &mut Option<T>, off: &mut Vec<&'static str>) {
+    match tol {
+        Some(Tol::Value(v)) => *field = Some(v),
+        Some(Tol::Off) => off.push(name),
+        None => {}
+    }
 }
 
 fn new_run(args: &OptimizeArgs) -> Result<(RunSpec, Algorithm)> {

@@ -137,6 +137,8 @@ pub struct Run<A: AskTell> {
     pending: bool,
     told: Vec<f64>,
     sorted: Vec<f64>,
+    /// Scratch for the medians of the stagnation test (reused: no allocation per generation).
+    window: Vec<f64>,
     clock: Instant,
 }
 
@@ -182,6 +184,7 @@ impl<A: AskTell> Run<A> {
             pending: false,
             told: Vec::new(),
             sorted: Vec::new(),
+            window: Vec::new(),
             clock: Instant::now(),
         })
     }
@@ -497,7 +500,7 @@ impl<A: AskTell> Run<A> {
     }
 
     /// Every rule, after a generation.
-    fn check_stop(&self) -> Option<StopReason> {
+    fn check_stop(&mut self) -> Option<StopReason> {
         let s = &self.options.stop;
         if let Some(r @ StopReason::Target) = self.budget_exhausted() {
             return Some(r);
@@ -554,20 +557,20 @@ impl<A: AskTell> Run<A> {
     }
 
     /// pycma's `tolstagnation` test ([`crate::StopRules::tol_stagnation`]).
-    fn stagnated(&self, window: u64) -> bool {
+    fn stagnated(&mut self, window: u64) -> bool {
         let (d, lambda) = (self.optimizer.dim() as f64, self.optimizer.population_size().max(1) as f64);
-        let (best, med) = (&self.state.history_best, &self.state.history_median);
         let l = window.div_ceil(10) as usize;
-        let n = best.len();
+        let n = self.state.history_best.len();
         if (self.state.generations as f64) <= d * (5.0 + 100.0 / lambda) || n <= 100 || 2 * l > n {
             return false;
         }
-        let no_progress = |h: &VecDeque<f64>| {
-            let recent = median_of(h.range(n - l..));
-            let before = median_of(h.range(n - 2 * l..n - l));
+        let scratch = &mut self.window;
+        let mut no_progress = |h: &VecDeque<f64>| {
+            let recent = median_of(h.range(n - l..), scratch);
+            let before = median_of(h.range(n - 2 * l..n - l), scratch);
             recent >= before
         };
-        no_progress(best) && no_progress(med)
+        no_progress(&self.state.history_best) && no_progress(&self.state.history_median)
     }
 }
 
@@ -577,9 +580,10 @@ fn stagnation_history_len(s: u64) -> usize {
     (2 * s.div_ceil(10) as usize).max(101)
 }
 
-/// The median of finite-or-infinite values (upper median for an even count).
-fn median_of<'a>(values: impl Iterator<Item = &'a f64>) -> f64 {
-    let mut v: Vec<f64> = values.copied().collect();
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+/// The median of finite-or-infinite values (upper median for an even count), using `scratch`.
+fn median_of<'a>(values: impl Iterator<Item = &'a f64>, scratch: &mut Vec<f64>) -> f64 {
+    scratch.clear();
+    scratch.extend(values);
+    let mid = scratch.len() / 2;
+    *scratch.select_nth_unstable_by(mid, f64::total_cmp).1
 }
