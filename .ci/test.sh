@@ -21,12 +21,24 @@ stage() {
 
 stage "cargo fmt --check"
 cargo fmt --all --check
-# The ci profile (Cargo.toml) is shared by every build below: the experiments, the tests and
-# the Python extension compile the dependencies once.
+# The ci profile (Cargo.toml) is shared by every build below, and every build sees the same
+# features (cargo unifies features over the packages a command selects: the whole workspace here,
+# and python/Cargo.toml asks for the same ones when maturin builds the extension alone), so the
+# dependencies compile once. Clippy's proc-macros and build scripts are built in that profile too.
 stage "cargo clippy -D warnings"
-cargo clippy --workspace --all-targets --locked -- -D warnings
+cargo clippy --profile ci --workspace --all-targets --locked -- -D warnings
+stage "cargo build (every test, and the gradfree binary they use)"
+cargo test --profile ci --workspace --locked --no-run
+drift=$(comm -23 \
+    <(cargo tree --locked -p gradfree-python -e normal,build -f '{p} {f}' --prefix none | sed 's/ (\*)$//' | sort -u) \
+    <(cargo tree --locked --workspace -e normal,build,dev -f '{p} {f}' --prefix none | sed 's/ (\*)$//' | sort -u))
+if [ -n "$drift" ]; then
+    echo "warning: the Python extension's features differ from the workspace's, so maturin will"
+    echo "rebuild these and everything above them (align python/Cargo.toml):"
+    echo "$drift"
+fi
 stage "gradfree reproduce all --quick"
-cargo run --profile ci --locked -q -- reproduce all --quick --out target/reproduce-quick
+target/ci/gradfree reproduce all --quick --out target/reproduce-quick
 stage "cargo test (unit, integration and doctests)"
 log=$(mktemp)
 status=0
