@@ -32,4 +32,26 @@ pub enum ProblemError {
         /// What is wrong, with the accepted range.
         message: String,
     },
+    /// A data set installed by a system package is not on this machine.
+    #[error(
+        "{dataset} not found: no {path}. Install the Debian package `{package}` (apt-get install {package}), or set {env} to a folder that holds its files"
+    )]
+    DataMissing {
+        /// The data set's name.
+        dataset: &'static str,
+        /// The file looked for.
+        path: String,
+        /// The Debian package that installs it.
+        package: &'static str,
+        /// The environment variable that points elsewhere.
+        env: &'static str,
+    },
+    /// A data file exists but cannot be read.
+    #[error("cannot read {path}: {message}")]
+    DataFile {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
 }

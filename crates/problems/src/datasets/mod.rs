@@ -1,5 +1,13 @@
-//! Binary classification data sets shipped with the crate (see `data/README.md` for sources and
-//! licences), for the logistic-regression experiments of MiNES sec. 6.2.
+//! Data sets. Binary classification sets shipped with the crate (see `data/README.md` for sources
+//! and licences), for the logistic-regression experiments of MiNES sec. 6.2; and real data sets
+//! installed by Debian packages and read at run time ([`real`]: Fashion-MNIST and StatLog DNA, for
+//! the kernel-approximation experiments of thesis sec. 5.5.3 and 6.6), with the readers of their
+//! formats ([`real::idx`], [`rdata`]).
+
+pub mod rdata;
+pub mod real;
+
+pub use real::{LABELED_NAMES, Labeled, load_labeled};
 
 use gradfree_core::{derive_seed, rng_from_seed};
 use rand::seq::SliceRandom;
@@ -21,8 +29,8 @@ pub struct Dataset {
     pub y: Vec<f64>,
 }
 
-const BREAST_CANCER: &str = include_str!("../data/breast_cancer.csv");
-const DIGITS: &str = include_str!("../data/digits.csv");
+const BREAST_CANCER: &str = include_str!("../../data/breast_cancer.csv");
+const DIGITS: &str = include_str!("../../data/digits.csv");
 
 /// Names accepted by [`load`].
 pub const NAMES: &[&str] = &["breast-cancer", "digits-odd-even"];
