@@ -9,7 +9,7 @@
 
 use gradfree_core::{derive_seed, rng_from_seed};
 use gradfree_qmc::reference::{TABLE_5_3, matches_decimals};
-use gradfree_qmc::sphere::{SubgroupSphere, gaussian_sphere, mutual_coherence};
+use gradfree_qmc::sphere::{FourierSphere, gaussian_sphere, mutual_coherence};
 
 use crate::{Ctx, Figure, Report, Result, Series, Table};
 
@@ -36,7 +36,7 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         let (mut s_series, mut g_series) = (Vec::new(), Vec::new());
         for (k, &big_n) in b.points.iter().enumerate() {
             let n = big_n / 2;
-            let mu = SubgroupSphere::new(b.d, n)?.mutual_coherence();
+            let mu = FourierSphere::subgroup(b.d, n)?.mutual_coherence();
             let ok = matches_decimals(mu, b.subgroup[k], 4);
             matched += usize::from(ok);
             total += 1;

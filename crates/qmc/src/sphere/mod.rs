@@ -1,19 +1,26 @@
-//! Point sets on the sphere `S^{d-1}` (thesis sec. 5.6).
+//! Point sets on the sphere `S^{d-1}` (thesis sec. 5.6 and 6.4).
 //!
-//! [`SubgroupSphere`]: `d = 2m`, `N = 2n` points, `n` prime with `m | n - 1`. With `F` the `n x n`
-//! DFT matrix (`F_{kj} = e^{2 pi i k j / n}`) and the rows `Lambda = {g^0, g^{(n-1)/m}, ...,
-//! g^{(m-1)(n-1)/m}} mod n` (eq. 5.26, a subgroup of the multiplicative group; `g` the smallest
-//! primitive root), the points are the columns of (eq. 5.24-5.25)
+//! [`FourierSphere`]: `d = 2m`, `N = 2n` points built from `m` rows `Lambda = {k_1, ..., k_m}` of
+//! the `n x n` DFT matrix `F` (`F_{kj} = e^{2 pi i k j / n}`): the columns of (eq. 6.23-6.24, and
+//! 5.24-5.25)
 //!
 //! ```text
 //! V = 1/sqrt(m) [ Re F_Lambda   -Im F_Lambda ]
 //!               [ Im F_Lambda    Re F_Lambda ]      (d x N, unit columns)
 //! ```
 //!
+//! Two choices of `Lambda`: the closed-form subgroup `{g^0, g^{(n-1)/m}, ..., g^{(m-1)(n-1)/m}} mod
+//! n` (eq. 5.26, `n` prime with `m | n - 1`, `g` the smallest primitive root;
+//! [`FourierSphere::subgroup`]), and the indexes that maximize the log-energy objective `J` of
+//! eq. 6.34 by the coordinate ascent of Algorithm 12 ([`energy`], [`FourierSphere::optimized`]; the
+//! thesis calls the result the SSF point set, and Table 5.3 "Lyu [117]").
+//!
 //! Every inner product depends only on `t = a - b mod n` through `S(t) = sum_{k in Lambda}
 //! e^{2 pi i k t / n}`: within a block it is `Re S(t) / m`, across blocks `Im S(t) / m`; so the
-//! mutual coherence costs O(n m) ([`SubgroupSphere::mutual_coherence`]) and `V^T x` is one FFT of
-//! length `n` ([`SubgroupSphere::project`]).
+//! mutual coherence costs O(n m) ([`FourierSphere::mutual_coherence`]) and `V^T x` is one FFT of
+//! length `n` (Theorem 20, [`FourierSphere::project`]).
+
+pub mod energy;
 
 use std::f64::consts::PI;
 use std::sync::Arc;
@@ -24,24 +31,25 @@ use rustfft::{Fft, FftPlanner};
 use crate::QmcError;
 use crate::numtheory::{is_prime, mul_mod, pow_mod, primitive_root};
 
-/// The subgroup-based point set on the sphere.
+/// The DFT-row point set `V` on the sphere (eq. 6.23), for any frequency set `Lambda`.
 #[derive(Clone)]
-pub struct SubgroupSphere {
+pub struct FourierSphere {
     m: usize,
     n: u64,
     lambda: Vec<u64>,
     fft: Arc<dyn Fft<f64>>,
 }
 
-impl std::fmt::Debug for SubgroupSphere {
+impl std::fmt::Debug for FourierSphere {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SubgroupSphere").field("d", &(2 * self.m)).field("points", &(2 * self.n)).field("lambda", &self.lambda).finish()
+        f.debug_struct("FourierSphere").field("d", &(2 * self.m)).field("points", &(2 * self.n)).field("lambda", &self.lambda).finish()
     }
 }
 
-impl SubgroupSphere {
-    /// `N = 2n` points on `S^{d-1}`; `d` even, `n` prime with `d/2 | n - 1`.
-    pub fn new(d: usize, n: u64) -> Result<Self, QmcError> {
+impl FourierSphere {
+    /// The subgroup point set (eq. 5.24-5.26): `N = 2n` points on `S^{d-1}`; `d` even, `n` prime
+    /// with `d/2 | n - 1`.
+    pub fn subgroup(d: usize, n: u64) -> Result<Self, QmcError> {
         if d < 2 || !d.is_multiple_of(2) {
             return Err(QmcError::invalid("d", d, "even and >= 2 (d = 2m)"));
         }
@@ -65,8 +73,40 @@ impl SubgroupSphere {
             lambda.push(x);
             x = mul_mod(x, h, n);
         }
+        Self::new(d, n, lambda)
+    }
+
+    /// The point set of eq. 6.23 for the frequencies `lambda` (`m = d/2` distinct values in
+    /// `1..n`, so `m < n`); `d` even.
+    pub fn new(d: usize, n: u64, lambda: Vec<u64>) -> Result<Self, QmcError> {
+        if d < 2 || !d.is_multiple_of(2) {
+            return Err(QmcError::invalid("d", d, "even and >= 2 (d = 2m)"));
+        }
+        let m = d / 2;
+        if n <= m as u64 || n > 1 << 40 {
+            return Err(QmcError::invalid("n", n, format!("in {}..=2^40 (n > m = d/2 = {m})", m + 1)));
+        }
+        if lambda.len() != m {
+            return Err(QmcError::invalid("lambda", format!("{} frequencies", lambda.len()), format!("m = d/2 = {m} frequencies")));
+        }
+        let mut seen = std::collections::HashSet::with_capacity(m);
+        for &k in &lambda {
+            if k == 0 || k >= n || !seen.insert(k) {
+                return Err(QmcError::invalid("lambda", k, format!("distinct frequencies in 1..{n}")));
+            }
+        }
         let fft = FftPlanner::new().plan_fft_inverse(n as usize);
-        Ok(SubgroupSphere { m, n, lambda, fft })
+        Ok(FourierSphere { m, n, lambda, fft })
+    }
+
+    /// The point set whose frequencies maximize `J(Lambda)` (eq. 6.34) by Algorithm 12 from a
+    /// random start drawn from `seed`; also returns the trace of `J` (see [`energy`]).
+    pub fn optimized(d: usize, n: u64, options: &energy::AscentOptions, seed: u64) -> Result<(Self, energy::AscentTrace), QmcError> {
+        if d < 2 || !d.is_multiple_of(2) {
+            return Err(QmcError::invalid("d", d, "even and >= 2 (d = 2m)"));
+        }
+        let (lambda, trace) = energy::coordinate_ascent(d / 2, n, options, seed, None)?;
+        Ok((Self::new(d, n, lambda)?, trace))
     }
 
     /// Dimension `d = 2m`.
@@ -84,7 +124,17 @@ impl SubgroupSphere {
         false
     }
 
-    /// The frequency set `Lambda` (eq. 5.26).
+    /// Half the dimension, `m = d/2`.
+    pub fn m(&self) -> usize {
+        self.m
+    }
+
+    /// The DFT size `n` (`N = 2n` points).
+    pub fn n(&self) -> u64 {
+        self.n
+    }
+
+    /// The frequency set `Lambda`.
     pub fn frequencies(&self) -> &[u64] {
         &self.lambda
     }
@@ -117,9 +167,10 @@ impl SubgroupSphere {
         out
     }
 
-    /// `V^T x` for `x` of length `d`, in O(n log n) with one inverse FFT of length `n`:
-    /// with `z_{k_l} = x_l - i x_{m+l}`, `y = sum_k z_k e^{2 pi i k j / n}`, point `j` of the first
-    /// block gives `Re y_j / sqrt(m)` and of the second `-Im y_j / sqrt(m)`.
+    /// `V^T x` for `x` of length `d`, in O(n log n) with one inverse FFT of length `n` (Theorem 20,
+    /// eq. 6.36, conjugated): with `z_{k_l} = x_l - i x_{m+l}`, `y = sum_k z_k e^{2 pi i k j / n}`,
+    /// point `j` of the first block gives `Re y_j / sqrt(m)` and of the second `-Im y_j / sqrt(m)`.
+    /// Allocates its buffers; [`FourierSphere::project_with`] reuses the caller's.
     pub fn project(&self, x: &[f64], out: &mut [f64]) -> Result<(), QmcError> {
         let (m, n) = (self.m, self.n as usize);
         if x.len() != 2 * m {
@@ -129,18 +180,36 @@ impl SubgroupSphere {
             return Err(QmcError::invalid("out", format!("length {}", out.len()), format!("length N = {}", 2 * n)));
         }
         let mut buf = vec![Complex64::new(0.0, 0.0); n];
+        let mut scratch = vec![Complex64::new(0.0, 0.0); self.scratch_len()];
+        self.project_with(|l| x[l], 1.0, out, &mut buf, &mut scratch);
+        Ok(())
+    }
+
+    /// Length of the FFT scratch buffer [`FourierSphere::project_with`] needs.
+    pub fn scratch_len(&self) -> usize {
+        self.fft.get_inplace_scratch_len()
+    }
+
+    /// `scale * V^T x` into `out` (length `N = 2n`) with caller-provided buffers, allocation free:
+    /// `x(l)` gives coordinate `l` of the input (so callers can fold a sign flip or a type
+    /// conversion into it), `buf` has length `n`, `scratch` length [`FourierSphere::scratch_len`].
+    /// Panics if the lengths are wrong (callers check them once, up front).
+    pub fn project_with(&self, x: impl Fn(usize) -> f64, scale: f64, out: &mut [f64], buf: &mut [Complex64], scratch: &mut [Complex64]) {
+        let (m, n) = (self.m, self.n as usize);
+        assert!(out.len() == 2 * n && buf.len() == n, "project_with: out must have length 2n and buf length n");
+        buf.iter_mut().for_each(|b| *b = Complex64::new(0.0, 0.0));
         for (l, &k) in self.lambda.iter().enumerate() {
-            buf[k as usize] = Complex64::new(x[l], -x[m + l]);
+            buf[k as usize] = Complex64::new(x(l), -x(m + l));
         }
-        self.fft.process(&mut buf);
-        let s = 1.0 / (m as f64).sqrt();
+        self.fft.process_with_scratch(buf, scratch);
+        let s = scale / (m as f64).sqrt();
         // Column j (1..n) is buf[j mod n].
+        let (first, second) = out.split_at_mut(n);
         for j in 0..n {
             let y = buf[(j + 1) % n];
-            out[j] = s * y.re;
-            out[n + j] = -s * y.im;
+            first[j] = s * y.re;
+            second[j] = -s * y.im;
         }
-        Ok(())
     }
 
     /// Mutual coherence `max_{i != j} |v_i^T v_j|` (columns have unit norm), in O(n m).

@@ -1,0 +1,224 @@
+//! Feature maps `Psi` with `Psi(x)^T Psi(z) ~ K(x, z)`: a [`Projection`] followed by the kernel's
+//! nonlinearity (thesis eq. 6.6).
+//!
+//! With `N` projections `p_i = w_i^T x` the output has `2N` (or `2NM`) values, in pairs:
+//!
+//! - Gaussian kernel, Gaussian directions (Rahimi & Recht's cos/sin pair, not cos + random
+//!   offset): `Psi(x) = N^{-1/2} [cos(p_i / sigma), sin(p_i / sigma)]_i`.
+//! - Gaussian kernel, SSF (eq. 6.10): unit directions `v_i` and `M` radii `rho_j = F^{-1}(t_j)`,
+//!   `F` the chi(d) CDF, `t_j = j / (M + 1)`: `Psi(x) = (NM)^{-1/2} [cos(rho_j v_i^T x / sigma),
+//!   sin(rho_j v_i^T x / sigma)]_{i, j}`. With the Haar rotation the radial rule is randomly
+//!   shifted, `t_j = (j - 1 + U) / M`, which makes the estimate exactly unbiased.
+//! - Arc-cosine kernel of order `b`, with `chi(s) = max(0, sign(s)) |s|^b` (Lemma 2): `Psi(x) =
+//!   sqrt(c / N) [chi(p_i), chi(-p_i)]_i`, `c = 1` for Gaussian directions (Cho & Saul's features
+//!   made bidirectional) and `c = C_b` for unit directions (eq. 6.21).
+//!
+//! Inputs are `f32` or `f64` rows; outputs have the input's type. Rows are mapped in blocks in
+//! parallel (rayon), each worker with its own buffers; the result does not depend on the number
+//! of threads.
+
+use rayon::prelude::*;
+use statrs::distribution::{Chi, ContinuousCDF};
+
+use crate::kernel::{Kernel, arccos_constant};
+use crate::projection::{Directions, Method, Projection, Real, Scratch, SsfOptions, SsfRotation};
+use crate::{FeatureError, check_rows};
+
+/// Rows per parallel block.
+const BLOCK: usize = 64;
+
+/// Everything that defines a feature map (validated by [`FeatureMap::new`]).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct FeatureSpec {
+    /// The kernel to approximate.
+    pub kernel: Kernel,
+    /// How the directions are made.
+    pub method: Method,
+    /// Output dimension: even (pairs); for SSF with the Gaussian kernel a multiple of `2M`.
+    pub n_components: usize,
+    /// Radial quadrature points `M` of SSF for the Gaussian kernel (eq. 6.10; the thesis uses 1).
+    pub radial_points: usize,
+    /// SSF options.
+    pub ssf: SsfOptions,
+    /// Seed of all randomness.
+    pub seed: u64,
+}
+
+impl FeatureSpec {
+    /// `n_components` features of `kernel` by `method`, other options at their defaults.
+    pub fn new(kernel: Kernel, method: Method, n_components: usize, seed: u64) -> Self {
+        FeatureSpec { kernel, method, n_components, radial_points: 1, ssf: SsfOptions::default(), seed }
+    }
+
+    /// Radial points in use: `M` for SSF with the Gaussian kernel, otherwise 1.
+    fn radial(&self) -> usize {
+        match (self.method, self.kernel) {
+            (Method::Ssf, Kernel::Gaussian { .. }) => self.radial_points,
+            _ => 1,
+        }
+    }
+
+    /// Number of projections `N` this spec needs.
+    pub fn projections(&self) -> Result<usize, FeatureError> {
+        self.kernel.check()?;
+        if self.radial_points == 0 || self.radial_points > 1 << 16 {
+            return Err(FeatureError::invalid("radial_points", self.radial_points, "in 1..=65536"));
+        }
+        let per = 2 * self.radial();
+        if self.n_components == 0 || !self.n_components.is_multiple_of(per) {
+            let what = if per == 2 {
+                "an even number >= 2 (cos/sin or chi(p)/chi(-p) pairs)".to_string()
+            } else {
+                format!("a positive multiple of 2M = {per}")
+            };
+            return Err(FeatureError::invalid("n_components", self.n_components, what));
+        }
+        Ok(self.n_components / per)
+    }
+}
+
+/// A feature map ready to transform rows.
+#[derive(Clone, Debug)]
+pub struct FeatureMap {
+    spec: FeatureSpec,
+    projection: Projection,
+    /// Radii `rho_j` (SSF, Gaussian kernel), else `[1]`.
+    radii: Vec<f64>,
+    /// Multiplier of the projections (`1 / sigma` for the Gaussian kernel).
+    inner_scale: f64,
+    /// Multiplier of the outputs.
+    outer_scale: f64,
+}
+
+impl FeatureMap {
+    /// Builds the map of `spec` for inputs of dimension `d`.
+    pub fn new(spec: FeatureSpec, d: usize) -> Result<Self, FeatureError> {
+        let n = spec.projections()?;
+        let projection = Projection::build(spec.method, d, n, spec.ssf, spec.seed)?;
+        Ok(Self::with_projection(spec, projection))
+    }
+
+    /// A map over a projection built elsewhere (e.g. a Hua lattice, or a fixed SSF point set);
+    /// `spec.n_components` is set from it.
+    pub fn with_projection(mut spec: FeatureSpec, projection: Projection) -> Self {
+        let n = projection.len();
+        let d_eff = match &projection {
+            Projection::Ssf(p) => p.sphere().dim(),
+            other => other.dim(),
+        };
+        let m = spec.radial();
+        spec.n_components = 2 * n * m;
+        let unit = projection.directions() == Directions::Unit;
+        let (radii, inner_scale, outer_scale) = match spec.kernel {
+            Kernel::Gaussian { sigma } => {
+                let radii = if unit {
+                    let chi = Chi::new(d_eff as u64).expect("d >= 1");
+                    let shift = if matches!(spec.ssf.rotation, SsfRotation::Haar) {
+                        let mut rng = gradfree_core::rng_from_seed(gradfree_core::derive_seed(spec.seed, 0x7ad));
+                        Some(rand::RngExt::random::<f64>(&mut rng))
+                    } else {
+                        None
+                    };
+                    (1..=m)
+                        .map(|j| {
+                            let t = match shift {
+                                Some(u) => (j as f64 - 1.0 + u) / m as f64,
+                                None => j as f64 / (m as f64 + 1.0),
+                            };
+                            chi.inverse_cdf(t.clamp(1e-12, 1.0 - 1e-12))
+                        })
+                        .collect()
+                } else {
+                    vec![1.0]
+                };
+                (radii, 1.0 / sigma, 1.0 / ((n * m) as f64).sqrt())
+            }
+            Kernel::ArcCos { order } => {
+                let c = if unit { arccos_constant(order, d_eff) } else { 1.0 };
+                (vec![1.0], 1.0, (c / n as f64).sqrt())
+            }
+        };
+        FeatureMap { spec, projection, radii, inner_scale, outer_scale }
+    }
+
+    /// The (completed) spec.
+    pub fn spec(&self) -> &FeatureSpec {
+        &self.spec
+    }
+
+    /// The projection.
+    pub fn projection(&self) -> &Projection {
+        &self.projection
+    }
+
+    /// Input dimension.
+    pub fn dim_in(&self) -> usize {
+        self.projection.dim()
+    }
+
+    /// Output dimension.
+    pub fn dim_out(&self) -> usize {
+        self.spec.n_components
+    }
+
+    /// Maps `rows` rows of `x` (row-major) into `out` (`rows x dim_out`). Rejects a wrong shape or
+    /// a non-finite entry (naming the row and column).
+    pub fn transform_into<T: Real>(&self, x: &[T], out: &mut [T]) -> Result<(), FeatureError> {
+        let d = self.dim_in();
+        let rows = check_rows(x, d)?;
+        let q = self.dim_out();
+        if out.len() != rows * q {
+            return Err(FeatureError::BadInput(format!(
+                "output buffer has {} values, expected rows x n_components = {}",
+                out.len(),
+                rows * q
+            )));
+        }
+        let n = self.projection.len();
+        out.par_chunks_mut(BLOCK * q).zip(x.par_chunks(BLOCK * d)).for_each_init(
+            || (Scratch::default(), Vec::<f64>::new()),
+            |(scratch, p), (o, xb)| {
+                let b = xb.len() / d;
+                p.resize(b * n, 0.0);
+                self.projection.project_block(xb, self.inner_scale, p, scratch);
+                for (prow, orow) in p.chunks_exact(n).zip(o.chunks_exact_mut(q)) {
+                    self.nonlinearity(prow, orow);
+                }
+            },
+        );
+        Ok(())
+    }
+
+    /// Maps rows into a new vector.
+    pub fn transform<T: Real>(&self, x: &[T]) -> Result<Vec<T>, FeatureError> {
+        let rows = check_rows(x, self.dim_in())?;
+        FeatureError::check_memory(&format!("{rows} x {} features", self.dim_out()), rows as u128 * self.dim_out() as u128)?;
+        let mut out = vec![T::from_f64(0.0); rows * self.dim_out()];
+        self.transform_into(x, &mut out)?;
+        Ok(out)
+    }
+
+    fn nonlinearity<T: Real>(&self, p: &[f64], out: &mut [T]) {
+        let s = self.outer_scale;
+        match self.spec.kernel {
+            Kernel::Gaussian { .. } => {
+                let m = self.radii.len();
+                for (i, &pi) in p.iter().enumerate() {
+                    for (j, &r) in self.radii.iter().enumerate() {
+                        let (sin, cos) = (r * pi).sin_cos();
+                        let k = 2 * (i * m + j);
+                        out[k] = T::from_f64(s * cos);
+                        out[k + 1] = T::from_f64(s * sin);
+                    }
+                }
+            }
+            Kernel::ArcCos { order } => {
+                let chi = |v: f64| -> f64 { if v <= 0.0 { 0.0 } else { v.powi(order as i32) } };
+                for (i, &pi) in p.iter().enumerate() {
+                    out[2 * i] = T::from_f64(s * chi(pi));
+                    out[2 * i + 1] = T::from_f64(s * chi(-pi));
+                }
+            }
+        }
+    }
+}

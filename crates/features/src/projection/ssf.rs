@@ -1,0 +1,219 @@
+//! The projection of spherical structured feature (SSF) maps (thesis sec. 6.4-6.5): `V^T D x` with
+//! `V` the DFT-row point set on `S^{d-1}` (eq. 6.23, [`gradfree_qmc::sphere::FourierSphere`]) and
+//! `D` a random `+-1` diagonal (step (a)); `V^T x~` by one FFT of length `n` (Theorem 20, steps
+//! (b)-(c)): O(n log n) time per input and O(d) storage (the indexes `Lambda` and the signs).
+//!
+//! Sizes: `d = 2m` (an odd `d` is padded with one zero coordinate), `N = 2n` points. For `N`
+//! projections this uses `n = max(ceil(N / 2), m + 1)` (the construction needs `m < n`) and keeps the
+//! first `N` columns of `V` (all of them when `N` is even and at least `d + 2`).
+//!
+//! The frequencies `Lambda`: Algorithm 12 (the thesis), the closed-form subgroup of eq. 5.26 when
+//! `n` is a prime with `m | n - 1`, or uniformly random (for timing at sizes where Algorithm 12's
+//! O(m n^2) per sweep is too slow; the projection's cost does not depend on `Lambda`).
+//!
+//! Randomization: the thesis' sign flips `D` ([`SsfRotation::Signs`]), or a Haar-random rotation
+//! `R` ([`SsfRotation::Haar`], the "full random orthogonal rotation" the thesis recommends when
+//! accuracy matters, app. 10.26): then every column of `V^T R` is uniform on the sphere and the
+//! arc-cosine features are exactly unbiased, at O(d^2) per input.
+
+use gradfree_core::{GfRng, rng_from_seed};
+use gradfree_qmc::sphere::FourierSphere;
+use gradfree_qmc::sphere::energy::AscentOptions;
+use rand::RngExt;
+use rand::seq::SliceRandom;
+use rustfft::num_complex::Complex64;
+use serde::{Deserialize, Serialize};
+
+use crate::FeatureError;
+
+/// How the DFT rows `Lambda` are chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum SsfFrequencies {
+    /// Algorithm 12 (coordinate ascent on eq. 6.34) from a random start.
+    Optimized {
+        /// Most sweeps.
+        max_sweeps: usize,
+        /// Random block of candidates per step (`None`: all).
+        candidates: Option<usize>,
+    },
+    /// The subgroup of eq. 5.26 (`n` must be a prime with `m | n - 1`).
+    Subgroup,
+    /// `m` distinct indexes drawn uniformly from `1..n`.
+    Random,
+}
+
+impl Default for SsfFrequencies {
+    fn default() -> Self {
+        SsfFrequencies::Optimized { max_sweeps: 30, candidates: None }
+    }
+}
+
+/// The random rotation applied to inputs before `V^T`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SsfRotation {
+    /// A `+-1` diagonal (thesis step (a)); O(d).
+    #[default]
+    Signs,
+    /// A Haar-random orthogonal matrix; O(d^2).
+    Haar,
+}
+
+/// `V^T D x` (or `V^T R x`), `N` values per input.
+#[derive(Clone, Debug)]
+pub struct SsfProjection {
+    d: usize,
+    n_out: usize,
+    sphere: FourierSphere,
+    signs: Vec<f64>,
+    /// Row-major `d_pad x d` rotation (Haar), or empty.
+    rotation: Vec<f64>,
+}
+
+/// Buffers of one worker thread for [`SsfProjection::project_row`].
+#[derive(Debug, Default)]
+pub struct SsfScratch {
+    buf: Vec<Complex64>,
+    fft: Vec<Complex64>,
+    full: Vec<f64>,
+    rotated: Vec<f64>,
+}
+
+impl SsfProjection {
+    /// `n_out` projections of `d`-dimensional inputs; randomness (start of Algorithm 12, random
+    /// frequencies, signs or rotation) from `rng`.
+    pub fn new(d: usize, n_out: usize, frequencies: SsfFrequencies, rotation: SsfRotation, rng: &mut GfRng) -> Result<Self, FeatureError> {
+        if d == 0 {
+            return Err(FeatureError::invalid("d", 0, ">= 1"));
+        }
+        if n_out == 0 {
+            return Err(FeatureError::invalid("n_components", 0, ">= 1"));
+        }
+        let d_pad = d + d % 2;
+        let m = d_pad / 2;
+        let n = (n_out.div_ceil(2)).max(m + 1) as u64;
+        let sphere = match frequencies {
+            SsfFrequencies::Optimized { max_sweeps, candidates } => {
+                let seed = rng.random::<u64>();
+                FourierSphere::optimized(d_pad, n, &AscentOptions { max_sweeps, candidates }, seed)?.0
+            }
+            SsfFrequencies::Subgroup => FourierSphere::subgroup(d_pad, n)?,
+            SsfFrequencies::Random => {
+                let mut pool: Vec<u64> = (1..n).collect();
+                let (chosen, _) = pool.partial_shuffle(rng, m);
+                FourierSphere::new(d_pad, n, chosen.to_vec())?
+            }
+        };
+        Ok(Self::with_sphere(d, n_out, sphere, rotation, rng))
+    }
+
+    /// With a given point set (`sphere.dim()` is `d` rounded up to even; `n_out <= 2n`).
+    pub fn with_sphere(d: usize, n_out: usize, sphere: FourierSphere, rotation: SsfRotation, rng: &mut GfRng) -> Self {
+        let d_pad = sphere.dim();
+        assert!(d_pad == d + d % 2 && n_out <= sphere.len(), "sphere does not fit d and n_out");
+        let (signs, rot) = match rotation {
+            SsfRotation::Signs => ((0..d).map(|_| if rng.random::<bool>() { 1.0 } else { -1.0 }).collect(), Vec::new()),
+            SsfRotation::Haar => {
+                // A Haar rotation of R^{d_pad}, restricted to the first d input coordinates.
+                let q = gradfree_problems::transform::random_orthogonal(d_pad, rng.random::<u64>());
+                let mut r = vec![0.0; d_pad * d];
+                for i in 0..d_pad {
+                    r[i * d..(i + 1) * d].copy_from_slice(&q[i * d_pad..i * d_pad + d]);
+                }
+                (Vec::new(), r)
+            }
+        };
+        SsfProjection { d, n_out, sphere, signs, rotation: rot }
+    }
+
+    /// A deterministic copy for tests: signs all `+1`.
+    pub fn unsigned(d: usize, n_out: usize, sphere: FourierSphere) -> Self {
+        let mut p = Self::with_sphere(d, n_out, sphere, SsfRotation::Signs, &mut rng_from_seed(0));
+        p.signs.iter_mut().for_each(|s| *s = 1.0);
+        p
+    }
+
+    /// Input dimension `d`.
+    pub fn dim(&self) -> usize {
+        self.d
+    }
+
+    /// Number of projections `N`.
+    pub fn len(&self) -> usize {
+        self.n_out
+    }
+
+    /// Never empty.
+    pub fn is_empty(&self) -> bool {
+        self.n_out == 0
+    }
+
+    /// The point set `V`.
+    pub fn sphere(&self) -> &FourierSphere {
+        &self.sphere
+    }
+
+    /// `out = scale * V^T D x` (first `N` columns) for one input row.
+    pub fn project_row(&self, x: impl Fn(usize) -> f64, scale: f64, out: &mut [f64], s: &mut SsfScratch) {
+        let (d, n2) = (self.d, self.sphere.len());
+        s.buf.resize(n2 / 2, Complex64::new(0.0, 0.0));
+        s.fft.resize(self.sphere.scratch_len(), Complex64::new(0.0, 0.0));
+        let full = n2 == self.n_out;
+        if !full {
+            s.full.resize(n2, 0.0);
+        }
+        let target: &mut [f64] = if full { out } else { &mut s.full };
+        if self.rotation.is_empty() {
+            let signs = &self.signs;
+            self.sphere.project_with(|l| if l < d { signs[l] * x(l) } else { 0.0 }, scale, target, &mut s.buf, &mut s.fft);
+        } else {
+            let d_pad = self.sphere.dim();
+            s.rotated.resize(d_pad, 0.0);
+            for (i, r) in s.rotated.iter_mut().enumerate() {
+                *r = self.rotation[i * d..(i + 1) * d].iter().enumerate().map(|(j, q)| q * x(j)).sum();
+            }
+            let rotated = &s.rotated;
+            self.sphere.project_with(|l| rotated[l], scale, target, &mut s.buf, &mut s.fft);
+        }
+        if !full {
+            out.copy_from_slice(&s.full[..self.n_out]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The FFT projection equals the dense `V^T D x`, for even and odd `d` and truncated `N`.
+    #[test]
+    fn fft_projection_equals_dense() {
+        for &(d, n_out) in &[(6usize, 20usize), (7, 16), (8, 9), (10, 4)] {
+            let mut rng = rng_from_seed(d as u64);
+            let p = SsfProjection::new(d, n_out, SsfFrequencies::Random, SsfRotation::Signs, &mut rng).unwrap();
+            let v = p.sphere().points();
+            let dp = p.sphere().dim();
+            let x: Vec<f64> = (0..d).map(|j| (j as f64 + 0.3).sin()).collect();
+            let mut out = vec![0.0; n_out];
+            p.project_row(|j| x[j], 1.5, &mut out, &mut SsfScratch::default());
+            for (i, o) in out.iter().enumerate() {
+                let dense: f64 = (0..d).map(|j| v[i * dp + j] * p.signs[j] * x[j]).sum::<f64>() * 1.5;
+                assert!((dense - o).abs() < 1e-10, "d = {d}, column {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn haar_rotation_preserves_norms() {
+        let d = 9;
+        let p = SsfProjection::new(d, 2 * (d + 1) + 2, SsfFrequencies::Random, SsfRotation::Haar, &mut rng_from_seed(1)).unwrap();
+        // Full V (N = 2n, m | ...) has V V^T = (N/d) I, so ||V^T R x||^2 = (N / d_pad) ||x||^2.
+        let x: Vec<f64> = (0..d).map(|j| j as f64 - 3.0).collect();
+        let mut out = vec![0.0; p.len()];
+        p.project_row(|j| x[j], 1.0, &mut out, &mut SsfScratch::default());
+        let lhs: f64 = out.iter().map(|v| v * v).sum();
+        let rhs = p.len() as f64 / p.sphere().dim() as f64 * x.iter().map(|v| v * v).sum::<f64>();
+        assert!((lhs - rhs).abs() < 1e-9 * rhs, "{lhs} vs {rhs}");
+    }
+}
