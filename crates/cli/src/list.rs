@@ -16,7 +16,11 @@ pub fn run(args: &ListArgs) -> Result<()> {
     if args.json {
         let exps: Vec<_> =
             experiments.iter().map(|e| serde_json::json!({"name": e.name, "source": e.source, "summary": e.summary})).collect();
-        outln!("{}", serde_json::json!({"algorithms": algorithms, "problems": problems, "experiments": exps}));
+        let methods: Vec<_> = gradfree_features::METHODS
+            .iter()
+            .map(|m| serde_json::json!({"name": m.name, "summary": m.summary, "source": m.reference}))
+            .collect();
+        outln!("{}", serde_json::json!({"algorithms": algorithms, "problems": problems, "experiments": exps, "feature_methods": methods}));
         return Ok(());
     }
     outln!("Algorithms:");
@@ -26,6 +30,10 @@ pub fn run(args: &ListArgs) -> Result<()> {
     outln!("\nProblems:");
     for p in problems {
         outln!("  {:<24} {} [{}]", p.name, p.summary, p.source);
+    }
+    outln!("\nFeature-map methods (gradfree features --method NAME):");
+    for m in gradfree_features::METHODS {
+        outln!("  {:<24} {} [{}]", m.name, m.summary, m.reference);
     }
     outln!("\nExperiments (gradfree reproduce NAME):");
     for e in experiments {

@@ -9,6 +9,7 @@ macro_rules! outln {
 }
 
 mod cli;
+mod features;
 mod integrate;
 mod lattice;
 mod list;
@@ -47,6 +48,7 @@ fn main() -> ExitCode {
         cli::Command::Lattice(a) => lattice::run(&a),
         cli::Command::Sample(a) => sample::run(&a),
         cli::Command::Integrate(a) => integrate::run(&a),
+        cli::Command::Features(a) => features::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -591,3 +591,61 @@ fn readme_binary_reconstruction_example_reaches_regret_0_after_the_stated_evalua
     let evals = v["evaluations"].as_f64().unwrap();
     assert!((evals - stated).abs() <= 0.005e6, "README says {stated}, the command gives {evals}");
 }
+
+/// `gradfree features`: a CSV in, an .npy out whose Gram matrix the report measures; SSF beats
+/// i.i.d. features on the first-order arc-cosine kernel (thesis sec. 6.6); bad input is one line.
+#[test]
+fn features_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("x.csv");
+    // Test inputs (not a data set): a smooth deterministic 300 x 24 matrix with a header.
+    let mut text = (0..24).map(|j| format!("f{j}")).collect::<Vec<_>>().join(",") + "\n";
+    for i in 0..300 {
+        let row: Vec<String> = (0..24).map(|j| format!("{}", ((i * 31 + j * 17) as f64 * 0.37).sin() + 0.2)).collect();
+        text.push_str(&(row.join(",") + "\n"));
+    }
+    std::fs::write(&data, text).unwrap();
+    let out = dir.path().join("z.npy");
+    let report = |method: &str| {
+        let args = [
+            "features",
+            "--data",
+            data.to_str().unwrap(),
+            "--kernel",
+            "arccos1",
+            "--method",
+            method,
+            "--dim-out",
+            "192",
+            "--report",
+            "--json",
+        ];
+        json(&gradfree(&args))
+    };
+    let (ssf, iid) = (report("ssf"), report("iid"));
+    assert_eq!(ssf["rows"], 300);
+    assert_eq!(ssf["n_components"], 192);
+    let (e_ssf, e_iid) = (ssf["rel_frobenius"].as_f64().unwrap(), iid["rel_frobenius"].as_f64().unwrap());
+    assert!(e_ssf < 0.7 * e_iid, "SSF {e_ssf} vs iid {e_iid}");
+    let o = gradfree(&["features", "--data", data.to_str().unwrap(), "--method", "sobol", "--dim-out", "64", "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let bytes = std::fs::read(&out).unwrap();
+    assert!(String::from_utf8_lossy(&bytes[..128]).contains("'shape': (300, 64)"));
+    for (args, needle) in [
+        (vec!["--method", "ssf", "--dim-out", "33"], "even"),
+        (vec!["--method", "fourier", "--dim-out", "32"], "invalid method = fourier"),
+        (vec!["--kernel", "arccos12", "--dim-out", "32"], "0..=10"),
+        (vec!["--sigma", "-1", "--dim-out", "32"], "invalid sigma = -1"),
+        (vec!["--dim-out", "32"], "nothing to do"),
+    ] {
+        let mut full = vec!["features", "--data", data.to_str().unwrap()];
+        full.extend(args.iter());
+        if needle != "nothing to do" {
+            full.push("--report");
+        }
+        assert_clean_error(&gradfree(&full), needle);
+    }
+    std::fs::write(dir.path().join("bad.csv"), "1,2\n3,nan\n").unwrap();
+    let bad = dir.path().join("bad.csv");
+    assert_clean_error(&gradfree(&["features", "--data", bad.to_str().unwrap(), "--dim-out", "8", "--report"]), "row 1 column 1");
+}

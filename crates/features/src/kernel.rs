@@ -103,6 +103,15 @@ impl Kernel {
     }
 }
 
+/// scikit-learn's `gamma="scale"`: `1 / (d var(X))` over all entries of `x` (row-major, `d`
+/// columns), or 1 when the entries are constant.
+pub fn gamma_scale<T: crate::Real>(x: &[T], d: usize) -> f64 {
+    let n = x.len() as f64;
+    let mean = x.iter().map(|v| v.to_f64()).sum::<f64>() / n;
+    let var = x.iter().map(|v| (v.to_f64() - mean).powi(2)).sum::<f64>() / n;
+    if var > 0.0 && var.is_finite() { 1.0 / (d as f64 * var) } else { 1.0 }
+}
+
 /// `J_b(theta)` of eq. 6.2 for `theta` in `[0, pi]`.
 ///
 /// Restricting the integral representation (eq. 6.5) to the plane of `x` and `z` (`x = (1, 0)`, `z

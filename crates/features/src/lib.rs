@@ -21,7 +21,7 @@ pub mod projection;
 
 pub use error::FeatureError;
 pub use gram::{GramErrors, exact_gram, feature_gram, gather, sample_rows};
-pub use kernel::{Kernel, arccos_constant, arccos_j};
+pub use kernel::{Kernel, arccos_constant, arccos_j, gamma_scale};
 pub use map::{FeatureMap, FeatureSpec};
 pub use projection::{METHODS, Method, Projection, Real, SsfFrequencies, SsfOptions, SsfRotation};
 

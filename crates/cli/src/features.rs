@@ -1,0 +1,109 @@
+//! `gradfree features`: random features of a kernel for a data matrix, and their Gram error.
+
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use gradfree_features::{
+    FeatureMap, FeatureSpec, GramErrors, Kernel, Method, SsfFrequencies, SsfOptions, SsfRotation, exact_gram, feature_gram, gamma_scale,
+    gather, sample_rows,
+};
+
+use crate::cli::{FeaturesArgs, SsfFrequenciesArg, SsfRotationArg};
+use crate::points_io::{read_matrix, write_points};
+
+/// Runs `gradfree features`.
+pub fn run(a: &FeaturesArgs) -> Result<()> {
+    let (name, x, d) = match (&a.data, &a.dataset) {
+        (Some(path), _) => {
+            let m = read_matrix(path)?;
+            if m.rows == 0 || m.values.len() != m.rows * m.cols {
+                bail!("{}: no complete rows", path.display());
+            }
+            (path.display().to_string(), m.values, m.cols)
+        }
+        (None, Some(set)) => {
+            let l = gradfree_problems::datasets::load_labeled(set)?;
+            (l.name.to_string(), l.x.iter().map(|v| *v as f64).collect(), l.d)
+        }
+        (None, None) => bail!("give the input rows with --data FILE or --dataset NAME"),
+    };
+    if a.output.is_none() && !a.report {
+        bail!("nothing to do: give -o FILE to write the features, or --report for the Gram error");
+    }
+    gradfree_features::check_rows(&x, d).with_context(|| name.clone())?;
+    let rows = x.len() / d;
+    let kernel = match a.kernel.as_str() {
+        "gaussian" | "rbf" => match a.sigma {
+            Some(sigma) => Kernel::parse("gaussian", sigma)?,
+            None => {
+                let gamma = if a.gamma == "scale" {
+                    gamma_scale(&x, d)
+                } else {
+                    a.gamma.parse::<f64>().map_err(|_| anyhow::anyhow!("invalid --gamma {}: expected a number > 0 or `scale`", a.gamma))?
+                };
+                Kernel::gaussian_gamma(gamma)?
+            }
+        },
+        other => Kernel::parse(other, 1.0)?,
+    };
+    let method = Method::parse(&a.method)?;
+    let ssf = SsfOptions {
+        frequencies: match a.frequencies {
+            SsfFrequenciesArg::Optimized => SsfFrequencies::default(),
+            SsfFrequenciesArg::Subgroup => SsfFrequencies::Subgroup,
+            SsfFrequenciesArg::Random => SsfFrequencies::Random,
+        },
+        rotation: match a.rotation {
+            SsfRotationArg::Signs => SsfRotation::Signs,
+            SsfRotationArg::Haar => SsfRotation::Haar,
+        },
+    };
+    let spec = FeatureSpec { radial_points: a.radial_points, ssf, ..FeatureSpec::new(kernel, method, a.dim_out, a.seed) };
+    let t0 = Instant::now();
+    let map = FeatureMap::new(spec, d)?;
+    let build = t0.elapsed().as_secs_f64();
+    let t1 = Instant::now();
+    let z = map.transform(&x)?;
+    let transform = t1.elapsed().as_secs_f64();
+    if let Some(path) = &a.output {
+        write_points(path, rows, map.dim_out(), &z)?;
+    }
+    let errors = if a.report {
+        let idx = sample_rows(rows, a.report_rows.max(1), &mut gradfree_core::rng_from_seed(gradfree_core::derive_seed(a.seed, 0x6e7)));
+        let xs = gather(&x, d, &idx);
+        let zs = gather(&z, map.dim_out(), &idx);
+        Some((idx.len(), GramErrors::between(&exact_gram(&kernel, &xs, d)?, &feature_gram(&zs, map.dim_out())?)?))
+    } else {
+        None
+    };
+    let sigma = match kernel {
+        Kernel::Gaussian { sigma } => Some(sigma),
+        Kernel::ArcCos { .. } => None,
+    };
+    if a.json {
+        let mut o = serde_json::json!({
+            "data": name, "rows": rows, "d": d, "kernel": kernel.name(), "sigma": sigma, "method": method.name(),
+            "n_components": map.dim_out(), "seed": a.seed, "build_seconds": build, "transform_seconds": transform,
+        });
+        if let Some((n, e)) = errors {
+            o["report_rows"] = n.into();
+            o["rel_frobenius"] = e.rel_frobenius.into();
+            o["rel_max"] = e.rel_max.into();
+        }
+        if let Some(p) = &a.output {
+            o["output"] = p.display().to_string().into();
+        }
+        outln!("{o}");
+        return Ok(());
+    }
+    let bandwidth = sigma.map(|s| format!(" (sigma = {s:.4})")).unwrap_or_default();
+    outln!("{name}: {rows} x {d} -> {} {} features of the {} kernel{bandwidth}", map.dim_out(), method.name(), kernel.name());
+    outln!("built in {build:.3} s, mapped in {transform:.3} s");
+    if let Some((n, e)) = errors {
+        outln!("Gram error on {n} rows: relative Frobenius {:.4e}, relative max {:.4e}", e.rel_frobenius, e.rel_max);
+    }
+    if let Some(p) = &a.output {
+        outln!("wrote {}", p.display());
+    }
+    Ok(())
+}
