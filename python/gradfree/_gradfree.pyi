@@ -4,6 +4,7 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 import numpy.typing as npt
 
+_F32 = npt.NDArray[np.float32]
 _F64 = npt.NDArray[np.float64]
 
 class Run:
@@ -87,6 +88,35 @@ class Engine:
     def d(self) -> int: ...
     @property
     def num_generated(self) -> int: ...
+
+class FeatureMap:
+    """A random-feature map of gradfree_features (kernel approximation)."""
+
+    def __init__(
+        self,
+        kernel: str,
+        gamma: float,
+        method: str,
+        n_components: int,
+        d: int,
+        seed: int,
+        radial_points: int = 1,
+        frequencies: str = "optimized",
+        rotation: str = "signs",
+    ) -> None: ...
+    def transform_f64(self, x: _F64) -> _F64: ...
+    def transform_f32(self, x: _F32) -> _F32: ...
+    @property
+    def n_components(self) -> int: ...
+    @property
+    def n_projections(self) -> int: ...
+    @property
+    def frequencies(self) -> Optional[List[int]]: ...
+
+def kernel_matrix(x: _F64, kernel: str, gamma: float = 1.0) -> _F64: ...
+def gram_errors(exact: _F64, approx: _F64) -> Tuple[float, float]: ...
+def gamma_scale(x: _F64) -> float: ...
+def feature_methods() -> List[Tuple[str, str, str]]: ...
 
 def run_builtin(
     algorithm: str,

@@ -1,10 +1,11 @@
 //! `gradfree._gradfree`: the Rust core behind the `gradfree` Python package. Thin by design
 //! (developers' guide, style 8): validation and numerics live in the Rust crates; this layer maps
 //! arrays in and out, turns errors into the typed exceptions of `gradfree.errors`, and releases
-//! the GIL around heavy work. One module per subsystem: [`es`], [`qmc`], [`experiments`].
+//! the GIL around heavy work. One module per subsystem: [`es`], [`qmc`], [`features`], [`experiments`].
 
 mod es;
 mod experiments;
+mod features;
 mod qmc;
 
 use pyo3::exceptions::PyValueError;
@@ -99,6 +100,7 @@ pub(crate) fn problem_err(e: gradfree_problems::ProblemError) -> PyErr {
 fn _gradfree(m: &Bound<'_, PyModule>) -> PyResult<()> {
     es::register(m)?;
     experiments::register(m)?;
+    features::register(m)?;
     qmc::register(m)?;
     Ok(())
 }

@@ -11,9 +11,10 @@ import gradfree
 import gradfree.errors
 import gradfree.es
 import gradfree.experiments
+import gradfree.kernel_approximation
 import gradfree.qmc
 
-MODULES = [gradfree, gradfree.es, gradfree.qmc, gradfree.experiments, gradfree.errors]
+MODULES = [gradfree, gradfree.es, gradfree.qmc, gradfree.experiments, gradfree.errors, gradfree.kernel_approximation]
 
 
 def _ours(obj) -> bool:

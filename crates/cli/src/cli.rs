@@ -47,7 +47,8 @@ pub struct FeaturesArgs {
     /// Projection method (`gradfree list methods`): iid, orf, circulant, halton, sobol, lattice, ssf.
     #[arg(long, default_value = "ssf")]
     pub method: String,
-    /// Output dimension (even: cos/sin or chi(p)/chi(-p) pairs; SSF Gaussian: a multiple of 2M).
+    /// Output dimension (features come in cos/sin or chi(p)/chi(-p) pairs, 2M per projection for
+    /// SSF Gaussian: other counts cut the last group).
     #[arg(long)]
     pub dim_out: usize,
     /// Input rows: a .csv (one row per line, optional header) or .npy (float64/float32, 2-d) file.

@@ -632,7 +632,7 @@ fn features_command() {
     let bytes = std::fs::read(&out).unwrap();
     assert!(String::from_utf8_lossy(&bytes[..128]).contains("'shape': (300, 64)"));
     for (args, needle) in [
-        (vec!["--method", "ssf", "--dim-out", "33"], "even"),
+        (vec!["--method", "ssf", "--dim-out", "0"], "n_components = 0"),
         (vec!["--method", "fourier", "--dim-out", "32"], "invalid method = fourier"),
         (vec!["--kernel", "arccos12", "--dim-out", "32"], "0..=10"),
         (vec!["--sigma", "-1", "--dim-out", "32"], "invalid sigma = -1"),

@@ -34,7 +34,9 @@ pub struct FeatureSpec {
     pub kernel: Kernel,
     /// How the directions are made.
     pub method: Method,
-    /// Output dimension: even (pairs); for SSF with the Gaussian kernel a multiple of `2M`.
+    /// Output dimension. Features come in pairs (cos/sin, `chi(p)`/`chi(-p)`; `2M` per projection
+    /// for SSF with the Gaussian kernel): a count that is not a multiple cuts the last group, which
+    /// biases that projection's share of the estimate (scikit-learn's checks ask for 1 feature).
     pub n_components: usize,
     /// Radial quadrature points `M` of SSF for the Gaussian kernel (eq. 6.10; the thesis uses 1).
     pub radial_points: usize,
@@ -64,16 +66,10 @@ impl FeatureSpec {
         if self.radial_points == 0 || self.radial_points > 1 << 16 {
             return Err(FeatureError::invalid("radial_points", self.radial_points, "in 1..=65536"));
         }
-        let per = 2 * self.radial();
-        if self.n_components == 0 || !self.n_components.is_multiple_of(per) {
-            let what = if per == 2 {
-                "an even number >= 2 (cos/sin or chi(p)/chi(-p) pairs)".to_string()
-            } else {
-                format!("a positive multiple of 2M = {per}")
-            };
-            return Err(FeatureError::invalid("n_components", self.n_components, what));
+        if self.n_components == 0 {
+            return Err(FeatureError::invalid("n_components", 0, ">= 1 (best a multiple of 2, or of 2M for SSF with M radial points)"));
         }
-        Ok(self.n_components / per)
+        Ok(self.n_components.div_ceil(2 * self.radial()))
     }
 }
 
@@ -99,7 +95,8 @@ impl FeatureMap {
     }
 
     /// A map over a projection built elsewhere (e.g. a Hua lattice, or a fixed SSF point set);
-    /// `spec.n_components` is set from it.
+    /// `spec.n_components` is kept if it fits the projection (cut groups), else set to all
+    /// `2NM` features.
     pub fn with_projection(mut spec: FeatureSpec, projection: Projection) -> Self {
         let n = projection.len();
         let d_eff = match &projection {
@@ -107,7 +104,9 @@ impl FeatureMap {
             other => other.dim(),
         };
         let m = spec.radial();
-        spec.n_components = 2 * n * m;
+        if spec.n_components == 0 || spec.n_components.div_ceil(2 * m) != n {
+            spec.n_components = 2 * n * m;
+        }
         let unit = projection.directions() == Directions::Unit;
         let (radii, inner_scale, outer_scale) = match spec.kernel {
             Kernel::Gaussian { sigma } => {
@@ -175,14 +174,20 @@ impl FeatureMap {
             )));
         }
         let n = self.projection.len();
+        let full = 2 * n * self.radii.len();
         out.par_chunks_mut(BLOCK * q).zip(x.par_chunks(BLOCK * d)).for_each_init(
-            || (Scratch::default(), Vec::<f64>::new()),
-            |(scratch, p), (o, xb)| {
+            || (Scratch::default(), Vec::<f64>::new(), vec![T::from_f64(0.0); if full > q { full } else { 0 }]),
+            |(scratch, p, whole), (o, xb)| {
                 let b = xb.len() / d;
                 p.resize(b * n, 0.0);
                 self.projection.project_block(xb, self.inner_scale, p, scratch);
                 for (prow, orow) in p.chunks_exact(n).zip(o.chunks_exact_mut(q)) {
-                    self.nonlinearity(prow, orow);
+                    if full == q {
+                        self.nonlinearity(prow, orow);
+                    } else {
+                        self.nonlinearity(prow, whole);
+                        orow.copy_from_slice(&whole[..q]);
+                    }
                 }
             },
         );

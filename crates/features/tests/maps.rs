@@ -180,10 +180,14 @@ fn bad_input_is_a_clear_error() {
     assert!(e.contains("d = 0"), "{e}");
     let e = FeatureMap::new(FeatureSpec { n_components: 0, ..spec }, 4).unwrap_err().to_string();
     assert!(e.contains("n_components = 0"), "{e}");
-    let e = FeatureMap::new(FeatureSpec { n_components: 33, ..spec }, 4).unwrap_err().to_string();
-    assert!(e.contains("even"), "{e}");
-    let e = FeatureMap::new(FeatureSpec { radial_points: 2, n_components: 30, ..spec }, 4).unwrap_err().to_string();
-    assert!(e.contains("multiple of 2M = 4"), "{e}");
+    // A count that is not a multiple of the group size cuts the last group.
+    let x = [0.3, -0.2, 0.9, 1.1];
+    let full = FeatureMap::new(FeatureSpec { n_components: 34, ..spec }, 4).unwrap().transform(&x).unwrap();
+    let cut = FeatureMap::new(FeatureSpec { n_components: 33, ..spec }, 4).unwrap();
+    assert_eq!(cut.dim_out(), 33);
+    assert_eq!(cut.transform(&x).unwrap(), full[..33].to_vec());
+    let cut = FeatureMap::new(FeatureSpec { radial_points: 2, n_components: 30, ..spec }, 4).unwrap();
+    assert_eq!((cut.dim_out(), cut.projection().len()), (30, 8));
     let map = FeatureMap::new(spec, 4).unwrap();
     let e = map.transform(&[1.0, 2.0, 3.0, f64::NAN]).unwrap_err().to_string();
     assert!(e.contains("row 0 column 3") && e.contains("finite"), "{e}");

@@ -1,0 +1,164 @@
+//! Kernel-approximation bindings: a feature map built once and applied to float32 or float64 rows
+//! (GIL released), exact Gram matrices and Gram errors. The scikit-learn transformers of
+//! `gradfree.kernel_approximation` wrap these.
+
+use gradfree_features::{
+    FeatureError, FeatureMap as Map, FeatureSpec, GramErrors, Kernel, Method, SsfFrequencies, SsfOptions, SsfRotation, exact_gram,
+};
+use numpy::ndarray::Array2;
+use numpy::{IntoPyArray, PyArray2, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+
+use crate::{err, interruptible, typed};
+
+/// A feature-map error: sizes too large are `TooLargeError`, the rest invalid input.
+fn feature_err(e: FeatureError) -> PyErr {
+    match e {
+        FeatureError::TooLarge(m) => typed("TooLargeError", m),
+        FeatureError::Qmc(q) => crate::qmc_err(q),
+        e => err(e),
+    }
+}
+
+fn kernel_of(kernel: &str, gamma: f64) -> PyResult<Kernel> {
+    match kernel {
+        "rbf" | "gaussian" => Kernel::gaussian_gamma(gamma).map_err(feature_err),
+        other => Kernel::parse(other, 1.0)
+            .map_err(|_| err(format!("invalid kernel = {other}: expected rbf, arccos0, arccos1, arccos2, ... arccos10"))),
+    }
+}
+
+/// `FeatureMap(kernel, gamma, method, n_components, d, seed, radial_points, frequencies,
+/// rotation)`: the map of `gradfree_features::FeatureMap`.
+#[pyclass(module = "gradfree._gradfree", frozen)]
+struct FeatureMap {
+    map: Map,
+}
+
+#[pymethods]
+impl FeatureMap {
+    #[new]
+    #[pyo3(signature = (kernel, gamma, method, n_components, d, seed, radial_points = 1, frequencies = "optimized", rotation = "signs"))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        kernel: &str,
+        gamma: f64,
+        method: &str,
+        n_components: usize,
+        d: usize,
+        seed: u64,
+        radial_points: usize,
+        frequencies: &str,
+        rotation: &str,
+    ) -> PyResult<Self> {
+        let kernel = kernel_of(kernel, gamma)?;
+        let method = Method::parse(method).map_err(feature_err)?;
+        let frequencies = match frequencies {
+            "optimized" => SsfFrequencies::default(),
+            "subgroup" => SsfFrequencies::Subgroup,
+            "random" => SsfFrequencies::Random,
+            other => return Err(err(format!("invalid frequencies = {other}: expected optimized, subgroup or random"))),
+        };
+        let rotation = match rotation {
+            "signs" => SsfRotation::Signs,
+            "haar" => SsfRotation::Haar,
+            other => return Err(err(format!("invalid rotation = {other}: expected signs or haar"))),
+        };
+        let spec = FeatureSpec {
+            radial_points,
+            ssf: SsfOptions { frequencies, rotation },
+            ..FeatureSpec::new(kernel, method, n_components, seed)
+        };
+        // Algorithm 12 can take seconds at large d: off the GIL, interruptible between builds.
+        let map = interruptible(py, |_| Map::new(spec, d))?.map_err(feature_err)?;
+        Ok(FeatureMap { map })
+    }
+
+    /// Features of float64 rows, shape `(n, n_components)`.
+    fn transform_f64<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let rows = x.shape()[0];
+        let xs = x.as_slice().map_err(|_| err("X must be C-contiguous"))?;
+        let map = &self.map;
+        let z = py.detach(|| map.transform(xs)).map_err(feature_err)?;
+        Ok(Array2::from_shape_vec((rows, map.dim_out()), z).map_err(err)?.into_pyarray(py))
+    }
+
+    /// Features of float32 rows, shape `(n, n_components)`, float32.
+    fn transform_f32<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f32>) -> PyResult<Bound<'py, PyArray2<f32>>> {
+        let rows = x.shape()[0];
+        let xs = x.as_slice().map_err(|_| err("X must be C-contiguous"))?;
+        let map = &self.map;
+        let z = py.detach(|| map.transform(xs)).map_err(feature_err)?;
+        Ok(Array2::from_shape_vec((rows, map.dim_out()), z).map_err(err)?.into_pyarray(py))
+    }
+
+    /// Output dimension.
+    #[getter]
+    fn n_components(&self) -> usize {
+        self.map.dim_out()
+    }
+
+    /// Number of projections `N`.
+    #[getter]
+    fn n_projections(&self) -> usize {
+        self.map.projection().len()
+    }
+
+    /// SSF: the DFT rows `Lambda`; other methods: `None`.
+    #[getter]
+    fn frequencies(&self) -> Option<Vec<u64>> {
+        match self.map.projection() {
+            gradfree_features::Projection::Ssf(p) => Some(p.sphere().frequencies().to_vec()),
+            _ => None,
+        }
+    }
+}
+
+/// Exact Gram matrix of `kernel` on the rows of `x`.
+#[pyfunction]
+#[pyo3(signature = (x, kernel, gamma = 1.0))]
+fn kernel_matrix<'py>(py: Python<'py>, x: PyReadonlyArray2<'py, f64>, kernel: &str, gamma: f64) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let (s, d) = (x.shape()[0], x.shape()[1]);
+    let k = kernel_of(kernel, gamma)?;
+    let xs = x.as_slice().map_err(|_| err("X must be C-contiguous"))?;
+    let g = py.detach(|| exact_gram(&k, xs, d)).map_err(feature_err)?;
+    Ok(Array2::from_shape_vec((s, s), g).map_err(err)?.into_pyarray(py))
+}
+
+/// `(relative Frobenius, relative max)` error of `approx` against `exact`.
+#[pyfunction]
+fn gram_errors(exact: PyReadonlyArray2<'_, f64>, approx: PyReadonlyArray2<'_, f64>) -> PyResult<(f64, f64)> {
+    if exact.shape() != approx.shape() {
+        return Err(err(format!("shapes differ: {:?} vs {:?}", exact.shape(), approx.shape())));
+    }
+    let (e, a) = (
+        exact.as_slice().map_err(|_| err("exact must be C-contiguous"))?,
+        approx.as_slice().map_err(|_| err("approx must be C-contiguous"))?,
+    );
+    let g = GramErrors::between(e, a).map_err(feature_err)?;
+    Ok((g.rel_frobenius, g.rel_max))
+}
+
+/// `scikit-learn`'s `gamma="scale"`: `1 / (d var(X))`.
+#[pyfunction]
+fn gamma_scale(x: PyReadonlyArray2<'_, f64>) -> PyResult<f64> {
+    let d = x.shape()[1].max(1);
+    let xs = x.as_slice().map_err(|_| err("X must be C-contiguous"))?;
+    Ok(gradfree_features::gamma_scale(xs, d))
+}
+
+/// The projection methods: `(name, summary, reference)`.
+#[pyfunction]
+fn feature_methods() -> Vec<(&'static str, &'static str, &'static str)> {
+    gradfree_features::METHODS.iter().map(|m| (m.name, m.summary, m.reference)).collect()
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<FeatureMap>()?;
+    m.add_function(wrap_pyfunction!(kernel_matrix, m)?)?;
+    m.add_function(wrap_pyfunction!(gram_errors, m)?)?;
+    m.add_function(wrap_pyfunction!(gamma_scale, m)?)?;
+    m.add_function(wrap_pyfunction!(feature_methods, m)?)?;
+    Ok(())
+}
