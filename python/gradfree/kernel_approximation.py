@@ -8,7 +8,7 @@ choosing the projection directions:
 
 - :class:`IIDSampler`: i.i.d. Gaussian (Rahimi & Recht 2007, the cos/sin pair);
 - :class:`OrthogonalSampler`: orthogonal random features (Yu et al. 2016);
-- :class:`CirculantSampler`: signed circulant blocks by FFT (Feng et al. 2015);
+- :class:`CirculantSampler`: signed circulant blocks by FFT (Feng, Hu & Liao 2015);
 - :class:`QMCSampler`: Halton, scrambled Sobol or a shifted subgroup lattice through the Gaussian
   quantile (Avron et al. 2016; Lyu, Yuan & Tsang 2020);
 - :class:`SSFSampler`: spherical structured features (Lyu, "Spherical structured feature maps for
@@ -241,7 +241,7 @@ class OrthogonalSampler(_PlainSampler):
 
 
 class CirculantSampler(_PlainSampler):
-    __doc__ = ("Signed circulant random features applied by FFT (Feng et al., IJCAI 2015).\n"
+    __doc__ = ("Signed circulant random features applied by FFT (Feng, Hu & Liao, IJCAI 2015).\n"
                + _COMMON + _ATTRIBUTES)
     _method = "circulant"
 

@@ -120,6 +120,10 @@ where
                     .filter(|(x, y)| x.is_finite() && y.is_finite() && (!chart.log_y || *y > 0.0))
                     .map(|(x, y)| (x, to_axis(y.clamp(y0, y1))))
                     .collect();
+                // Sparse series (a few sizes) also get markers, so a single point is visible.
+                if data.len() <= 12 {
+                    c.draw_series(data.iter().map(|p| Circle::new(*p, 3, col.filled()))).map_err(e)?;
+                }
                 c.draw_series(LineSeries::new(data, col.stroke_width(2)))
                     .map_err(e)?
                     .label(s.label.clone())

@@ -14,6 +14,9 @@ pub enum ExperimentError {
     /// From building a point set or integrating.
     #[error(transparent)]
     Qmc(#[from] gradfree_qmc::QmcError),
+    /// From building or applying a feature map.
+    #[error(transparent)]
+    Features(#[from] gradfree_features::FeatureError),
     /// From building a problem or loading a data set.
     #[error(transparent)]
     Problem(#[from] gradfree_problems::ProblemError),

@@ -94,6 +94,14 @@ impl Ctx {
         }
     }
 
+    /// Reports one finished unit of work that is not an optimization run (a Gram-error
+    /// measurement, a timing), counted against [`Ctx::plan_runs`].
+    pub fn finished_one(&self) {
+        if let Some(p) = &self.progress {
+            p.send(ProgressEvent::Finished { cached: false });
+        }
+    }
+
     /// The run cache for one problem instance (`tag` names it within the experiment).
     pub fn run_cache(&self, tag: &str) -> runs::RunCache {
         runs::RunCache { dir: self.out.join("runs"), tag: tag.to_string(), reuse: self.reuse_runs, progress: self.progress.clone() }

@@ -124,3 +124,33 @@ fn progress_counts_the_announced_runs() {
     exp.run(&ctx).unwrap();
     assert_eq!(cached.load(Ordering::Relaxed), n, "the second time every run comes from the cache");
 }
+
+/// The kernel-approximation experiments on real data (the Debian packages `.ci/run` installs):
+/// thesis sec. 6.6's ordering (SSF's Gram error well below i.i.d. Gaussian features' for the
+/// first-order arc-cosine kernel), Fig. 6.1's fewer than ten sweeps, and one progress event per
+/// announced measurement.
+#[test]
+fn kernel_experiments_show_the_thesis_ordering() {
+    use std::sync::{Arc, Mutex};
+
+    use gradfree_experiments::{ProgressEvent, ProgressSink};
+    let dir = tempfile::tempdir().unwrap();
+    let events: Arc<Mutex<Vec<ProgressEvent>>> = Arc::default();
+    let e2 = events.clone();
+    let sink = ProgressSink(Arc::new(move |e| e2.lock().unwrap().push(e)));
+    let ctx = Ctx { quick: true, progress: Some(sink), ..Ctx::new(dir.path()) };
+    let report = find("ssf-accuracy").unwrap().run(&ctx).unwrap();
+    let first = |cell: &str| cell.split_whitespace().next().unwrap().parse::<f64>().unwrap();
+    let t = &report.tables[0];
+    let col = |name: &str| t.headers.iter().position(|h| h == name).unwrap();
+    let row = t.rows.iter().find(|r| r[0] == "arc-cosine 1").unwrap();
+    let (ssf, iid) = (first(&row[col("SSF Frobenius")]), first(&row[col("Gaussian Frobenius")]));
+    assert!(ssf < 0.5 * iid, "arc-cosine 1 on DNA: SSF {ssf} vs Gaussian {iid}");
+    let ev = events.lock().unwrap().clone();
+    let ProgressEvent::Planned(n) = ev[0] else { panic!("plan first") };
+    assert_eq!(ev.len() as u64, n + 1);
+    let conv = find("ssf-convergence").unwrap().run(&Ctx { quick: true, ..Ctx::new(dir.path()) }).unwrap();
+    for r in &conv.tables[0].rows {
+        assert!(r[1].parse::<usize>().is_ok_and(|s| s < 10), "sweeps: {r:?}");
+    }
+}

@@ -4,12 +4,17 @@
 pub mod boltzmann;
 pub mod ingo_discrete;
 pub mod ingo_synthetic;
+pub mod kernel_error;
+pub mod lattice_kernel;
 pub mod lattice_search;
 pub mod lattice_tables;
 pub mod mines_logistic;
 pub mod mines_synthetic;
 pub mod qmc_integration;
 pub mod sphere_coherence;
+pub mod ssf_accuracy;
+pub mod ssf_convergence;
+pub mod ssf_speedup;
 pub mod test_functions;
 
 use crate::Registered;
@@ -67,7 +72,7 @@ pub const ALL: &[Registered] = &[
     Registered {
         name: "sphere-coherence",
         source: "thesis sec. 5.6, Table 5.3",
-        summary: "mutual coherence of SubGroup sphere points and i.i.d. Gaussian directions, d=50..1000",
+        summary: "mutual coherence of SubGroup sphere points, Algorithm 12's (Lyu) and i.i.d. Gaussian directions, d=50..1000",
         run: sphere_coherence::run,
     },
     Registered {
@@ -81,5 +86,29 @@ pub const ALL: &[Registered] = &[
         source: "thesis sec. 5.5.4, Fig. 5.4",
         summary: "normalization constant and marginal likelihood of a continuous Boltzmann machine: MC, SubGroup, Sobol",
         run: boltzmann::run,
+    },
+    Registered {
+        name: "lattice-kernel",
+        source: "thesis sec. 5.5.3, Fig. 5.2",
+        summary: "Gram errors of QMC features on DNA (Gaussian, arc-cosine 0/1): SubGroup vs Hua lattices, Halton, Sobol, MC",
+        run: lattice_kernel::run,
+    },
+    Registered {
+        name: "ssf-convergence",
+        source: "thesis sec. 6.6.1, Fig. 6.1",
+        summary: "Algorithm 12 (coordinate ascent on the log-energy) for (m, n) = (160, 1600): -J per sweep",
+        run: ssf_convergence::run,
+    },
+    Registered {
+        name: "ssf-speedup",
+        source: "thesis sec. 6.6.1, Fig. 6.2",
+        summary: "feature-map construction time vs d (N = 2d): Circulant, Halton, Sobol, SSF as speed-up over Gaussian",
+        run: ssf_speedup::run,
+    },
+    Registered {
+        name: "ssf-accuracy",
+        source: "thesis sec. 6.6.2, Fig. 6.3",
+        summary: "Gram errors on Fashion-MNIST and DNA (Gaussian, arc-cosine 0/1), N = 2d..5d: Gaussian, Circulant, Halton, Sobol, SSF",
+        run: ssf_accuracy::run,
     },
 ];

@@ -1,4 +1,4 @@
-//! Signed circulant projections (Feng, Hu, Liao & Yu, "Random feature mapping with signed
+//! Signed circulant projections (Feng, Hu & Liao, "Random feature mapping with signed
 //! circulant matrix projection", IJCAI 2015; the thesis' "Circulant" baseline [39]): `ceil(N / d)`
 //! blocks `diag(s_b) circ(c_b)`, `c_b ~ N(0, I_d)`, `s_b` i.i.d. signs, stacked and truncated to
 //! `N` rows. Each row is a cyclic shift of `c_b` (so marginally `N(0, I_d)`) and the random signs

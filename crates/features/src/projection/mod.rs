@@ -70,7 +70,7 @@ pub const METHODS: &[MethodInfo] = &[
         method: Method::Circulant,
         name: "circulant",
         summary: "signed circulant blocks applied by FFT, O(N log d) per row",
-        reference: "Feng et al., Random feature mapping with signed circulant matrix projection, IJCAI 2015",
+        reference: "Feng, Hu & Liao, Random feature mapping with signed circulant matrix projection, IJCAI 2015",
     },
     MethodInfo {
         method: Method::Halton,
