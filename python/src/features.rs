@@ -71,7 +71,11 @@ impl FeatureMap {
             ..FeatureSpec::new(kernel, method, n_components, seed)
         };
         // Algorithm 12 can take seconds at large d: off the GIL, interruptible between builds.
-        let map = interruptible(py, |_| Map::new(spec, d))?.map_err(feature_err)?;
+        let map = interruptible(py, |cancel| {
+            let stop = || cancel.load(std::sync::atomic::Ordering::Relaxed);
+            Map::new_cancellable(spec, d, Some(&stop))
+        })?
+        .map_err(feature_err)?;
         Ok(FeatureMap { map })
     }
 

@@ -44,7 +44,7 @@ pub struct FeaturesArgs {
     /// Kernel: gaussian, arccos0, arccos1, arccos2 (any arccos<b> up to b = 10).
     #[arg(long, default_value = "gaussian")]
     pub kernel: String,
-    /// Projection method (`gradfree list methods`): iid, orf, circulant, halton, sobol, lattice, ssf.
+    /// Projection method (`gradfree list` describes them): iid, orf, circulant, halton, sobol, lattice, ssf.
     #[arg(long, default_value = "ssf")]
     pub method: String,
     /// Output dimension (features come in cos/sin or chi(p)/chi(-p) pairs, 2M per projection for

@@ -89,8 +89,13 @@ pub struct FeatureMap {
 impl FeatureMap {
     /// Builds the map of `spec` for inputs of dimension `d`.
     pub fn new(spec: FeatureSpec, d: usize) -> Result<Self, FeatureError> {
+        Self::new_cancellable(spec, d, None)
+    }
+
+    /// [`FeatureMap::new`], polling `cancel` during Algorithm 12 (SSF), e.g. for Ctrl-C in Python.
+    pub fn new_cancellable(spec: FeatureSpec, d: usize, cancel: Option<&(dyn Fn() -> bool + Sync)>) -> Result<Self, FeatureError> {
         let n = spec.projections()?;
-        let projection = Projection::build(spec.method, d, n, spec.ssf, spec.seed)?;
+        let projection = Projection::build_cancellable(spec.method, d, n, spec.ssf, spec.seed, cancel)?;
         Ok(Self::with_projection(spec, projection))
     }
 

@@ -34,10 +34,10 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         t.push(vec![
             s.to_string(),
             if trace.converged { sweeps.to_string() } else { format!("> {sweeps}") },
-            format!("{:.3}", neg[0]),
-            format!("{:.3}", neg[neg.len() - 1]),
+            format!("{:.4}", neg[0]),
+            format!("{:.4}", neg[neg.len() - 1]),
             format!("{secs:.2}"),
-            neg.iter().map(|v| format!("{v:.2}")).collect::<Vec<_>>().join(" "),
+            neg.iter().map(|v| format!("{v:.4}")).collect::<Vec<_>>().join(" "),
         ]);
         series.push(Series { label: format!("start {s}"), points: neg.iter().enumerate().map(|(k, v)| (k as f64, *v)).collect() });
     }

@@ -185,6 +185,18 @@ pub struct SsfOptions {
 impl Projection {
     /// `n` projections of `d`-dimensional inputs by `method`, all randomness from `seed`.
     pub fn build(method: Method, d: usize, n: usize, ssf: SsfOptions, seed: u64) -> Result<Self, FeatureError> {
+        Self::build_cancellable(method, d, n, ssf, seed, None)
+    }
+
+    /// [`Projection::build`], polling `cancel` during the one long step (Algorithm 12 for SSF).
+    pub fn build_cancellable(
+        method: Method,
+        d: usize,
+        n: usize,
+        ssf: SsfOptions,
+        seed: u64,
+        cancel: Option<&(dyn Fn() -> bool + Sync)>,
+    ) -> Result<Self, FeatureError> {
         if d == 0 {
             return Err(FeatureError::invalid("d", 0, ">= 1 input feature"));
         }
@@ -200,7 +212,7 @@ impl Projection {
             Method::Halton => Projection::Dense(DenseProjection::halton(d, n, rng.random())?),
             Method::Sobol => Projection::Dense(DenseProjection::sobol(d, n, rng.random())?),
             Method::Lattice => Projection::Dense(DenseProjection::lattice(d, n, rng.random())?),
-            Method::Ssf => Projection::Ssf(SsfProjection::new(d, n, ssf.frequencies, ssf.rotation, &mut rng)?),
+            Method::Ssf => Projection::Ssf(SsfProjection::new_cancellable(d, n, ssf.frequencies, ssf.rotation, &mut rng, cancel)?),
         })
     }
 

@@ -18,7 +18,7 @@
 
 use gradfree_core::{GfRng, rng_from_seed};
 use gradfree_qmc::sphere::FourierSphere;
-use gradfree_qmc::sphere::energy::AscentOptions;
+use gradfree_qmc::sphere::energy::{AscentOptions, coordinate_ascent};
 use rand::RngExt;
 use rand::seq::SliceRandom;
 use rustfft::num_complex::Complex64;
@@ -84,6 +84,19 @@ impl SsfProjection {
     /// `n_out` projections of `d`-dimensional inputs; randomness (start of Algorithm 12, random
     /// frequencies, signs or rotation) from `rng`.
     pub fn new(d: usize, n_out: usize, frequencies: SsfFrequencies, rotation: SsfRotation, rng: &mut GfRng) -> Result<Self, FeatureError> {
+        Self::new_cancellable(d, n_out, frequencies, rotation, rng, None)
+    }
+
+    /// [`SsfProjection::new`], polling `cancel` during Algorithm 12 (it returns
+    /// [`gradfree_qmc::QmcError::Interrupted`] when `cancel` says so).
+    pub fn new_cancellable(
+        d: usize,
+        n_out: usize,
+        frequencies: SsfFrequencies,
+        rotation: SsfRotation,
+        rng: &mut GfRng,
+        cancel: Option<&(dyn Fn() -> bool + Sync)>,
+    ) -> Result<Self, FeatureError> {
         if d == 0 {
             return Err(FeatureError::invalid("d", 0, ">= 1"));
         }
@@ -96,7 +109,8 @@ impl SsfProjection {
         let sphere = match frequencies {
             SsfFrequencies::Optimized { max_sweeps, candidates } => {
                 let seed = rng.random::<u64>();
-                FourierSphere::optimized(d_pad, n, &AscentOptions { max_sweeps, candidates }, seed)?.0
+                let (lambda, _) = coordinate_ascent(m, n, &AscentOptions { max_sweeps, candidates }, seed, cancel)?;
+                FourierSphere::new(d_pad, n, lambda)?
             }
             SsfFrequencies::Subgroup => FourierSphere::subgroup(d_pad, n)?,
             SsfFrequencies::Random => {

@@ -58,7 +58,10 @@ pub fn load_labeled(name: &str) -> Result<Labeled, ProblemError> {
     match name {
         "fashion-mnist" => fashion_mnist(),
         "dna" => dna(),
-        _ => Err(ProblemError::Unknown { name: name.to_string(), known: LABELED_NAMES.join(", ") }),
+        _ => Err(ProblemError::Invalid {
+            name: "dataset",
+            message: format!("unknown data set `{name}`; known: {}", LABELED_NAMES.join(", ")),
+        }),
     }
 }
 
