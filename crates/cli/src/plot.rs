@@ -84,7 +84,7 @@ where
         bail!("nothing to plot: no finite{} values", if chart.log_y { " positive" } else { "" });
     }
     let (x0, x1) = axis_range(x0, x1, false);
-    let (y0, y1) = axis_range(y0, y1, chart.log_y);
+    let (mut y0, mut y1) = axis_range(y0, y1, chart.log_y);
     // A log axis is drawn as a linear axis of log10(y) with labels 10^v: plotters' own log scale
     // loops forever or allocates gigabytes on ranges that reach subnormals or span 400 decades.
     let to_axis = |y: f64| if chart.log_y { y.log10() } else { y };
@@ -92,10 +92,20 @@ where
     let mut builder = ChartBuilder::on(area);
     // The right margin leaves room for the last x tick label, which is centred on the edge.
     builder.caption(chart.title, ("sans-serif", 22)).margin(12).margin_right(40).x_label_area_size(45).y_label_area_size(75);
+    let (legend_at, crowded) = legend_position(chart, (x0, x1), (to_axis(y0), to_axis(y1)), &to_axis);
+    // No corner is empty: make room above (or below) the data for the legend.
+    if legend && crowded && chart.series.len() > 1 {
+        let top = matches!(legend_at, SeriesLabelPosition::UpperRight | SeriesLabelPosition::UpperLeft);
+        match (chart.log_y, top) {
+            (true, true) => y1 = (y1 * 10.0).min(1e300),
+            (true, false) => y0 = (y0 / 10.0).max(1e-300),
+            (false, true) => y1 += 0.4 * (y1 - y0),
+            (false, false) => y0 -= 0.4 * (y1 - y0),
+        }
+    }
     // On a log axis the range spans whole decades (axis_range) and the labels sit on decades.
     let decades = if chart.log_y { (to_axis(y1) - to_axis(y0)).round() as usize } else { 0 };
     let y_labels = if chart.log_y { decades.clamp(1, 10) + 1 } else { 8 };
-    let legend_at = legend_position(chart, (x0, x1), (to_axis(y0), to_axis(y1)), &to_axis);
     macro_rules! body {
         ($c:expr) => {{
             let mut c = $c;
@@ -145,17 +155,30 @@ where
 }
 
 /// The corner of the plot whose quarter holds the fewest data points, for the legend (the top
-/// corners win ties, the right one first).
-fn legend_position(chart: &LineChart, (x0, x1): (f64, f64), (y0, y1): (f64, f64), to_axis: &dyn Fn(f64) -> f64) -> SeriesLabelPosition {
+/// corners win ties, the right one first), and whether that corner still holds data.
+fn legend_position(
+    chart: &LineChart,
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+    to_axis: &dyn Fn(f64) -> f64,
+) -> (SeriesLabelPosition, bool) {
     // Count points in the four corner boxes (40% of the width, 40% of the height, where a legend
-    // of a few lines sits).
+    // of a few lines sits), and in the box the legend itself covers (a third of the width, 7% of
+    // the height per line).
     let mut counts = [0usize; 4]; // upper right, upper left, lower right, lower left
+    let mut covered = [0usize; 4];
+    let h = (0.07 * chart.series.len() as f64 + 0.04).min(0.45);
     let mut count = |u: f64, v: f64| {
         let (right, left, top, bottom) = (u > 0.55, u < 0.45, v > 0.55, v < 0.45);
         counts[0] += (right && top) as usize;
         counts[1] += (left && top) as usize;
         counts[2] += (right && bottom) as usize;
         counts[3] += (left && bottom) as usize;
+        let (right, left, top, bottom) = (u > 0.64, u < 0.36, v > 1.0 - h, v < h);
+        covered[0] += (right && top) as usize;
+        covered[1] += (left && top) as usize;
+        covered[2] += (right && bottom) as usize;
+        covered[3] += (left && bottom) as usize;
     };
     for s in chart.series {
         // Points in axis units [0, 1]^2, and 16 points along each segment between them: a
@@ -179,8 +202,11 @@ fn legend_position(chart: &LineChart, (x0, x1): (f64, f64), (y0, y1): (f64, f64)
         }
     }
     let best = (0..4).min_by_key(|&i| (counts[i], i)).unwrap_or(0);
-    [SeriesLabelPosition::UpperRight, SeriesLabelPosition::UpperLeft, SeriesLabelPosition::LowerRight, SeriesLabelPosition::LowerLeft][best]
-        .clone()
+    let corner =
+        [SeriesLabelPosition::UpperRight, SeriesLabelPosition::UpperLeft, SeriesLabelPosition::LowerRight, SeriesLabelPosition::LowerLeft]
+            [best]
+            .clone();
+    (corner, covered[best] > 0)
 }
 
 /// A drawable axis range around the data range `[lo, hi]` (finite, `lo <= hi`, positive when
@@ -379,7 +405,7 @@ mod tests {
         let line = |pts: &[(f64, f64)]| Series { label: "a".into(), points: pts.to_vec() };
         let pos = |series: &[Series]| {
             let chart = LineChart { title: "", x_label: "", y_label: "", log_y: false, series };
-            legend_position(&chart, (0.0, 1.0), (0.0, 1.0), &|y| y)
+            legend_position(&chart, (0.0, 1.0), (0.0, 1.0), &|y| y).0
         };
         // A line falling from the upper left to the lower right: the upper right is empty.
         assert!(matches!(pos(&[line(&[(0.0, 1.0), (1.0, 0.0)])]), SeriesLabelPosition::UpperRight));
