@@ -203,12 +203,12 @@ impl FourierSphere {
         }
         self.fft.process_with_scratch(buf, scratch);
         let s = scale / (m as f64).sqrt();
-        // Column j (1..n) is buf[j mod n].
+        // Column j (1..n) is buf[j mod n]: buf[1..n], then buf[0].
         let (first, second) = out.split_at_mut(n);
-        for j in 0..n {
-            let y = buf[(j + 1) % n];
-            first[j] = s * y.re;
-            second[j] = -s * y.im;
+        let ys = buf[1..].iter().chain(std::iter::once(&buf[0]));
+        for ((f, g), y) in first.iter_mut().zip(second.iter_mut()).zip(ys) {
+            *f = s * y.re;
+            *g = -s * y.im;
         }
     }
 
