@@ -1,10 +1,13 @@
 //! Signed circulant projections (Feng, Hu & Liao, "Random feature mapping with signed
 //! circulant matrix projection", IJCAI 2015; the thesis' "Circulant" baseline [39]): `ceil(N / d)`
-//! blocks `diag(s_b) circ(c_b)`, `c_b ~ N(0, I_d)`, `s_b` i.i.d. signs, stacked and truncated to
-//! `N` rows. Each row is a cyclic shift of `c_b` (so marginally `N(0, I_d)`) and the random signs
-//! decorrelate the feature values. `circ(c) x` is the circular convolution `c * x`, i.e.
-//! `IFFT(FFT(c) . FFT(x))`: one forward FFT of `x` per input, one inverse FFT per block,
-//! O((N/d + 1) d log d) per row, O(N) storage.
+//! blocks `diag(s_b) circ(c_b) D`, `c_b ~ N(0, I_d)`, `s_b` and `D` i.i.d. signs, stacked and
+//! truncated to `N` rows. Each row is a cyclic shift of `c_b` times `D` (so marginally `N(0,
+//! I_d)`). The input signs `D` (as in Yu et al., "Compact nonlinear maps and circulant
+//! extensions", 2015) matter for data with a large mean: `circ(c) 1 = (sum c) 1`, so without them
+//! every row of a block gives the same value on the mean direction, and on Fashion-MNIST the Gram
+//! errors were 5-15 times those of i.i.d. features. `circ(c) x` is the circular convolution, i.e.
+//! `IFFT(FFT(c) . FFT(x))`: one forward FFT per input, one inverse FFT per block, O((N/d + 1) d
+//! log d) per row, O(N + d) storage.
 
 use std::sync::Arc;
 
@@ -23,6 +26,8 @@ pub struct CirculantProjection {
     spectra: Vec<Vec<Complex64>>,
     /// Row signs, `N` of them.
     signs: Vec<f64>,
+    /// Input signs `D`, `d` of them.
+    input_signs: Vec<f64>,
     forward: Arc<dyn Fft<f64>>,
     inverse: Arc<dyn Fft<f64>>,
 }
@@ -56,8 +61,10 @@ impl CirculantProjection {
                 c
             })
             .collect();
-        let signs = (0..n).map(|_| if rng.random::<bool>() { 1.0 } else { -1.0 }).collect();
-        CirculantProjection { d, n, spectra, signs, forward, inverse }
+        let mut sign = || if rng.random::<bool>() { 1.0 } else { -1.0 };
+        let signs = (0..n).map(|_| sign()).collect();
+        let input_signs = (0..d).map(|_| sign()).collect();
+        CirculantProjection { d, n, spectra, signs, input_signs, forward, inverse }
     }
 
     /// Input dimension `d`.
@@ -75,17 +82,18 @@ impl CirculantProjection {
         self.n == 0
     }
 
-    /// Row `i` of the matrix (for tests and dense comparisons): `s_i c_b` cyclically shifted.
+    /// Row `i` of the matrix (for tests and dense comparisons): `s_i c_b` cyclically shifted, times
+    /// `D`.
     pub fn row(&self, i: usize) -> Vec<f64> {
         let d = self.d;
         let mut c = self.spectra[i / d].iter().map(|v| v * d as f64).collect::<Vec<_>>();
         self.inverse.process(&mut c);
         // (circ(c) x)_r = sum_j c_{(r - j) mod d} x_j.
         let r = i % d;
-        (0..d).map(|j| self.signs[i] * c[(r + d - j) % d].re / d as f64).collect()
+        (0..d).map(|j| self.signs[i] * c[(r + d - j) % d].re / d as f64 * self.input_signs[j]).collect()
     }
 
-    /// `out = scale * S circ(C) x` for one input row (`out` has length `N`).
+    /// `out = scale * S circ(C) D x` for one input row (`out` has length `N`).
     pub fn project_row(&self, x: impl Fn(usize) -> f64, scale: f64, out: &mut [f64], s: &mut CirculantScratch) {
         let d = self.d;
         s.xhat.resize(d, Complex64::new(0.0, 0.0));
@@ -93,7 +101,7 @@ impl CirculantProjection {
         let need = self.forward.get_inplace_scratch_len().max(self.inverse.get_inplace_scratch_len());
         s.fft.resize(need, Complex64::new(0.0, 0.0));
         for (j, v) in s.xhat.iter_mut().enumerate() {
-            *v = Complex64::new(x(j), 0.0);
+            *v = Complex64::new(self.input_signs[j] * x(j), 0.0);
         }
         self.forward.process_with_scratch(&mut s.xhat, &mut s.fft);
         for (b, spectrum) in self.spectra.iter().enumerate() {
@@ -126,7 +134,7 @@ mod tests {
                 let dense: f64 = p.row(i).iter().zip(&x).map(|(a, b)| a * b).sum::<f64>() * 2.0;
                 assert!((dense - o).abs() < 1e-10, "d = {d}, row {i}: {dense} vs {o}");
             }
-            // Rows of one block are cyclic shifts of each other up to sign.
+            // Rows of one block are cyclic shifts of each other up to signs.
             if n >= 2 {
                 let (r0, r1) = (p.row(0), p.row(1));
                 let shifted: Vec<f64> = (0..d).map(|j| r0[(j + d - 1) % d]).collect();
