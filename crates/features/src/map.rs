@@ -169,8 +169,7 @@ impl FeatureMap {
     /// Maps `rows` rows of `x` (row-major) into `out` (`rows x dim_out`). Rejects a wrong shape or
     /// a non-finite entry (naming the row and column).
     pub fn transform_into<T: Real>(&self, x: &[T], out: &mut [T]) -> Result<(), FeatureError> {
-        let d = self.dim_in();
-        let rows = check_rows(x, d)?;
+        let rows = check_rows(x, self.dim_in())?;
         let q = self.dim_out();
         if out.len() != rows * q {
             return Err(FeatureError::BadInput(format!(
@@ -179,6 +178,22 @@ impl FeatureMap {
                 rows * q
             )));
         }
+        self.map_checked(x, out);
+        Ok(())
+    }
+
+    /// Maps rows into a new vector.
+    pub fn transform<T: Real>(&self, x: &[T]) -> Result<Vec<T>, FeatureError> {
+        let rows = check_rows(x, self.dim_in())?;
+        FeatureError::check_memory(&format!("{rows} x {} features", self.dim_out()), rows as u128 * self.dim_out() as u128)?;
+        let mut out = vec![T::from_f64(0.0); rows * self.dim_out()];
+        self.map_checked(x, &mut out);
+        Ok(out)
+    }
+
+    /// The mapping itself, for inputs [`check_rows`] accepted and an `out` of the right length.
+    fn map_checked<T: Real>(&self, x: &[T], out: &mut [T]) {
+        let (d, q) = (self.dim_in(), self.dim_out());
         let n = self.projection.len();
         let full = 2 * n * self.radii.len();
         out.par_chunks_mut(BLOCK * q).zip(x.par_chunks(BLOCK * d)).for_each_init(
@@ -197,16 +212,6 @@ impl FeatureMap {
                 }
             },
         );
-        Ok(())
-    }
-
-    /// Maps rows into a new vector.
-    pub fn transform<T: Real>(&self, x: &[T]) -> Result<Vec<T>, FeatureError> {
-        let rows = check_rows(x, self.dim_in())?;
-        FeatureError::check_memory(&format!("{rows} x {} features", self.dim_out()), rows as u128 * self.dim_out() as u128)?;
-        let mut out = vec![T::from_f64(0.0); rows * self.dim_out()];
-        self.transform_into(x, &mut out)?;
-        Ok(out)
     }
 
     fn nonlinearity<T: Real>(&self, p: &[f64], out: &mut [T]) {

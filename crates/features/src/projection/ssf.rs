@@ -16,7 +16,7 @@
 //! accuracy matters, app. 10.26): then every column of `V^T R` is uniform on the sphere and the
 //! arc-cosine features are exactly unbiased, at O(d^2) per input.
 
-use gradfree_core::{GfRng, rng_from_seed};
+use gradfree_core::GfRng;
 use gradfree_qmc::sphere::FourierSphere;
 use gradfree_qmc::sphere::energy::{AscentOptions, coordinate_ascent};
 use rand::RngExt;
@@ -141,13 +141,6 @@ impl SsfProjection {
         SsfProjection { d, n_out, sphere, signs, rotation: rot }
     }
 
-    /// A deterministic copy for tests: signs all `+1`.
-    pub fn unsigned(d: usize, n_out: usize, sphere: FourierSphere) -> Self {
-        let mut p = Self::with_sphere(d, n_out, sphere, SsfRotation::Signs, &mut rng_from_seed(0));
-        p.signs.iter_mut().for_each(|s| *s = 1.0);
-        p
-    }
-
     /// Input dimension `d`.
     pub fn dim(&self) -> usize {
         self.d
@@ -199,6 +192,7 @@ impl SsfProjection {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gradfree_core::rng_from_seed;
 
     /// The FFT projection equals the dense `V^T D x`, for even and odd `d` and truncated `N`.
     #[test]
