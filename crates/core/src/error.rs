@@ -86,6 +86,10 @@ pub enum CoreError {
         /// Bytes available.
         limit: u64,
     },
+    /// Input that cannot be used as given (e.g. a point outside the search box told to a
+    /// model-based method); the message says what and why.
+    #[error("{0}")]
+    BadInput(String),
     /// An observer failed (e.g. a log file could not be written).
     #[error("observer: {0}")]
     Observer(String),

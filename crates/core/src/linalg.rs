@@ -122,6 +122,26 @@ pub fn sym_eigen(a: &[f64], d: usize, values: &mut [f64], vectors: Option<&mut [
     ok && values[..d].iter().all(|v| v.is_finite())
 }
 
+/// Cholesky factorization `A = L L^T` in place: reads the lower triangle of the symmetric
+/// `n x n` column-major `A`, writes `L` there and zeros the strict upper triangle. `false` (with
+/// `A` overwritten) if `A` is not numerically positive definite or the factor is not finite.
+/// `work` is reused across calls, as for [`sym_eigen`].
+pub fn cholesky_in_place(a: &mut [f64], n: usize, work: &mut EigenWork) -> bool {
+    use faer::linalg::cholesky::llt::factor::{cholesky_in_place as llt, cholesky_in_place_scratch};
+    let need = cholesky_in_place_scratch::<f64>(n, Par::Seq, Default::default()).unaligned_bytes_required();
+    if work.buf.len() < need {
+        work.buf.resize(need, MaybeUninit::uninit());
+    }
+    let stack = MemStack::new(&mut work.buf[..need]);
+    let ok = llt(view_mut(&mut a[..n * n], n, n), Default::default(), Par::Seq, stack, Default::default()).is_ok();
+    for j in 0..n {
+        for i in 0..j {
+            a[j * n + i] = 0.0;
+        }
+    }
+    ok && (0..n).all(|i| a[i * n + i].is_finite() && a[i * n + i] > 0.0) && a[..n * n].iter().all(|v| v.is_finite())
+}
+
 /// Rank-`r` update of a lower Cholesky factor: `L L^T <- L L^T + W diag(alpha) W^T`, in O(r d^2).
 /// `w` (`d x r`) is overwritten. Returns `false` (with `L` partly overwritten: restore it from a
 /// copy) when the result is not positive definite.
@@ -211,6 +231,22 @@ mod tests {
         }
         solve_lt(&l, d, &mut t, 2);
         assert!(t.iter().zip(&z).all(|(a, b)| (a - b).abs() < 1e-12));
+    }
+
+    #[test]
+    fn cholesky_reconstructs_and_rejects_indefinite() {
+        let d = 5;
+        let l = lower(d);
+        let mut a = vec![0.0; d * d];
+        gemm_nt(&l, d, d, &l, d, &mut a);
+        let mut f = a.clone();
+        let mut work = EigenWork::default();
+        assert!(cholesky_in_place(&mut f, d, &mut work));
+        let mut back = vec![0.0; d * d];
+        gemm_nt(&f, d, d, &f, d, &mut back);
+        assert!(back.iter().zip(&a).all(|(x, y)| (x - y).abs() < 1e-10));
+        let mut bad = vec![1.0, 2.0, 2.0, 1.0];
+        assert!(!cholesky_in_place(&mut bad, 2, &mut work));
     }
 
     #[test]
