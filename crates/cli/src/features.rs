@@ -13,6 +13,17 @@ use crate::points_io::{read_matrix, write_points};
 
 /// Runs `gradfree features`.
 pub fn run(a: &FeaturesArgs) -> Result<()> {
+    // Options first, so a typo fails before seconds of data loading.
+    let method = Method::parse(&a.method)?;
+    if !matches!(a.kernel.as_str(), "gaussian" | "rbf") {
+        Kernel::parse(&a.kernel, 1.0)?;
+    }
+    if a.dim_out == 0 {
+        bail!("invalid --dim-out 0: expected an integer >= 1 (best even)");
+    }
+    if a.output.is_none() && !a.report {
+        bail!("nothing to do: give -o FILE to write the features, or --report for the Gram error");
+    }
     let (name, x, d) = match (&a.data, &a.dataset) {
         (Some(path), _) => {
             let m = read_matrix(path)?;
@@ -27,9 +38,6 @@ pub fn run(a: &FeaturesArgs) -> Result<()> {
         }
         (None, None) => bail!("give the input rows with --data FILE or --dataset NAME"),
     };
-    if a.output.is_none() && !a.report {
-        bail!("nothing to do: give -o FILE to write the features, or --report for the Gram error");
-    }
     gradfree_features::check_rows(&x, d).with_context(|| name.clone())?;
     let rows = x.len() / d;
     let kernel = match a.kernel.as_str() {
@@ -46,7 +54,6 @@ pub fn run(a: &FeaturesArgs) -> Result<()> {
         },
         other => Kernel::parse(other, 1.0)?,
     };
-    let method = Method::parse(&a.method)?;
     let ssf = SsfOptions {
         frequencies: match a.frequencies {
             SsfFrequenciesArg::Optimized => SsfFrequencies::default(),
