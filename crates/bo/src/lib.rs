@@ -6,12 +6,24 @@
 //! - [`gp`]: GP regression in the unit cube with standardized outputs, type-II maximum likelihood
 //!   with analytic gradients, a jitter ladder, rank-one updates and batch covariances (eq. 4.17).
 //!
+//! - [`space`]: boxes with continuous, integer and categorical coordinates.
+//! - [`acquisition`]: UCB (Alg. 5/7), BKOP (Alg. 6/8), GP-BUCB, GP-UCB-PE and Bull's method,
+//!   maximized by CMA-ES from several starts ([`inner`]).
+//!
 //! Algorithms do no I/O; they report through [`gradfree_core::Event`]s.
 
+pub mod acquisition;
 pub mod error;
 pub mod gp;
+pub mod inner;
 pub mod kernel;
+pub mod optimizer;
+pub mod space;
 
+pub use acquisition::{METHODS, Method, MethodSpec};
 pub use error::BoError;
 pub use gp::{FitOptions, FitReport, Gp, NoiseModel, Standardization, fit};
+pub use inner::InnerOptions;
 pub use kernel::{Hyper, KernelKind};
+pub use optimizer::{BatchBo, BoParams, lattice_design};
+pub use space::{Space, VarKind};

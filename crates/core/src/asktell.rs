@@ -43,6 +43,8 @@ pub enum EventKind {
     StepRejected,
     /// An IPOP restart began.
     Restart,
+    /// A kernel matrix was factored only after adding jitter to its diagonal (Gaussian processes).
+    Jitter,
     /// An update failed numerically; the run stops ([`crate::StopReason::NumericalFailure`]).
     NumericalFailure,
     /// A kind this version does not know (read from a newer log).
@@ -65,6 +67,7 @@ impl EventKind {
             EventKind::Clamp => "clamp",
             EventKind::StepRejected => "step-rejected",
             EventKind::Restart => "restart",
+            EventKind::Jitter => "jitter",
             EventKind::NumericalFailure => "numerical-failure",
             EventKind::Other => "other",
         }

@@ -1,0 +1,384 @@
+//! Batch Bayesian optimization as an ask/tell state machine ([`AskTell`] with
+//! [`AskTell::accepts_any_points`]): `ask_batch_into(L)` proposes `L` points while other
+//! evaluations may be pending, `tell` takes any evaluated points (the initial design, late
+//! results of workers, points nobody asked for). The first points come from a rank-1 lattice of
+//! large packing radius (thesis Alg. 9/10) rescaled to the box; after that each batch is chosen
+//! by the GP and the selection rule, with pending points hallucinated at their posterior mean.
+//! Drivers, budgets, logs and checkpoints are the same as for the evolution strategies.
+
+use gradfree_core::{AskTell, CoreError, Event, EventKind, GfRng, NonFinitePolicy, Population, StateCheck, derive_seed, rng_from_seed};
+use rand::RngExt;
+use serde::{Deserialize, Serialize};
+
+use crate::acquisition::{Context, Method, select};
+use crate::gp::fit::{FitOptions, NoiseModel, fit};
+use crate::inner::InnerOptions;
+use crate::kernel::{Hyper, KernelKind};
+use crate::{BoError, Space};
+
+/// Parameters of [`BatchBo`]; the defaults are the thesis' settings (§4.7.2) where it gives them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct BoParams {
+    /// Selection rule (default `bkop`).
+    pub method: Method,
+    /// Points per `ask()` (default 5; `ask_batch(n)` asks for any other number).
+    pub batch_size: usize,
+    /// Size of the initial lattice design (default `max(10, 3d + 2)`, 20 at d = 6 as in §4.7.2;
+    /// Bull's method: the budget minus one).
+    pub n_initial: Option<usize>,
+    /// Kernel (default Matérn 5/2 with ARD length scales, as in §4.7.2).
+    pub kernel: KernelKind,
+    /// Noise model (default: learned, at least 1e-6 in standardized units).
+    pub noise: NoiseModel,
+    /// Weight of the exploration term of `ucb` and `bkop` (default 1, §4.7.2).
+    pub weight: f64,
+    /// Fixed `beta_t` for `gp-bucb` and `gp-ucb-pe` (default: the schedule `0.2 d ln(2t)`).
+    pub beta: Option<f64>,
+    /// Budget of the inner CMA-ES.
+    pub inner: InnerOptions,
+    /// Random starts of the hyper-parameter fit besides the previous optimum and the default (3).
+    pub fit_restarts: usize,
+    /// NaN or infinite values: an error, or a failed evaluation recorded at the worst finite
+    /// value seen so the model learns to avoid the region.
+    pub on_nonfinite: NonFinitePolicy,
+    /// Total evaluations, needed by `bull` only (its design has `budget − 1` points).
+    pub budget: Option<usize>,
+}
+
+impl Default for BoParams {
+    fn default() -> Self {
+        BoParams {
+            method: Method::Bkop,
+            batch_size: 5,
+            n_initial: None,
+            kernel: KernelKind::Matern52,
+            noise: NoiseModel::default(),
+            weight: 1.0,
+            beta: None,
+            inner: InnerOptions::default(),
+            fit_restarts: 3,
+            on_nonfinite: NonFinitePolicy::Error,
+            budget: None,
+        }
+    }
+}
+
+impl BoParams {
+    /// Checks every parameter for dimension `d`; returns the size of the initial design.
+    pub fn check(&self, d: usize) -> Result<usize, BoError> {
+        if self.batch_size == 0 || self.batch_size > 10_000 {
+            return Err(BoError::invalid("batch_size", self.batch_size, "an integer in 1..=10000"));
+        }
+        if !(self.weight.is_finite() && self.weight >= 0.0) {
+            return Err(BoError::invalid("weight", self.weight, "finite and >= 0"));
+        }
+        if let Some(b) = self.beta.filter(|b| !(b.is_finite() && *b > 0.0)) {
+            return Err(BoError::invalid("beta", b, "finite and > 0"));
+        }
+        if self.fit_restarts > 1000 {
+            return Err(BoError::invalid("fit_restarts", self.fit_restarts, "at most 1000"));
+        }
+        self.inner.validate()?;
+        FitOptions { kernel: self.kernel, noise: self.noise, ..FitOptions::default() }.validate()?;
+        let n = match (self.method, self.budget) {
+            (Method::Bull, None) => {
+                return Err(BoError::invalid("budget", "none", "the total number of evaluations (bull fixes budget - 1 design points)"));
+            }
+            (Method::Bull, Some(b)) if b < 2 => return Err(BoError::invalid("budget", b, "at least 2 for bull")),
+            (Method::Bull, Some(b)) => b - 1,
+            _ => self.n_initial.unwrap_or((3 * d + 2).max(10)),
+        };
+        if n == 0 || n > 100_000 {
+            return Err(BoError::invalid("n_initial", n, "an integer in 1..=100000"));
+        }
+        Ok(n)
+    }
+}
+
+/// The initial design: Algorithm 10 (M = 50 primes) for `n` points in `[0, 1]^d`, shifted by
+/// half a cell so no point sits on the box's corner; the box's centre when `n = 1`.
+pub fn lattice_design(d: usize, n: usize) -> Result<Vec<f64>, BoError> {
+    if n == 1 {
+        return Ok(vec![0.5; d]);
+    }
+    let found = gradfree_qmc::lattice::search::alg10(d, n as u64, 50).map_err(|e| BoError::BadInput(format!("initial design: {e}")))?;
+    let lat = found.lattice(n as u64).map_err(|e| BoError::BadInput(format!("initial design: {e}")))?;
+    let shift = 0.5 / n as f64;
+    Ok(lat.points().iter().map(|v| (v + shift).fract()).collect())
+}
+
+/// Batch Bayesian optimization (thesis ch. 4) over a [`Space`].
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct BatchBo {
+    params: BoParams,
+    space: Space,
+    seed: u64,
+    /// Initial design, unit cube, row-major.
+    design: Vec<f64>,
+    design_used: usize,
+    /// Finite observations: unit-cube points and values.
+    x: Vec<f64>,
+    y: Vec<f64>,
+    /// Points whose evaluation failed (non-finite under `treat-as-inf`).
+    failed: Vec<f64>,
+    /// Asked and not yet told, unit cube.
+    pending: Vec<f64>,
+    hyper: Option<Hyper>,
+    round: u64,
+    best_x: Vec<f64>,
+    best_f: f64,
+    rng: GfRng,
+    #[serde(skip)]
+    events: Vec<Event>,
+    #[serde(skip)]
+    failure: Option<String>,
+}
+
+impl BatchBo {
+    /// A fresh optimizer; the parameters and the space are checked here.
+    pub fn new(space: Space, params: BoParams, seed: u64) -> Result<Self, BoError> {
+        let d = space.dim();
+        let n = params.check(d)?;
+        let design = lattice_design(d, n)?;
+        let mut centre = vec![0.0; d];
+        space.from_unit(&vec![0.5; d], &mut centre);
+        Ok(BatchBo {
+            params,
+            space,
+            seed,
+            design,
+            design_used: 0,
+            x: Vec::new(),
+            y: Vec::new(),
+            failed: Vec::new(),
+            pending: Vec::new(),
+            hyper: None,
+            round: 0,
+            best_x: centre,
+            best_f: f64::INFINITY,
+            rng: rng_from_seed(derive_seed(seed, 0x626f)),
+            events: Vec::new(),
+            failure: None,
+        })
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &BoParams {
+        &self.params
+    }
+
+    /// The search space.
+    pub fn space(&self) -> &Space {
+        &self.space
+    }
+
+    /// Number of finite observations.
+    pub fn observations(&self) -> usize {
+        self.y.len()
+    }
+
+    /// Points asked for and not yet told.
+    pub fn pending(&self) -> usize {
+        self.pending.len() / self.space.dim()
+    }
+
+    /// The best value told so far (`+inf` before any).
+    pub fn best_f(&self) -> f64 {
+        self.best_f
+    }
+
+    /// Hyper-parameters of the last fit.
+    pub fn hyper(&self) -> Option<&Hyper> {
+        self.hyper.as_ref()
+    }
+
+    /// Fits the GP to everything told (failed points at the worst finite value) and adds the
+    /// pending points as hallucinated observations.
+    pub fn model(&mut self) -> Result<crate::Gp, BoError> {
+        let d = self.space.dim();
+        let mut x = self.x.clone();
+        let mut y = self.y.clone();
+        if !self.failed.is_empty() {
+            let worst = self.y.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            let worst = if worst.is_finite() { worst } else { 1.0 };
+            x.extend_from_slice(&self.failed);
+            y.extend(std::iter::repeat_n(worst, self.failed.len() / d));
+        }
+        let opts = FitOptions {
+            kernel: self.params.kernel,
+            noise: self.params.noise,
+            restarts: self.params.fit_restarts,
+            ..FitOptions::default()
+        };
+        let (gp, report) = fit(&x, d, &y, &opts, self.hyper.as_ref(), derive_seed(self.seed, self.round))?;
+        if report.jitter > 0.0 {
+            self.events.push(Event {
+                kind: EventKind::Jitter,
+                message: format!("kernel matrix factored with jitter {:.1e} x signal variance", report.jitter / gp.hyper().signal),
+            });
+        }
+        self.hyper = Some(gp.hyper().clone());
+        let gp = if self.pending.is_empty() { gp } else { gp.hallucinate(&self.pending)? };
+        Ok(gp)
+    }
+
+    /// Proposes `count` points in unit-cube coordinates (row-major) and marks them pending.
+    fn propose(&mut self, count: usize) -> Result<Vec<f64>, BoError> {
+        let d = self.space.dim();
+        let mut out = Vec::with_capacity(count * d);
+        let n_design = self.design.len() / d;
+        while out.len() < count * d && self.design_used < n_design {
+            out.extend_from_slice(&self.design[self.design_used * d..(self.design_used + 1) * d]);
+            self.design_used += 1;
+        }
+        let need = count - out.len() / d;
+        if need > 0 {
+            if self.y.is_empty() && self.failed.is_empty() {
+                // Nothing observed yet (the design is still out): uniform points.
+                for _ in 0..need * d {
+                    out.push(self.rng.random::<f64>());
+                }
+                for p in out.chunks_exact_mut(d) {
+                    self.space.round_unit(p);
+                }
+            } else {
+                self.pending.extend_from_slice(&out);
+                let gp = self.model();
+                self.pending.truncate(self.pending.len() - out.len());
+                let gp = gp?;
+                let mut order: Vec<usize> = (0..self.y.len()).collect();
+                order.sort_by(|&a, &b| self.y[a].total_cmp(&self.y[b]).then(a.cmp(&b)));
+                let starts: Vec<Vec<f64>> = order.iter().take(2).map(|&i| self.x[i * d..(i + 1) * d].to_vec()).collect();
+                let ctx = Context {
+                    gp: &gp,
+                    space: &self.space,
+                    inner: &self.params.inner,
+                    seed: derive_seed(self.seed, 0x1000_0000 + self.round),
+                    starts: &starts,
+                    t: self.y.len() + self.failed.len() / d + self.pending.len() / d + out.len() / d,
+                    weight: self.params.weight,
+                    beta: self.params.beta,
+                };
+                out.extend(select(self.params.method, &ctx, need)?);
+            }
+        }
+        self.pending.extend_from_slice(&out);
+        self.round += 1;
+        Ok(out)
+    }
+}
+
+impl AskTell for BatchBo {
+    fn name(&self) -> &'static str {
+        self.params.method.name()
+    }
+
+    fn dim(&self) -> usize {
+        self.space.dim()
+    }
+
+    fn population_size(&self) -> usize {
+        self.params.batch_size
+    }
+
+    fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
+        self.ask_batch_into(self.params.batch_size, out)
+    }
+
+    fn ask_batch_into(&mut self, count: usize, out: &mut Population) -> Result<(), CoreError> {
+        if count == 0 || count > 10_000 {
+            return Err(CoreError::invalid("batch size", count, "an integer in 1..=10000"));
+        }
+        let u = self.propose(count)?;
+        let d = self.space.dim();
+        out.resize(count, d);
+        for (row, p) in out.rows_mut().zip(u.chunks_exact(d)) {
+            self.space.from_unit(p, row);
+        }
+        Ok(())
+    }
+
+    fn tell(&mut self, points: &Population, values: &[f64]) -> Result<(), CoreError> {
+        let d = self.space.dim();
+        if points.dim() != d {
+            return Err(CoreError::DimensionMismatch { what: "point dimension", expected: d, got: points.dim() });
+        }
+        if values.len() != points.len() {
+            return Err(CoreError::DimensionMismatch { what: "number of objective values", expected: points.len(), got: values.len() });
+        }
+        let mut units = vec![0.0; points.len() * d];
+        for (row, u) in points.rows().zip(units.chunks_exact_mut(d)) {
+            self.space.to_unit(row, u).map_err(CoreError::from)?;
+        }
+        if self.params.on_nonfinite == NonFinitePolicy::Error
+            && let Some(index) = values.iter().position(|v| !v.is_finite())
+        {
+            return Err(CoreError::NonFinite { index, value: values[index] });
+        }
+        for ((row, u), &v) in points.rows().zip(units.chunks_exact(d)).zip(values) {
+            if let Some(k) = self.pending.chunks_exact(d).position(|p| p.iter().zip(u).all(|(a, b)| (a - b).abs() <= 1e-12)) {
+                self.pending.drain(k * d..(k + 1) * d);
+            }
+            if v.is_finite() {
+                self.x.extend_from_slice(u);
+                self.y.push(v);
+                if v < self.best_f {
+                    self.best_f = v;
+                    self.best_x.copy_from_slice(row);
+                }
+            } else {
+                self.failed.extend_from_slice(u);
+            }
+        }
+        Ok(())
+    }
+
+    fn mean(&self) -> &[f64] {
+        &self.best_x
+    }
+
+    /// BO keeps no search distribution: the box's largest width, so `tol-x` never fires.
+    fn scale(&self) -> f64 {
+        self.space.upper().iter().zip(self.space.lower()).map(|(u, l)| u - l).fold(0.0, f64::max)
+    }
+
+    fn take_events(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.events)
+    }
+
+    fn failure(&self) -> Option<&str> {
+        self.failure.as_deref()
+    }
+
+    fn accepts_any_points(&self) -> bool {
+        true
+    }
+}
+
+impl StateCheck for BatchBo {
+    fn check_state(&self) -> Result<(), String> {
+        let d = self.space.dim();
+        Space::new(self.space.lower().to_vec(), self.space.upper().to_vec(), self.space.kinds().to_vec()).map_err(|e| e.to_string())?;
+        self.params.check(d).map_err(|e| e.to_string())?;
+        if self.x.len() != self.y.len() * d || !self.failed.len().is_multiple_of(d) || !self.pending.len().is_multiple_of(d) {
+            return Err("observation arrays do not match the dimension".into());
+        }
+        if !self.design.len().is_multiple_of(d) || self.design_used > self.design.len() / d {
+            return Err("design_used exceeds the design".into());
+        }
+        let in_cube = |v: &[f64]| v.iter().all(|t| (0.0..=1.0).contains(t));
+        if !(in_cube(&self.x) && in_cube(&self.failed) && in_cube(&self.pending) && in_cube(&self.design)) {
+            return Err("points outside the unit cube".into());
+        }
+        if self.y.iter().any(|v| !v.is_finite()) || self.best_x.len() != d {
+            return Err("non-finite observation or best point of the wrong dimension".into());
+        }
+        if let Some(h) = &self.hyper
+            && (h.length.len() != d || h.length.iter().any(|l| !(l.is_finite() && *l > 0.0)) || !(h.signal > 0.0 && h.noise >= 0.0))
+        {
+            return Err("hyper-parameters out of range".into());
+        }
+        Ok(())
+    }
+}
