@@ -16,6 +16,11 @@ use crate::inner::InnerOptions;
 use crate::kernel::{Hyper, KernelKind};
 use crate::{BoError, Space};
 
+/// Largest dimension [`BatchBo`] accepts.
+pub const MAX_DIM: usize = 100;
+/// Largest initial design (an exact GP costs O(n³) per fit).
+pub const MAX_DESIGN: usize = 1000;
+
 /// Parameters of [`BatchBo`]; the defaults are the thesis' settings (§4.7.2) where it gives them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
@@ -67,8 +72,15 @@ impl Default for BoParams {
 impl BoParams {
     /// Checks every parameter for dimension `d`; returns the size of the initial design.
     pub fn check(&self, d: usize) -> Result<usize, BoError> {
-        if self.batch_size == 0 || self.batch_size > 10_000 {
-            return Err(BoError::invalid("batch_size", self.batch_size, "an integer in 1..=10000"));
+        if d == 0 || d > MAX_DIM {
+            return Err(BoError::invalid(
+                "dim",
+                d,
+                format!("in 1..={MAX_DIM} (Bayesian optimization is for low-dimensional problems; use an evolution strategy beyond)"),
+            ));
+        }
+        if self.batch_size == 0 || self.batch_size > 1000 {
+            return Err(BoError::invalid("batch_size", self.batch_size, "an integer in 1..=1000"));
         }
         if !(self.weight.is_finite() && self.weight >= 0.0) {
             return Err(BoError::invalid("weight", self.weight, "finite and >= 0"));
@@ -89,8 +101,8 @@ impl BoParams {
             (Method::Bull, Some(b)) => b - 1,
             _ => self.n_initial.unwrap_or((3 * d + 2).max(10)),
         };
-        if n == 0 || n > 100_000 {
-            return Err(BoError::invalid("n_initial", n, "an integer in 1..=100000"));
+        if n == 0 || n > MAX_DESIGN {
+            return Err(BoError::invalid("n_initial", n, format!("an integer in 1..={MAX_DESIGN}")));
         }
         Ok(n)
     }
@@ -278,17 +290,20 @@ impl AskTell for BatchBo {
         self.space.dim()
     }
 
+    /// The rest of the initial design while some of it has not been asked (so a driver
+    /// evaluates the whole design as its first generation, as in §4.7), then `batch_size`.
     fn population_size(&self) -> usize {
-        self.params.batch_size
+        let left = self.design.len() / self.space.dim() - self.design_used;
+        if left > 0 { left } else { self.params.batch_size }
     }
 
     fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
-        self.ask_batch_into(self.params.batch_size, out)
+        self.ask_batch_into(self.population_size(), out)
     }
 
     fn ask_batch_into(&mut self, count: usize, out: &mut Population) -> Result<(), CoreError> {
-        if count == 0 || count > 10_000 {
-            return Err(CoreError::invalid("batch size", count, "an integer in 1..=10000"));
+        if count == 0 || count > 1000 {
+            return Err(CoreError::invalid("batch size", count, "an integer in 1..=1000"));
         }
         let u = self.propose(count)?;
         let d = self.space.dim();

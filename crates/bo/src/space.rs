@@ -128,11 +128,11 @@ impl Space {
     /// Rounds the discrete coordinates of a unit-cube point in place (to the unit coordinates of
     /// the nearest allowed value); continuous ones are clamped to `[0, 1]`.
     pub fn round_unit(&self, u: &mut [f64]) {
-        for i in 0..u.len() {
-            u[i] = u[i].clamp(0.0, 1.0);
+        for (i, ui) in u.iter_mut().enumerate() {
+            *ui = ui.clamp(0.0, 1.0);
             if self.kinds[i] != VarKind::Continuous {
                 let w = self.upper[i] - self.lower[i];
-                u[i] = ((self.lower[i] + w * u[i]).round() - self.lower[i]) / w;
+                *ui = ((self.lower[i] + w * *ui).round() - self.lower[i]) / w;
             }
         }
     }

@@ -37,6 +37,71 @@ pub enum Command {
     /// Map data to random features of a kernel (Gaussian, arc-cosine) by i.i.d., orthogonal,
     /// circulant, QMC or spherical structured (SSF) projections; optionally report the Gram error.
     Features(Box<FeaturesArgs>),
+    /// Batch Bayesian optimization of a benchmark problem on its box (thesis ch. 4): a GP with
+    /// ARD Matern 5/2 kernel, an initial rank-1 lattice design, then batches chosen by BKOP,
+    /// GP-BUCB, GP-UCB-PE, constant-weight UCB or Bull's non-adaptive method.
+    Bo(Box<BoArgs>),
+}
+
+#[derive(Args, Debug)]
+pub struct BoArgs {
+    /// Problem with a box (`gradfree list`), e.g. ackley, rosenbrock, levy.
+    #[arg(long, required_unless_present = "resume")]
+    pub problem: Option<String>,
+    /// Dimension.
+    #[arg(long, default_value_t = 6)]
+    pub dim: usize,
+    /// Selection rule: bkop, ucb, gp-bucb, gp-ucb-pe, bull.
+    #[arg(long, default_value = "bkop")]
+    pub method: String,
+    /// Points per round (L).
+    #[arg(long, default_value_t = 5)]
+    pub batch: usize,
+    /// Rounds after the initial design (each evaluates --batch points).
+    #[arg(long, default_value_t = 40)]
+    pub rounds: u64,
+    /// Initial lattice design size (default max(10, 3d + 2); bull: the whole budget minus one).
+    #[arg(long)]
+    pub n_initial: Option<usize>,
+    /// Kernel: matern52 or se.
+    #[arg(long, default_value = "matern52")]
+    pub kernel: String,
+    /// Weight of the exploration term of bkop and ucb.
+    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
+    pub weight: f64,
+    /// Fixed beta_t for gp-bucb and gp-ucb-pe (default 0.2 d ln(2t)).
+    #[arg(long, allow_negative_numbers = true)]
+    pub beta: Option<f64>,
+    /// CMA-ES starts of the acquisition maximization.
+    #[arg(long, default_value_t = 4)]
+    pub acq_starts: usize,
+    /// Acquisition evaluations per start and variable.
+    #[arg(long, default_value_t = 50)]
+    pub acq_evals: usize,
+    /// Seed of the method (design order, fits, acquisition search).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Seed of the problem instance.
+    #[arg(long, default_value_t = 0)]
+    pub problem_seed: u64,
+    /// NaN/inf values: error, or treat-as-inf (a failed evaluation the model learns to avoid).
+    #[arg(long, value_enum, default_value_t = NonFiniteArg::Error)]
+    pub on_nonfinite: NonFiniteArg,
+    /// JSON-lines log of every round (`gradfree plot` draws it).
+    #[arg(long)]
+    pub log: Option<PathBuf>,
+    /// Checkpoint file, written atomically after every round.
+    #[arg(long)]
+    pub checkpoint: Option<PathBuf>,
+    /// Resume from a checkpoint (the run's definition comes from it; --rounds may grow).
+    #[arg(long)]
+    pub resume: Option<PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 #[derive(Args, Debug)]
@@ -409,7 +474,7 @@ pub struct OptimizeArgs {
 
 #[derive(Args, Debug)]
 pub struct PlotArgs {
-    /// JSON-lines logs written by `gradfree optimize --log`.
+    /// JSON-lines logs written by `gradfree optimize --log` or `gradfree bo --log`.
     #[arg(required = true)]
     pub logs: Vec<PathBuf>,
     /// Output image (.png or .svg).
@@ -421,6 +486,10 @@ pub struct PlotArgs {
     /// Linear instead of log y axis.
     #[arg(long)]
     pub linear: bool,
+    /// Plot the simple regret `best f - F_STAR` instead of best f (e.g. `--f-star 0` for the
+    /// thesis' test functions; `gradfree bo` runs print f*).
+    #[arg(long, allow_negative_numbers = true)]
+    pub f_star: Option<f64>,
     /// Print one JSON object (output file, series) instead of text.
     #[arg(long)]
     pub json: bool,

@@ -20,7 +20,12 @@ pub fn run(args: &ListArgs) -> Result<()> {
             .iter()
             .map(|m| serde_json::json!({"name": m.name, "summary": m.summary, "source": m.reference}))
             .collect();
-        outln!("{}", serde_json::json!({"algorithms": algorithms, "problems": problems, "experiments": exps, "feature_methods": methods}));
+        let bo: Vec<_> =
+            gradfree_bo::METHODS.iter().map(|m| serde_json::json!({"name": m.name, "summary": m.summary, "source": m.source})).collect();
+        outln!(
+            "{}",
+            serde_json::json!({"algorithms": algorithms, "problems": problems, "experiments": exps, "feature_methods": methods, "bo_methods": bo})
+        );
         return Ok(());
     }
     outln!("Algorithms:");
@@ -34,6 +39,10 @@ pub fn run(args: &ListArgs) -> Result<()> {
     outln!("\nFeature-map methods (gradfree features --method NAME):");
     for m in gradfree_features::METHODS {
         outln!("  {:<24} {} [{}]", m.name, m.summary, m.reference);
+    }
+    outln!("\nBatch Bayesian optimization (gradfree bo --method NAME):");
+    for m in gradfree_bo::METHODS {
+        outln!("  {:<24} {} [{}]", m.name, m.summary, m.source);
     }
     outln!("\nExperiments (gradfree reproduce NAME):");
     for e in experiments {

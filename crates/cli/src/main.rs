@@ -8,6 +8,7 @@ macro_rules! outln {
     };
 }
 
+mod bo;
 mod cli;
 mod features;
 mod integrate;
@@ -49,6 +50,7 @@ fn main() -> ExitCode {
         cli::Command::Sample(a) => sample::run(&a),
         cli::Command::Integrate(a) => integrate::run(&a),
         cli::Command::Features(a) => features::run(&a),
+        cli::Command::Bo(a) => bo::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

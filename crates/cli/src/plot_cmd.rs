@@ -7,6 +7,10 @@ use crate::cli::PlotArgs;
 use crate::plot::{LineChart, Series, line_chart};
 
 pub fn run(args: &PlotArgs) -> Result<()> {
+    if let Some(f) = args.f_star.filter(|f| !f.is_finite()) {
+        bail!("invalid --f-star {f}: expected a finite number");
+    }
+    let shift = args.f_star.unwrap_or(0.0);
     let mut series = Vec::new();
     for path in &args.logs {
         let records = read_generation_log(path)?;
@@ -14,7 +18,7 @@ pub fn run(args: &PlotArgs) -> Result<()> {
             bail!("{}: no generation records (is it a log written by `gradfree optimize --log`?)", path.display());
         }
         let label = log_algorithm(path).unwrap_or_else(|| stem(path));
-        let points = records.iter().filter_map(|r| r.best_f.map(|f| (r.evaluations as f64, f))).collect();
+        let points = records.iter().filter_map(|r| r.best_f.map(|f| (r.evaluations as f64, f - shift))).collect();
         series.push(Series { label, points });
     }
     // Several runs of one algorithm: tell them apart by file name.
@@ -25,10 +29,11 @@ pub fn run(args: &PlotArgs) -> Result<()> {
         }
     }
     let log_y = !args.linear;
+    let y_label = if args.f_star.is_some() { "simple regret (best f - f*)" } else { "best f" };
     if log_y && series.iter().all(|s| s.points.iter().all(|p| p.1 <= 0.0)) {
-        bail!("every best f is <= 0: a log axis cannot show them; use --linear");
+        bail!("every {y_label} is <= 0: a log axis cannot show them; use --linear");
     }
-    line_chart(&args.output, &LineChart { title: &args.title, x_label: "evaluations", y_label: "best f", log_y, series: &series })?;
+    line_chart(&args.output, &LineChart { title: &args.title, x_label: "evaluations", y_label, log_y, series: &series })?;
     if args.json {
         let series: Vec<_> = series.iter().map(|s| serde_json::json!({"label": s.label, "points": s.points.len()})).collect();
         outln!("{}", serde_json::json!({"output": args.output, "series": series}));

@@ -125,7 +125,28 @@ fn spec(command: &str) -> Vec<(&'static str, Kind)> {
             ("--seed", Seed),
             ("--json", Flag),
         ],
-        "plot" => vec![("-o", Path), ("--title", Choice(&["t", "", "\u{1F600}"])), ("--linear", Flag), ("--json", Flag)],
+        "bo" => vec![
+            ("--problem", Choice(&["ackley", "levy", "rosenbrock", "sphere", "logistic", "nope"])),
+            ("--dim", Choice(&["0", "1", "2", "3", "101", "18446744073709551615", "x"])),
+            ("--method", Choice(&["bkop", "ucb", "gp-bucb", "gp-ucb-pe", "bull", "nope"])),
+            ("--batch", Choice(&["0", "1", "3", "1001", "18446744073709551615", "-1"])),
+            ("--rounds", Choice(&["0", "1", "2", "100000", "18446744073709551615", "abc"])),
+            ("--n-initial", Choice(&["0", "1", "2", "7", "1001", "-1"])),
+            ("--kernel", Choice(&["matern52", "se", "linear"])),
+            ("--weight", Real),
+            ("--beta", Real),
+            ("--acq-starts", Choice(&["0", "1", "2", "1025"])),
+            ("--acq-evals", Choice(&["0", "1", "5", "100001"])),
+            ("--seed", Seed),
+            ("--on-nonfinite", Choice(&["error", "treat-as-inf", "nope"])),
+            ("--log", Path),
+            ("--checkpoint", Path),
+            ("--resume", Path),
+            ("--json", Flag),
+        ],
+        "plot" => {
+            vec![("-o", Path), ("--f-star", Real), ("--title", Choice(&["t", "", "\u{1F600}"])), ("--linear", Flag), ("--json", Flag)]
+        }
         _ => vec![("--json", Flag)],
     }
 }
@@ -158,11 +179,15 @@ fn value(kind: Kind, rng: &mut Xoshiro256PlusPlus, dir: &Path) -> Option<String>
 }
 
 fn command_line(rng: &mut Xoshiro256PlusPlus, dir: &Path) -> Vec<String> {
-    let commands = ["optimize", "optimize", "optimize", "sample", "lattice", "integrate", "plot", "list"];
+    let commands = ["optimize", "optimize", "optimize", "sample", "lattice", "integrate", "plot", "list", "bo", "bo"];
     let command = commands[rng.random_range(0..commands.len())];
     let mut args = vec![command.to_string()];
     if command == "plot" {
         args.push(path(rng, dir));
+    }
+    if command == "bo" {
+        // Small runs by default (the options below may override them).
+        args.extend(["--quiet", "--dim", "2", "--rounds", "1", "--n-initial", "4"].map(String::from));
     }
     if command == "optimize" {
         // A bounded budget, so that valid runs end quickly (the budget flag itself is fuzzed

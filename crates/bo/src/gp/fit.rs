@@ -23,6 +23,9 @@ use super::{Gp, JITTER_LADDER, Standardization, backward_solve, factor_with_ladd
 use crate::BoError;
 use crate::kernel::{Hyper, KernelKind};
 
+/// Most observations [`fit`] takes.
+pub const MAX_OBSERVATIONS: usize = 5000;
+
 /// How the noise variance is chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -262,6 +265,9 @@ pub fn fit(x: &[f64], d: usize, y: &[f64], opts: &FitOptions, warm: Option<&Hype
     let n = y.len();
     if n == 0 {
         return Err(BoError::BadInput("no observations to fit a Gaussian process to".into()));
+    }
+    if n > MAX_OBSERVATIONS {
+        return Err(BoError::invalid("observations", n, format!("at most {MAX_OBSERVATIONS}: an exact GP costs O(n³) per fit")));
     }
     if d == 0 || x.len() != n * d {
         return Err(BoError::BadInput(format!("{} coordinates for {n} observations of dimension {d}", x.len())));
