@@ -9,7 +9,8 @@ Evolution strategies with pycma's loop::
         es.tell(X, [float(np.sum(x ** 2)) for x in X])
     print(es.result.fbest)
 
-Subsystems live in submodules (``gradfree.es``, ``gradfree.qmc``, ``gradfree.errors``); their
+Subsystems live in submodules (``gradfree.es``, ``gradfree.qmc``, ``gradfree.bo``,
+``gradfree.kernel_approximation``, ``gradfree.errors``); their
 public names are also available here. ``gradfree.experiments`` lists and runs the experiments of
 ``gradfree reproduce``.
 
@@ -21,9 +22,9 @@ QMC engines with scipy.stats.qmc's interface (``random``, ``reset``, ``fast_forw
 """
 from __future__ import annotations
 
-from . import errors, es, experiments, qmc
+from . import bo, errors, es, experiments, qmc
 from ._gradfree import Problem, algorithms, run_builtin
-from .errors import CheckpointError, GradfreeError, InvalidParameterError, NonFiniteError, TooLargeError
+from .errors import CheckpointError, GradfreeError, InvalidParameterError, ModelFitError, NonFiniteError, TooLargeError
 from .es import *  # noqa: F401,F403  (one class per registry entry)
 from .es import _METHODS, OptimizeResult, Result, minimize  # noqa: F401
 from .qmc import (Halton, KorobovLattice, Rank1Lattice, SearchedLattice, Sobol, SubgroupLattice, discrepancy, korobov,
@@ -34,6 +35,6 @@ __all__ = [
     "minimize", "OptimizeResult", "Sobol", "Halton", "Rank1Lattice", "SubgroupLattice", "KorobovLattice",
     "SearchedLattice", "Problem", "algorithms", "discrepancy", "korobov", "lattice_search", "min_distance",
     "run_builtin", "subgroup_vector",
-    "GradfreeError", "InvalidParameterError", "NonFiniteError", "CheckpointError", "TooLargeError",
-    "es", "qmc", "errors", "experiments",
+    "GradfreeError", "InvalidParameterError", "NonFiniteError", "CheckpointError", "ModelFitError", "TooLargeError",
+    "bo", "es", "qmc", "errors", "experiments",
 ]

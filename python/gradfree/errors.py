@@ -23,8 +23,13 @@ class CheckpointError(GradfreeError, ValueError):
     """A saved state (pickle, checkpoint) is corrupt, foreign or inconsistent."""
 
 
+class ModelFitError(GradfreeError, ArithmeticError):
+    """A surrogate model (a Gaussian process) could not be fitted: its kernel matrix stayed
+    singular at every jitter of the ladder (e.g. many duplicated points with zero noise)."""
+
+
 class TooLargeError(GradfreeError, MemoryError):
     """A size whose memory or running time this machine cannot afford; nothing was allocated."""
 
 
-__all__ = ["GradfreeError", "InvalidParameterError", "NonFiniteError", "CheckpointError", "TooLargeError"]
+__all__ = ["GradfreeError", "InvalidParameterError", "NonFiniteError", "CheckpointError", "ModelFitError", "TooLargeError"]

@@ -3,6 +3,7 @@
 //! arrays in and out, turns errors into the typed exceptions of `gradfree.errors`, and releases
 //! the GIL around heavy work. One module per subsystem: [`es`], [`qmc`], [`features`], [`experiments`].
 
+mod bo;
 mod es;
 mod experiments;
 mod features;
@@ -98,6 +99,7 @@ pub(crate) fn problem_err(e: gradfree_problems::ProblemError) -> PyErr {
 
 #[pymodule]
 fn _gradfree(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    bo::register(m)?;
     es::register(m)?;
     experiments::register(m)?;
     features::register(m)?;

@@ -1,0 +1,188 @@
+//! Batch Bayesian-optimization bindings: the ask/tell state machine `gradfree_bo::BatchBo` in a
+//! Python class (GIL released while the GP is fitted and the acquisition maximized; picklable
+//! through its JSON state). `gradfree.bo` wraps it with scikit-optimize's conventions.
+
+use std::sync::Mutex;
+
+use gradfree_bo::{BatchBo as Inner, BoError, BoParams, InnerOptions, KernelKind, Method, NoiseModel, Space, VarKind};
+use gradfree_core::{AskTell, NonFinitePolicy, Population};
+use numpy::ndarray::Array2;
+use numpy::{IntoPyArray, PyArray2, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+
+use crate::{core_err, err, interruptible};
+
+/// A BO error: parameter and input errors are `InvalidParameterError`, a GP that cannot be fitted
+/// is a `ModelFitError` naming the cause.
+fn bo_err(e: BoError) -> PyErr {
+    match e {
+        BoError::Core(c) => core_err(c),
+        BoError::FitFailed(m) => crate::typed("ModelFitError", format!("Gaussian process cannot be fitted: {m}")),
+        e => err(e),
+    }
+}
+
+/// `BatchBO(lower, upper, kinds, seed, method, batch_size, n_initial, kernel, noise, weight,
+/// beta, acq_starts, acq_evals_per_dim, fit_restarts, on_nonfinite, budget)`.
+#[pyclass(module = "gradfree._gradfree")]
+struct BatchBO {
+    inner: Mutex<Inner>,
+}
+
+fn lock(m: &Mutex<Inner>) -> std::sync::MutexGuard<'_, Inner> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+#[pymethods]
+impl BatchBO {
+    #[new]
+    #[pyo3(signature = (lower, upper, kinds, seed, method = "bkop", batch_size = 5, n_initial = None, kernel = "matern52",
+        noise = None, weight = 1.0, beta = None, acq_starts = 4, acq_evals_per_dim = 50, fit_restarts = 3,
+        on_nonfinite = "error", budget = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        lower: Vec<f64>,
+        upper: Vec<f64>,
+        kinds: Vec<String>,
+        seed: u64,
+        method: &str,
+        batch_size: usize,
+        n_initial: Option<usize>,
+        kernel: &str,
+        noise: Option<f64>,
+        weight: f64,
+        beta: Option<f64>,
+        acq_starts: usize,
+        acq_evals_per_dim: usize,
+        fit_restarts: usize,
+        on_nonfinite: &str,
+        budget: Option<usize>,
+    ) -> PyResult<Self> {
+        let kinds = kinds
+            .iter()
+            .map(|k| match k.as_str() {
+                "continuous" | "real" => Ok(VarKind::Continuous),
+                "integer" => Ok(VarKind::Integer),
+                "categorical" => Ok(VarKind::Categorical),
+                other => Err(err(format!("invalid kind = {other}: expected continuous, integer or categorical"))),
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        let space = Space::new(lower, upper, kinds).map_err(bo_err)?;
+        let params = BoParams {
+            method: Method::parse(method).map_err(bo_err)?,
+            batch_size,
+            n_initial,
+            kernel: KernelKind::parse(kernel).ok_or_else(|| err(format!("invalid kernel = {kernel}: expected matern52 or rbf")))?,
+            noise: noise.map_or(NoiseModel::default(), NoiseModel::Fixed),
+            weight,
+            beta,
+            inner: InnerOptions { starts: acq_starts, evals_per_dim: acq_evals_per_dim, ..InnerOptions::default() },
+            fit_restarts,
+            on_nonfinite: match on_nonfinite {
+                "error" => NonFinitePolicy::Error,
+                "treat-as-inf" => NonFinitePolicy::TreatAsInf,
+                other => return Err(err(format!("invalid on_nonfinite = {other}: expected 'error' or 'treat-as-inf'"))),
+            },
+            budget,
+        };
+        Ok(BatchBO { inner: Mutex::new(Inner::new(space, params, seed).map_err(bo_err)?) })
+    }
+
+    /// `n` points to evaluate next, shape `(n, d)` (default: the rest of the initial design, then
+    /// `batch_size`). Pending points are remembered until told. Ctrl-C interrupts.
+    #[pyo3(signature = (n = None))]
+    fn ask<'py>(&self, py: Python<'py>, n: Option<usize>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let inner = &self.inner;
+        let (pop, d) = interruptible(py, |_| {
+            let mut bo = lock(inner);
+            let mut p = Population::empty(bo.dim());
+            let count = n.unwrap_or_else(|| bo.population_size());
+            let r = bo.ask_batch_into(count, &mut p);
+            (r.map(|()| p), bo.dim())
+        })?;
+        let pop = pop.map_err(|e| match e {
+            gradfree_core::CoreError::Numerical(m) => crate::typed("ModelFitError", m),
+            e => core_err(e),
+        })?;
+        Ok(Array2::from_shape_vec((pop.len(), d), pop.as_slice().to_vec()).map_err(err)?.into_pyarray(py))
+    }
+
+    /// Takes the values `y` of the points `x` (shape `(n, d)`): asked ones, late ones, or any
+    /// others inside the box.
+    fn tell(&self, x: PyReadonlyArray2<'_, f64>, y: Vec<f64>) -> PyResult<()> {
+        let d = x.shape()[1];
+        let xs = x.as_slice().map_err(|_| err("X must be C-contiguous"))?;
+        let rows: Vec<&[f64]> = if d == 0 { Vec::new() } else { xs.chunks_exact(d).collect() };
+        let pop = Population::from_rows(&rows).map_err(core_err)?;
+        lock(&self.inner).tell(&pop, &y).map_err(core_err)
+    }
+
+    /// Dimension.
+    #[getter]
+    fn dim(&self) -> usize {
+        lock(&self.inner).dim()
+    }
+
+    /// Finite observations told so far.
+    #[getter]
+    fn n_observations(&self) -> usize {
+        lock(&self.inner).observations()
+    }
+
+    /// Points asked and not yet told.
+    #[getter]
+    fn n_pending(&self) -> usize {
+        lock(&self.inner).pending()
+    }
+
+    /// Best value told (`inf` before any).
+    #[getter]
+    fn best_f(&self) -> f64 {
+        lock(&self.inner).best_f()
+    }
+
+    /// Best point told (the box's centre before any).
+    #[getter]
+    fn best_x(&self) -> Vec<f64> {
+        lock(&self.inner).mean().to_vec()
+    }
+
+    /// The selection rule's name.
+    #[getter]
+    fn method(&self) -> &'static str {
+        lock(&self.inner).name()
+    }
+
+    /// Hyper-parameters of the last GP fit (unit-cube length scales, standardized variances), or
+    /// `None` before the first model-based batch.
+    #[getter]
+    fn hyperparameters(&self) -> Option<(Vec<f64>, f64, f64)> {
+        lock(&self.inner).hyper().map(|h| (h.length.clone(), h.signal, h.noise))
+    }
+
+    /// The whole state as JSON (pickling and checkpoints).
+    fn state_json(&self) -> PyResult<String> {
+        serde_json::to_string(&*lock(&self.inner)).map_err(err)
+    }
+
+    /// Restores a state written by `state_json`, checked before use.
+    #[staticmethod]
+    fn from_state_json(s: &str) -> PyResult<Self> {
+        let inner: Inner = serde_json::from_str(s).map_err(|e| crate::typed("CheckpointError", format!("not a BatchBO state: {e}")))?;
+        gradfree_core::StateCheck::check_state(&inner)
+            .map_err(|e| crate::typed("CheckpointError", format!("invalid BatchBO state: {e}")))?;
+        Ok(BatchBO { inner: Mutex::new(inner) })
+    }
+}
+
+/// The selection rules: `(name, summary, source)`.
+#[pyfunction]
+fn bo_methods() -> Vec<(&'static str, &'static str, &'static str)> {
+    gradfree_bo::METHODS.iter().map(|m| (m.name, m.summary, m.source)).collect()
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<BatchBO>()?;
+    m.add_function(wrap_pyfunction!(bo_methods, m)?)?;
+    Ok(())
+}
