@@ -84,6 +84,7 @@ impl BatchBO {
                 other => return Err(err(format!("invalid on_nonfinite = {other}: expected 'error' or 'treat-as-inf'"))),
             },
             budget,
+            design_seed: None,
         };
         Ok(BatchBO { inner: Mutex::new(Inner::new(space, params, seed).map_err(bo_err)?) })
     }

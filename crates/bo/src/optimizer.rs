@@ -49,6 +49,10 @@ pub struct BoParams {
     pub on_nonfinite: NonFinitePolicy,
     /// Total evaluations, needed by `bull` only (its design has `budget − 1` points).
     pub budget: Option<usize>,
+    /// Seed of a uniform random shift of the lattice design (modulo 1, which keeps its packing
+    /// radius on the torus), so repeated runs start from different designs; `None` (default):
+    /// the fixed half-cell shift.
+    pub design_seed: Option<u64>,
 }
 
 impl Default for BoParams {
@@ -65,6 +69,7 @@ impl Default for BoParams {
             fit_restarts: 3,
             on_nonfinite: NonFinitePolicy::Error,
             budget: None,
+            design_seed: None,
         }
     }
 }
@@ -108,16 +113,18 @@ impl BoParams {
     }
 }
 
-/// The initial design: Algorithm 10 (M = 50 primes) for `n` points in `[0, 1]^d`, shifted by
-/// half a cell so no point sits on the box's corner; the box's centre when `n = 1`.
-pub fn lattice_design(d: usize, n: usize) -> Result<Vec<f64>, BoError> {
+/// The initial design: Algorithm 10 (M = 50 primes) for `n` points in `[0, 1]^d`, shifted modulo
+/// 1 by `shift` (default half a cell, so no point sits on the box's corner); the box's centre
+/// when `n = 1`.
+pub fn lattice_design(d: usize, n: usize, shift: Option<&[f64]>) -> Result<Vec<f64>, BoError> {
     if n == 1 {
         return Ok(vec![0.5; d]);
     }
     let found = gradfree_qmc::lattice::search::alg10(d, n as u64, 50).map_err(|e| BoError::BadInput(format!("initial design: {e}")))?;
     let lat = found.lattice(n as u64).map_err(|e| BoError::BadInput(format!("initial design: {e}")))?;
-    let shift = 0.5 / n as f64;
-    Ok(lat.points().iter().map(|v| (v + shift).fract()).collect())
+    let half = vec![0.5 / n as f64; d];
+    let shift = shift.unwrap_or(&half);
+    Ok(lat.points().chunks_exact(d).flat_map(|p| p.iter().zip(shift).map(|(v, s)| (v + s).fract())).collect())
 }
 
 /// Batch Bayesian optimization (thesis ch. 4) over a [`Space`].
@@ -152,7 +159,11 @@ impl BatchBo {
     pub fn new(space: Space, params: BoParams, seed: u64) -> Result<Self, BoError> {
         let d = space.dim();
         let n = params.check(d)?;
-        let design = lattice_design(d, n)?;
+        let shift: Option<Vec<f64>> = params.design_seed.map(|s| {
+            let mut r = rng_from_seed(derive_seed(s, 0x6465));
+            (0..d).map(|_| r.random::<f64>()).collect()
+        });
+        let design = lattice_design(d, n, shift.as_deref())?;
         let mut centre = vec![0.0; d];
         space.from_unit(&vec![0.5; d], &mut centre);
         Ok(BatchBo {

@@ -80,6 +80,15 @@ where
         y0 = y0.min(y);
         y1 = y1.max(y);
     }
+    // Error bars widen the range too (their ends stay visible).
+    for (_, lo, hi) in chart.series.iter().flat_map(|s| s.errors.iter()) {
+        for v in [*lo, *hi] {
+            if v.is_finite() && (!chart.log_y || v > 0.0) && x0.is_finite() {
+                y0 = y0.min(v);
+                y1 = y1.max(v);
+            }
+        }
+    }
     if !x0.is_finite() {
         bail!("nothing to plot: no finite{} values", if chart.log_y { " positive" } else { "" });
     }
@@ -134,6 +143,26 @@ where
                 if data.len() <= 12 {
                     c.draw_series(data.iter().map(|p| Circle::new(*p, 3, col.filled()))).map_err(e)?;
                 }
+                // Error bars: a whisker from low to high with short caps.
+                let bars: Vec<(f64, f64, f64)> = s
+                    .errors
+                    .iter()
+                    .copied()
+                    .filter(|(x, lo, hi)| x.is_finite() && lo.is_finite() && hi.is_finite())
+                    .map(|(x, lo, hi)| {
+                        let clip = |v: f64| to_axis(if chart.log_y { v.max(y0) } else { v }.clamp(y0, y1));
+                        (x, clip(lo), clip(hi))
+                    })
+                    .collect();
+                let cap = 0.006 * (x1 - x0);
+                c.draw_series(bars.iter().flat_map(|&(x, lo, hi)| {
+                    [
+                        PathElement::new(vec![(x, lo), (x, hi)], col.stroke_width(1)),
+                        PathElement::new(vec![(x - cap, lo), (x + cap, lo)], col.stroke_width(1)),
+                        PathElement::new(vec![(x - cap, hi), (x + cap, hi)], col.stroke_width(1)),
+                    ]
+                }))
+                .map_err(e)?;
                 c.draw_series(LineSeries::new(data, col.stroke_width(2)))
                     .map_err(e)?
                     .label(s.label.clone())
@@ -402,7 +431,7 @@ mod tests {
 
     #[test]
     fn the_legend_goes_to_the_emptiest_corner() {
-        let line = |pts: &[(f64, f64)]| Series { label: "a".into(), points: pts.to_vec() };
+        let line = |pts: &[(f64, f64)]| Series { label: "a".into(), points: pts.to_vec(), errors: Vec::new() };
         let pos = |series: &[Series]| {
             let chart = LineChart { title: "", x_label: "", y_label: "", log_y: false, series };
             legend_position(&chart, (0.0, 1.0), (0.0, 1.0), &|y| y).0
@@ -430,7 +459,7 @@ mod tests {
         let out = dir.path().to_owned();
         std::thread::spawn(move || {
             for (i, (log_y, points)) in cases.into_iter().enumerate() {
-                let series = [Series { label: String::new(), points }];
+                let series = [Series { label: String::new(), points, errors: Vec::new() }];
                 let chart = LineChart { title: "t", x_label: "x", y_label: "y", log_y, series: &series };
                 tx.send(line_chart(&out.join(format!("{i}.png")), &chart).map_err(|e| e.to_string())).unwrap();
             }

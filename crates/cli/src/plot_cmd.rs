@@ -19,7 +19,7 @@ pub fn run(args: &PlotArgs) -> Result<()> {
         }
         let label = log_algorithm(path).unwrap_or_else(|| stem(path));
         let points = records.iter().filter_map(|r| r.best_f.map(|f| (r.evaluations as f64, f - shift))).collect();
-        series.push(Series { label, points });
+        series.push(Series { label, points, errors: Vec::new() });
     }
     // Several runs of one algorithm: tell them apart by file name.
     let labels: Vec<String> = series.iter().map(|s| s.label.clone()).collect();

@@ -17,6 +17,9 @@ pub enum ExperimentError {
     /// From building or applying a feature map.
     #[error(transparent)]
     Features(#[from] gradfree_features::FeatureError),
+    /// From Bayesian optimization (a GP that cannot be fitted, bad parameters).
+    #[error(transparent)]
+    Bo(#[from] gradfree_bo::BoError),
     /// From building a problem or loading a data set.
     #[error(transparent)]
     Problem(#[from] gradfree_problems::ProblemError),

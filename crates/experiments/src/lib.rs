@@ -102,6 +102,13 @@ impl Ctx {
         }
     }
 
+    /// Reports one unit of work read back from a run cache.
+    pub fn finished_one_cached(&self) {
+        if let Some(p) = &self.progress {
+            p.send(ProgressEvent::Finished { cached: true });
+        }
+    }
+
     /// The run cache for one problem instance (`tag` names it within the experiment).
     pub fn run_cache(&self, tag: &str) -> runs::RunCache {
         runs::RunCache { dir: self.out.join("runs"), tag: tag.to_string(), reuse: self.reuse_runs, progress: self.progress.clone() }

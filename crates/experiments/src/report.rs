@@ -75,6 +75,10 @@ pub struct Series {
     pub label: String,
     /// Points `(x, y)`.
     pub points: Vec<(f64, f64)>,
+    /// Error bars `(x, low, high)`, drawn as vertical whiskers in the series' colour (e.g. mean ±
+    /// one standard deviation over runs); empty for none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<(f64, f64, f64)>,
 }
 
 /// A line chart.

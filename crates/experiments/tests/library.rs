@@ -71,7 +71,7 @@ fn tables_and_figures() {
     t.push(vec!["1, 2".into(), "say \"x\"".into()]);
     assert_eq!(t.csv(), "a,b\n\"1, 2\",\"say \"\"x\"\"\"\n");
     assert_eq!(t.lines()[1], "a     b      ");
-    let s = |l: &str| Series { label: l.into(), points: vec![(1.0, 2.0)] };
+    let s = |l: &str| Series { label: l.into(), points: vec![(1.0, 2.0)], errors: Vec::new() };
     let f = Figure::panels("f.png", vec![("p".into(), vec![s("x")]), ("q".into(), vec![s("y")])], "n", "err", true, 3);
     match &f {
         Figure::Charts { charts, cols, .. } => assert_eq!((charts.len(), *cols, charts[1].title.as_str()), (2, 2, "q")),

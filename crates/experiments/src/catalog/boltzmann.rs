@@ -63,7 +63,7 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         let mc_check = format!("{} / {}", fmt((z_mc - z_ref).abs() / z_ref), fmt((j_mc / z_mc - l_ref).abs() / l_ref));
         let mut series: Vec<Series> = ["Z: MC", "Z: SubGroup", "Z: Sobol", "L: MC", "L: SubGroup", "L: Sobol"]
             .iter()
-            .map(|s| Series { label: s.to_string(), points: Vec::new() })
+            .map(|s| Series { label: s.to_string(), points: Vec::new(), errors: Vec::new() })
             .collect();
         for n in admissible_sizes(d, 2, sizes) {
             let rules = [Rule::MonteCarlo, Rule::ShiftedLattice { lattice: subgroup(d, n)? }, Rule::SobolLms];

@@ -66,7 +66,7 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
             table.push(row);
             // Log axis: a mean regret of 0 is drawn at 1e-2.
             let points = mean_curve(&rs, &grid).into_iter().map(|(e, v)| (e, v.max(1e-2))).collect();
-            series.push(Series { label: m.label.clone(), points });
+            series.push(Series { label: m.label.clone(), points, errors: Vec::new() });
         }
         panels.push((format!("binary reconstruction, d = {d}"), series));
     }

@@ -61,7 +61,7 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
             row.extend(target_cells(&rs));
             table.push(row);
             let points = mean_log10_curve(&rs, &grid, 1e-12).into_iter().map(|(e, l)| (e, 10f64.powf(l))).collect();
-            series.push(Series { label: m.label.clone(), points });
+            series.push(Series { label: m.label.clone(), points, errors: Vec::new() });
         }
         panels.push((format!("{name} (d = {d})"), series));
     }

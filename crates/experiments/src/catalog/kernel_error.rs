@@ -87,6 +87,7 @@ pub fn panels(labels: &[&str], xs: &[f64], cells: &[Vec<Cell>]) -> Vec<(&'static
                 .map(|(mi, l)| Series {
                     label: l.to_string(),
                     points: xs.iter().zip(cells).map(|(&x, row)| (x, mean_std(if fro { &row[mi].fro } else { &row[mi].max }).0)).collect(),
+                    errors: Vec::new(),
                 })
                 .collect();
             (metric, series)

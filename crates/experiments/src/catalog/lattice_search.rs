@@ -40,7 +40,7 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         let mut rows: Vec<Vec<String>> = ["Algorithm 10", "Korobov", "SCS", "Algorithm 11"].iter().map(|s| vec![s.to_string()]).collect();
         let mut series: Vec<Series> = ["Algorithm 10", "Korobov", "SCS", "Algorithm 11"]
             .iter()
-            .map(|s| Series { label: s.to_string(), points: Vec::new() })
+            .map(|s| Series { label: s.to_string(), points: Vec::new(), errors: Vec::new() })
             .collect();
         for (k, &d) in dims.iter().enumerate() {
             let ours = [

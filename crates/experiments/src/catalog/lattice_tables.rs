@@ -68,7 +68,10 @@ pub fn distances(ctx: &Ctx) -> Result<Report> {
         let [s, k] = series;
         panels.push((
             format!("d = {}", b.d),
-            vec![Series { label: "SubGroup".into(), points: s }, Series { label: "Korobov search".into(), points: k }],
+            vec![
+                Series { label: "SubGroup".into(), points: s, errors: Vec::new() },
+                Series { label: "Korobov search".into(), points: k, errors: Vec::new() },
+            ],
         ));
     }
     let figure = Figure::panels("lattice_distances.png", panels, "n", "min l2 toroidal distance", false, 2);
@@ -102,7 +105,7 @@ pub fn timing(ctx: &Ctx) -> Result<Report> {
         let take = if ctx.quick { 3 } else { 10 };
         let mut series: Vec<Series> = ["SubGroup (ours)", "Korobov search (ours)", "SubGroup (thesis)", "Korobov search (thesis)"]
             .iter()
-            .map(|s| Series { label: s.to_string(), points: Vec::new() })
+            .map(|s| Series { label: s.to_string(), points: Vec::new(), errors: Vec::new() })
             .collect();
         for (k, &n) in b.n.iter().enumerate().take(take) {
             let t0 = Instant::now();

@@ -85,8 +85,8 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
                 fmt(final_loss),
                 format!("{:.4}", final_acc),
             ]);
-            loss_series.push(Series { label: m.label.clone(), points: grid.iter().copied().zip(loss).collect() });
-            acc_series.push(Series { label: m.label.clone(), points: grid.iter().copied().zip(acc).collect() });
+            loss_series.push(Series { label: m.label.clone(), points: grid.iter().copied().zip(loss).collect(), errors: Vec::new() });
+            acc_series.push(Series { label: m.label.clone(), points: grid.iter().copied().zip(acc).collect(), errors: Vec::new() });
         }
         charts_data.push((format!("{name}: training loss"), loss_series, true, "loss"));
         charts_data.push((format!("{name}: test accuracy"), acc_series, false, "accuracy"));

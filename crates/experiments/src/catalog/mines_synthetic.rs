@@ -68,7 +68,7 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
                 fmt(median(&finals)),
             ]);
             let points = mean_log10_curve(&rs, &grid, 1e-300).into_iter().map(|(e, v)| (e, 10f64.powf(v))).collect();
-            series.push(Series { label: m.label.clone(), points });
+            series.push(Series { label: m.label.clone(), points, errors: Vec::new() });
         }
         panels.push((format!("{name} (d = {d})"), series));
     }

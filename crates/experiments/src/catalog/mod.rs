@@ -1,6 +1,9 @@
 //! The experiments of the source documents, one file per figure or table family. Each is a
 //! function from a [`Ctx`](crate::Ctx) to a [`Report`](crate::Report).
 
+pub mod bo_bull;
+pub mod bo_runs;
+pub mod bo_synthetic;
 pub mod boltzmann;
 pub mod ingo_discrete;
 pub mod ingo_synthetic;
@@ -50,6 +53,18 @@ pub const ALL: &[Registered] = &[
         source: "MiNES sec. 6.2, Fig. 2",
         summary: "l2-logistic regression on breast-cancer and digits (odd/even): train loss and test accuracy",
         run: mines_logistic::run,
+    },
+    Registered {
+        name: "bo-bull",
+        source: "thesis sec. 4.7.1, Fig. 4.3",
+        summary: "Rosenbrock and Ackley, d=6: adaptive batch BO (BKOP) vs Bull's non-adaptive batch; simple regret",
+        run: bo_bull::run,
+    },
+    Registered {
+        name: "bo-synthetic",
+        source: "thesis sec. 4.7.2, Fig. 4.5",
+        summary: "Table 4.4 functions, d=6, L=5 and 10: BKOP vs GP-BUCB vs GP-UCB-PE; simple regret vs evaluations",
+        run: bo_synthetic::run,
     },
     Registered {
         name: "lattice-search",

@@ -40,7 +40,8 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
     for d in dims {
         let f = ExpWeighted::new(d, 2.0, 1.0).map_err(crate::ExperimentError::Invalid)?;
         let exact = f.exact();
-        let mut series: Vec<Series> = METHODS.iter().map(|m| Series { label: m.1.into(), points: Vec::new() }).collect();
+        let mut series: Vec<Series> =
+            METHODS.iter().map(|m| Series { label: m.1.into(), points: Vec::new(), errors: Vec::new() }).collect();
         for n in admissible_sizes(d, 2, sizes) {
             let mut row = vec![d.to_string(), n.to_string()];
             let mut errs = Vec::new();

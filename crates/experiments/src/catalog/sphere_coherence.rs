@@ -100,10 +100,10 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         panels.push((
             format!("d = {}", b.d),
             vec![
-                Series { label: "SubGroup".into(), points: s_series },
-                Series { label: "Lyu, Alg. 12 (ours)".into(), points: l_series },
-                Series { label: "Lyu [117] (printed)".into(), points: lyu },
-                Series { label: "i.i.d. Gaussian (mean)".into(), points: g_series },
+                Series { label: "SubGroup".into(), points: s_series, errors: Vec::new() },
+                Series { label: "Lyu, Alg. 12 (ours)".into(), points: l_series, errors: Vec::new() },
+                Series { label: "Lyu [117] (printed)".into(), points: lyu, errors: Vec::new() },
+                Series { label: "i.i.d. Gaussian (mean)".into(), points: g_series, errors: Vec::new() },
             ],
         ));
     }

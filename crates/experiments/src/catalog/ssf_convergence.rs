@@ -39,7 +39,11 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
             format!("{secs:.2}"),
             neg.iter().map(|v| format!("{v:.4}")).collect::<Vec<_>>().join(" "),
         ]);
-        series.push(Series { label: format!("start {s}"), points: neg.iter().enumerate().map(|(k, v)| (k as f64, *v)).collect() });
+        series.push(Series {
+            label: format!("start {s}"),
+            points: neg.iter().enumerate().map(|(k, v)| (k as f64, *v)).collect(),
+            errors: Vec::new(),
+        });
     }
     let figure =
         Figure::panels("fig_6_1_ssf_convergence.png", vec![(format!("(m, n) = ({m}, {n})"), series)], "sweep", "-J(Lambda)", false, 1);

@@ -53,7 +53,8 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         "fig_6_2_ssf_speedup",
         &hdr,
     );
-    let mut series: Vec<Series> = METHODS.iter().skip(1).map(|m| Series { label: m.1.into(), points: Vec::new() }).collect();
+    let mut series: Vec<Series> =
+        METHODS.iter().skip(1).map(|m| Series { label: m.1.into(), points: Vec::new(), errors: Vec::new() }).collect();
     // Warm-up (one-time set-up such as parsing the Sobol direction numbers is not construction time).
     for (method, _) in METHODS {
         seconds(method, 16, &[0.5; 16], ctx.seed, 1)?;
