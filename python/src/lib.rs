@@ -29,13 +29,27 @@ pub(crate) fn typed(kind: &str, message: String) -> PyErr {
 /// worker has stopped.
 pub(crate) fn interruptible<T: Send>(py: Python<'_>, f: impl FnOnce(&AtomicBool) -> T + Send) -> PyResult<T> {
     let cancel = AtomicBool::new(false);
+    // The worker says when it is done, so a short call returns at once (polling every 20 ms
+    // added up to 20 ms to every call); signals are checked every 20 ms meanwhile.
+    let done = (std::sync::Mutex::new(false), std::sync::Condvar::new());
     std::thread::scope(|s| {
-        let worker = s.spawn(|| f(&cancel));
+        let (cancel, done_ref) = (&cancel, &done);
+        let worker = s.spawn(move || {
+            let out = f(cancel);
+            *done_ref.0.lock().unwrap_or_else(|p| p.into_inner()) = true;
+            done_ref.1.notify_all();
+            out
+        });
         loop {
-            if worker.is_finished() {
+            let finished = py.detach(|| {
+                let guard = done.0.lock().unwrap_or_else(|p| p.into_inner());
+                let (guard, _) =
+                    done.1.wait_timeout_while(guard, std::time::Duration::from_millis(20), |d| !*d).unwrap_or_else(|p| p.into_inner());
+                *guard
+            });
+            if finished {
                 return worker.join().map_err(|_| err("internal error: the worker thread panicked"));
             }
-            py.detach(|| std::thread::sleep(std::time::Duration::from_millis(20)));
             if let Err(e) = py.check_signals() {
                 cancel.store(true, std::sync::atomic::Ordering::Relaxed);
                 let _ = worker.join();

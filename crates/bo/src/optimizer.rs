@@ -42,7 +42,8 @@ pub struct BoParams {
     pub beta: Option<f64>,
     /// Budget of the inner CMA-ES.
     pub inner: InnerOptions,
-    /// Random starts of the hyper-parameter fit besides the previous optimum and the default (3).
+    /// Random starts of the hyper-parameter fit besides the previous optimum and the default (3),
+    /// on the first fit and every 5th round.
     pub fit_restarts: usize,
     /// NaN or infinite values: an error, or a failed evaluation recorded at the worst finite
     /// value seen so the model learns to avoid the region.
@@ -228,12 +229,10 @@ impl BatchBo {
             x.extend_from_slice(&self.failed);
             y.extend(std::iter::repeat_n(worst, self.failed.len() / d));
         }
-        let opts = FitOptions {
-            kernel: self.params.kernel,
-            noise: self.params.noise,
-            restarts: self.params.fit_restarts,
-            ..FitOptions::default()
-        };
+        // Random starts on the first fit and every 5th round; in between the previous optimum
+        // (and the default) is a good start, and the fit costs a third.
+        let restarts = if self.hyper.is_none() || self.round.is_multiple_of(5) { self.params.fit_restarts } else { 0 };
+        let opts = FitOptions { kernel: self.params.kernel, noise: self.params.noise, restarts, ..FitOptions::default() };
         let (gp, report) = fit(&x, d, &y, &opts, self.hyper.as_ref(), derive_seed(self.seed, self.round))?;
         if report.jitter > 0.0 {
             self.events.push(Event {

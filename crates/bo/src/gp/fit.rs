@@ -153,14 +153,12 @@ pub fn neg_log_marginal_likelihood(
     let logdet: f64 = (0..n).map(|i| chol[i * n + i].ln()).sum();
     let value = 0.5 * quad + logdet + 0.5 * n as f64 * (2.0 * std::f64::consts::PI).ln();
     if let Some(g) = grad {
-        // K^{-1} = L^{-T} L^{-1}, column by column.
+        // K^{-1} = L^{-T} L^{-1}: L^{-1} by a triangular solve on the identity, then one product
+        // (faer's blocked kernels; the scalar column-by-column solves took 3x longer at n = 60).
+        let mut linv = gradfree_core::linalg::scaled_identity(n, 1.0);
+        gradfree_core::linalg::solve_l(&chol, n, &mut linv, n);
         let mut kinv = vec![0.0; n * n];
-        for c in 0..n {
-            let col = &mut kinv[c * n..(c + 1) * n];
-            col[c] = 1.0;
-            forward_solve(&chol, n, col);
-            backward_solve(&chol, n, col);
-        }
+        gradfree_core::linalg::gram(&linv, n, n, &mut kinv);
         g.iter_mut().for_each(|v| *v = 0.0);
         for b in 0..n {
             let xb = &x[b * d..(b + 1) * d];
@@ -197,6 +195,7 @@ struct Problem<'a> {
     d: usize,
     y: &'a [f64],
     boxes: Vec<(f64, f64)>,
+    cache: std::sync::Mutex<Option<(Vec<f64>, f64, Vec<f64>)>>,
 }
 
 impl Problem<'_> {
@@ -237,11 +236,27 @@ impl Problem<'_> {
     }
 }
 
+impl Problem<'_> {
+    /// Value and gradient at `z`, computed once: the line search asks for both at each point.
+    fn both(&self, z: &[f64]) -> (f64, Vec<f64>) {
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((zc, v, g)) = cache.as_ref()
+            && zc.as_slice() == z
+        {
+            return (*v, g.clone());
+        }
+        let mut g = vec![0.0; z.len()];
+        let v = self.eval(z, Some(&mut g));
+        *cache = Some((z.to_vec(), v, g.clone()));
+        (v, g)
+    }
+}
+
 impl CostFunction for Problem<'_> {
     type Param = Vec<f64>;
     type Output = f64;
     fn cost(&self, z: &Self::Param) -> Result<f64, argmin::core::Error> {
-        Ok(self.eval(z, None))
+        Ok(self.both(z).0)
     }
 }
 
@@ -249,9 +264,7 @@ impl Gradient for Problem<'_> {
     type Param = Vec<f64>;
     type Gradient = Vec<f64>;
     fn gradient(&self, z: &Self::Param) -> Result<Vec<f64>, argmin::core::Error> {
-        let mut g = vec![0.0; z.len()];
-        self.eval(z, Some(&mut g));
-        Ok(g)
+        Ok(self.both(z).1)
     }
 }
 
@@ -277,7 +290,7 @@ pub fn fit(x: &[f64], d: usize, y: &[f64], opts: &FitOptions, warm: Option<&Hype
     }
     let st = Standardization::of(y);
     let ys: Vec<f64> = y.iter().map(|v| (v - st.shift) / st.scale).collect();
-    let problem = Problem { opts, x, d, y: &ys, boxes: opts.boxes(d) };
+    let problem = Problem { opts, x, d, y: &ys, boxes: opts.boxes(d), cache: Default::default() };
     let clamp = |t: Vec<f64>| -> Vec<f64> { t.iter().zip(&problem.boxes).map(|(v, (lo, hi))| v.clamp(*lo, *hi)).collect() };
     let theta_of = |h: &Hyper| -> Vec<f64> {
         let mut t: Vec<f64> = h.length.iter().map(|l| l.ln()).collect();
@@ -302,7 +315,7 @@ pub fn fit(x: &[f64], d: usize, y: &[f64], opts: &FitOptions, warm: Option<&Hype
             let z0 = problem.z_of(t0);
             let f0 = problem.eval(&z0, None);
             let solver = LBFGS::new(MoreThuenteLineSearch::new(), 7).with_tolerance_grad(1e-6).ok()?.with_tolerance_cost(1e-10).ok()?;
-            let p = Problem { opts, x, d, y: &ys, boxes: problem.boxes.clone() };
+            let p = Problem { opts, x, d, y: &ys, boxes: problem.boxes.clone(), cache: Default::default() };
             let best = match Executor::new(p, solver).configure(|s| s.param(z0.clone()).max_iters(opts.max_iters)).run() {
                 Ok(res) => {
                     let st = res.state();

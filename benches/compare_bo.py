@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""gradfree's batch Bayesian optimization next to egobox, scikit-optimize and BoTorch, in one run.
+
+  pip install ./python egobox scikit-optimize [botorch]
+  python3 benches/compare_bo.py [--part 1|2] [--seeds 10]
+
+(1) Sequential BO of the 6-d Ackley function on [-2, 2]^6 (thesis Table 4.4): 20 initial points and
+    40 iterations (60 evaluations), 10 seeds. Time per iteration (wall time of the run / 40; the
+    objective costs microseconds, so this is the model fit plus the acquisition search) and the
+    median final simple regret, for gradfree (`bkop` with batch size 1 = the thesis' sequential
+    rule, Matérn 5/2 ARD), egobox's `Egor` (default: log-EI, Kriging) and skopt's `gp_minimize`
+    (default: Matérn 5/2 GP, gp_hedge).
+(2) One batch of q = 5 on the 6-d Ackley with 60 observations (uniform points, per seed): time to
+    fit the GP and choose the batch, and the simple regret of the batch (its best value), gradfree's
+    BKOP vs BoTorch's qUCB (`SingleTaskGP`, `fit_gpytorch_mll`, `qUpperConfidenceBound(beta=1)`,
+    `optimize_acqf` with 10 restarts and 512 raw samples) if BoTorch is installed.
+
+All runs in this process, on all cores.
+"""
+import argparse
+import math
+import statistics
+import sys
+import time
+
+import numpy as np
+
+D = 6
+BOUNDS = [(-2.0, 2.0)] * D
+
+
+def ackley(x):
+    x = np.asarray(x, dtype=float)
+    return float(-20 * math.exp(-0.2 * math.sqrt(np.mean(x * x))) - math.exp(np.mean(np.cos(2 * math.pi * x))) + 20 + math.e)
+
+
+def run_gradfree(seed):
+    from gradfree.bo import minimize
+    t = time.perf_counter()
+    res = minimize(ackley, BOUNDS, n_calls=60, n_initial_points=20, batch_size=1, method="bkop", random_state=seed)
+    return time.perf_counter() - t, res.fun
+
+
+def run_skopt(seed):
+    from skopt import gp_minimize
+    t = time.perf_counter()
+    res = gp_minimize(ackley, BOUNDS, n_calls=60, n_initial_points=20, random_state=seed)
+    return time.perf_counter() - t, res.fun
+
+
+def run_egobox(seed):
+    import egobox as egx
+    f = lambda X: np.array([[ackley(x)] for x in np.atleast_2d(X)])
+    t = time.perf_counter()
+    res = egx.Egor([[-2.0, 2.0]] * D, n_doe=20, seed=seed).minimize(f, max_iters=40)
+    return time.perf_counter() - t, float(np.min(res.y_doe[:, 0]))
+
+
+def part1(seeds):
+    print(f"(1) sequential BO, 6-d Ackley, 20 initial + 40 iterations, {seeds} seeds")
+    rows = {}
+    for name, fn in [("gradfree bkop (L=1)", run_gradfree), ("egobox Egor", run_egobox), ("skopt gp_minimize", run_skopt)]:
+        try:
+            out = [fn(s) for s in range(seeds)]
+        except ImportError as e:
+            print(f"  {name}: not installed ({e})")
+            continue
+        per_iter = statistics.median(t for t, _ in out) / 40
+        regret = statistics.median(f for _, f in out)
+        rows[name] = (per_iter, regret)
+        print(f"  {name:<22} {per_iter * 1000:8.1f} ms per iteration   median final regret {regret:.4f}")
+        sys.stdout.flush()
+    ours = rows.get("gradfree bkop (L=1)")
+    if ours:
+        for name, (t, _) in rows.items():
+            if name != "gradfree bkop (L=1)":
+                print(f"  gradfree / {name}: {ours[0] / t:.3f}x the time per iteration")
+
+
+def part2(seeds):
+    from gradfree.bo import Optimizer
+    print(f"(2) one batch of q = 5 on the 6-d Ackley with 60 observations, {seeds} seeds")
+    ours, theirs = [], []
+    for s in range(seeds):
+        rng = np.random.default_rng(s)
+        X = rng.uniform(-2, 2, size=(60, D))
+        y = [ackley(x) for x in X]
+        opt = Optimizer(BOUNDS, batch_size=5, n_initial_points=1, random_state=s)
+        opt._bo.tell(np.ascontiguousarray(X), y)   # observations only (no design asked)
+        t = time.perf_counter()
+        batch = opt._bo.ask(5)
+        ours.append((time.perf_counter() - t, min(ackley(x) for x in batch)))
+        try:
+            theirs.append(botorch_batch(X, np.array(y), s))
+        except ImportError as e:
+            print(f"  BoTorch not installed ({e})")
+            theirs = None
+            break
+    med = lambda v, k: statistics.median(x[k] for x in v)
+    print(f"  gradfree BKOP      {med(ours, 0):.3f} s   median batch regret {med(ours, 1):.4f}")
+    if theirs:
+        print(f"  BoTorch qUCB       {med(theirs, 0):.3f} s   median batch regret {med(theirs, 1):.4f}")
+        print(f"  gradfree / BoTorch: {med(ours, 0) / med(theirs, 0):.3f}x the time")
+
+
+def botorch_batch(X, y, seed):
+    import torch
+    from botorch.acquisition import qUpperConfidenceBound
+    from botorch.fit import fit_gpytorch_mll
+    from botorch.models import SingleTaskGP
+    from botorch.models.transforms import Normalize, Standardize
+    from botorch.optim import optimize_acqf
+    from gpytorch.mlls import ExactMarginalLogLikelihood
+    torch.manual_seed(seed)
+    t = time.perf_counter()
+    tx = torch.tensor(X, dtype=torch.double)
+    ty = -torch.tensor(y, dtype=torch.double).unsqueeze(-1)          # BoTorch maximizes
+    gp = SingleTaskGP(tx, ty, input_transform=Normalize(d=D), outcome_transform=Standardize(m=1))
+    fit_gpytorch_mll(ExactMarginalLogLikelihood(gp.likelihood, gp))
+    bounds = torch.tensor([[-2.0] * D, [2.0] * D], dtype=torch.double)
+    cand, _ = optimize_acqf(qUpperConfidenceBound(gp, beta=1.0), bounds=bounds, q=5, num_restarts=10, raw_samples=512)
+    secs = time.perf_counter() - t
+    return secs, min(ackley(x) for x in cand.numpy())
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--part", type=int, choices=[1, 2])
+    ap.add_argument("--seeds", type=int, default=10)
+    a = ap.parse_args()
+    if a.part in (None, 1):
+        part1(a.seeds)
+    if a.part in (None, 2):
+        part2(a.seeds)
+
+
+if __name__ == "__main__":
+    main()
