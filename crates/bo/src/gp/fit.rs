@@ -188,6 +188,9 @@ fn sigmoid(z: f64) -> f64 {
     1.0 / (1.0 + (-z).exp())
 }
 
+/// A point `z` with its value and gradient.
+type Evaluated = (Vec<f64>, f64, Vec<f64>);
+
 /// The argmin problem: `−log p` over the unconstrained `z`.
 struct Problem<'a> {
     opts: &'a FitOptions,
@@ -195,7 +198,7 @@ struct Problem<'a> {
     d: usize,
     y: &'a [f64],
     boxes: Vec<(f64, f64)>,
-    cache: std::sync::Mutex<Option<(Vec<f64>, f64, Vec<f64>)>>,
+    cache: std::sync::Mutex<Option<Evaluated>>,
 }
 
 impl Problem<'_> {
