@@ -24,6 +24,7 @@ pub mod integrands;
 pub mod logistic;
 pub mod quadratic;
 pub mod registry;
+pub mod robot_push;
 pub mod transform;
 
 pub use analytic::Analytic;
