@@ -14,6 +14,8 @@
 //! put either way) and no broad phase (one contact pair). The original adds N(0, 0.1²) noise to
 //! the hand's velocity; this model is deterministic.
 
+use gradfree_core::{Bounds, Objective};
+
 /// Box2D's constants (b2Settings.h, version 2.3).
 const LINEAR_SLOP: f64 = 0.005;
 const POLYGON_RADIUS: f64 = 2.0 * LINEAR_SLOP;
@@ -296,4 +298,79 @@ pub fn push(rx: f64, ry: f64, steps: f64, angle: f64) -> [f64; 2] {
         }
     }
     obj.c
+}
+
+/// The task as an objective: `f(rx, ry, steps, θ)` = distance from where the object comes to
+/// rest to the goal. Non-finite inputs give `+inf`; inputs outside the domain are clamped to it
+/// (the simulation is defined everywhere, but `steps` must stay a bounded count).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RobotPush {
+    goal: [f64; 2],
+}
+
+impl RobotPush {
+    /// The task with its goal drawn uniformly from `[−5, 5]²` with `seed` (Wang & Jegelka draw
+    /// `gpos = 10 rand(1, 2) − 5`).
+    pub fn new(seed: u64) -> Self {
+        use rand::RngExt;
+        let mut rng = gradfree_core::rng_from_seed(gradfree_core::derive_seed(seed, 0x7075_7368));
+        RobotPush { goal: [10.0 * rng.random::<f64>() - 5.0, 10.0 * rng.random::<f64>() - 5.0] }
+    }
+
+    /// The task with a given goal.
+    pub fn with_goal(goal: [f64; 2]) -> Self {
+        RobotPush { goal }
+    }
+
+    /// The goal.
+    pub fn goal(&self) -> [f64; 2] {
+        self.goal
+    }
+
+    /// The domain `[−5, 5]² × [1, 30] × [0, 2π]`.
+    pub fn bounds() -> Bounds {
+        Bounds::new(vec![-5.0, -5.0, 1.0, 0.0], vec![5.0, 5.0, 30.0, 2.0 * std::f64::consts::PI]).expect("valid box")
+    }
+}
+
+impl Objective for RobotPush {
+    fn eval(&self, x: &[f64]) -> f64 {
+        if x.len() != 4 || x.iter().any(|v| !v.is_finite()) {
+            return f64::INFINITY;
+        }
+        let b = Self::bounds();
+        let c: Vec<f64> = x.iter().zip(b.lower().iter().zip(b.upper())).map(|(v, (l, u))| v.clamp(*l, *u)).collect();
+        let p = push(c[0], c[1], c[2], c[3]);
+        ((p[0] - self.goal[0]).powi(2) + (p[1] - self.goal[1]).powi(2)).sqrt()
+    }
+
+    fn dim(&self) -> Option<usize> {
+        Some(4)
+    }
+}
+
+impl crate::Problem for RobotPush {
+    fn name(&self) -> &str {
+        "robot-push"
+    }
+    fn dimension(&self) -> usize {
+        4
+    }
+    fn formula(&self) -> &str {
+        "|object position after pushing from (rx, ry) at angle theta for 10*steps time steps - goal|"
+    }
+    fn source(&self) -> &str {
+        "Wang & Jegelka 2017; thesis sec. 4.7.4"
+    }
+    fn domain(&self) -> Option<Bounds> {
+        Some(Self::bounds())
+    }
+    fn minimizer(&self) -> Option<Vec<f64>> {
+        None
+    }
+    /// Unknown (0 if the goal can be reached exactly); Wang & Jegelka and the thesis report the
+    /// distance itself as the regret.
+    fn minimum(&self) -> Option<f64> {
+        None
+    }
 }

@@ -25,3 +25,21 @@ fn final_positions_match_box2d() {
         eprintln!("{x:?}: {err:.2e}");
     }
 }
+
+#[test]
+fn the_objective_is_the_distance_to_the_goal() {
+    use gradfree_core::Objective;
+    use gradfree_problems::Problem;
+    use gradfree_problems::robot_push::RobotPush;
+    let x = [3.0, 0.5, 10.0, 0.3];
+    let p = push(x[0], x[1], x[2], x[3]);
+    let task = RobotPush::with_goal([-7.0, -2.0]);
+    let want = ((p[0] + 7.0).powi(2) + (p[1] + 2.0).powi(2)).sqrt();
+    assert!((task.eval(&x) - want).abs() < 1e-12);
+    assert_eq!(task.eval(&[f64::NAN, 0.0, 1.0, 0.0]), f64::INFINITY);
+    let seeded = RobotPush::new(3);
+    assert_eq!(seeded, RobotPush::new(3));
+    assert!(seeded.goal().iter().all(|g| (-5.0..=5.0).contains(g)));
+    assert_ne!(seeded.goal(), RobotPush::new(4).goal());
+    assert_eq!(seeded.domain().unwrap().upper()[2], 30.0);
+}
