@@ -4,6 +4,7 @@
 pub mod bo_bull;
 pub mod bo_runs;
 pub mod bo_synthetic;
+pub mod bo_tasks;
 pub mod boltzmann;
 pub mod ingo_discrete;
 pub mod ingo_synthetic;
@@ -65,6 +66,12 @@ pub const ALL: &[Registered] = &[
         source: "thesis sec. 4.7.2, Fig. 4.5",
         summary: "Table 4.4 functions, d=6, L=5 and 10: BKOP vs GP-BUCB vs GP-UCB-PE; simple regret vs evaluations",
         run: bo_synthetic::run,
+    },
+    Registered {
+        name: "bo-tasks",
+        source: "thesis sec. 4.7.4, Fig. 4.4",
+        summary: "4-d robot pushing (Box2D scene, own model), 30 goals, L=5 and 10: BKOP vs GP-BUCB vs GP-UCB-PE",
+        run: bo_tasks::run,
     },
     Registered {
         name: "lattice-search",
