@@ -46,6 +46,16 @@ struct Output<'a> {
 
 fn new_run(a: &BoArgs) -> Result<(BoSpec, BatchBo)> {
     let Some(name) = a.problem.as_deref() else { bail!("give --problem NAME (or --resume FILE)") };
+    // The library checks these too; here the message names the flag.
+    if !(1..=1000).contains(&a.batch) {
+        bail!("invalid --batch {}: expected an integer in 1..=1000", a.batch);
+    }
+    if !(1..=1024).contains(&a.acq_starts) {
+        bail!("invalid --acq-starts {}: expected an integer in 1..=1024", a.acq_starts);
+    }
+    if !(1..=100_000).contains(&a.acq_evals) {
+        bail!("invalid --acq-evals {}: expected an integer in 1..=100000", a.acq_evals);
+    }
     let method = Method::parse(&a.method)?;
     let Some(kernel) = KernelKind::parse(&a.kernel) else { bail!("invalid --kernel {}: expected matern52 or se", a.kernel) };
     let n0 = a.n_initial.unwrap_or((3 * a.dim + 2).max(10)) as u128;

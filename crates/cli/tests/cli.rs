@@ -679,7 +679,8 @@ fn bo_command() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(std::fs::metadata(&png).unwrap().len() > 1000);
     for (args, needle) in [
-        (vec!["--problem", "ackley", "--batch", "0"], "batch_size"),
+        (vec!["--problem", "ackley", "--batch", "0"], "invalid --batch 0"),
+        (vec!["--problem", "ackley", "--acq-starts", "0"], "invalid --acq-starts 0"),
         (vec!["--problem", "ackley", "--method", "qei"], "bkop, ucb, gp-bucb, gp-ucb-pe, bull"),
         (vec!["--problem", "ackley", "--kernel", "linear"], "invalid --kernel linear"),
         (vec!["--problem", "ackley", "--weight", "-1"], "weight"),
