@@ -33,7 +33,7 @@ pub use discrete::{CategoricalReconstruction, LeadingOnes, MaxCut, OneMax};
 pub use error::ProblemError;
 pub use logistic::LogisticRegression;
 pub use quadratic::Quadratic;
-pub use registry::{ProblemSpec, build, list};
+pub use registry::{ProblemSpec, build, fixed_dimension, list};
 pub use transform::{Rotated, Shifted, random_orthogonal};
 
 use gradfree_core::{Bounds, Objective};
