@@ -45,8 +45,8 @@ pub enum Command {
 
 #[derive(Args, Debug)]
 pub struct BoArgs {
-    /// Problem with a box (`gradfree list`), e.g. ackley, rosenbrock, levy.
-    #[arg(long, required_unless_present = "resume")]
+    /// Problem with a box (`gradfree list`), e.g. ackley, rosenbrock, levy, robot-push.
+    #[arg(long, required_unless_present = "resume", conflicts_with = "resume")]
     pub problem: Option<String>,
     /// Dimension.
     #[arg(long, default_value_t = 6)]
@@ -93,7 +93,8 @@ pub struct BoArgs {
     /// Checkpoint file, written atomically after every round.
     #[arg(long)]
     pub checkpoint: Option<PathBuf>,
-    /// Resume from a checkpoint (the run's definition comes from it; --rounds may grow).
+    /// Resume from a checkpoint: the run's definition (problem, dimension, method, batch, seeds)
+    /// comes from it; only --rounds (to go further), --log and output options apply.
     #[arg(long)]
     pub resume: Option<PathBuf>,
     /// Print one JSON object instead of text.
