@@ -21,6 +21,7 @@ pub mod integration;
 pub mod report;
 pub mod run_spec;
 pub mod runs;
+pub mod tuning;
 
 use std::path::PathBuf;
 

@@ -154,3 +154,23 @@ fn kernel_experiments_show_the_thesis_ordering() {
         assert!(r[1].parse::<usize>().is_ok_and(|s| s < 10), "sweeps: {r:?}");
     }
 }
+
+/// The offline tuning task (real Fashion-MNIST): sensible settings classify well, a huge ridge
+/// penalty does not, the error is deterministic, and the space mixes the variable types.
+#[test]
+fn tuning_task_ranks_settings_sensibly() {
+    use gradfree_core::Objective;
+    use gradfree_experiments::tuning::FeatureTuning;
+    let t0 = std::time::Instant::now();
+    let task = FeatureTuning::load(3000, 1000, 0).unwrap();
+    let good = task.eval(&[0.0, 9.0, 0.0, -4.0]);
+    let arccos = task.eval(&[2.0, 9.0, 0.0, -4.0]);
+    let over_regularized = task.eval(&[0.0, 9.0, 0.0, 0.0]);
+    eprintln!("good {good}%, arccos1 {arccos}%, lambda = 1: {over_regularized}% ({:.1} s)", t0.elapsed().as_secs_f64());
+    assert!(good < 25.0 && arccos < 25.0, "{good} {arccos}");
+    assert!(over_regularized > good + 5.0, "{over_regularized} vs {good}");
+    assert_eq!(task.eval(&[0.0, 9.0, 0.0, -4.0]), good);
+    assert_eq!(task.eval(&[f64::NAN, 9.0, 0.0, -4.0]), f64::INFINITY);
+    let kinds = FeatureTuning::space().kinds().to_vec();
+    assert_eq!(kinds.len(), 4);
+}
