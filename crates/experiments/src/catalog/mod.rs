@@ -69,8 +69,8 @@ pub const ALL: &[Registered] = &[
     },
     Registered {
         name: "bo-tasks",
-        source: "thesis sec. 4.7.4, Fig. 4.4",
-        summary: "4-d robot pushing (Box2D scene, own model), 30 goals, L=5 and 10: BKOP vs GP-BUCB vs GP-UCB-PE",
+        source: "thesis sec. 4.7.3-4.7.4, Fig. 4.4",
+        summary: "tuning a feature classifier on Fashion-MNIST (mixed variables) and 4-d robot pushing (30 goals): BKOP vs GP-BUCB vs GP-UCB-PE",
         run: bo_tasks::run,
     },
     Registered {
