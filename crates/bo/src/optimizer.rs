@@ -251,7 +251,11 @@ impl BatchBo {
         let mut out = Vec::with_capacity(count * d);
         let n_design = self.design.len() / d;
         while out.len() < count * d && self.design_used < n_design {
+            let start = out.len();
             out.extend_from_slice(&self.design[self.design_used * d..(self.design_used + 1) * d]);
+            // Integer and categorical coordinates as the objective will see them, so a told
+            // point matches its pending entry.
+            self.space.round_unit(&mut out[start..]);
             self.design_used += 1;
         }
         let need = count - out.len() / d;

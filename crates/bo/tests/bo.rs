@@ -202,6 +202,7 @@ fn failed_evaluations_follow_the_policy_and_integers_stay_integers() {
     let p = bo.ask_batch(10).unwrap();
     bo.tell(&p, &v).unwrap();
     assert_eq!(bo.observations(), 9);
+    assert_eq!(bo.pending(), 0, "told design points (rounded coordinates) clear their pending entries");
     for _ in 0..12 {
         let q = bo.ask().unwrap();
         for row in q.rows() {
