@@ -28,14 +28,15 @@ pub struct Standardization {
 }
 
 impl Standardization {
-    /// Mean and standard deviation of `y` (scale 1 for fewer than two distinct values, so a
-    /// constant objective gives a flat model rather than a division by zero).
+    /// Mean and standard deviation of `y` (scale 1 when the values are constant up to rounding,
+    /// so a constant objective gives a flat model rather than a division by zero).
     pub fn of(y: &[f64]) -> Self {
         let n = y.len().max(1) as f64;
         let shift = y.iter().sum::<f64>() / n;
         let var = y.iter().map(|v| (v - shift) * (v - shift)).sum::<f64>() / n;
         let sd = var.sqrt();
-        let scale = if sd.is_finite() && sd > 1e-300 * shift.abs().max(1.0) && sd > 0.0 { sd } else { 1.0 };
+        // Values equal up to rounding (spread below 1e-12 of their size) count as constant.
+        let scale = if sd.is_finite() && sd > 0.0 && sd > 1e-12 * shift.abs() { sd } else { 1.0 };
         Standardization { shift: if shift.is_finite() { shift } else { 0.0 }, scale }
     }
 }
