@@ -67,6 +67,12 @@ fn rot(a: f64, p: [f64; 2]) -> [f64; 2] {
 }
 
 impl Body {
+    /// A body at rest at `c` with angle `a`, mass `m`, moment of inertia `i` and friction joint
+    /// `(max force, max torque)`.
+    fn at_rest(c: [f64; 2], a: f64, m: f64, i: f64, joint: (f64, f64)) -> Self {
+        Body { c, a, v: [0.0; 2], w: 0.0, inv_m: 1.0 / m, inv_i: 1.0 / i, jp: [0.0; 2], ja: 0.0, joint }
+    }
+
     /// Velocity of the point at offset `r` from the centre.
     fn vel_at(&self, r: [f64; 2]) -> [f64; 2] {
         [self.v[0] - self.w * r[1], self.v[1] + self.w * r[0]]
@@ -149,28 +155,8 @@ pub fn push(rx: f64, ry: f64, steps: f64, angle: f64) -> [f64; 2] {
     let hand_i = hand_m * (HAND_HALF[0] * HAND_HALF[0] + HAND_HALF[1] * HAND_HALF[1]) / 3.0;
     let obj_m = OBJECT_DENSITY * std::f64::consts::PI * OBJECT_RADIUS * OBJECT_RADIUS;
     let obj_i = 0.5 * obj_m * OBJECT_RADIUS * OBJECT_RADIUS;
-    let mut hand = Body {
-        c: [rx, ry],
-        a: angle,
-        v: [0.0; 2],
-        w: 0.0,
-        inv_m: 1.0 / hand_m,
-        inv_i: 1.0 / hand_i,
-        jp: [0.0; 2],
-        ja: 0.0,
-        joint: HAND_JOINT,
-    };
-    let mut obj = Body {
-        c: [0.0; 2],
-        a: 0.0,
-        v: [0.0; 2],
-        w: 0.0,
-        inv_m: 1.0 / obj_m,
-        inv_i: 1.0 / obj_i,
-        jp: [0.0; 2],
-        ja: 0.0,
-        joint: OBJECT_JOINT,
-    };
+    let mut hand = Body::at_rest([rx, ry], angle, hand_m, hand_i, HAND_JOINT);
+    let mut obj = Body::at_rest([0.0; 2], 0.0, obj_m, obj_i, OBJECT_JOINT);
     // As the original: a zero coordinate is replaced by 1e-21 before normalizing.
     let (sx, sy) = (if rx == 0.0 { 1e-21 } else { rx }, if ry == 0.0 { 1e-21 } else { ry });
     let norm = (sx * sx + sy * sy).sqrt();
