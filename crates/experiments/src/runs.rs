@@ -163,8 +163,8 @@ fn slug(label: &str) -> String {
     label.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect()
 }
 
-/// The cached run in `file` if its key is `key`.
-fn read_cached(file: &Path, key: &serde_json::Value) -> Option<Run> {
+/// The cached run in `file` (a `{"key": ..., "run": ...}` document) if its key is `key`.
+pub(crate) fn read_cached<R: serde::de::DeserializeOwned>(file: &Path, key: &serde_json::Value) -> Option<R> {
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(file).ok()?).ok()?;
     if v.get("key")? != key {
         return None;

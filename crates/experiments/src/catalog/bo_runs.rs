@@ -90,11 +90,7 @@ pub fn runs(ctx: &Ctx, cell: &Cell<'_>, runs: usize) -> Result<Vec<BoRun>> {
             });
             let file = dir.join(format!("{}-{}-L{}-r{r}.json", cell.tag, cell.method.name(), cell.batch));
             if ctx.reuse_runs
-                && let Some(run) = std::fs::read(&file)
-                    .ok()
-                    .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
-                    .filter(|v| v.get("key") == Some(&key))
-                    .and_then(|v| serde_json::from_value::<BoRun>(v.get("run")?.clone()).ok())
+                && let Some(run) = crate::runs::read_cached::<BoRun>(&file, &key)
             {
                 ctx.finished_one_cached();
                 return Ok(run);
