@@ -25,5 +25,5 @@ pub use error::BoError;
 pub use gp::{FitOptions, FitReport, Gp, NoiseModel, Standardization, fit};
 pub use inner::InnerOptions;
 pub use kernel::{Hyper, KernelKind};
-pub use optimizer::{BatchBo, BoParams, lattice_design};
+pub use optimizer::{BatchBo, BoParams, default_n_initial, lattice_design};
 pub use space::{Space, VarKind};

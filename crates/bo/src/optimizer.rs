@@ -21,6 +21,11 @@ pub const MAX_DIM: usize = 100;
 /// Largest initial design (an exact GP costs O(n³) per fit).
 pub const MAX_DESIGN: usize = 1000;
 
+/// The default size of the initial design, `max(10, 3d + 2)` (20 at d = 6, as in §4.7.2).
+pub fn default_n_initial(d: usize) -> usize {
+    (3 * d + 2).max(10)
+}
+
 /// Parameters of [`BatchBo`]; the defaults are the thesis' settings (§4.7.2) where it gives them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
@@ -105,7 +110,7 @@ impl BoParams {
             }
             (Method::Bull, Some(b)) if b < 2 => return Err(BoError::invalid("budget", b, "at least 2 for bull")),
             (Method::Bull, Some(b)) => b - 1,
-            _ => self.n_initial.unwrap_or((3 * d + 2).max(10)),
+            _ => self.n_initial.unwrap_or_else(|| default_n_initial(d)),
         };
         if n == 0 || n > MAX_DESIGN {
             return Err(BoError::invalid("n_initial", n, format!("an integer in 1..={MAX_DESIGN}")));

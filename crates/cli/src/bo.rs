@@ -9,6 +9,7 @@ use gradfree_bo::{BatchBo, BoParams, InnerOptions, KernelKind, Method, Space};
 use gradfree_core::{
     AskTell, CheckpointPolicy, Driver, DriverOptions, JsonLinesLog, NonFinitePolicy, Observer, StopRules, load_checkpoint,
 };
+use gradfree_problems::Problem;
 use serde::{Deserialize, Serialize};
 
 use crate::cli::{BoArgs, NonFiniteArg};
@@ -44,7 +45,7 @@ struct Output<'a> {
     resumed: bool,
 }
 
-fn new_run(a: &BoArgs) -> Result<(BoSpec, BatchBo)> {
+fn new_run(a: &BoArgs) -> Result<(BoSpec, BatchBo, Box<dyn Problem>)> {
     let Some(name) = a.problem.as_deref() else { bail!("give --problem NAME (or --resume FILE)") };
     // The library checks these too; here the message names the flag.
     if !(1..=1000).contains(&a.batch) {
@@ -58,7 +59,7 @@ fn new_run(a: &BoArgs) -> Result<(BoSpec, BatchBo)> {
     }
     let method = Method::parse(&a.method)?;
     let Some(kernel) = KernelKind::parse(&a.kernel) else { bail!("invalid --kernel {}: expected matern52 or se", a.kernel) };
-    let n0 = a.n_initial.unwrap_or((3 * a.dim + 2).max(10)) as u128;
+    let n0 = a.n_initial.unwrap_or_else(|| gradfree_bo::default_n_initial(a.dim)) as u128;
     let total = n0 + a.rounds as u128 * a.batch as u128;
     if total > gradfree_bo::gp::fit::MAX_OBSERVATIONS as u128 {
         bail!(
@@ -103,27 +104,27 @@ fn new_run(a: &BoArgs) -> Result<(BoSpec, BatchBo)> {
         batch: a.batch,
         n_initial,
     };
-    Ok((spec, bo))
+    Ok((spec, bo, problem))
 }
 
 /// Runs `gradfree bo`.
 pub fn run(a: &BoArgs) -> Result<()> {
     let started = Instant::now();
-    let (spec, bo, state) = match &a.resume {
+    let (spec, bo, state, problem) = match &a.resume {
         Some(path) => {
             let ck = load_checkpoint::<BatchBo>(path)?;
             let mut spec: BoSpec = serde_json::from_value(ck.meta)
                 .with_context(|| format!("{}: checkpoint metadata is not a gradfree bo run", path.display()))?;
             spec.rounds = spec.rounds.max(a.rounds);
-            (spec, ck.optimizer, Some(ck.driver))
+            let problem = gradfree_problems::build(&spec.problem, spec.dim, spec.problem_seed)?;
+            (spec, ck.optimizer, Some(ck.driver), problem)
         }
         None => {
-            let (spec, bo) = new_run(a)?;
-            (spec, bo, None)
+            let (spec, bo, problem) = new_run(a)?;
+            (spec, bo, None, problem)
         }
     };
     let resumed = state.is_some();
-    let problem = gradfree_problems::build(&spec.problem, spec.dim, spec.problem_seed)?;
     // Bull's design is the whole budget but the last point, so it ends after its design plus one.
     let total = if bo.params().method == Method::Bull {
         bo.params().budget.unwrap_or(spec.n_initial + 1) as u64
