@@ -35,7 +35,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from . import _gradfree
+from . import _gradfree, _util
 from .errors import InvalidParameterError
 from .es import OptimizeResult
 
@@ -119,8 +119,7 @@ class Optimizer:
         if isinstance(dimensions, (str, bytes)) or not isinstance(dimensions, Sequence) or len(dimensions) == 0:
             raise InvalidParameterError(f"invalid dimensions = {dimensions!r}: expected a non-empty list of (low, high) or category lists")
         self.dimensions = [_Dim(s, i) for i, s in enumerate(dimensions)]
-        seed = int(np.random.SeedSequence(random_state).generate_state(1, dtype=np.uint64)[0]) if random_state is None \
-            else _seed(random_state)
+        seed = _util.seed(random_state)
         self._bo = _gradfree.BatchBO(
             [d.low for d in self.dimensions], [d.high for d in self.dimensions], [d.kind for d in self.dimensions], seed,
             method=method, batch_size=_count("batch_size", batch_size), n_initial=None if n_initial_points is None else
@@ -240,10 +239,4 @@ def minimize(func: Callable, dimensions: Sequence[Any], n_calls: int = 100, n_in
 def _count(name: str, v) -> int:
     if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
         raise InvalidParameterError(f"invalid {name} = {v!r}: expected an integer >= 1")
-    return int(v)
-
-
-def _seed(v) -> int:
-    if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 0 <= v < 2 ** 64:
-        raise InvalidParameterError(f"invalid random_state = {v!r}: expected an integer in [0, 2^64)")
     return int(v)
