@@ -119,15 +119,18 @@ impl BoParams {
     }
 }
 
-/// The initial design: Algorithm 10 (M = 50 primes) for `n` points in `[0, 1]^d`, shifted modulo
+/// The initial design: Algorithm 10 (M = 50 primes; for d = 1 its vector `[1]`) for `n` points in
+/// `[0, 1]^d`, shifted modulo
 /// 1 by `shift` (default half a cell, so no point sits on the box's corner); the box's centre
 /// when `n = 1`.
 pub fn lattice_design(d: usize, n: usize, shift: Option<&[f64]>) -> Result<Vec<f64>, BoError> {
     if n == 1 {
         return Ok(vec![0.5; d]);
     }
-    let found = gradfree_qmc::lattice::search::alg10(d, n as u64, 50).map_err(|e| BoError::BadInput(format!("initial design: {e}")))?;
-    let lat = found.lattice(n as u64).map_err(|e| BoError::BadInput(format!("initial design: {e}")))?;
+    let bad = |e: gradfree_qmc::QmcError| BoError::BadInput(format!("initial design: {e}"));
+    // In one dimension Algorithm 10's vector is b = [1]: the n evenly spaced points (it needs d >= 2).
+    let z = if d == 1 { vec![1] } else { gradfree_qmc::lattice::search::alg10(d, n as u64, 50).map_err(bad)?.z };
+    let lat = gradfree_qmc::lattice::Rank1Lattice::new(n as u64, z).map_err(bad)?;
     let half = vec![0.5 / n as f64; d];
     let shift = shift.unwrap_or(&half);
     Ok(lat.points().chunks_exact(d).flat_map(|p| p.iter().zip(shift).map(|(v, s)| (v + s).fract())).collect())

@@ -221,6 +221,15 @@ fn failed_evaluations_follow_the_policy_and_integers_stay_integers() {
     assert!(bo.ask().is_ok(), "duplicated observations are modelled (noise or jitter)");
 }
 
+/// One-dimensional problems work: the design is n evenly spaced points.
+#[test]
+fn one_dimensional_problems_work() {
+    let d = gradfree_bo::lattice_design(1, 4, None).unwrap();
+    assert_eq!(d, vec![0.125, 0.375, 0.625, 0.875]);
+    let (start, end) = run(Method::Bkop, quad, 1, 2, 4, 3);
+    assert!(end <= start && end < 0.01, "{start} -> {end}");
+}
+
 #[test]
 fn parameters_are_checked_before_anything_runs() {
     let space = Space::continuous(vec![0.0; 2], vec![1.0; 2]).unwrap();
