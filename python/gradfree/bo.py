@@ -1,13 +1,16 @@
 """Batch Bayesian optimization (Lyu 2021, thesis ch. 4) with scikit-optimize's conventions.
 
-A Gaussian process with an ARD Matérn 5/2 kernel (hyper-parameters by maximum likelihood),
+A Gaussian process with an ARD Matérn 5/2 kernel and a constant mean (ordinary kriging;
+hyper-parameters by maximum likelihood),
 an initial rank-1 lattice design (thesis Alg. 9/10), then batches chosen by
 
 - ``"bkop"``: the thesis' batch rule (Alg. 6/8), the batch chosen jointly (default);
 - ``"ucb"``: constant-weight confidence bound (Alg. 5/7);
 - ``"gp-bucb"``: GP-BUCB (Desautels, Krause & Burdick 2014);
 - ``"gp-ucb-pe"``: GP-UCB-PE (Contal et al. 2013);
-- ``"bull"``: Bull's (2011) non-adaptive design plus one final point.
+- ``"bull"``: Bull's (2011) non-adaptive design plus one final point;
+- ``"ei"``: expected improvement (Jones et al. 1998) in logarithms, batches by the Kriging
+  believer (Ginsbourger et al. 2010), as a baseline.
 
 Ask/tell, with evaluations pending on workers::
 
@@ -123,8 +126,8 @@ class Optimizer:
         self._bo = _gradfree.BatchBO(
             [d.low for d in self.dimensions], [d.high for d in self.dimensions], [d.kind for d in self.dimensions], seed,
             method=method, batch_size=_count("batch_size", batch_size), n_initial=None if n_initial_points is None else
-            _count("n_initial_points", n_initial_points), kernel=kernel, noise=noise, weight=float(weight),
-            beta=None if beta is None else float(beta), acq_starts=_count("acq_starts", acq_starts),
+            _count("n_initial_points", n_initial_points), kernel=kernel, noise=None if noise is None else _util.number("noise", noise), weight=_util.number("weight", weight),
+            beta=None if beta is None else _util.number("beta", beta), acq_starts=_count("acq_starts", acq_starts),
             acq_evals_per_dim=_count("acq_evals_per_dim", acq_evals_per_dim), on_nonfinite=on_nonfinite,
             budget=None if n_calls is None else _count("n_calls", n_calls))
         self.Xi: list = []
@@ -237,6 +240,4 @@ def minimize(func: Callable, dimensions: Sequence[Any], n_calls: int = 100, n_in
 
 
 def _count(name: str, v) -> int:
-    if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-        raise InvalidParameterError(f"invalid {name} = {v!r}: expected an integer >= 1")
-    return int(v)
+    return _util.count(name, v, 1)

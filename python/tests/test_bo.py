@@ -74,6 +74,11 @@ def test_bad_input_gets_typed_errors():
         Optimizer([(1.0, 1.0 + 1e-12)])
     with pytest.raises(gradfree.InvalidParameterError, match="budget"):
         Optimizer([(0.0, 1.0)], method="bull")
+    for kw, name in [({"weight": "big"}, "weight"), ({"noise": -1.0}, "noise"), ({"noise": float("nan")}, "noise"),
+                     ({"beta": None, "acq_starts": 2.5}, "acq_starts"), ({"batch_size": True}, "batch_size")]:
+        with pytest.raises(gradfree.InvalidParameterError, match=name):
+            Optimizer([(0.0, 1.0)], **kw)
+    assert len(Optimizer([(0.0, 1.0)] * 2, batch_size=2.0, n_initial_points=4).ask()) == 4   # integral floats count
     opt = Optimizer([(0.0, 1.0)] * 2, n_initial_points=4, random_state=0)
     X = opt.ask()
     with pytest.raises(gradfree.NonFiniteError):

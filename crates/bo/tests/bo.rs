@@ -1,7 +1,7 @@
 //! Batch Bayesian optimization through the ask/tell contract: the selection rules' invariants,
 //! progress on small problems, pending points, checkpoints, failed evaluations and bad input.
 
-use gradfree_bo::acquisition::{Context, bkop};
+use gradfree_bo::acquisition::{Context, bkop, ei};
 use gradfree_bo::{BatchBo, BoParams, FitOptions, InnerOptions, METHODS, Method, Space, VarKind, fit};
 use gradfree_core::{AskTell, CoreError, NonFinitePolicy, Population};
 
@@ -89,6 +89,44 @@ fn bkop_with_one_point_is_the_sequential_rule() {
     }
 }
 
+/// Expected improvement with L = 1 picks the maximizer of the closed form `σ h((y* − μ)/σ)`,
+/// `h(z) = φ(z) + zΦ(z)`, found by brute force on a fine grid of a 1-d GP; the incumbent is the
+/// smallest observation (no noise); a batch does not repeat its first pick.
+#[test]
+fn expected_improvement_maximizes_the_closed_form() {
+    let x = [0.05, 0.3, 0.45, 0.8, 0.95];
+    let y = [1.0, 0.2, 0.5, -0.3, 0.4];
+    let h = gradfree_bo::Hyper { length: vec![0.15], signal: 1.0, noise: 0.0 };
+    let gp = gradfree_bo::Gp::new(gradfree_bo::KernelKind::Matern52, &x, 1, &y, h, gradfree_bo::Standardization::of(&y)).unwrap();
+    let st = gp.standardization();
+    let y_star = (-0.3 - st.shift) / st.scale;
+    assert!((gp.smallest_fitted_mean_std() - y_star).abs() < 1e-6, "{} vs {y_star}", gp.smallest_fitted_mean_std());
+    let cdf = |t: f64| 0.5 * statrs::function::erf::erfc(-t / std::f64::consts::SQRT_2);
+    let ei_at = |u: f64| {
+        let (m, v) = gp.predict_std(&[u], &mut [0.0; 5]);
+        let sd = v.sqrt();
+        if sd < 1e-12 {
+            return (y_star - m).max(0.0);
+        }
+        let z = (y_star - m) / sd;
+        sd * ((-0.5 * z * z).exp() / (2.0 * std::f64::consts::PI).sqrt() + z * cdf(z))
+    };
+    let grid_best = (0..=100_000).map(|i| i as f64 / 100_000.0).max_by(|a, b| ei_at(*a).total_cmp(&ei_at(*b))).unwrap();
+    let space = Space::continuous(vec![0.0], vec![1.0]).unwrap();
+    let inner = InnerOptions { starts: 6, evals_per_dim: 200, sigma0: 0.2 };
+    let ctx = Context { gp: &gp, space: &space, inner: &inner, seed: 4, starts: &[], t: 5, weight: 1.0, beta: None };
+    let u = ei::select(&ctx, 1).unwrap()[0];
+    assert!(
+        (u - grid_best).abs() < 1e-3 && ei_at(u) >= ei_at(grid_best) * (1.0 - 1e-6),
+        "picked {u} (EI {}), grid {grid_best} (EI {})",
+        ei_at(u),
+        ei_at(grid_best)
+    );
+    let batch = ei::select(&ctx, 3).unwrap();
+    assert!((batch[0] - u).abs() < 1e-12);
+    assert!(batch.windows(2).all(|w| (w[0] - w[1]).abs() > 1e-3) && (batch[0] - batch[2]).abs() > 1e-3, "{batch:?}");
+}
+
 /// The covariance term penalizes correlated points: at equal means, a spread batch scores better
 /// than the same point repeated, and the chosen batch is spread out.
 #[test]
@@ -107,8 +145,10 @@ fn batch_acquisition_prefers_spread_out_points() {
     let a_dup = bkop::value(&ctx0, &dup, 4, &mut m, &mut c, &mut v);
     let spread = [0.6, 0.6, 0.9, 0.6, 0.6, 0.9, 0.9, 0.9];
     let a_spread = bkop::value(&ctx0, &spread, 4, &mut m, &mut c, &mut v);
-    // Duplicates: -(2σ - σ) = -σ; independent points: -(2σ - σ/2) = -1.5σ (σ = 1 here).
-    assert!((a_dup + 1.0).abs() < 0.02 && (a_spread + 1.5).abs() < 0.02, "spread {a_spread} vs duplicates {a_dup}");
+    // Far from the data the mean is the prior's constant m0: duplicates score m0 - (2σ - σ) =
+    // m0 - σ, independent points m0 - (2σ - σ/2) = m0 - 1.5σ (σ = 1 here).
+    let (m0, _) = flat.predict_std(&[0.75, 0.75], &mut [0.0; 3]);
+    assert!((a_dup - m0 + 1.0).abs() < 0.02 && (a_spread - m0 + 1.5).abs() < 0.02, "spread {a_spread} vs duplicates {a_dup} (m0 {m0})");
     let (gp, space) = fitted_context_gp();
     let ctx = Context { gp: &gp, space: &space, inner: &inner, seed: 1, starts: &[], t: 6, weight: 1.0, beta: None };
     let batch = bkop::select(&ctx, 4).unwrap();

@@ -51,10 +51,15 @@ fn posterior_equals_the_closed_form() {
         let gp = Gp::new(kind, &x, d, &y, h.clone(), st).unwrap();
         assert_eq!(gp.jitter(), 0.0);
         let ys: Vec<f64> = y.iter().map(|v| (v - st.shift) / st.scale).collect();
-        let alpha = dense_solve(kind, &h, &x, d, &ys);
+        // Ordinary kriging: the constant mean by generalized least squares,
+        // β̂ = 1ᵀK⁻¹y / 1ᵀK⁻¹1, and α = K⁻¹(y − β̂ 1).
+        let kinv_y = dense_solve(kind, &h, &x, d, &ys);
+        let kinv_1 = dense_solve(kind, &h, &x, d, &[1.0; 7]);
+        let beta = kinv_y.iter().sum::<f64>() / kinv_1.iter().sum::<f64>();
+        let alpha: Vec<f64> = kinv_y.iter().zip(&kinv_1).map(|(a, w)| a - beta * w).collect();
         for u in points(5, d, 0.13).chunks(d) {
             let kv: Vec<f64> = x.chunks(d).map(|xi| kind_k(kind, &h, u, xi)).collect();
-            let mean: f64 = kv.iter().zip(&alpha).map(|(a, b)| a * b).sum();
+            let mean: f64 = beta + kv.iter().zip(&alpha).map(|(a, b)| a * b).sum::<f64>();
             let kinv_k = dense_solve(kind, &h, &x, d, &kv);
             let var = h.signal - kv.iter().zip(&kinv_k).map(|(a, b)| a * b).sum::<f64>();
             let mut buf = vec![0.0; 7];
@@ -63,6 +68,15 @@ fn posterior_equals_the_closed_form() {
             let (mr, sr) = gp.predict(u);
             assert!((mr - (mean * st.scale + st.shift)).abs() < 1e-9 && (sr - var.sqrt() * st.scale).abs() < 1e-9);
         }
+        // Far from the data the mean returns to β̂, not to the sample mean (0 here).
+        let (m_far, _) = gp.predict_std(&[40.0, -40.0, 40.0], &mut [0.0; 7]);
+        assert!((m_far - beta).abs() < 1e-12 && beta.abs() > 1e-3, "{m_far} vs {beta}");
+        // The likelihood profiles the mean out, so it ignores a constant added to the outputs.
+        let nll = |c: f64| {
+            let yc: Vec<f64> = ys.iter().map(|v| v + c).collect();
+            neg_log_marginal_likelihood(kind, &x, d, &yc, &h, None).unwrap()
+        };
+        assert!((nll(0.0) - nll(3.7)).abs() < 1e-9 && (nll(0.0) - nll(-0.4)).abs() < 1e-9);
     }
 }
 

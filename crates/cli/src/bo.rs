@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use gradfree_bo::{BatchBo, BoParams, InnerOptions, KernelKind, Method, Space};
+use gradfree_bo::{BatchBo, BoParams, InnerOptions, KernelKind, Method, NoiseModel, Space};
 use gradfree_core::{
     AskTell, CheckpointPolicy, Driver, DriverOptions, JsonLinesLog, NonFinitePolicy, Observer, StopRules, load_checkpoint,
 };
@@ -57,6 +57,11 @@ fn new_run(a: &BoArgs) -> Result<(BoSpec, BatchBo, Box<dyn Problem>)> {
     if !(1..=100_000).contains(&a.acq_evals) {
         bail!("invalid --acq-evals {}: expected an integer in 1..=100000", a.acq_evals);
     }
+    if let Some(v) = a.noise
+        && !(v.is_finite() && v >= 0.0)
+    {
+        bail!("invalid --noise {v}: expected a finite variance >= 0 (standardized units)");
+    }
     let method = Method::parse(&a.method)?;
     let Some(kernel) = KernelKind::parse(&a.kernel) else { bail!("invalid --kernel {}: expected matern52 or se", a.kernel) };
     let n0 = a.n_initial.unwrap_or_else(|| gradfree_bo::default_n_initial(a.dim)) as u128;
@@ -85,6 +90,7 @@ fn new_run(a: &BoArgs) -> Result<(BoSpec, BatchBo, Box<dyn Problem>)> {
         kernel,
         weight: a.weight,
         beta: a.beta,
+        noise: a.noise.map_or(NoiseModel::default(), NoiseModel::Fixed),
         inner: InnerOptions { starts: a.acq_starts, evals_per_dim: a.acq_evals, ..InnerOptions::default() },
         on_nonfinite: match a.on_nonfinite {
             NonFiniteArg::Error => NonFinitePolicy::Error,

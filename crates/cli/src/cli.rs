@@ -39,7 +39,7 @@ pub enum Command {
     Features(Box<FeaturesArgs>),
     /// Batch Bayesian optimization of a benchmark problem on its box (thesis ch. 4): a GP with
     /// ARD Matern 5/2 kernel, an initial rank-1 lattice design, then batches chosen by BKOP,
-    /// GP-BUCB, GP-UCB-PE, constant-weight UCB or Bull's non-adaptive method.
+    /// GP-BUCB, GP-UCB-PE, constant-weight UCB, Bull's non-adaptive method or expected improvement.
     Bo(Box<BoArgs>),
 }
 
@@ -49,43 +49,47 @@ pub struct BoArgs {
     #[arg(long, required_unless_present = "resume", conflicts_with = "resume")]
     pub problem: Option<String>,
     /// Dimension.
-    #[arg(long, default_value_t = 6)]
+    #[arg(long, default_value_t = 6, conflicts_with = "resume")]
     pub dim: usize,
-    /// Selection rule: bkop, ucb, gp-bucb, gp-ucb-pe, bull.
-    #[arg(long, default_value = "bkop")]
+    /// Selection rule: bkop, ucb, gp-bucb, gp-ucb-pe, bull, ei.
+    #[arg(long, default_value = "bkop", conflicts_with = "resume")]
     pub method: String,
     /// Points per round (L).
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, conflicts_with = "resume")]
     pub batch: usize,
     /// Rounds after the initial design (each evaluates --batch points).
     #[arg(long, default_value_t = 40)]
     pub rounds: u64,
     /// Initial lattice design size (default max(10, 3d + 2); bull: the whole budget minus one).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "resume")]
     pub n_initial: Option<usize>,
     /// Kernel: matern52 or se.
-    #[arg(long, default_value = "matern52")]
+    #[arg(long, default_value = "matern52", conflicts_with = "resume")]
     pub kernel: String,
     /// Weight of the exploration term of bkop and ucb.
-    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true, conflicts_with = "resume")]
     pub weight: f64,
     /// Fixed beta_t for gp-bucb and gp-ucb-pe (default 0.2 d ln(2t)).
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long, allow_negative_numbers = true, conflicts_with = "resume")]
     pub beta: Option<f64>,
+    /// Fixed noise variance of the GP in standardized units (e.g. 1e-6 for a deterministic
+    /// objective); default: learned by maximum likelihood.
+    #[arg(long, allow_negative_numbers = true, conflicts_with = "resume")]
+    pub noise: Option<f64>,
     /// CMA-ES starts of the acquisition maximization.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, conflicts_with = "resume")]
     pub acq_starts: usize,
     /// Acquisition evaluations per start and variable.
-    #[arg(long, default_value_t = 50)]
+    #[arg(long, default_value_t = 50, conflicts_with = "resume")]
     pub acq_evals: usize,
     /// Seed of the method (design order, fits, acquisition search).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, conflicts_with = "resume")]
     pub seed: u64,
     /// Seed of the problem instance.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, conflicts_with = "resume")]
     pub problem_seed: u64,
     /// NaN/inf values: error, or treat-as-inf (a failed evaluation the model learns to avoid).
-    #[arg(long, value_enum, default_value_t = NonFiniteArg::Error)]
+    #[arg(long, value_enum, default_value_t = NonFiniteArg::Error, conflicts_with = "resume")]
     pub on_nonfinite: NonFiniteArg,
     /// JSON-lines log of every round (`gradfree plot` draws it).
     #[arg(long)]
@@ -93,8 +97,9 @@ pub struct BoArgs {
     /// Checkpoint file, written atomically after every round.
     #[arg(long)]
     pub checkpoint: Option<PathBuf>,
-    /// Resume from a checkpoint: the run's definition (problem, dimension, method, batch, seeds)
-    /// comes from it; only --rounds (to go further), --log and output options apply.
+    /// Resume from a checkpoint: the run's definition (problem, dimension, method, batch, seeds,
+    /// model) comes from it and may not be given again; only --rounds (to go further), --log,
+    /// --checkpoint and output options apply.
     #[arg(long)]
     pub resume: Option<PathBuf>,
     /// Print one JSON object instead of text.

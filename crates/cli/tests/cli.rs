@@ -684,11 +684,20 @@ fn bo_command() {
         (vec!["--problem", "ackley", "--method", "qei"], "bkop, ucb, gp-bucb, gp-ucb-pe, bull"),
         (vec!["--problem", "ackley", "--kernel", "linear"], "invalid --kernel linear"),
         (vec!["--problem", "ackley", "--weight", "-1"], "weight"),
+        (vec!["--problem", "ackley", "--noise", "-1"], "invalid --noise -1"),
         (vec!["--problem", "nope"], "unknown problem"),
         (vec!["--resume", "/nonexistent.ckpt"], "nonexistent"),
     ] {
         let mut full = vec!["bo", "--rounds", "1", "--quiet"];
         full.extend(args.iter());
         assert_clean_error(&gradfree(&full), needle);
+    }
+    // A resumed run's definition comes from its checkpoint: giving it again is clap's usage error,
+    // not silently ignored.
+    for flag in ["--batch", "--seed", "--dim", "--noise"] {
+        let o = gradfree(&["bo", "--resume", &ck, "--rounds", "7", flag, "3"]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{flag}: {err}");
+        assert!(err.starts_with("error: the argument '--resume <RESUME>' cannot be used with") && err.contains(flag), "{err}");
     }
 }

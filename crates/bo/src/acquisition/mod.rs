@@ -5,6 +5,7 @@
 
 pub mod bkop;
 pub mod bull;
+pub mod ei;
 pub mod gp_bucb;
 pub mod gp_ucb_pe;
 pub mod ucb;
@@ -31,6 +32,8 @@ pub enum Method {
     /// Bull's non-adaptive batch (Bull 2011, §4.7.1): a fixed design, then the minimizer of the
     /// posterior mean.
     Bull,
+    /// Expected improvement (Jones et al. 1998) in logarithms; batches by the Kriging believer.
+    Ei,
 }
 
 /// One registry entry.
@@ -77,6 +80,12 @@ pub const METHODS: &[MethodSpec] = &[
         name: "bull",
         summary: "non-adaptive: a fixed lattice design of T-1 points, then the minimizer of the posterior mean",
         source: "Bull 2011, thesis sec. 4.7.1",
+    },
+    MethodSpec {
+        method: Method::Ei,
+        name: "ei",
+        summary: "expected improvement over the best fitted mean (log EI); batches by the Kriging believer",
+        source: "Jones, Schonlau & Welch 1998; Ginsbourger et al. 2010",
     },
 ];
 
@@ -177,5 +186,6 @@ pub fn select(method: Method, ctx: &Context<'_>, count: usize) -> Result<Vec<f64
         Method::GpBucb => gp_bucb::select(ctx, count),
         Method::GpUcbPe => gp_ucb_pe::select(ctx, count),
         Method::Bull => bull::select(ctx, count),
+        Method::Ei => ei::select(ctx, count),
     }
 }

@@ -1,9 +1,12 @@
 //! Type-II maximum likelihood for the GP hyper-parameters (Rasmussen & Williams 2006, eq. 5.8-5.9):
 //!
 //! ```text
-//! −log p(y | X, θ) = ½ yᵀ K⁻¹ y + Σ_i log L_ii + (n/2) log 2π
-//! ∂/∂θ_j           = −½ tr((α αᵀ − K⁻¹) ∂K/∂θ_j),   α = K⁻¹ y
+//! −log p(y | X, θ) = ½ rᵀ K⁻¹ r + Σ_i log L_ii + (n/2) log 2π,   r = y − β̂ 1
+//! ∂/∂θ_j           = −½ tr((α αᵀ − K⁻¹) ∂K/∂θ_j),             α = K⁻¹ r
 //! ```
+//!
+//! with the constant mean `β̂ = 1ᵀK⁻¹y / 1ᵀK⁻¹1` profiled out (ordinary kriging, Jones et al.
+//! 1998, eq. 3; the likelihood is flat in `β` at `β̂`, so the gradient is the fixed-mean one),
 //!
 //! over `θ = (log ℓ_1..ℓ_d, log s², log σ²)` inside a box, by L-BFGS (argmin) from several
 //! starts: the previous optimum, a default and seeded random points of the box. The box is
@@ -19,7 +22,7 @@ use rand::RngExt;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::{Gp, JITTER_LADDER, Standardization, backward_solve, factor_with_ladder, forward_solve};
+use super::{Gp, JITTER_LADDER, Standardization, factor_with_ladder, gls_mean};
 use crate::BoError;
 use crate::kernel::{Hyper, KernelKind};
 
@@ -146,10 +149,9 @@ pub fn neg_log_marginal_likelihood(
     let mut chol = Vec::new();
     let mut work = EigenWork::default();
     factor_with_ladder(kind, x, d, hyper, &inv_len, &mut chol, &mut work)?;
-    let mut alpha = y.to_vec();
-    forward_solve(&chol, n, &mut alpha);
-    let quad: f64 = alpha.iter().map(|v| v * v).sum();
-    backward_solve(&chol, n, &mut alpha);
+    // The constant mean is profiled out (its ML estimate for these hyper-parameters); at the
+    // estimate the likelihood is flat in it, so the gradient below holds with β̂ fixed.
+    let (_, alpha, quad) = gls_mean(&chol, y);
     let logdet: f64 = (0..n).map(|i| chol[i * n + i].ln()).sum();
     let value = 0.5 * quad + logdet + 0.5 * n as f64 * (2.0 * std::f64::consts::PI).ln();
     if let Some(g) = grad {

@@ -1,4 +1,5 @@
-//! Gaussian-process regression in the unit cube with standardized outputs: the posterior mean and
+//! Gaussian-process regression in the unit cube with standardized outputs and a constant prior
+//! mean estimated by generalized least squares (ordinary kriging): the posterior mean and
 //! variance of eq. 4.11-4.12 (eq. 4.4-4.5 when the noise is 0), the joint posterior covariance of
 //! a batch (eq. 4.17, eq. 4.8 without noise), rank-one extension of the Cholesky factor as
 //! observations arrive, and a jitter ladder for kernel matrices that are numerically singular.
@@ -55,8 +56,10 @@ pub struct Gp {
     y: Vec<f64>,
     /// Lower Cholesky factor of `K + (σ² + jitter) I`, column-major `n x n`.
     chol: Vec<f64>,
-    /// `(K + (σ² + jitter) I)^{-1} y`.
+    /// `(K + (σ² + jitter) I)^{-1} (y − β̂ 1)`.
     alpha: Vec<f64>,
+    /// Generalized-least-squares constant mean `β̂` (standardized units).
+    beta: f64,
     jitter: f64,
 }
 
@@ -100,6 +103,29 @@ pub(crate) fn factor_with_ladder(
         }
     }
     None
+}
+
+/// The constant prior mean of ordinary kriging, estimated by generalized least squares (the
+/// maximum-likelihood estimate for given hyper-parameters; Rasmussen & Williams 2006, §2.7;
+/// Jones, Schonlau & Welch 1998, eq. 3): from the factor `L` of `K`,
+/// `β̂ = 1ᵀK⁻¹y / 1ᵀK⁻¹1`, `α = K⁻¹(y − β̂ 1)` and `q = (y − β̂ 1)ᵀ K⁻¹ (y − β̂ 1)`.
+/// Unlike the sample mean it does not drift towards the minimum as a run clusters its points
+/// there, so the mean far from the data stays at the function's overall level.
+pub(crate) fn gls_mean(chol: &[f64], y: &[f64]) -> (f64, Vec<f64>, f64) {
+    let n = y.len();
+    let mut ly = y.to_vec();
+    forward_solve(chol, n, &mut ly);
+    let mut l1 = vec![1.0; n];
+    forward_solve(chol, n, &mut l1);
+    let den: f64 = l1.iter().map(|v| v * v).sum();
+    let num: f64 = l1.iter().zip(&ly).map(|(a, b)| a * b).sum();
+    let beta = if den > 0.0 && (num / den).is_finite() { num / den } else { 0.0 };
+    for (r, w) in ly.iter_mut().zip(&l1) {
+        *r -= beta * w;
+    }
+    let quad = ly.iter().map(|v| v * v).sum();
+    backward_solve(chol, n, &mut ly);
+    (beta, ly, quad)
 }
 
 /// `v <- L^{-1} v` for lower-triangular column-major `L` (`n x n`), column-oriented.
@@ -146,11 +172,9 @@ impl Gp {
                 JITTER_LADDER[JITTER_LADDER.len() - 1] * hyper.signal
             ))
         })?;
-        let n = y.len();
-        let mut alpha = ys.clone();
-        forward_solve(&chol, n, &mut alpha);
-        backward_solve(&chol, n, &mut alpha);
-        Ok(Gp { kind, d, hyper, inv_len, standardization, x: x.to_vec(), y: ys, chol, alpha, jitter })
+        let mut gp = Gp { kind, d, hyper, inv_len, standardization, x: x.to_vec(), y: ys, chol, alpha: Vec::new(), beta: 0.0, jitter };
+        gp.solve_alpha();
+        Ok(gp)
     }
 
     /// Number of observations.
@@ -213,10 +237,18 @@ impl Gp {
         let n = self.len();
         let kv = &mut buf[..n];
         self.k_vec(u, kv);
-        let mean: f64 = kv.iter().zip(&self.alpha).map(|(a, b)| a * b).sum();
+        let mean: f64 = self.beta + kv.iter().zip(&self.alpha).map(|(a, b)| a * b).sum::<f64>();
         forward_solve(&self.chol, n, kv);
         let var = self.hyper.signal - kv.iter().map(|v| v * v).sum::<f64>();
         (mean, var.max(0.0))
+    }
+
+    /// The smallest standardized posterior mean at the observed points, `min_i y_i − (σ² + jitter) α_i`
+    /// (the mean at a training point is `K_f α = (K − (σ² + jitter) I) α`); the smallest
+    /// observation when there is no noise. The incumbent of expected improvement.
+    pub fn smallest_fitted_mean_std(&self) -> f64 {
+        let diag = self.hyper.noise + self.jitter;
+        self.y.iter().zip(&self.alpha).map(|(y, a)| y - diag * a).fold(f64::INFINITY, f64::min)
     }
 
     /// Posterior mean and standard deviation at `u`, in the raw output units.
@@ -235,7 +267,7 @@ impl Gp {
         for (c, ui) in u.chunks_exact(d).enumerate() {
             let col = &mut v[c * n..(c + 1) * n];
             self.k_vec(ui, col);
-            mean[c] = col.iter().zip(&self.alpha).map(|(a, b)| a * b).sum();
+            mean[c] = self.beta + col.iter().zip(&self.alpha).map(|(a, b)| a * b).sum::<f64>();
             forward_solve(&self.chol, n, col);
         }
         for a in 0..l {
@@ -288,11 +320,15 @@ impl Gp {
                 }
             }
         }
-        let m = self.len();
-        self.alpha.clone_from(&self.y);
-        forward_solve(&self.chol, m, &mut self.alpha);
-        backward_solve(&self.chol, m, &mut self.alpha);
+        self.solve_alpha();
         Ok(())
+    }
+
+    /// `β̂` and `α` of [`gls_mean`] from the factor.
+    fn solve_alpha(&mut self) {
+        let (beta, alpha, _) = gls_mean(&self.chol, &self.y);
+        self.beta = beta;
+        self.alpha = alpha;
     }
 
     /// The GP with the hallucinated observations `y = μ(u)` added at `u` (GP-BUCB, Desautels et

@@ -85,7 +85,7 @@ pub fn runs(ctx: &Ctx, cell: &Cell<'_>, runs: usize) -> Result<Vec<BoRun>> {
         .map(|r| {
             let seed = derive_seed(ctx.seed, r as u64);
             let key = serde_json::json!({
-                "version": env!("CARGO_PKG_VERSION"), "tag": cell.tag, "method": cell.method.name(), "batch": cell.batch,
+                "version": env!("CARGO_PKG_VERSION"), "model": gradfree_bo::MODEL_REVISION, "tag": cell.tag, "method": cell.method.name(), "batch": cell.batch,
                 "n_initial": cell.n_initial, "budget": cell.budget, "seed": seed,
             });
             let file = dir.join(format!("{}-{}-L{}-r{r}.json", cell.tag, cell.method.name(), cell.batch));
