@@ -130,6 +130,9 @@ class XNES(_ES):
 class OpenAIES(_ES):
     """fixed-sigma antithetic ES with centred ranks and Adam (or SGD) on the mean (Salimans et al. 2017)."""
 
+class ASEBO(_ES):
+    """antithetic ES sampling an adaptive active subspace of past gradients, Adam on the mean (Choromanski et al. 2019, Alg. 1 (ASEBO))."""
+
 class NesterovSpokoiny(_ES):
     """random gradient-free descent with antithetic Gaussian finite differences (MiNES eq. (4.18)-(4.19); Nesterov & Spokoiny 2017)."""
 

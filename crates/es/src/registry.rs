@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 use crate::EsError;
 use crate::discrete::{BernoulliIngo, BernoulliIngoParams, CategoricalIngo, CategoricalIngoParams, Ga, GaParams};
 use crate::gaussian::{
-    CmaEs, CmaEsParams, FastIngo, FastIngoParams, Igo, IgoParams, Ingo, IngoParams, IngoVariant, Mines, MinesParams, OpenAiEs,
-    OpenAiEsParams, Xnes, XnesParams,
+    Asebo, AseboParams, CmaEs, CmaEsParams, FastIngo, FastIngoParams, Igo, IgoParams, Ingo, IngoParams, IngoVariant, Mines, MinesParams,
+    OpenAiEs, OpenAiEsParams, Xnes, XnesParams,
 };
 use crate::param_docs::{ParamDoc, param_docs};
 use crate::random_search::{NesterovSpokoiny, NesterovSpokoinyParams};
@@ -196,6 +196,20 @@ algorithms! {
             popsize_param: POPSIZE,
             params: param_docs::<OpenAiEsParams>,
             build: |s| Ok(Algorithm::OpenaiEs(OpenAiEs::new(s.x0.clone(), s.sigma0, &params::<OpenAiEsParams>("openai-es", s)?, s.seed)?)),
+        },
+    ],
+    /// [`Asebo`].
+    Asebo(Asebo) => [
+        AlgorithmSpec {
+            name: "asebo",
+            class_name: "ASEBO",
+            source: "Choromanski et al. 2019, Alg. 1 (ASEBO)",
+            summary: "antithetic ES sampling an adaptive active subspace of past gradients, Adam on the mean",
+            domain: C,
+            ipop_stagnation: true,
+            popsize_param: POPSIZE,
+            params: param_docs::<AseboParams>,
+            build: |s| Ok(Algorithm::Asebo(Asebo::new(s.x0.clone(), s.sigma0, &params::<AseboParams>("asebo", s)?, s.seed)?)),
         },
     ],
     /// [`NesterovSpokoiny`].

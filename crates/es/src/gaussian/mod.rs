@@ -1,5 +1,6 @@
 //! Evolution strategies with a Gaussian search distribution.
 
+pub mod asebo;
 mod cmaes;
 mod fast_ingo;
 mod igo;
@@ -10,6 +11,7 @@ mod sampling;
 mod scores;
 mod xnes;
 
+pub use asebo::{Asebo, AseboChecked, AseboParams};
 pub use cmaes::{CmaEs, CmaEsChecked, CmaEsParams};
 pub use fast_ingo::{FastIngo, FastIngoChecked, FastIngoParams};
 pub use igo::{Igo, IgoChecked, IgoParams};
