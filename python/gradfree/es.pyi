@@ -133,6 +133,9 @@ class OpenAIES(_ES):
 class ASEBO(_ES):
     """antithetic ES sampling an adaptive active subspace of past gradients, Adam on the mean (Choromanski et al. 2019, Alg. 1 (ASEBO))."""
 
+class ARS(_ES):
+    """augmented random search: antithetic directions, the best b kept, step scaled by their values' std (Mania, Guy & Recht 2018, Alg. 1 (ARS V1-t))."""
+
 class NesterovSpokoiny(_ES):
     """random gradient-free descent with antithetic Gaussian finite differences (MiNES eq. (4.18)-(4.19); Nesterov & Spokoiny 2017)."""
 

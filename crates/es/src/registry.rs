@@ -10,7 +10,7 @@ use crate::gaussian::{
     OpenAiEs, OpenAiEsParams, Xnes, XnesParams,
 };
 use crate::param_docs::{ParamDoc, param_docs};
-use crate::random_search::{NesterovSpokoiny, NesterovSpokoinyParams};
+use crate::random_search::{Ars, ArsParams, NesterovSpokoiny, NesterovSpokoinyParams};
 use crate::restarts::Ipop;
 
 /// The variables an algorithm searches.
@@ -210,6 +210,20 @@ algorithms! {
             popsize_param: POPSIZE,
             params: param_docs::<AseboParams>,
             build: |s| Ok(Algorithm::Asebo(Asebo::new(s.x0.clone(), s.sigma0, &params::<AseboParams>("asebo", s)?, s.seed)?)),
+        },
+    ],
+    /// [`Ars`].
+    Ars(Ars) => [
+        AlgorithmSpec {
+            name: "ars",
+            class_name: "ARS",
+            source: "Mania, Guy & Recht 2018, Alg. 1 (ARS V1-t)",
+            summary: "augmented random search: antithetic directions, the best b kept, step scaled by their values' std",
+            domain: C,
+            ipop_stagnation: true,
+            popsize_param: POPSIZE,
+            params: param_docs::<ArsParams>,
+            build: |s| Ok(Algorithm::Ars(Ars::new(s.x0.clone(), s.sigma0, &params::<ArsParams>("ars", s)?, s.seed)?)),
         },
     ],
     /// [`NesterovSpokoiny`].

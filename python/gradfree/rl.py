@@ -1,0 +1,541 @@
+"""Policy search for reinforcement learning with gradfree's evolution strategies (Lyu 2021, thesis
+sec. 3.7.2, Fig. 3.2): a policy network's parameters are the search variables, an evaluation is
+the mean return of rollouts in a Gymnasium environment, and the strategy (Fast-INGO, antithetic
+ES, ASEBO or ARS, all from :mod:`gradfree.es`) minimizes minus that return.
+
+    python -m gradfree.rl --env HalfCheetah-v5 --method fast-ingo --workers 2 --generations 100 --seed 0
+
+Reproducibility: rollout ``k`` of generation ``g`` resets its environment with a seed derived from
+``(run seed, g, k, episode)`` (:func:`rollout_seed`), so a run gives the same rewards whatever
+the number of workers. Observation statistics (``obs_norm``) are frozen during a generation and
+merged afterwards in population order, for the same reason.
+
+Gymnasium (and MuJoCo for its ``*-v5`` locomotion tasks: ``pip install "gymnasium[mujoco]"``) is
+needed at run time only.
+"""
+from __future__ import annotations
+
+import math
+import os
+import time
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from typing import Any, Callable, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import _util
+from .errors import GradfreeError, InvalidParameterError
+
+#: The strategies the runner knows: name -> (``gradfree.es`` class, its parameters for the run).
+#: Fast-INGO uses the thesis' step size beta = 0.3 (sec. 3.7.2); the others their authors' defaults.
+METHODS = {
+    "fast-ingo": ("FastINGO", {"beta": 0.3}),
+    "openai-es": ("OpenAIES", {}),
+    "asebo": ("ASEBO", {}),
+    "ars": ("ARS", {}),
+}
+
+
+class MissingDependencyError(GradfreeError, ImportError):
+    """An optional package the requested environment needs is not installed."""
+
+
+def thesis_population(d: int) -> int:
+    """The thesis' samples per iteration for the RL tasks, ``N = 20 + 4 floor(floor(3 ln d) / 2)``
+    (sec. 3.7.2); always even, so the samples can be antithetic pairs."""
+    return 20 + 4 * (int(math.floor(3 * math.log(d))) // 2)
+
+
+# --------------------------------------------------------------------------------------------
+# Policies
+
+
+@dataclass(frozen=True)
+class PolicySpec:
+    """The shape of a policy: ``kind`` is ``"mlp"`` (one hidden tanh layer of ``hidden`` units,
+    the thesis' network) or ``"linear"`` (ARS's ``a = M s``, no bias). ``discrete`` policies act by
+    the arg-max of their outputs; continuous ones clip their outputs to ``[low, high]``."""
+    kind: str
+    obs_dim: int
+    act_dim: int
+    hidden: int = 16
+    discrete: bool = False
+    low: Tuple[float, ...] = ()
+    high: Tuple[float, ...] = ()
+
+    def __post_init__(self):
+        if self.kind not in ("mlp", "linear"):
+            raise InvalidParameterError(f"policy: expected 'mlp' or 'linear', got {self.kind!r}")
+        for name in ("obs_dim", "act_dim", "hidden"):
+            _util.count(name, getattr(self, name), 1)
+
+    @property
+    def n_params(self) -> int:
+        """Parameter count: ``h o + h + a h + a`` for the MLP, ``a o`` for the linear policy."""
+        o, a, h = self.obs_dim, self.act_dim, self.hidden
+        return h * o + h + a * h + a if self.kind == "mlp" else a * o
+
+    def forward(self, params: np.ndarray, obs: np.ndarray) -> np.ndarray:
+        """The raw outputs for one observation. The flat layout is ``W1`` (``h x o``, row-major),
+        ``b1``, ``W2`` (``a x h``), ``b2`` for the MLP, ``M`` (``a x o``) for the linear policy."""
+        o, a, h = self.obs_dim, self.act_dim, self.hidden
+        if self.kind == "linear":
+            return params.reshape(a, o) @ obs
+        w1 = params[: h * o].reshape(h, o)
+        b1 = params[h * o: h * o + h]
+        w2 = params[h * o + h: h * o + h + a * h].reshape(a, h)
+        b2 = params[h * o + h + a * h:]
+        return w2 @ np.tanh(w1 @ obs + b1) + b2
+
+    def act(self, params: np.ndarray, obs: np.ndarray):
+        out = self.forward(params, obs)
+        if self.discrete:
+            return int(np.argmax(out))
+        return np.clip(out, self.low, self.high)
+
+
+def policy_for(env, kind: str = "mlp", hidden: int = 16) -> PolicySpec:
+    """The policy shape for a Gymnasium environment with a flat ``Box`` observation and a ``Box``
+    or ``Discrete`` action space."""
+    from gymnasium import spaces
+    obs, act = env.observation_space, env.action_space
+    if not isinstance(obs, spaces.Box) or len(obs.shape) != 1:
+        raise InvalidParameterError(f"env: needs a flat Box observation space, got {obs}")
+    if isinstance(act, spaces.Discrete):
+        return PolicySpec(kind, obs.shape[0], int(act.n), hidden, True)
+    if isinstance(act, spaces.Box) and len(act.shape) == 1:
+        return PolicySpec(kind, obs.shape[0], act.shape[0], hidden, False, tuple(map(float, act.low)), tuple(map(float, act.high)))
+    raise InvalidParameterError(f"env: needs a Discrete or flat Box action space, got {act}")
+
+
+# --------------------------------------------------------------------------------------------
+# Observation statistics (ARS V2's state normalization, optional)
+
+
+@dataclass
+class ObsStats:
+    """Running mean and variance of observations (Chan et al.'s parallel merge of sums), applied
+    as ``(s - mean) / std`` with ``std`` floored at 1e-8 where a coordinate never varied."""
+    n: float = 0.0
+    total: Optional[np.ndarray] = None
+    total_sq: Optional[np.ndarray] = None
+
+    def merge(self, n: float, total: np.ndarray, total_sq: np.ndarray) -> None:
+        if n == 0:
+            return
+        if self.total is None:
+            self.n, self.total, self.total_sq = n, total.copy(), total_sq.copy()
+        else:
+            self.n += n
+            self.total += total
+            self.total_sq += total_sq
+
+    def frozen(self) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+        """``(mean, std)`` for the next generation, or ``None`` before any observation."""
+        if self.total is None or self.n < 2:
+            return None
+        mean = self.total / self.n
+        var = np.maximum(self.total_sq / self.n - mean * mean, 0.0)
+        std = np.sqrt(var)
+        return mean, np.where(std < 1e-8, 1.0, std)
+
+
+# --------------------------------------------------------------------------------------------
+# Rollouts
+
+
+def rollout_seed(run_seed: int, generation: int, index: int, episode: int) -> int:
+    """The environment seed of one episode: a hash of ``(run seed, generation, index, episode)``
+    (NumPy's ``SeedSequence``), independent of which worker runs it."""
+    return int(np.random.SeedSequence([run_seed, generation, index, episode]).generate_state(1, np.uint32)[0])
+
+
+@dataclass(frozen=True)
+class Task:
+    """One evaluation: the mean return of ``episodes`` episodes of at most ``max_steps`` steps."""
+    env_id: str
+    policy: PolicySpec
+    params: np.ndarray
+    seeds: Tuple[int, ...]
+    max_steps: int
+    norm: Optional[Tuple[np.ndarray, np.ndarray]] = None
+    collect: bool = False
+
+
+@dataclass
+class Outcome:
+    """What a worker returns: mean return, steps taken, and observation sums if collected."""
+    reward: float
+    steps: int
+    obs_n: float = 0.0
+    obs_sum: Optional[np.ndarray] = None
+    obs_sq: Optional[np.ndarray] = None
+
+
+_ENVS: dict = {}
+
+
+def make_env(env_id: str):
+    """``gymnasium.make(env_id)``; a missing Gymnasium or MuJoCo is a :class:`MissingDependencyError`
+    naming the package to install."""
+    try:
+        import gymnasium as gym
+    except ImportError as e:
+        raise MissingDependencyError(f"reinforcement-learning tasks need Gymnasium: pip install gymnasium ({e})") from None
+    try:
+        return gym.make(env_id)
+    except gym.error.DependencyNotInstalled as e:
+        raise MissingDependencyError(f"{env_id} needs MuJoCo: pip install \"gymnasium[mujoco]\" ({e})") from None
+    except (gym.error.NameNotFound, gym.error.VersionNotFound, gym.error.NamespaceNotFound) as e:
+        raise InvalidParameterError(f"env: unknown Gymnasium environment {env_id!r} ({e})") from None
+
+
+def run_task(task: Task) -> Outcome:
+    """Runs one evaluation in this process (environments are cached per process)."""
+    env = _ENVS.get(task.env_id)
+    if env is None:
+        env = _ENVS[task.env_id] = make_env(task.env_id)
+    total, steps = 0.0, 0
+    o_sum = o_sq = None
+    o_n = 0
+    if task.collect:
+        o_sum = np.zeros(task.policy.obs_dim)
+        o_sq = np.zeros(task.policy.obs_dim)
+    for seed in task.seeds:
+        obs, _ = env.reset(seed=seed)
+        for _ in range(task.max_steps):
+            s = np.asarray(obs, dtype=np.float64)
+            if task.collect:
+                o_sum += s
+                o_sq += s * s
+                o_n += 1
+            if task.norm is not None:
+                s = (s - task.norm[0]) / task.norm[1]
+            obs, r, terminated, truncated, _ = env.step(task.policy.act(task.params, s))
+            total += float(r)
+            steps += 1
+            if terminated or truncated:
+                break
+    return Outcome(total / len(task.seeds), steps, o_n, o_sum, o_sq)
+
+
+# --------------------------------------------------------------------------------------------
+# The run
+
+
+@dataclass
+class Generation:
+    """One generation's record (also a line of the JSON-lines log)."""
+    generation: int
+    evaluations: int
+    reward_mean: float
+    reward_max: float
+    reward_of_mean: Optional[float]
+    best_reward: float
+    steps: int
+    total_steps: int
+    eval_seconds: float
+    es_seconds: float
+
+
+@dataclass
+class PolicySearch:
+    """A policy-search run: ``env_id``, ``method`` (a key of :data:`METHODS`), the policy shape,
+    ``episodes`` per evaluation, ``max_steps`` per episode (default: the environment's limit),
+    ``sigma0`` (0.1, the thesis' sigma_1) and ``popsize`` (default :func:`thesis_population`).
+    ``step(executor)`` runs one generation; the object pickles (checkpoint) and resumes exactly."""
+    env_id: str
+    method: str = "fast-ingo"
+    seed: int = 0
+    policy_kind: str = "mlp"
+    hidden: int = 16
+    episodes: int = 1
+    max_steps: Optional[int] = None
+    sigma0: float = 0.1
+    popsize: Optional[int] = None
+    obs_norm: bool = False
+    eval_mean: bool = True
+    history: List[Generation] = field(default_factory=list)
+
+    def __post_init__(self):
+        if self.method not in METHODS:
+            raise InvalidParameterError(f"method: expected one of {', '.join(METHODS)}, got {self.method!r}")
+        self.seed = _util.seed(self.seed)
+        _util.count("episodes", self.episodes, 1)
+        _util.positive("sigma0", self.sigma0)
+        env = make_env(self.env_id)
+        self.policy = policy_for(env, self.policy_kind, self.hidden)
+        limit = env.spec.max_episode_steps if env.spec is not None else None
+        self.max_steps = _util.count("max_steps", self.max_steps, 1) if self.max_steps is not None else (limit or 1000)
+        env.close()
+        d = self.policy.n_params
+        n = _util.count("popsize", self.popsize, 2) if self.popsize is not None else thesis_population(d)
+        from . import es
+        cls_name, params = METHODS[self.method]
+        self.es = getattr(es, cls_name)(np.zeros(d), self.sigma0, seed=self.seed, popsize=n, max_evals=2 ** 62,
+                                        convergence=False, **params)
+        self.stats = ObsStats()
+        self.best_reward = -math.inf
+        self.best_params = np.zeros(d)
+        self.total_steps = 0
+
+    @property
+    def generation(self) -> int:
+        return len(self.history)
+
+    def tasks(self, X: np.ndarray) -> List[Task]:
+        g = self.generation
+        norm = self.stats.frozen() if self.obs_norm else None
+        rows = list(X)
+        if self.eval_mean:
+            rows.append(self.es.mean)
+        return [Task(self.env_id, self.policy, np.asarray(x, dtype=np.float64),
+                     tuple(rollout_seed(self.seed, g, k, e) for e in range(self.episodes)), self.max_steps, norm,
+                     self.obs_norm and k < len(X)) for k, x in enumerate(rows)]
+
+    def step(self, executor: Optional[Executor] = None) -> Generation:
+        t0 = time.perf_counter()
+        X = self.es.ask()
+        tasks = self.tasks(X)
+        t1 = time.perf_counter()
+        outs = list(executor.map(run_task, tasks)) if executor is not None else [run_task(t) for t in tasks]
+        t2 = time.perf_counter()
+        rewards = np.array([o.reward for o in outs[: len(X)]])
+        self.es.tell(X, -rewards)
+        if self.obs_norm:
+            for o in outs[: len(X)]:
+                self.stats.merge(o.obs_n, o.obs_sum, o.obs_sq)
+        k = int(np.argmax(rewards))
+        if rewards[k] > self.best_reward:
+            self.best_reward, self.best_params = float(rewards[k]), np.array(X[k])
+        steps = sum(o.steps for o in outs)
+        self.total_steps += steps
+        t3 = time.perf_counter()
+        rec = Generation(self.generation + 1, self.es.evaluations, float(rewards.mean()), float(rewards.max()),
+                         float(outs[-1].reward) if self.eval_mean else None, self.best_reward, steps, self.total_steps,
+                         t2 - t1, (t1 - t0) + (t3 - t2))
+        self.history.append(rec)
+        return rec
+
+    def log_line(self, rec: Generation) -> dict:
+        """The record in the driver's log format (``best_f`` is minus the best reward, so
+        ``gradfree plot --linear`` draws it) with the RL fields added."""
+        return {"type": "generation", "generation": rec.generation, "evaluations": rec.evaluations,
+                "best_f": -rec.best_reward, "gen_best_f": -rec.reward_max, "gen_median_f": -rec.reward_mean,
+                "scale": float(self.es.sigma), "seconds": rec.eval_seconds + rec.es_seconds,
+                "reward_mean": rec.reward_mean, "reward_max": rec.reward_max, "reward_of_mean": rec.reward_of_mean,
+                "best_reward": rec.best_reward, "steps": rec.steps, "total_steps": rec.total_steps,
+                "eval_seconds": rec.eval_seconds, "es_seconds": rec.es_seconds}
+
+    def start_line(self) -> dict:
+        return {"type": "start", "algorithm": self.method, "dim": self.policy.n_params, "population_size": self.es.popsize,
+                "env": self.env_id, "policy": self.policy_kind, "hidden": self.hidden, "episodes": self.episodes,
+                "max_steps": self.max_steps, "seed": self.seed, "obs_norm": self.obs_norm, "start_generation": self.generation}
+
+    def save_policy(self, path: str) -> None:
+        """The best policy so far as ``.npz`` (parameters, shape, observation statistics), written
+        atomically."""
+        norm = self.stats.frozen() if self.obs_norm else None
+        _atomic(path, lambda f: np.savez(f, params=self.best_params, kind=self.policy_kind, obs_dim=self.policy.obs_dim,
+                                         act_dim=self.policy.act_dim, hidden=self.hidden, env=self.env_id,
+                                         reward=self.best_reward, norm_mean=None if norm is None else norm[0],
+                                         norm_std=None if norm is None else norm[1]))
+
+
+def _atomic(path: str, write: Callable) -> None:
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "wb") as f:
+        write(f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def make_executor(kind: str, workers: int):
+    """``"process"``: a process pool of ``workers``; ``"ray"``: Ray's multiprocessing ``Pool`` on a
+    local (or ``RAY_ADDRESS``) cluster; ``"serial"``: ``None`` (this process)."""
+    workers = _util.count("workers", workers, 1)
+    if kind == "serial" or (kind == "process" and workers == 1):
+        return None
+    if kind == "process":
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+        return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    if kind == "ray":
+        try:
+            from ray.util.multiprocessing import Pool
+        except ImportError as e:
+            raise MissingDependencyError(f"executor 'ray' needs Ray: pip install ray ({e})") from None
+        return _RayPool(Pool(workers))
+    raise InvalidParameterError(f"executor: expected process, ray or serial, got {kind!r}")
+
+
+class _RayPool:
+    """Ray's Pool with the ``map``/``shutdown`` of a ``concurrent.futures`` executor."""
+
+    def __init__(self, pool):
+        self.pool = pool
+
+    def map(self, fn, items):
+        return self.pool.map(fn, list(items))
+
+    def shutdown(self, wait=True):
+        self.pool.terminate()
+
+
+def evaluate_policy(path: str, episodes: int = 5, seed: int = 0, render_dir: Optional[str] = None) -> dict:
+    """Replays a saved policy: the mean and standard deviation of its return over ``episodes``
+    seeded episodes, and, with ``render_dir``, the first episode's frames as PNG files (needs a
+    renderer: MuJoCo's offscreen OpenGL, or pygame for classic control)."""
+    z = np.load(path, allow_pickle=True)
+    env_id = str(z["env"])
+    env = make_env(env_id) if render_dir is None else _make_render_env(env_id)
+    spec = policy_for(env, str(z["kind"]), int(z["hidden"]))
+    params = z["params"]
+    if params.shape != (spec.n_params,):
+        raise InvalidParameterError(f"{path}: {params.size} parameters, the policy of {env_id} has {spec.n_params}")
+    norm = None if z["norm_mean"].dtype == object else (z["norm_mean"], z["norm_std"])
+    returns, frames = [], 0
+    for e in range(_util.count("episodes", episodes, 1)):
+        obs, _ = env.reset(seed=rollout_seed(seed, 0, 0, e))
+        total, done = 0.0, False
+        while not done:
+            s = np.asarray(obs, dtype=np.float64)
+            if norm is not None:
+                s = (s - norm[0]) / norm[1]
+            obs, r, term, trunc, _ = env.step(spec.act(params, s))
+            total += float(r)
+            done = term or trunc
+            if render_dir is not None and e == 0:
+                _save_frame(env.render(), os.path.join(render_dir, f"frame{frames:05d}.png"))
+                frames += 1
+        returns.append(total)
+    env.close()
+    return {"env": env_id, "episodes": len(returns), "mean": float(np.mean(returns)), "std": float(np.std(returns)),
+            "returns": returns, "frames": frames}
+
+
+def _make_render_env(env_id: str):
+    import gymnasium as gym
+    try:
+        return gym.make(env_id, render_mode="rgb_array")
+    except Exception as e:  # noqa: BLE001 - any renderer failure becomes one clear error
+        raise MissingDependencyError(f"rendering {env_id} needs a working renderer ({type(e).__name__}: {e})") from None
+
+
+def _save_frame(rgb, path: str) -> None:
+    try:
+        from PIL import Image
+    except ImportError as e:
+        raise MissingDependencyError(f"saving frames needs Pillow: pip install pillow ({e})") from None
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    Image.fromarray(np.asarray(rgb)).save(path)
+
+
+# --------------------------------------------------------------------------------------------
+# Command line: python -m gradfree.rl
+
+
+def _progress(rec: Generation, total: int, quiet: bool) -> None:
+    if quiet:
+        return
+    width = 24
+    done = int(width * rec.generation / max(total, 1))
+    rate = rec.steps / rec.eval_seconds if rec.eval_seconds > 0 else float("inf")
+    mean = "" if rec.reward_of_mean is None else f"  policy {rec.reward_of_mean:10.2f}"
+    print(f"\r[{'#' * done}{'.' * (width - done)}] gen {rec.generation}/{total}  best {rec.best_reward:10.2f}{mean}"
+          f"  {rate:8.0f} steps/s  ES {1000 * rec.es_seconds:6.1f} ms", end="", flush=True)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    import argparse
+    import json
+    import pickle
+    import sys
+
+    ap = argparse.ArgumentParser(prog="python -m gradfree.rl", description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--env", help="Gymnasium environment id, e.g. CartPole-v1, Pendulum-v1, HalfCheetah-v5")
+    ap.add_argument("--method", default="fast-ingo", help=f"one of {', '.join(METHODS)} (default fast-ingo)")
+    ap.add_argument("--generations", type=int, default=100, help="generations to run in all (default 100)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="rollout workers (default: the CPU count)")
+    ap.add_argument("--executor", default="process", choices=["process", "ray", "serial"])
+    ap.add_argument("--episodes", type=int, default=1, help="episodes per evaluation (default 1)")
+    ap.add_argument("--max-steps", type=int, help="steps per episode (default: the environment's limit)")
+    ap.add_argument("--policy", default="mlp", choices=["mlp", "linear"], help="one hidden tanh layer (thesis) or linear (ARS)")
+    ap.add_argument("--hidden", type=int, default=16, help="hidden units of the mlp policy (default 16, the thesis')")
+    ap.add_argument("--popsize", type=int, help="evaluations per generation (default 20 + 4 floor(floor(3 ln d)/2))")
+    ap.add_argument("--sigma0", type=float, default=0.1, help="initial (or fixed) noise scale (default 0.1, the thesis')")
+    ap.add_argument("--obs-norm", action="store_true", help="normalize observations by running statistics (ARS V2)")
+    ap.add_argument("--log", help="JSON-lines log of every generation (gradfree plot --linear draws it)")
+    ap.add_argument("--checkpoint", help="checkpoint file, written atomically after every generation")
+    ap.add_argument("--resume", help="resume a run from its checkpoint (its settings are kept)")
+    ap.add_argument("--save-policy", help="the best policy as .npz (default: <checkpoint or env>.policy.npz)")
+    ap.add_argument("--replay", help="evaluate a saved policy instead of training")
+    ap.add_argument("--render", help="with --replay: write the first episode's frames as PNGs into this folder")
+    ap.add_argument("--quiet", action="store_true")
+    a = ap.parse_args(argv)
+    try:
+        if a.replay:
+            out = evaluate_policy(a.replay, episodes=a.episodes if a.episodes > 1 else 5, seed=a.seed, render_dir=a.render)
+            print(json.dumps(out))
+            return 0
+        return _train(a, pickle, json)
+    except (GradfreeError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+def _train(a, pickle, json) -> int:
+    if a.resume:
+        try:
+            with open(a.resume, "rb") as f:
+                run = pickle.load(f)
+        except (pickle.UnpicklingError, EOFError, AttributeError) as e:
+            raise InvalidParameterError(f"--resume {a.resume}: not a gradfree.rl checkpoint ({e})") from None
+        if not isinstance(run, PolicySearch):
+            raise InvalidParameterError(f"--resume {a.resume}: not a gradfree.rl checkpoint")
+    else:
+        if not a.env:
+            raise InvalidParameterError("give --env ID (or --resume FILE, or --replay FILE)")
+        _util.count("generations", a.generations, 1)
+        run = PolicySearch(a.env, a.method, a.seed, a.policy, a.hidden, a.episodes, a.max_steps, a.sigma0, a.popsize, a.obs_norm)
+    checkpoint = a.checkpoint or a.resume
+    policy_path = a.save_policy or f"{checkpoint or run.env_id}.policy.npz"
+    log = open(a.log, "a" if a.resume else "w") if a.log else None
+    if log:
+        log.write(json.dumps(run.start_line()) + "\n")
+    executor = make_executor(a.executor, a.workers)
+    t0 = time.perf_counter()
+    try:
+        while run.generation < a.generations:
+            rec = run.step(executor)
+            if log:
+                log.write(json.dumps(run.log_line(rec)) + "\n")
+                log.flush()
+            if checkpoint:
+                _atomic(checkpoint, lambda f: pickle.dump(run, f))
+            _progress(rec, a.generations, a.quiet)
+    except KeyboardInterrupt:
+        print("\ninterrupted" + (f"; resume with --resume {checkpoint}" if checkpoint else ""))
+    finally:
+        if executor is not None:
+            executor.shutdown()
+        if log:
+            log.close()
+    run.save_policy(policy_path)
+    secs = time.perf_counter() - t0
+    if not a.quiet:
+        print()
+    print(json.dumps({"env": run.env_id, "method": run.method, "generations": run.generation, "parameters": run.policy.n_params,
+                      "popsize": run.es.popsize, "best_reward": run.best_reward, "total_steps": run.total_steps,
+                      "seconds": secs, "policy": policy_path, "checkpoint": checkpoint}))
+    return 0
+
+
+if __name__ == "__main__":
+    # Run the copy imported under its package name, so worker processes unpickle the same classes.
+    from gradfree.rl import main as _main
+    raise SystemExit(_main())

@@ -1,0 +1,119 @@
+"""Policy search (gradfree.rl): reproducible rollouts whatever the worker count, the policy
+network against a hand-written reference, resume, a classic-control task that improves, and clear
+errors for missing packages."""
+import math
+import pickle
+
+import numpy as np
+import pytest
+
+gym = pytest.importorskip("gymnasium")
+
+import gradfree  # noqa: E402
+from gradfree import rl  # noqa: E402
+
+
+def test_thesis_population_and_policy_shapes():
+    # N = 20 + 4 floor(floor(3 ln d)/2): d = 114 -> floor(14.2) = 14 -> 20 + 28 = 48.
+    assert rl.thesis_population(114) == 48
+    assert rl.thesis_population(3) == 20 + 4 * (math.floor(3 * math.log(3)) // 2)
+    spec = rl.PolicySpec("mlp", obs_dim=5, act_dim=2, hidden=3, low=(-1.0, -1.0), high=(1.0, 1.0))
+    assert spec.n_params == 3 * 5 + 3 + 2 * 3 + 2
+    rng = np.random.default_rng(0)
+    p = rng.normal(size=spec.n_params)
+    s = rng.normal(size=5)
+    # Hand-written reference: h = tanh(W1 s + b1), out = W2 h + b2, with the documented layout.
+    W1, b1 = p[:15].reshape(3, 5), p[15:18]
+    W2, b2 = p[18:24].reshape(2, 3), p[24:26]
+    ref = W2 @ np.tanh(W1 @ s + b1) + b2
+    assert np.allclose(spec.forward(p, s), ref, rtol=0, atol=1e-14)
+    assert np.allclose(spec.act(p, s), np.clip(ref, -1, 1))
+    lin = rl.PolicySpec("linear", obs_dim=5, act_dim=2)
+    assert lin.n_params == 10
+    assert np.allclose(lin.forward(p[:10], s), p[:10].reshape(2, 5) @ s)
+    disc = rl.PolicySpec("mlp", obs_dim=4, act_dim=2, hidden=16, discrete=True)
+    env = gym.make("CartPole-v1")
+    assert rl.policy_for(env, "mlp", 16) == disc and disc.n_params == 114
+    assert disc.act(np.ones(114), np.zeros(4)) in (0, 1)
+    with pytest.raises(gradfree.InvalidParameterError, match="policy"):
+        rl.PolicySpec("cnn", 4, 2)
+
+
+def _history(run):
+    return [(g.reward_mean, g.reward_max, g.reward_of_mean, g.steps) for g in run.history]
+
+
+def test_same_seed_same_rewards_with_one_and_two_workers():
+    def go(executor):
+        run = rl.PolicySearch("CartPole-v1", "fast-ingo", seed=3, popsize=8, max_steps=200, episodes=2)
+        for _ in range(3):
+            run.step(executor)
+        return _history(run), run.es.mean.copy()
+    serial = go(None)
+    pool = rl.make_executor("process", 2)
+    try:
+        two = go(pool)
+    finally:
+        pool.shutdown()
+    assert serial[0] == two[0]
+    assert np.array_equal(serial[1], two[1])
+    other = rl.PolicySearch("CartPole-v1", "fast-ingo", seed=4, popsize=8, max_steps=200, episodes=2)
+    other.step(None)
+    assert _history(other)[0] != serial[0][0]
+
+
+def test_checkpoint_resumes_exactly(tmp_path):
+    full = rl.PolicySearch("Pendulum-v1", "asebo", seed=1, popsize=6, max_steps=50, obs_norm=True)
+    for _ in range(4):
+        full.step()
+    half = rl.PolicySearch("Pendulum-v1", "asebo", seed=1, popsize=6, max_steps=50, obs_norm=True)
+    for _ in range(2):
+        half.step()
+    path = tmp_path / "run.ckpt"
+    path.write_bytes(pickle.dumps(half))
+    resumed = pickle.loads(path.read_bytes())
+    for _ in range(2):
+        resumed.step()
+    assert _history(resumed) == _history(full)
+    assert np.array_equal(resumed.es.mean, full.es.mean)
+
+
+@pytest.mark.parametrize("method", ["fast-ingo", "ars"])
+def test_cartpole_improves_in_a_small_budget(method):
+    # The mean policy starts near zero parameters (reward about 9-10: it always pushes one way).
+    run = rl.PolicySearch("CartPole-v1", method, seed=0, max_steps=500, episodes=2, popsize=16)
+    first = None
+    for _ in range(25):
+        g = run.step()
+        first = g.reward_of_mean if first is None else first
+    last = np.mean([g.reward_of_mean for g in run.history[-5:]])
+    assert first < 50 and last > 4 * first, f"{method}: mean-policy reward {first} -> {last}"
+
+
+def test_command_line_runs_logs_and_replays(tmp_path, capsys):
+    log, ck, pol = tmp_path / "run.jsonl", tmp_path / "run.ckpt", tmp_path / "best.npz"
+    args = ["--env", "CartPole-v1", "--method", "openai-es", "--generations", "3", "--workers", "1", "--popsize", "6",
+            "--max-steps", "100", "--log", str(log), "--checkpoint", str(ck), "--save-policy", str(pol), "--quiet"]
+    assert rl.main(args) == 0
+    assert rl.main(["--resume", str(ck), "--generations", "5", "--log", str(log), "--quiet"]) == 0
+    lines = [l for l in log.read_text().splitlines() if '"generation"' in l]
+    assert [int(l.split('"generation": ')[1].split(",")[0]) for l in lines] == [1, 2, 3, 4, 5]
+    capsys.readouterr()
+    assert rl.main(["--replay", str(pol), "--episodes", "3"]) == 0
+    out = capsys.readouterr().out
+    assert '"episodes": 3' in out
+    for bad, needle in [(["--env", "NoSuchEnv-v0", "--quiet"], "unknown Gymnasium environment"),
+                        (["--env", "CartPole-v1", "--method", "sgd", "--quiet"], "method"),
+                        (["--env", "CartPole-v1", "--episodes", "0", "--quiet"], "episodes"),
+                        (["--resume", str(log), "--quiet"], "not a gradfree.rl checkpoint")]:
+        assert rl.main(bad) == 2
+        assert needle in capsys.readouterr().err
+
+
+def test_missing_mujoco_names_the_package(monkeypatch):
+    def fail(*a, **k):
+        raise gym.error.DependencyNotInstalled("No module named 'mujoco'")
+    monkeypatch.setattr(gym, "make", fail)
+    with pytest.raises(rl.MissingDependencyError, match=r'gymnasium\[mujoco\]'):
+        rl.make_env("HalfCheetah-v5")
+    assert issubclass(rl.MissingDependencyError, ImportError)
