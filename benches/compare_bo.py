@@ -2,7 +2,7 @@
 """gradfree's batch Bayesian optimization next to egobox, scikit-optimize and BoTorch, in one run.
 
   pip install ./python egobox scikit-optimize [botorch]
-  python3 benches/compare_bo.py [--part 1|2] [--seeds 10]
+  python3 benches/compare_bo.py [--part 1|2] [--seeds 10] [--skip skopt]
 
 (1) Sequential BO of the 6-d Ackley function on [-2, 2]^6 (thesis Table 4.4, with its minimizer
     moved from the centre to SHIFT so that no design finds it by symmetry): 20 initial points and
@@ -75,12 +75,14 @@ def run_egobox(seed):
     return time.perf_counter() - t, float(np.min(res.y_doe[:, 0]))
 
 
-def part1(seeds):
+def part1(seeds, skip=()):
     print(f"(1) sequential BO, 6-d Ackley, 20 initial + 40 iterations, {seeds} seeds")
     rows = {}
     runs = [("gradfree bkop (L=1)", run_gradfree), ("gradfree, noise=1e-6", run_gradfree_deterministic), ("gradfree ei", run_gradfree_ei),
             ("egobox Egor", run_egobox), ("skopt gp_minimize", run_skopt)]
     for name, fn in runs:
+        if any(k in name for k in skip):
+            continue
         try:
             out = [fn(s) for s in range(seeds)]
         except ImportError as e:
@@ -156,9 +158,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--part", type=int, choices=[1, 2])
     ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--skip", action="append", default=[], help="leave out the rows whose name contains this (e.g. skopt)")
     a = ap.parse_args()
     if a.part in (None, 1):
-        part1(a.seeds)
+        part1(a.seeds, a.skip)
     if a.part in (None, 2):
         part2(a.seeds)
 
