@@ -11,6 +11,7 @@ gym = pytest.importorskip("gymnasium")
 
 import gradfree  # noqa: E402
 from gradfree import rl  # noqa: E402
+from gradfree.rl.__main__ import main as rl_main  # noqa: E402
 
 
 def test_thesis_population_and_policy_shapes():
@@ -94,23 +95,27 @@ def test_command_line_runs_logs_and_replays(tmp_path, capsys):
     log, ck, pol = tmp_path / "run.jsonl", tmp_path / "run.ckpt", tmp_path / "best.npz"
     args = ["--env", "CartPole-v1", "--method", "openai-es", "--generations", "3", "--workers", "1", "--popsize", "6",
             "--max-steps", "100", "--log", str(log), "--checkpoint", str(ck), "--save-policy", str(pol), "--quiet"]
-    assert rl.main(args) == 0
-    assert rl.main(["--resume", str(ck), "--generations", "5", "--log", str(log), "--quiet"]) == 0
+    assert rl_main(args) == 0
+    assert rl_main(["--resume", str(ck), "--generations", "5", "--log", str(log), "--quiet"]) == 0
     lines = [l for l in log.read_text().splitlines() if '"generation"' in l]
     assert [int(l.split('"generation": ')[1].split(",")[0]) for l in lines] == [1, 2, 3, 4, 5]
     capsys.readouterr()
-    assert rl.main(["--replay", str(pol), "--episodes", "3"]) == 0
+    assert rl_main(["--replay", str(pol), "--episodes", "3"]) == 0
     out = capsys.readouterr().out
     assert '"episodes": 3' in out
     for bad, needle in [(["--env", "NoSuchEnv-v0", "--quiet"], "unknown Gymnasium environment"),
                         (["--env", "CartPole-v1", "--method", "sgd", "--quiet"], "method"),
                         (["--env", "CartPole-v1", "--episodes", "0", "--quiet"], "episodes"),
                         (["--resume", str(log), "--quiet"], "not a gradfree.rl checkpoint")]:
-        assert rl.main(bad) == 2
+        assert rl_main(bad) == 2
         assert needle in capsys.readouterr().err
 
 
 def test_missing_mujoco_names_the_package(monkeypatch):
+    import importlib.util
+    if importlib.util.find_spec("mujoco") is None:      # the real thing, where MuJoCo is absent
+        with pytest.raises(rl.MissingDependencyError, match=r'gymnasium\[mujoco\]'):
+            rl.make_env("Swimmer-v5")
     def fail(*a, **k):
         raise gym.error.DependencyNotInstalled("No module named 'mujoco'")
     monkeypatch.setattr(gym, "make", fail)

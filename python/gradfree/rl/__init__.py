@@ -24,8 +24,8 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _util
-from .errors import GradfreeError, InvalidParameterError
+from .. import _util
+from ..errors import GradfreeError, InvalidParameterError
 
 #: The strategies the runner knows: name -> (``gradfree.es`` class, its parameters for the run).
 #: Fast-INGO uses the thesis' step size beta = 0.3 (sec. 3.7.2); the others their authors' defaults.
@@ -271,7 +271,7 @@ class PolicySearch:
         env.close()
         d = self.policy.n_params
         n = _util.count("popsize", self.popsize, 2) if self.popsize is not None else thesis_population(d)
-        from . import es
+        from .. import es
         cls_name, params = METHODS[self.method]
         self.es = getattr(es, cls_name)(np.zeros(d), self.sigma0, seed=self.seed, popsize=n, max_evals=2 ** 62,
                                         convergence=False, **params)
@@ -431,111 +431,3 @@ def _save_frame(rgb, path: str) -> None:
         raise MissingDependencyError(f"saving frames needs Pillow: pip install pillow ({e})") from None
     os.makedirs(os.path.dirname(path), exist_ok=True)
     Image.fromarray(np.asarray(rgb)).save(path)
-
-
-# --------------------------------------------------------------------------------------------
-# Command line: python -m gradfree.rl
-
-
-def _progress(rec: Generation, total: int, quiet: bool) -> None:
-    if quiet:
-        return
-    width = 24
-    done = int(width * rec.generation / max(total, 1))
-    rate = rec.steps / rec.eval_seconds if rec.eval_seconds > 0 else float("inf")
-    mean = "" if rec.reward_of_mean is None else f"  policy {rec.reward_of_mean:10.2f}"
-    print(f"\r[{'#' * done}{'.' * (width - done)}] gen {rec.generation}/{total}  best {rec.best_reward:10.2f}{mean}"
-          f"  {rate:8.0f} steps/s  ES {1000 * rec.es_seconds:6.1f} ms", end="", flush=True)
-
-
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    import argparse
-    import json
-    import pickle
-    import sys
-
-    ap = argparse.ArgumentParser(prog="python -m gradfree.rl", description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--env", help="Gymnasium environment id, e.g. CartPole-v1, Pendulum-v1, HalfCheetah-v5")
-    ap.add_argument("--method", default="fast-ingo", help=f"one of {', '.join(METHODS)} (default fast-ingo)")
-    ap.add_argument("--generations", type=int, default=100, help="generations to run in all (default 100)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="rollout workers (default: the CPU count)")
-    ap.add_argument("--executor", default="process", choices=["process", "ray", "serial"])
-    ap.add_argument("--episodes", type=int, default=1, help="episodes per evaluation (default 1)")
-    ap.add_argument("--max-steps", type=int, help="steps per episode (default: the environment's limit)")
-    ap.add_argument("--policy", default="mlp", choices=["mlp", "linear"], help="one hidden tanh layer (thesis) or linear (ARS)")
-    ap.add_argument("--hidden", type=int, default=16, help="hidden units of the mlp policy (default 16, the thesis')")
-    ap.add_argument("--popsize", type=int, help="evaluations per generation (default 20 + 4 floor(floor(3 ln d)/2))")
-    ap.add_argument("--sigma0", type=float, default=0.1, help="initial (or fixed) noise scale (default 0.1, the thesis')")
-    ap.add_argument("--obs-norm", action="store_true", help="normalize observations by running statistics (ARS V2)")
-    ap.add_argument("--log", help="JSON-lines log of every generation (gradfree plot --linear draws it)")
-    ap.add_argument("--checkpoint", help="checkpoint file, written atomically after every generation")
-    ap.add_argument("--resume", help="resume a run from its checkpoint (its settings are kept)")
-    ap.add_argument("--save-policy", help="the best policy as .npz (default: <checkpoint or env>.policy.npz)")
-    ap.add_argument("--replay", help="evaluate a saved policy instead of training")
-    ap.add_argument("--render", help="with --replay: write the first episode's frames as PNGs into this folder")
-    ap.add_argument("--quiet", action="store_true")
-    a = ap.parse_args(argv)
-    try:
-        if a.replay:
-            out = evaluate_policy(a.replay, episodes=a.episodes if a.episodes > 1 else 5, seed=a.seed, render_dir=a.render)
-            print(json.dumps(out))
-            return 0
-        return _train(a, pickle, json)
-    except (GradfreeError, OSError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-
-
-def _train(a, pickle, json) -> int:
-    if a.resume:
-        try:
-            with open(a.resume, "rb") as f:
-                run = pickle.load(f)
-        except (pickle.UnpicklingError, EOFError, AttributeError) as e:
-            raise InvalidParameterError(f"--resume {a.resume}: not a gradfree.rl checkpoint ({e})") from None
-        if not isinstance(run, PolicySearch):
-            raise InvalidParameterError(f"--resume {a.resume}: not a gradfree.rl checkpoint")
-    else:
-        if not a.env:
-            raise InvalidParameterError("give --env ID (or --resume FILE, or --replay FILE)")
-        _util.count("generations", a.generations, 1)
-        run = PolicySearch(a.env, a.method, a.seed, a.policy, a.hidden, a.episodes, a.max_steps, a.sigma0, a.popsize, a.obs_norm)
-    checkpoint = a.checkpoint or a.resume
-    policy_path = a.save_policy or f"{checkpoint or run.env_id}.policy.npz"
-    log = open(a.log, "a" if a.resume else "w") if a.log else None
-    if log:
-        log.write(json.dumps(run.start_line()) + "\n")
-    executor = make_executor(a.executor, a.workers)
-    t0 = time.perf_counter()
-    try:
-        while run.generation < a.generations:
-            rec = run.step(executor)
-            if log:
-                log.write(json.dumps(run.log_line(rec)) + "\n")
-                log.flush()
-            if checkpoint:
-                _atomic(checkpoint, lambda f: pickle.dump(run, f))
-            _progress(rec, a.generations, a.quiet)
-    except KeyboardInterrupt:
-        print("\ninterrupted" + (f"; resume with --resume {checkpoint}" if checkpoint else ""))
-    finally:
-        if executor is not None:
-            executor.shutdown()
-        if log:
-            log.close()
-    run.save_policy(policy_path)
-    secs = time.perf_counter() - t0
-    if not a.quiet:
-        print()
-    print(json.dumps({"env": run.env_id, "method": run.method, "generations": run.generation, "parameters": run.policy.n_params,
-                      "popsize": run.es.popsize, "best_reward": run.best_reward, "total_steps": run.total_steps,
-                      "seconds": secs, "policy": policy_path, "checkpoint": checkpoint}))
-    return 0
-
-
-if __name__ == "__main__":
-    # Run the copy imported under its package name, so worker processes unpickle the same classes.
-    from gradfree.rl import main as _main
-    raise SystemExit(_main())
