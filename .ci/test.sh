@@ -5,7 +5,7 @@
 #
 # What it installs: Rust crates into target/ (cargo), and Python packages into the project's own
 # virtual environment .venv/ (python/requirements-test.txt: maturin, numpy, scipy, pytest, and
-# ray and coco-experiment for the optional integrations); nothing into the system Python.
+# gymnasium, ray and coco-experiment for the optional integrations); nothing into the system Python.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,6 +37,17 @@ if [ -n "$drift" ]; then
     echo "rebuild these and everything above them (align python/Cargo.toml):"
     echo "$drift"
 fi
+stage "Python: virtual environment .venv, packages of python/requirements-test.txt"
+if [ ! -x .venv/bin/python ]; then
+    python3 -m venv .venv
+fi
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+.venv/bin/python -m pip install --quiet -r python/requirements-test.txt
+stage "Python: build the extension into .venv (maturin develop, ci profile)"
+VIRTUAL_ENV="$PWD/.venv" .venv/bin/maturin develop --quiet --profile ci --locked --manifest-path python/Cargo.toml
+# The Python package in .venv is the interpreter of ingo-rl's rollouts (python -m gradfree.rl),
+# for the quick experiments and for the CLI test that runs them.
+export GRADFREE_PYTHON="$PWD/.venv/bin/python"
 stage "gradfree reproduce all --quick"
 target/ci/gradfree reproduce all --quick --out target/reproduce-quick
 stage "cargo test (unit, integration and doctests)"
@@ -47,14 +58,6 @@ passed=$(grep -E '^test result:' "$log" | sed -E 's/.* ([0-9]+) passed.*/\1/' | 
 failed=$(grep -E '^test result:' "$log" | sed -E 's/.* ([0-9]+) failed.*/\1/' | awk '{s+=$1} END {print s+0}')
 rm -f "$log"
 
-stage "Python: virtual environment .venv, packages of python/requirements-test.txt"
-if [ ! -x .venv/bin/python ]; then
-    python3 -m venv .venv
-fi
-export PIP_DISABLE_PIP_VERSION_CHECK=1
-.venv/bin/python -m pip install --quiet -r python/requirements-test.txt
-stage "Python: build the extension into .venv (maturin develop, ci profile)"
-VIRTUAL_ENV="$PWD/.venv" .venv/bin/maturin develop --quiet --profile ci --locked --manifest-path python/Cargo.toml
 stage "Python: pytest"
 pylog=$(mktemp)
 .venv/bin/python -m pytest -q python/tests 2>&1 | tee "$pylog" || status=$?

@@ -7,6 +7,7 @@ pub mod bo_synthetic;
 pub mod bo_tasks;
 pub mod boltzmann;
 pub mod ingo_discrete;
+pub mod ingo_rl;
 pub mod ingo_synthetic;
 pub mod kernel_error;
 pub mod lattice_kernel;
@@ -42,6 +43,12 @@ pub const ALL: &[Registered] = &[
         source: "thesis sec. 3.7.3, Fig. 3.3",
         summary: "binary reconstruction, d=100..2000: discrete INGO (with/without baseline) vs GA; mean regret vs evaluations",
         run: ingo_discrete::run,
+    },
+    Registered {
+        name: "ingo-rl",
+        source: "thesis sec. 3.7.2, Fig. 3.2",
+        summary: "MuJoCo policy search (Swimmer, HalfCheetah, HumanoidStandup, InvertedDoublePendulum): Fast-INGO vs ES vs ASEBO vs ARS; rollouts in Python",
+        run: ingo_rl::run,
     },
     Registered {
         name: "mines-synthetic",
