@@ -345,19 +345,7 @@ impl AskTell for Asebo {
         // The authors' code rescales the estimate to norm d before Adam.
         let norm = g.iter().map(|v| v * v).sum::<f64>().sqrt();
         let s = 1.0 / (norm / d as f64 + 1e-8);
-        let (b1, b2) = (0.9f64, 0.999f64);
-        let t = self.t.min(i32::MAX as u64) as i32;
-        let adam_rate = self.lr * (1.0 - b2.powi(t)).sqrt() / (1.0 - b1.powi(t));
-        let mut max_step: f64 = 0.0;
-        for (((mu, m1), m2), &gj) in self.mu.iter_mut().zip(self.m1.iter_mut()).zip(self.m2.iter_mut()).zip(g.iter()) {
-            let gj = gj * s;
-            *m1 = b1 * *m1 + (1.0 - b1) * gj;
-            *m2 = b2 * *m2 + (1.0 - b2) * gj * gj;
-            let step = adam_rate * *m1 / (m2.sqrt() + 1e-8);
-            *mu -= step;
-            max_step = max_step.max(step.abs());
-        }
-        self.last_step = max_step;
+        self.last_step = super::adam_descent(&mut self.mu, &mut self.m1, &mut self.m2, g, s, self.lr, self.t);
         self.work.0 = buffers;
         Ok(())
     }

@@ -196,3 +196,23 @@ pub(crate) fn pd_event(outcome: &PdUpdate, generation: u64) -> Option<gradfree_c
         }),
     }
 }
+
+/// One Adam step (Kingma & Ba 2015; β₁ = 0.9, β₂ = 0.999, ε = 1e-8, bias-corrected through the
+/// step size) descending the gradient `scale · g`: updates the moments `m1`, `m2` and the mean
+/// `mu` (the `t`-th step, `t >= 1`); returns the largest coordinate step. Shared by the antithetic
+/// ES and ASEBO.
+pub(crate) fn adam_descent(mu: &mut [f64], m1: &mut [f64], m2: &mut [f64], g: &[f64], scale: f64, lr: f64, t: u64) -> f64 {
+    let (b1, b2) = (0.9f64, 0.999f64);
+    let t = t.min(i32::MAX as u64) as i32;
+    let rate = lr * (1.0 - b2.powi(t)).sqrt() / (1.0 - b1.powi(t));
+    let mut max_step: f64 = 0.0;
+    for (((mu, m1), m2), &gj) in mu.iter_mut().zip(m1.iter_mut()).zip(m2.iter_mut()).zip(g) {
+        let gj = gj * scale;
+        *m1 = b1 * *m1 + (1.0 - b1) * gj;
+        *m2 = b2 * *m2 + (1.0 - b2) * gj * gj;
+        let step = rate * *m1 / (m2.sqrt() + 1e-8);
+        *mu -= step;
+        max_step = max_step.max(step.abs());
+    }
+    max_step
+}

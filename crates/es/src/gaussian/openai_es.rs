@@ -154,24 +154,19 @@ impl AskTell for OpenAiEs {
             }
         }
         self.t = self.t.saturating_add(1);
-        let mut max_step: f64 = 0.0;
-        let (b1, b2) = (0.9f64, 0.999f64);
-        let adam_rate = self.lr * (1.0 - b2.powi(self.t as i32)).sqrt() / (1.0 - b1.powi(self.t as i32));
-        for (((mu, m1), m2), &gj) in self.mu.iter_mut().zip(self.m1.iter_mut()).zip(self.m2.iter_mut()).zip(g.iter()) {
-            let step = match self.opt {
-                EsOptimizer::Adam => {
-                    *m1 = b1 * *m1 + (1.0 - b1) * gj;
-                    *m2 = b2 * *m2 + (1.0 - b2) * gj * gj;
-                    adam_rate * *m1 / (m2.sqrt() + 1e-8)
-                }
-                EsOptimizer::Sgd => {
+        let max_step = match self.opt {
+            EsOptimizer::Adam => super::adam_descent(&mut self.mu, &mut self.m1, &mut self.m2, g, 1.0, self.lr, self.t),
+            EsOptimizer::Sgd => {
+                let mut max_step: f64 = 0.0;
+                for ((mu, m1), &gj) in self.mu.iter_mut().zip(self.m1.iter_mut()).zip(g.iter()) {
                     *m1 = 0.9 * *m1 + (1.0 - 0.9) * gj;
-                    self.lr * *m1
+                    let step = self.lr * *m1;
+                    *mu -= step;
+                    max_step = max_step.max(step.abs());
                 }
-            };
-            *mu -= step;
-            max_step = max_step.max(step.abs());
-        }
+                max_step
+            }
+        };
         self.last_step = max_step;
         Ok(())
     }
