@@ -24,7 +24,13 @@ fn projector(u: &[f64], d: usize) -> Vec<f64> {
 
 #[test]
 fn active_subspace_is_the_pca_of_the_history() {
-    let (d, h) = (8, 12);
+    // More gradients than coordinates (the d x d scatter path) and fewer (the h x h Gram path).
+    for (d, h) in [(8, 12), (12, 7)] {
+        pca_case(d, h);
+    }
+}
+
+fn pca_case(d: usize, h: usize) {
     let mut rng = rng_from_seed(3);
     // Gradients mostly in a 3-d subspace plus small noise.
     let basis: Vec<f64> = (0..3 * d).map(|_| StandardNormal.sample(&mut rng)).collect();
@@ -50,6 +56,7 @@ fn active_subspace_is_the_pca_of_the_history() {
     assert!(sym_eigen(&cov, d, &mut vals, Some(&mut vecs), &mut EigenWork::default()));
     let total: f64 = vals.iter().map(|v| v.max(0.0)).sum();
     for (threshold, min_rank) in [(0.9, 1), (0.995, 1), (0.99999, 1), (0.5, 5)] {
+        let min_rank = min_rank.min(h - 1);
         let mut r_brute = 0;
         let mut acc = 0.0;
         for j in (0..d).rev() {
@@ -63,7 +70,7 @@ fn active_subspace_is_the_pca_of_the_history() {
         let top: Vec<f64> = (d - r_brute..d).rev().flat_map(|j| vecs[j * d..(j + 1) * d].to_vec()).collect();
         let mut u = Vec::new();
         let r = active_subspace(&hist, d, threshold, min_rank, &mut u, &mut EigenWork::default());
-        assert_eq!(r, r_brute, "threshold {threshold}");
+        assert_eq!(r, r_brute, "d {d}, h {h}, threshold {threshold}");
         let (p, q) = (projector(&u, d), projector(&top, d));
         let err = p.iter().zip(&q).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
         assert!(err < 1e-8, "threshold {threshold}: projectors differ by {err}");

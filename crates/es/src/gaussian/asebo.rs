@@ -27,7 +27,7 @@
 //! the rewards).
 
 use gradfree_core::StateCheck;
-use gradfree_core::linalg::{EigenWork, gram, sym_eigen};
+use gradfree_core::linalg::{EigenWork, gemm_nt, gram, sym_eigen};
 use gradfree_core::state as chk;
 use gradfree_core::{AskTell, CoreError, GfRng, NonFinitePolicy, ParamGuard, Population, begin_tell, rng_from_seed};
 use rand_distr::{Distribution, StandardNormal};
@@ -119,7 +119,8 @@ pub fn antithetic_gradient(eps: &[f64], values: &[f64], sigma: f64, scale: f64, 
 /// applied): the leading principal components of its `h` centred columns that explain a fraction
 /// `threshold` of their variance, at least `min_rank` of them but no more than the numerical
 /// rank. Written into `u` (`d x r` column-major, orthonormal); returns `r` (0 when the history
-/// has no variance). Computed through the `h x h` Gram matrix, `O(h² d + h³)`.
+/// has no variance). Computed through the smaller of the `h x h` Gram matrix and the `d x d`
+/// scatter matrix, `O(h d min(h, d) + min(h, d)³)`.
 pub fn active_subspace(hist: &[f64], d: usize, threshold: f64, min_rank: usize, u: &mut Vec<f64>, work: &mut EigenWork) -> usize {
     let h = hist.len() / d;
     u.clear();
@@ -128,10 +129,17 @@ pub fn active_subspace(hist: &[f64], d: usize, threshold: f64, min_rank: usize, 
     }
     let mean: Vec<f64> = (0..d).map(|i| (0..h).map(|s| hist[s * d + i]).sum::<f64>() / h as f64).collect();
     let centred: Vec<f64> = hist.chunks_exact(d).flat_map(|col| col.iter().zip(&mean).map(|(a, m)| a - m)).collect();
-    let mut m = vec![0.0; h * h];
-    gram(&centred, d, h, &mut m);
-    let (mut values, mut vectors) = (vec![0.0; h], vec![0.0; h * h]);
-    if !sym_eigen(&m, h, &mut values, Some(&mut vectors), work) {
+    // Eigen-pairs of Aᵀ A (Gram, h x h) or A Aᵀ (scatter, d x d) for A = centred: the same
+    // non-zero eigenvalues; scatter eigenvectors are the components themselves.
+    let k = h.min(d);
+    let mut m = vec![0.0; k * k];
+    if h <= d {
+        gram(&centred, d, h, &mut m);
+    } else {
+        gemm_nt(&centred, d, h, &centred, d, &mut m);
+    }
+    let (mut values, mut vectors) = (vec![0.0; k], vec![0.0; k * k]);
+    if !sym_eigen(&m, k, &mut values, Some(&mut vectors), work) {
         return 0;
     }
     let total: f64 = values.iter().map(|v| v.max(0.0)).sum();
@@ -139,8 +147,8 @@ pub fn active_subspace(hist: &[f64], d: usize, threshold: f64, min_rank: usize, 
         return 0;
     }
     // Descending order; the numerical rank counts eigenvalues above 1e-12 of the largest.
-    let order: Vec<usize> = (0..h).rev().collect();
-    let rank = order.iter().take_while(|&&j| values[j] > 1e-12 * values[h - 1]).count();
+    let order: Vec<usize> = (0..k).rev().collect();
+    let rank = order.iter().take_while(|&&j| values[j] > 1e-12 * values[k - 1]).count();
     let mut r = 0;
     let mut acc = 0.0;
     for &j in &order {
@@ -150,14 +158,18 @@ pub fn active_subspace(hist: &[f64], d: usize, threshold: f64, min_rank: usize, 
             break;
         }
     }
-    let r = r.max(min_rank).min(rank).min(d);
+    let r = r.max(min_rank).min(rank);
     u.resize(d * r, 0.0);
-    for (k, &j) in order.iter().take(r).enumerate() {
-        // Component = centred · v_j / sqrt(λ_j): unit length, orthogonal to the others.
-        let s = 1.0 / values[j].sqrt();
-        let col = &mut u[k * d..(k + 1) * d];
-        for (c, &vj) in centred.chunks_exact(d).zip(&vectors[j * h..(j + 1) * h]) {
-            col.iter_mut().zip(c).for_each(|(ui, ci)| *ui += s * vj * ci);
+    for (c, &j) in order.iter().take(r).enumerate() {
+        let col = &mut u[c * d..(c + 1) * d];
+        if h <= d {
+            // Component = A v_j / sqrt(λ_j): unit length, orthogonal to the others.
+            let s = 1.0 / values[j].sqrt();
+            for (a, &vj) in centred.chunks_exact(d).zip(&vectors[j * h..(j + 1) * h]) {
+                col.iter_mut().zip(a).for_each(|(ui, ai)| *ui += s * vj * ai);
+            }
+        } else {
+            col.copy_from_slice(&vectors[j * d..(j + 1) * d]);
         }
     }
     r
