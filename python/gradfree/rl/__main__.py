@@ -1,7 +1,10 @@
 """``python -m gradfree.rl``: train, resume and replay policies (see :mod:`gradfree.rl`)."""
 from __future__ import annotations
 
+import json
 import os
+import pickle
+import sys
 import time
 from typing import Optional, Sequence
 
@@ -23,9 +26,6 @@ def _progress(rec: Generation, total: int, quiet: bool) -> None:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     import argparse
-    import json
-    import pickle
-    import sys
 
     ap = argparse.ArgumentParser(prog="python -m gradfree.rl", description="Policy search with gradfree's evolution strategies (thesis sec. 3.7.2)",
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -55,13 +55,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             out = evaluate_policy(a.replay, episodes=a.episodes if a.episodes > 1 else 5, seed=a.seed, render_dir=a.render)
             print(json.dumps(out))
             return 0
-        return _train(a, pickle, json)
+        return _train(a)
     except (GradfreeError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
 
 
-def _train(a, pickle, json) -> int:
+def _train(a) -> int:
     if a.resume:
         try:
             with open(a.resume, "rb") as f:
