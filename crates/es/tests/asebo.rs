@@ -5,7 +5,7 @@
 
 use gradfree_core::linalg::{EigenWork, sym_eigen};
 use gradfree_core::{AskTell, rng_from_seed};
-use gradfree_es::gaussian::asebo::{active_subspace, antithetic_gradient};
+use gradfree_es::gaussian::asebo::{PcaScratch, active_subspace, antithetic_gradient};
 use gradfree_es::gaussian::{Asebo, AseboParams};
 use rand_distr::{Distribution, StandardNormal};
 
@@ -69,7 +69,7 @@ fn pca_case(d: usize, h: usize) {
         let r_brute = r_brute.max(min_rank);
         let top: Vec<f64> = (d - r_brute..d).rev().flat_map(|j| vecs[j * d..(j + 1) * d].to_vec()).collect();
         let mut u = Vec::new();
-        let r = active_subspace(&hist, d, threshold, min_rank, &mut u, &mut EigenWork::default());
+        let r = active_subspace(&hist, d, threshold, min_rank, &mut u, &mut PcaScratch::default());
         assert_eq!(r, r_brute, "d {d}, h {h}, threshold {threshold}");
         let (p, q) = (projector(&u, d), projector(&top, d));
         let err = p.iter().zip(&q).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);

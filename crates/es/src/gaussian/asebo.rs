@@ -121,25 +121,38 @@ pub fn antithetic_gradient(eps: &[f64], values: &[f64], sigma: f64, scale: f64, 
 /// rank. Written into `u` (`d x r` column-major, orthonormal); returns `r` (0 when the history
 /// has no variance). Computed through the smaller of the `h x h` Gram matrix and the `d x d`
 /// scatter matrix, `O(h d min(h, d) + min(h, d)³)`.
-pub fn active_subspace(hist: &[f64], d: usize, threshold: f64, min_rank: usize, u: &mut Vec<f64>, work: &mut EigenWork) -> usize {
+pub fn active_subspace(hist: &[f64], d: usize, threshold: f64, min_rank: usize, u: &mut Vec<f64>, sc: &mut PcaScratch) -> usize {
     let h = hist.len() / d;
     u.clear();
     if h < 2 {
         return 0;
     }
-    let mean: Vec<f64> = (0..d).map(|i| (0..h).map(|s| hist[s * d + i]).sum::<f64>() / h as f64).collect();
-    let centred: Vec<f64> = hist.chunks_exact(d).flat_map(|col| col.iter().zip(&mean).map(|(a, m)| a - m)).collect();
+    let PcaScratch { mean, centred, m, values, vectors, eigen } = sc;
+    mean.clear();
+    mean.resize(d, 0.0);
+    for col in hist.chunks_exact(d) {
+        mean.iter_mut().zip(col).for_each(|(m, a)| *m += a);
+    }
+    mean.iter_mut().for_each(|m| *m /= h as f64);
+    centred.clear();
+    for col in hist.chunks_exact(d) {
+        centred.extend(col.iter().zip(mean.iter()).map(|(a, m)| a - m));
+    }
     // Eigen-pairs of Aᵀ A (Gram, h x h) or A Aᵀ (scatter, d x d) for A = centred: the same
     // non-zero eigenvalues; scatter eigenvectors are the components themselves.
     let k = h.min(d);
-    let mut m = vec![0.0; k * k];
+    m.clear();
+    m.resize(k * k, 0.0);
     if h <= d {
-        gram(&centred, d, h, &mut m);
+        gram(centred, d, h, m);
     } else {
-        gemm_nt(&centred, d, h, &centred, d, &mut m);
+        gemm_nt(centred, d, h, centred, d, m);
     }
-    let (mut values, mut vectors) = (vec![0.0; k], vec![0.0; k * k]);
-    if !sym_eigen(&m, k, &mut values, Some(&mut vectors), work) {
+    values.clear();
+    values.resize(k, 0.0);
+    vectors.clear();
+    vectors.resize(k * k, 0.0);
+    if !sym_eigen(m, k, values, Some(vectors), eigen) {
         return 0;
     }
     let total: f64 = values.iter().map(|v| v.max(0.0)).sum();
@@ -147,11 +160,11 @@ pub fn active_subspace(hist: &[f64], d: usize, threshold: f64, min_rank: usize, 
         return 0;
     }
     // Descending order; the numerical rank counts eigenvalues above 1e-12 of the largest.
-    let order: Vec<usize> = (0..k).rev().collect();
-    let rank = order.iter().take_while(|&&j| values[j] > 1e-12 * values[k - 1]).count();
+    let order = (0..k).rev();
+    let rank = order.clone().take_while(|&j| values[j] > 1e-12 * values[k - 1]).count();
     let mut r = 0;
     let mut acc = 0.0;
-    for &j in &order {
+    for j in order.clone() {
         r += 1;
         acc += values[j].max(0.0);
         if acc / total > threshold {
@@ -160,7 +173,7 @@ pub fn active_subspace(hist: &[f64], d: usize, threshold: f64, min_rank: usize, 
     }
     let r = r.max(min_rank).min(rank);
     u.resize(d * r, 0.0);
-    for (c, &j) in order.iter().take(r).enumerate() {
+    for (c, j) in order.take(r).enumerate() {
         let col = &mut u[c * d..(c + 1) * d];
         if h <= d {
             // Component = A v_j / sqrt(λ_j): unit length, orthogonal to the others.
@@ -175,8 +188,38 @@ pub fn active_subspace(hist: &[f64], d: usize, threshold: f64, min_rank: usize, 
     r
 }
 
-/// `tell` buffers: values, gradient, projection coefficients.
-type TellBuffers = (Vec<f64>, Vec<f64>, Vec<f64>);
+/// Workspace of [`active_subspace`], reused across generations so they do not allocate.
+#[derive(Clone, Debug, Default)]
+pub struct PcaScratch {
+    mean: Vec<f64>,
+    centred: Vec<f64>,
+    m: Vec<f64>,
+    values: Vec<f64>,
+    vectors: Vec<f64>,
+    eigen: EigenWork,
+}
+
+impl PcaScratch {
+    /// Room for a history of up to `h` gradients of dimension `d`.
+    pub fn with_capacity(d: usize, h: usize) -> Self {
+        let k = h.min(d);
+        let mut sc = PcaScratch {
+            mean: Vec::with_capacity(d),
+            centred: Vec::with_capacity(d * h),
+            m: vec![0.0; k * k],
+            values: vec![0.0; k],
+            vectors: vec![0.0; k * k],
+            eigen: EigenWork::default(),
+        };
+        // Grow the eigensolver's workspace to the largest problem once (a zero matrix is cheap).
+        sym_eigen(&sc.m, k, &mut sc.values, Some(&mut sc.vectors), &mut sc.eigen);
+        sc
+    }
+}
+
+/// Per-generation buffers: values, gradient, projection coefficients, the weighted history, a
+/// projection, and the PCA workspace.
+type TellBuffers = (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>, PcaScratch);
 
 /// ASEBO (Choromanski et al. 2019, Alg. 1) with Adam on the mean.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -206,8 +249,6 @@ pub struct Asebo {
     last_step: f64,
     #[serde(skip)]
     work: Work<TellBuffers>,
-    #[serde(skip)]
-    eigen: Work<EigenWork>,
 }
 
 impl Asebo {
@@ -233,13 +274,19 @@ impl Asebo {
             mu: x0,
             t: 0,
             alpha: 1.0,
-            u: Vec::new(),
-            history: Vec::new(),
+            u: Vec::with_capacity(d * c.history.min(d)),
+            history: Vec::with_capacity(d * c.history),
             rng: rng_from_seed(seed),
             pending: false,
             last_step: sigma0,
-            work: Work::default(),
-            eigen: Work::default(),
+            work: Work((
+                Vec::with_capacity(c.n),
+                Vec::with_capacity(d),
+                Vec::with_capacity(d.min(c.history)),
+                Vec::with_capacity(d * c.history),
+                Vec::with_capacity(d),
+                PcaScratch::with_capacity(d, c.history),
+            )),
         })
     }
 
@@ -259,7 +306,7 @@ impl Asebo {
     }
 
     /// `C^{1/2} z = sqrt(α) z + (sqrt(α + (1 − α) d/r) − sqrt(α)) U Uᵀ z` in place.
-    fn shape(&self, z: &mut [f64]) {
+    fn shape(&self, z: &mut [f64], coef: &mut Vec<f64>) {
         let d = self.mu.len();
         let r = self.rank();
         if r == 0 {
@@ -267,25 +314,28 @@ impl Asebo {
         }
         let a = self.alpha;
         let (sa, sb) = (a.sqrt(), (a + (1.0 - a) * d as f64 / r as f64).sqrt());
-        let coef: Vec<f64> = self.u.chunks_exact(d).map(|uk| uk.iter().zip(z.iter()).map(|(p, q)| p * q).sum()).collect();
+        coef.clear();
+        coef.extend(self.u.chunks_exact(d).map(|uk| uk.iter().zip(z.iter()).map(|(p, q)| p * q).sum::<f64>()));
         z.iter_mut().for_each(|v| *v *= sa);
-        for (uk, ck) in self.u.chunks_exact(d).zip(&coef) {
+        for (uk, ck) in self.u.chunks_exact(d).zip(coef.iter()) {
             z.iter_mut().zip(uk).for_each(|(v, ui)| *v += (sb - sa) * ck * ui);
         }
     }
 
-    /// Pushes `g` into the history and recomputes the subspace and `α` once the warm-up is over.
-    fn update_subspace(&mut self, g: &[f64]) {
+    /// Pushes `g` into the history and recomputes the subspace and `α` once the warm-up is over
+    /// (`inside`, `weighted` and `pca` are reused buffers).
+    fn update_subspace(&mut self, g: &[f64], inside: &mut Vec<f64>, weighted: &mut Vec<f64>, pca: &mut PcaScratch) {
         let d = self.mu.len();
         // α from the subspace the generation was sampled with.
         if self.rank() > 0 {
-            let mut inside = vec![0.0; d];
+            inside.clear();
+            inside.resize(d, 0.0);
             for uk in self.u.chunks_exact(d) {
                 let c: f64 = uk.iter().zip(g).map(|(a, b)| a * b).sum();
                 inside.iter_mut().zip(uk).for_each(|(v, ui)| *v += c * ui);
             }
             let n_in = inside.iter().map(|v| v * v).sum::<f64>().sqrt();
-            let n_out = g.iter().zip(&inside).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt();
+            let n_out = g.iter().zip(inside.iter()).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt();
             let a = if n_in > 0.0 { n_out / n_in } else { 1.0 };
             self.alpha = if a.is_finite() { a.clamp(ALPHA_MIN, 1.0) } else { 1.0 };
         }
@@ -297,16 +347,12 @@ impl Asebo {
             return;
         }
         let h = self.history.len() / d;
-        let weighted: Vec<f64> = self
-            .history
-            .chunks_exact(d)
-            .enumerate()
-            .flat_map(|(s, col)| {
-                let w = self.decay.powi((h - 1 - s) as i32);
-                col.iter().map(move |v| w * v)
-            })
-            .collect();
-        let r = active_subspace(&weighted, d, self.threshold, self.min_rank, &mut self.u, &mut self.eigen.0);
+        weighted.clear();
+        for (s, col) in self.history.chunks_exact(d).enumerate() {
+            let w = self.decay.powi((h - 1 - s) as i32);
+            weighted.extend(col.iter().map(|v| w * v));
+        }
+        let r = active_subspace(weighted, d, self.threshold, self.min_rank, &mut self.u, pca);
         if r == 0 {
             self.alpha = 1.0;
         }
@@ -330,11 +376,13 @@ impl AskTell for Asebo {
         let d = self.dim();
         if !self.pending {
             let mut eps = std::mem::take(&mut self.eps);
+            let mut coef = std::mem::take(&mut self.work.0.2);
             for e in eps.chunks_exact_mut(d) {
                 e.iter_mut().for_each(|v| *v = StandardNormal.sample(&mut self.rng));
-                self.shape(e);
+                self.shape(e, &mut coef);
             }
             self.eps = eps;
+            self.work.0.2 = coef;
             self.pending = true;
         }
         out.resize(self.n, d);
@@ -345,15 +393,18 @@ impl AskTell for Asebo {
     fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
         let (d, n) = (self.dim(), self.n);
         let mut buffers = std::mem::take(&mut self.work.0);
-        let (vals, g, _) = &mut buffers;
-        begin_tell(&mut self.pending, population, values, (d, n), self.policy, vals)?;
-        let finite: Vec<f64> = vals.iter().copied().filter(|v| v.is_finite()).collect();
-        let mean = finite.iter().sum::<f64>() / finite.len().max(1) as f64;
-        let sd = (finite.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / finite.len().max(1) as f64).sqrt();
+        let (vals, g, _, weighted, inside, pca) = &mut buffers;
+        if let Err(e) = begin_tell(&mut self.pending, population, values, (d, n), self.policy, vals) {
+            self.work.0 = buffers;
+            return Err(e);
+        }
+        let count = vals.iter().filter(|v| v.is_finite()).count().max(1) as f64;
+        let mean = vals.iter().filter(|v| v.is_finite()).sum::<f64>() / count;
+        let sd = (vals.iter().filter(|v| v.is_finite()).map(|v| (v - mean) * (v - mean)).sum::<f64>() / count).sqrt();
         g.resize(d, 0.0);
         antithetic_gradient(&self.eps, vals, self.sigma, if sd > 0.0 { sd } else { 1.0 }, g);
         self.t = self.t.saturating_add(1);
-        self.update_subspace(g);
+        self.update_subspace(g, inside, weighted, pca);
         // The authors' code rescales the estimate to norm d before Adam.
         let norm = g.iter().map(|v| v * v).sum::<f64>().sqrt();
         let s = 1.0 / (norm / d as f64 + 1e-8);

@@ -75,7 +75,7 @@ pub struct Ars {
     pending: bool,
     last_step: f64,
     #[serde(skip)]
-    work: Work<(Vec<f64>, Vec<usize>)>,
+    work: Work<(Vec<f64>, Vec<usize>, Vec<f64>)>,
 }
 
 impl Ars {
@@ -96,7 +96,7 @@ impl Ars {
             rng: rng_from_seed(seed),
             pending: false,
             last_step: sigma0,
-            work: Work::default(),
+            work: Work((Vec::with_capacity(n), Vec::with_capacity(n / 2), Vec::with_capacity(d))),
         })
     }
 }
@@ -128,7 +128,7 @@ impl AskTell for Ars {
 
     fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
         let (d, n) = (self.dim(), self.n);
-        let (vals, order) = &mut self.work.0;
+        let (vals, order, step) = &mut self.work.0;
         begin_tell(&mut self.pending, population, values, (d, n), self.policy, vals)?;
         // Directions ranked by the better value of their pair (infinite pairs last; ties by index).
         order.clear();
@@ -139,20 +139,22 @@ impl AskTell for Ars {
             fa.total_cmp(&fb).then(a.cmp(&b))
         });
         let kept = &order[..self.top];
-        let used: Vec<f64> = kept.iter().flat_map(|&k| [vals[2 * k], vals[2 * k + 1]]).filter(|v| v.is_finite()).collect();
-        let mean = used.iter().sum::<f64>() / used.len().max(1) as f64;
-        let sd = (used.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / used.len().max(1) as f64).sqrt();
+        let used = || kept.iter().flat_map(|&k| [vals[2 * k], vals[2 * k + 1]]).filter(|v| v.is_finite());
+        let count = used().count().max(1) as f64;
+        let mean = used().sum::<f64>() / count;
+        let sd = (used().map(|v| (v - mean) * (v - mean)).sum::<f64>() / count).sqrt();
         let mut max_step: f64 = 0.0;
         if sd > 0.0 && sd.is_finite() {
             let c = self.lr / (self.top as f64 * sd);
-            let mut step = vec![0.0; d];
+            step.clear();
+            step.resize(d, 0.0);
             for &k in kept {
                 let diff = vals[2 * k] - vals[2 * k + 1];
                 if diff.is_finite() {
                     step.iter_mut().zip(&self.delta[k * d..(k + 1) * d]).for_each(|(s, e)| *s += c * diff * e);
                 }
             }
-            for (m, s) in self.mu.iter_mut().zip(&step) {
+            for (m, s) in self.mu.iter_mut().zip(step.iter()) {
                 *m -= s;
                 max_step = max_step.max(s.abs());
             }
