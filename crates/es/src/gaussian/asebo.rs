@@ -398,9 +398,7 @@ impl AskTell for Asebo {
             self.work.0 = buffers;
             return Err(e);
         }
-        let count = vals.iter().filter(|v| v.is_finite()).count().max(1) as f64;
-        let mean = vals.iter().filter(|v| v.is_finite()).sum::<f64>() / count;
-        let sd = (vals.iter().filter(|v| v.is_finite()).map(|v| (v - mean) * (v - mean)).sum::<f64>() / count).sqrt();
+        let sd = crate::step_control::finite_population_sd(vals.iter().copied());
         g.resize(d, 0.0);
         antithetic_gradient(&self.eps, vals, self.sigma, if sd > 0.0 { sd } else { 1.0 }, g);
         self.t = self.t.saturating_add(1);

@@ -139,10 +139,7 @@ impl AskTell for Ars {
             fa.total_cmp(&fb).then(a.cmp(&b))
         });
         let kept = &order[..self.top];
-        let used = || kept.iter().flat_map(|&k| [vals[2 * k], vals[2 * k + 1]]).filter(|v| v.is_finite());
-        let count = used().count().max(1) as f64;
-        let mean = used().sum::<f64>() / count;
-        let sd = (used().map(|v| (v - mean) * (v - mean)).sum::<f64>() / count).sqrt();
+        let sd = crate::step_control::finite_population_sd(kept.iter().flat_map(|&k| [vals[2 * k], vals[2 * k + 1]]));
         let mut max_step: f64 = 0.0;
         if sd > 0.0 && sd.is_finite() {
             let c = self.lr / (self.top as f64 * sd);

@@ -62,9 +62,10 @@ fn read_log(path: &Path) -> Option<RunLog> {
         if v["type"] != "generation" {
             continue;
         }
-        let g = v["generation"].as_u64()? as usize;
-        // A resumed run appends; keep the record of each generation once, in order.
-        log.reward.truncate(g - 1);
+        let g = usize::try_from(v["generation"].as_u64()?).ok()?;
+        // A resumed run appends; keep the record of each generation once, in order. Generations
+        // count from 1: a 0 means the file is not one of our logs.
+        log.reward.truncate(g.checked_sub(1)?);
         log.reward.push(v["reward_of_mean"].as_f64()?);
         log.eval_seconds += v["eval_seconds"].as_f64().unwrap_or(0.0);
         log.es_seconds += v["es_seconds"].as_f64().unwrap_or(0.0);
@@ -119,9 +120,7 @@ fn mean_std(runs: &[RunLog], generations: usize) -> Vec<(f64, f64, f64)> {
     (0..generations)
         .map(|g| {
             let v: Vec<f64> = runs.iter().map(|r| r.reward[g]).collect();
-            let n = v.len() as f64;
-            let m = v.iter().sum::<f64>() / n;
-            let sd = (v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0).max(1.0)).sqrt();
+            let (m, sd) = gradfree_es::step_control::mean_std(&v);
             ((g + 1) as f64, m, sd)
         })
         .collect()
