@@ -103,6 +103,15 @@ def test_command_line_runs_logs_and_replays(tmp_path, capsys):
     assert rl_main(["--replay", str(pol), "--episodes", "3"]) == 0
     out = capsys.readouterr().out
     assert '"episodes": 3' in out
+    assert rl_main(["--replay", str(pol), "--episodes", "1"]) == 0
+    assert '"episodes": 1' in capsys.readouterr().out
+    # Frames need a renderer (pygame for classic control): either PNG frames or one clear error.
+    frames = tmp_path / "frames"
+    code = rl_main(["--replay", str(pol), "--episodes", "1", "--render", str(frames)])
+    if code == 0:
+        assert len(list(frames.glob("frame*.png"))) >= 1
+    else:
+        assert code == 2 and "needs a working renderer" in capsys.readouterr().err
     for bad, needle in [(["--env", "NoSuchEnv-v0", "--quiet"], "unknown Gymnasium environment"),
                         (["--env", "CartPole-v1", "--method", "sgd", "--quiet"], "method"),
                         (["--env", "CartPole-v1", "--episodes", "0", "--quiet"], "episodes"),

@@ -417,11 +417,32 @@ def evaluate_policy(path: str, episodes: int = 5, seed: int = 0, render_dir: Opt
 
 
 def _make_render_env(env_id: str):
+    """The environment with ``render_mode="rgb_array"``, its renderer checked by one frame. Without a
+    display MuJoCo is pointed at EGL's offscreen rendering (``MUJOCO_GL=egl``, Mesa's software
+    renderer where there is no GPU) unless ``MUJOCO_GL`` already says otherwise."""
     import gymnasium as gym
+    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        os.environ.setdefault("MUJOCO_GL", "egl")
+        os.environ.setdefault("PYOPENGL_PLATFORM", os.environ["MUJOCO_GL"])
+    env = None
     try:
-        return gym.make(env_id, render_mode="rgb_array")
+        spec = gym.spec(env_id)
+        kwargs = {}
+        if "mujoco" in str(spec.entry_point):
+            # A camera that follows the torso: the default one is fixed and a running policy
+            # leaves its view within a few hundred steps.
+            kwargs["default_camera_config"] = {"type": 1, "trackbodyid": 1, "distance": 4.0, "elevation": -15.0}
+        env = gym.make(env_id, render_mode="rgb_array", **kwargs)
+        env.reset(seed=0)
+        if env.render() is None:
+            raise RuntimeError("the environment returned no frame")
+        return env
     except Exception as e:  # noqa: BLE001 - any renderer failure becomes one clear error
-        raise MissingDependencyError(f"rendering {env_id} needs a working renderer ({type(e).__name__}: {e})") from None
+        if env is not None:
+            env.close()
+        raise MissingDependencyError(
+            f"rendering {env_id} needs a working renderer: MuJoCo uses OpenGL through MUJOCO_GL=egl (libEGL), osmesa "
+            f"or glfw (a display); classic control uses pygame ({type(e).__name__}: {e})") from None
 
 
 def _save_frame(rgb, path: str) -> None:

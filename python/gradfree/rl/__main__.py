@@ -35,7 +35,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="rollout workers (default: the CPU count)")
     ap.add_argument("--executor", default="process", choices=["process", "ray", "serial"])
-    ap.add_argument("--episodes", type=int, default=1, help="episodes per evaluation (default 1)")
+    ap.add_argument("--episodes", type=int, help="episodes per evaluation (default 1; with --replay 5)")
     ap.add_argument("--max-steps", type=int, help="steps per episode (default: the environment's limit)")
     ap.add_argument("--policy", default="mlp", choices=["mlp", "linear"], help="one hidden tanh layer (thesis) or linear (ARS)")
     ap.add_argument("--hidden", type=int, default=16, help="hidden units of the mlp policy (default 16, the thesis')")
@@ -52,7 +52,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     a = ap.parse_args(argv)
     try:
         if a.replay:
-            out = evaluate_policy(a.replay, episodes=a.episodes if a.episodes > 1 else 5, seed=a.seed, render_dir=a.render)
+            out = evaluate_policy(a.replay, episodes=5 if a.episodes is None else a.episodes, seed=a.seed, render_dir=a.render)
             print(json.dumps(out))
             return 0
         return _train(a)
@@ -74,7 +74,7 @@ def _train(a) -> int:
         if not a.env:
             raise InvalidParameterError("give --env ID (or --resume FILE, or --replay FILE)")
         _util.count("generations", a.generations, 1)
-        run = PolicySearch(a.env, a.method, a.seed, a.policy, a.hidden, a.episodes, a.max_steps, a.sigma0, a.popsize, a.obs_norm)
+        run = PolicySearch(a.env, a.method, a.seed, a.policy, a.hidden, 1 if a.episodes is None else a.episodes, a.max_steps, a.sigma0, a.popsize, a.obs_norm)
     checkpoint = a.checkpoint or a.resume
     policy_path = a.save_policy or f"{checkpoint or run.env_id}.policy.npz"
     log = open(a.log, "a" if a.resume else "w") if a.log else None

@@ -7,8 +7,14 @@
 //! The environments are Python (Gymnasium with MuJoCo), so each run is `python -m gradfree.rl`
 //! in a child process (the interpreter from `GRADFREE_PYTHON`, else `python3`), writing a
 //! JSON-lines log and a checkpoint into `<out>/runs/`: an interrupted experiment resumes from the
-//! checkpoints, a finished run is read back. `--quick`: CartPole-v1 (no MuJoCo), 2 runs,
-//! 6 generations of 200-step episodes, rollouts in the child process itself.
+//! checkpoints, a finished run is read back (and a run asked for more generations than its log
+//! has is resumed from its checkpoint, so a larger budget extends the runs already made).
+//!
+//! Budgets (the thesis gives none), sized for about 1.5 hours on 2 cores: 15 generations on
+//! Swimmer, 20 on HalfCheetah and InvertedDoublePendulum, all with full 1,000-step episodes, and
+//! 8 generations of 250-step episodes on HumanoidStandup (72 rollouts of its 5,873-parameter
+//! policy at about 1 ms per step). `--quick`: CartPole-v1 (no MuJoCo), 2 runs, 6 generations of
+//! 200-step episodes, rollouts in the child process itself.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -78,7 +84,9 @@ fn read_log(path: &Path) -> Option<RunLog> {
 fn one_run(ctx: &Ctx, py: &str, env: &EnvSpec, method: &str, r: usize, workers: usize) -> Result<RunLog> {
     let dir = ctx.out.join("runs");
     std::fs::create_dir_all(&dir).map_err(|e| ExperimentError::Io { path: dir.clone(), cause: e })?;
-    let stem = format!("{}-{method}-r{r}", env.id);
+    // The file names hold what defines a run besides its budget (a longer budget extends it).
+    let steps = env.max_steps.map_or_else(|| "full".to_string(), |m| m.to_string());
+    let stem = format!("{}-{method}-seed{}-steps{steps}-r{r}", env.id, ctx.seed);
     let log_path = dir.join(format!("{stem}.jsonl"));
     let ck: PathBuf = dir.join(format!("{stem}.ckpt"));
     if ctx.reuse_runs
@@ -132,10 +140,10 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         vec![EnvSpec { id: "CartPole-v1", generations: 6, max_steps: Some(200) }]
     } else {
         vec![
-            EnvSpec { id: "Swimmer-v5", generations: 60, max_steps: None },
-            EnvSpec { id: "HalfCheetah-v5", generations: 60, max_steps: None },
-            EnvSpec { id: "HumanoidStandup-v5", generations: 20, max_steps: None },
-            EnvSpec { id: "InvertedDoublePendulum-v5", generations: 60, max_steps: None },
+            EnvSpec { id: "Swimmer-v5", generations: 15, max_steps: None },
+            EnvSpec { id: "HalfCheetah-v5", generations: 20, max_steps: None },
+            EnvSpec { id: "HumanoidStandup-v5", generations: 8, max_steps: Some(250) },
+            EnvSpec { id: "InvertedDoublePendulum-v5", generations: 20, max_steps: None },
         ]
     };
     let n_runs = ctx.runs(2, 5);
@@ -147,7 +155,7 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
     let mut t = Table::new(
         format!("Fig. 3.2: reward of the mean policy after the last generation, mean ± std over {n_runs} runs"),
         "fig_3_2_ingo_rl",
-        &["environment", "generations", "method", "reward", "env steps / run", "ES time / rollout time"],
+        &["environment", "generations", "method", "reward", "env steps / run", "minutes / run", "ES time / rollout time"],
     );
     let mut panels = Vec::new();
     let mut notes = Vec::new();
@@ -167,6 +175,7 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
                 label.into(),
                 format!("{m:.1} ± {s:.1}"),
                 format!("{steps:.0}"),
+                format!("{:.1}", (es + ev) / 60.0 / n_runs as f64),
                 format!("{:.4}", es / ev.max(1e-12)),
             ]);
             finals.push((label, m));
