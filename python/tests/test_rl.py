@@ -1,6 +1,7 @@
 """Policy search (gradfree.rl): reproducible rollouts whatever the worker count, the policy
 network against a hand-written reference, resume, a classic-control task that improves, and clear
 errors for missing packages."""
+import importlib.util
 import math
 import pickle
 
@@ -58,6 +59,15 @@ def test_same_seed_same_rewards_with_one_and_two_workers():
         pool.shutdown()
     assert serial[0] == two[0]
     assert np.array_equal(serial[1], two[1])
+    # Ray pools of one and then two workers in one process (the first pool's local Ray instance
+    # must not pin the second to one CPU) give the same rewards as well.
+    if importlib.util.find_spec("ray") is not None:
+        for workers in (1, 2):
+            ray_pool = rl.make_executor("ray", workers)
+            try:
+                assert go(ray_pool)[0] == serial[0]
+            finally:
+                ray_pool.shutdown()
     other = rl.PolicySearch("CartPole-v1", "fast-ingo", seed=4, popsize=8, max_steps=200, episodes=2)
     other.step(None)
     assert _history(other)[0] != serial[0][0]

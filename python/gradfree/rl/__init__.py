@@ -364,24 +364,32 @@ def make_executor(kind: str, workers: int):
         return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
     if kind == "ray":
         try:
+            import ray
             from ray.util.multiprocessing import Pool
         except ImportError as e:
             raise MissingDependencyError(f"executor 'ray' needs Ray: pip install ray ({e})") from None
-        return _RayPool(Pool(workers))
+        started = not ray.is_initialized()
+        return _RayPool(Pool(workers), ray if started else None)
     raise InvalidParameterError(f"executor: expected process, ray or serial, got {kind!r}")
 
 
 class _RayPool:
-    """Ray's Pool with the ``map``/``shutdown`` of a ``concurrent.futures`` executor."""
+    """Ray's Pool with the ``map``/``shutdown`` of a ``concurrent.futures`` executor; shutting
+    it down also stops the local Ray instance the pool started (so a later pool of another size
+    starts afresh), never a cluster it joined."""
 
-    def __init__(self, pool):
+    def __init__(self, pool, started_ray=None):
         self.pool = pool
+        self.started_ray = started_ray
 
     def map(self, fn, items):
         return self.pool.map(fn, list(items))
 
     def shutdown(self, wait=True):
         self.pool.terminate()
+        if self.started_ray is not None:
+            self.started_ray.shutdown()
+            self.started_ray = None
 
 
 def evaluate_policy(path: str, episodes: int = 5, seed: int = 0, render_dir: Optional[str] = None) -> dict:
