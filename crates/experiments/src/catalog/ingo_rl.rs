@@ -12,10 +12,10 @@
 //!
 //! Budgets (the thesis gives none), sized for about 1.5 hours on 2 cores: 15 generations on
 //! Swimmer, 20 on HalfCheetah and 100 on InvertedDoublePendulum (whose early episodes end within
-//! about ten steps), all with full 1,000-step episodes, and
-//! 8 generations of 250-step episodes on HumanoidStandup (72 rollouts of its 5,873-parameter
-//! policy at about 1 ms per step). `--quick`: CartPole-v1 (no MuJoCo), 2 runs, 6 generations of
-//! 200-step episodes, rollouts in the child process itself.
+//! about ten steps), all with full 1,000-step episodes, and 8 generations of 250-step episodes on
+//! HumanoidStandup (72 rollouts of its 5,873-parameter policy at about 1 ms per step). `--quick`:
+//! CartPole-v1 (no MuJoCo), 2 runs, 6 generations of 200-step episodes, rollouts in the child
+//! process itself.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
