@@ -81,6 +81,26 @@ pub struct Series {
     pub errors: Vec<(f64, f64, f64)>,
 }
 
+impl Series {
+    /// The mean of `(x, mean, std)` points as a line with mean ± one standard deviation as error
+    /// bars at about `bars` of its points and the last, so the bars of several series stay
+    /// readable. With `log_axis` the lower end is kept above a tenth of the mean so it shows on a
+    /// log axis.
+    pub fn mean_std(label: &str, stats: &[(f64, f64, f64)], bars: usize, log_axis: bool) -> Self {
+        let every = stats.len().div_ceil(bars.max(1)).max(1);
+        Series {
+            label: label.into(),
+            points: stats.iter().map(|&(x, m, _)| (x, m)).collect(),
+            errors: stats
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| k % every == every - 1 || *k + 1 == stats.len())
+                .map(|(_, &(x, m, s))| (x, if log_axis { (m - s).max(0.1 * m) } else { m - s }, m + s))
+                .collect(),
+        }
+    }
+}
+
 /// A line chart.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Chart {

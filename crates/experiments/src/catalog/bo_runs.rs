@@ -126,17 +126,7 @@ pub fn mean_std(runs: &[BoRun]) -> Vec<(f64, f64, f64)> {
 /// tenth of the mean so it shows on a log axis) at about six of its points and the last, so the
 /// bars of several series stay readable.
 pub fn series(label: &str, stats: &[(f64, f64, f64)]) -> Series {
-    let every = stats.len().div_ceil(6).max(1);
-    Series {
-        label: label.into(),
-        points: stats.iter().map(|&(e, m, _)| (e, m)).collect(),
-        errors: stats
-            .iter()
-            .enumerate()
-            .filter(|(k, _)| k % every == every - 1 || *k + 1 == stats.len())
-            .map(|(_, &(e, m, s))| (e, (m - s).max(0.1 * m), m + s))
-            .collect(),
-    }
+    Series::mean_std(label, stats, 6, true)
 }
 
 /// `mean ± std` of the last point.

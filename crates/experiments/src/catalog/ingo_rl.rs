@@ -189,17 +189,7 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
                 format!("{:.4}", es / ev.max(1e-12)),
             ]);
             finals.push((label, m));
-            let every = stats.len().div_ceil(8).max(1);
-            series.push(Series {
-                label: label.into(),
-                points: stats.iter().map(|&(g, m, _)| (g, m)).collect(),
-                errors: stats
-                    .iter()
-                    .enumerate()
-                    .filter(|(k, _)| k % every == every - 1 || *k + 1 == stats.len())
-                    .map(|(_, &(g, m, s))| (g, m - s, m + s))
-                    .collect(),
-            });
+            series.push(Series::mean_std(label, &stats, 8, false));
         }
         let fast = finals[0].1;
         let beaten: Vec<&str> = finals[1..].iter().filter(|(_, m)| fast > *m).map(|(l, _)| *l).collect();
