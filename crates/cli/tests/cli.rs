@@ -185,14 +185,6 @@ fn plot_draws_a_png_and_an_svg() {
     assert_clean_error(&gradfree(&["plot", log.to_str().unwrap(), "-o", "x.jpg"]), ".png or .svg");
 }
 
-fn v_list() -> serde_json::Value {
-    json(&gradfree(&["list", "--json"]))
-}
-
-fn v_list_experiments(v: &serde_json::Value) -> Vec<String> {
-    v["experiments"].as_array().unwrap().iter().map(|e| e["name"].as_str().unwrap().to_string()).collect()
-}
-
 #[test]
 fn list_and_reproduce_quick() {
     let v = json(&gradfree(&["list", "--json"]));
@@ -200,6 +192,7 @@ fn list_and_reproduce_quick() {
         assert!(v["algorithms"].as_array().unwrap().iter().any(|a| a["name"] == name), "{name} missing");
     }
     assert!(v["problems"].as_array().unwrap().len() >= 19);
+    let names: Vec<String> = v["experiments"].as_array().unwrap().iter().map(|e| e["name"].as_str().unwrap().to_string()).collect();
     let dir = tempfile::tempdir().unwrap();
     // ingo-rl runs its rollouts through the Python package (GRADFREE_PYTHON, else python3); where
     // that interpreter lacks it, every other experiment runs and ingo-rl must fail cleanly.
@@ -209,16 +202,16 @@ fn list_and_reproduce_quick() {
     if py_ok {
         let v = json(&gradfree(&["reproduce", "all", "--quick", "--json", "-o", dir.path().to_str().unwrap()]));
         exps.extend(v["experiments"].as_array().unwrap().iter().cloned());
-        assert_eq!(exps.len(), v_list_experiments(&v_list()).len());
+        assert_eq!(exps.len(), names.len());
     } else {
-        for name in v_list_experiments(&v_list()) {
+        for name in &names {
             if name == "ingo-rl" {
                 let o = gradfree(&["reproduce", "ingo-rl", "--quick", "-o", dir.path().to_str().unwrap()]);
                 let err = String::from_utf8_lossy(&o.stderr);
                 assert!(!o.status.success() && err.contains("GRADFREE_PYTHON") && !err.contains("panicked"), "{err}");
                 continue;
             }
-            let v = json(&gradfree(&["reproduce", &name, "--quick", "--json", "-o", dir.path().to_str().unwrap()]));
+            let v = json(&gradfree(&["reproduce", name, "--quick", "--json", "-o", dir.path().to_str().unwrap()]));
             exps.extend(v["experiments"].as_array().unwrap().iter().cloned());
         }
     }
