@@ -2,34 +2,24 @@
 
 Every error gradfree raises on bad input is a :class:`GradfreeError`; the subclasses also derive
 from the built-in exception a caller would catch without knowing gradfree (``ValueError`` for
-invalid parameters, shapes, values and files, ``MemoryError`` for sizes that cannot fit).
+invalid parameters, shapes, values and files, ``ArithmeticError`` for a model that cannot be
+fitted, ``MemoryError`` for sizes that cannot fit).
+
+The classes are made by the Rust extension (``gradfree._gradfree``), which raises them by a match
+on the Rust error's kind; this module is where they are documented and imported from:
+
+- ``GradfreeError``: the base class;
+- ``InvalidParameterError(GradfreeError, ValueError)``: a parameter, shape or call order outside
+  what is accepted; the message names it and the accepted range;
+- ``NonFiniteError(GradfreeError, ValueError)``: an objective or integrand value was NaN or
+  infinite under the ``error`` policy;
+- ``CheckpointError(GradfreeError, ValueError)``: a saved state (pickle, checkpoint) is corrupt,
+  foreign or inconsistent;
+- ``ModelFitError(GradfreeError, ArithmeticError)``: a Gaussian process could not be fitted;
+- ``TooLargeError(GradfreeError, MemoryError)``: a size whose memory or running time this machine
+  cannot afford; nothing was allocated.
 """
-
-
-class GradfreeError(Exception):
-    """Base class of gradfree's errors."""
-
-
-class InvalidParameterError(GradfreeError, ValueError):
-    """A parameter, shape or call order outside what is accepted; the message names it and the
-    accepted range."""
-
-
-class NonFiniteError(GradfreeError, ValueError):
-    """An objective or integrand value was NaN or infinite under the ``error`` policy."""
-
-
-class CheckpointError(GradfreeError, ValueError):
-    """A saved state (pickle, checkpoint) is corrupt, foreign or inconsistent."""
-
-
-class ModelFitError(GradfreeError, ArithmeticError):
-    """A surrogate model (a Gaussian process) could not be fitted: its kernel matrix stayed
-    singular at every jitter of the ladder (e.g. many duplicated points with zero noise)."""
-
-
-class TooLargeError(GradfreeError, MemoryError):
-    """A size whose memory or running time this machine cannot afford; nothing was allocated."""
-
+from ._gradfree import (CheckpointError, GradfreeError, InvalidParameterError, ModelFitError, NonFiniteError,
+                        TooLargeError)
 
 __all__ = ["GradfreeError", "InvalidParameterError", "NonFiniteError", "CheckpointError", "ModelFitError", "TooLargeError"]

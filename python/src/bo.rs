@@ -4,23 +4,14 @@
 
 use std::sync::Mutex;
 
-use gradfree_bo::{BatchBo as Inner, BoError, BoParams, InnerOptions, KernelKind, Method, NoiseModel, Space, VarKind};
+use gradfree_bo::{BatchBo as Inner, BoParams, InnerOptions, KernelKind, Method, NoiseModel, Space, VarKind};
 use gradfree_core::{AskTell, NonFinitePolicy, Population};
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray2, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 
-use crate::{core_err, err, interruptible};
-
-/// A BO error: parameter and input errors are `InvalidParameterError`, a GP that cannot be fitted
-/// is a `ModelFitError` naming the cause.
-fn bo_err(e: BoError) -> PyErr {
-    match e {
-        BoError::Core(c) => core_err(c),
-        BoError::FitFailed(m) => crate::typed("ModelFitError", format!("Gaussian process cannot be fitted: {m}")),
-        e => err(e),
-    }
-}
+use crate::errors::{Kind, ToPyErr, new_err};
+use crate::{err, interruptible};
 
 /// `BatchBO(lower, upper, kinds, seed, method, batch_size, n_initial, kernel, noise, weight,
 /// beta, acq_starts, acq_evals_per_dim, fit_restarts, on_nonfinite, budget)`.
@@ -67,9 +58,9 @@ impl BatchBO {
                 other => Err(err(format!("invalid kind = {other}: expected continuous, integer or categorical"))),
             })
             .collect::<PyResult<Vec<_>>>()?;
-        let space = Space::new(lower, upper, kinds).map_err(bo_err)?;
+        let space = Space::new(lower, upper, kinds).map_err(ToPyErr::to_py)?;
         let params = BoParams {
-            method: Method::parse(method).map_err(bo_err)?,
+            method: Method::parse(method).map_err(ToPyErr::to_py)?,
             batch_size,
             n_initial,
             kernel: KernelKind::parse(kernel).ok_or_else(|| err(format!("invalid kernel = {kernel}: expected matern52 or rbf")))?,
@@ -86,7 +77,7 @@ impl BatchBO {
             budget,
             design_seed: None,
         };
-        Ok(BatchBO { inner: Mutex::new(Inner::new(space, params, seed).map_err(bo_err)?) })
+        Ok(BatchBO { inner: Mutex::new(Inner::new(space, params, seed).map_err(ToPyErr::to_py)?) })
     }
 
     /// `n` points to evaluate next, shape `(n, d)` (default: the rest of the initial design, then
@@ -102,8 +93,8 @@ impl BatchBO {
             (r.map(|()| p), bo.dim())
         })?;
         let pop = pop.map_err(|e| match e {
-            gradfree_core::CoreError::Numerical(m) => crate::typed("ModelFitError", m),
-            e => core_err(e),
+            gradfree_core::CoreError::Numerical(m) => new_err(Kind::ModelFit, m),
+            e => e.to_py(),
         })?;
         Ok(Array2::from_shape_vec((pop.len(), d), pop.as_slice().to_vec()).map_err(err)?.into_pyarray(py))
     }
@@ -114,8 +105,8 @@ impl BatchBO {
         let d = x.shape()[1];
         let xs = x.as_slice().map_err(|_| err("X must be C-contiguous"))?;
         let rows: Vec<&[f64]> = if d == 0 { Vec::new() } else { xs.chunks_exact(d).collect() };
-        let pop = Population::from_rows(&rows).map_err(core_err)?;
-        lock(&self.inner).tell(&pop, &y).map_err(core_err)
+        let pop = Population::from_rows(&rows).map_err(ToPyErr::to_py)?;
+        lock(&self.inner).tell(&pop, &y).map_err(ToPyErr::to_py)
     }
 
     /// Dimension.
@@ -169,9 +160,8 @@ impl BatchBO {
     /// Restores a state written by `state_json`, checked before use.
     #[staticmethod]
     fn from_state_json(s: &str) -> PyResult<Self> {
-        let inner: Inner = serde_json::from_str(s).map_err(|e| crate::typed("CheckpointError", format!("not a BatchBO state: {e}")))?;
-        gradfree_core::StateCheck::check_state(&inner)
-            .map_err(|e| crate::typed("CheckpointError", format!("invalid BatchBO state: {e}")))?;
+        let inner: Inner = serde_json::from_str(s).map_err(|e| new_err(Kind::Checkpoint, format!("not a BatchBO state: {e}")))?;
+        gradfree_core::StateCheck::check_state(&inner).map_err(|e| new_err(Kind::Checkpoint, format!("invalid BatchBO state: {e}")))?;
         Ok(BatchBO { inner: Mutex::new(inner) })
     }
 }

@@ -13,7 +13,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyType;
 use serde::{Deserialize, Serialize};
 
-use crate::{StopOnCancel, core_err, err, es_err, interruptible, problem_err, typed};
+use crate::errors::{Kind, ToPyErr, new_err};
+use crate::{StopOnCancel, err, interruptible};
 
 /// Collects the optimizer's events of every generation (the [`Run`] hands them to observers).
 struct Events<'a>(&'a mut Vec<(String, String)>);
@@ -44,14 +45,14 @@ fn build(
     restart_bounds: Option<(Vec<f64>, Vec<f64>)>,
 ) -> PyResult<Algorithm> {
     if !restarts {
-        return gradfree_es::build(algorithm, &start).map_err(es_err);
+        return gradfree_es::build(algorithm, &start).map_err(ToPyErr::to_py);
     }
     let restart_mean = match restart_bounds {
         Some((lo, hi)) => RestartMean::Uniform(Bounds::new(lo, hi).map_err(err)?),
         None => RestartMean::Initial,
     };
     let params = IpopParams { max_restarts, restart_mean, ..IpopParams::default() };
-    Ok(Algorithm::Ipop(Box::new(Ipop::new(algorithm, start, params).map_err(es_err)?)))
+    Ok(Algorithm::Ipop(Box::new(Ipop::new(algorithm, start, params).map_err(ToPyErr::to_py)?)))
 }
 
 /// One run of an evolution strategy of the Rust crate, driven by ask/tell from Python: `ask`
@@ -130,7 +131,7 @@ impl EsRun {
             stop = stop.with_convergence_defaults(d, lambda, continuous);
         }
         for rule in &off {
-            stop = stop.without(rule).map_err(core_err)?;
+            stop = stop.without(rule).map_err(ToPyErr::to_py)?;
         }
         if let Some(max) = stop.max_evaluations
             && max < alg.population_size() as u64
@@ -150,13 +151,13 @@ impl EsRun {
             };
             options.bounds = Some((Bounds::new(lo, hi).map_err(err)?, BoundsHandling::Repair(repair)));
         }
-        Ok(EsRun { run: Run::new(alg, options).map_err(core_err)?, events: Vec::new() })
+        Ok(EsRun { run: Run::new(alg, options).map_err(ToPyErr::to_py)?, events: Vec::new() })
     }
 
     /// The next population to evaluate, shape `(popsize, d)`. Raises once a stop rule has fired.
     fn ask<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let run = &mut self.run;
-        let points = py.detach(|| run.ask().map(|p| p.map(|p| (p.len(), p.dim(), p.as_slice().to_vec())))).map_err(core_err)?;
+        let points = py.detach(|| run.ask().map(|p| p.map(|p| (p.len(), p.dim(), p.as_slice().to_vec())))).map_err(ToPyErr::to_py)?;
         let Some((n, d, data)) = points else {
             let why = self.run.stopped().map_or("stopped".to_string(), |r| r.to_string());
             return Err(err(format!("ask: the run has stopped ({why}); check stop() before asking")));
@@ -187,7 +188,7 @@ impl EsRun {
         let points = Population::from_row_major(n, d, rows).map_err(err)?;
         let vals = values.as_slice().map_err(err)?.to_vec();
         let (run, events) = (&mut self.run, &mut self.events);
-        let r = py.detach(|| run.tell_points(&points, &vals, &mut [&mut Events(events)])).map_err(core_err)?;
+        let r = py.detach(|| run.tell_points(&points, &vals, &mut [&mut Events(events)])).map_err(ToPyErr::to_py)?;
         Ok(r.map(|r| stop_key(r).to_string()))
     }
 
@@ -289,7 +290,7 @@ impl EsRun {
     /// Rebuilds a run from [`EsRun::state_json`], validating every part.
     #[classmethod]
     fn from_state_json(_cls: &Bound<'_, PyType>, state: &str) -> PyResult<Self> {
-        let bad = |m: String| typed("CheckpointError", format!("not a valid run state: {m}"));
+        let bad = |m: String| new_err(Kind::Checkpoint, format!("not a valid run state: {m}"));
         let saved: Saved = serde_json::from_str(state).map_err(|e| bad(e.to_string()))?;
         saved.optimizer.check_state().map_err(bad)?;
         saved.driver.validate().map_err(bad)?;
@@ -350,7 +351,7 @@ fn run_builtin<'py>(
         let res = driver.run(&p.as_ref(), &mut [&mut StopOnCancel(cancel)])?;
         Ok((res, driver.into_optimizer().mean().to_vec()))
     })?
-    .map_err(core_err)?;
+    .map_err(ToPyErr::to_py)?;
     let reason = res.stop_reason.map(stop_key);
     Ok((PyArray1::from_vec(py, res.best_x), res.best_f, res.evaluations, res.generations, PyArray1::from_vec(py, mean), reason))
 }
@@ -401,7 +402,7 @@ impl Problem {
     #[new]
     #[pyo3(signature = (name, dim, seed=0))]
     fn new(name: &str, dim: usize, seed: u64) -> PyResult<Self> {
-        Ok(Problem { p: gradfree_problems::build(name, dim, seed).map_err(problem_err)? })
+        Ok(Problem { p: gradfree_problems::build(name, dim, seed).map_err(ToPyErr::to_py)? })
     }
 
     /// The problem's registry name.

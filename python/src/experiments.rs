@@ -4,7 +4,8 @@
 use gradfree_experiments::{Ctx, Experiment, experiments, find};
 use pyo3::prelude::*;
 
-use crate::{err, typed};
+use crate::err;
+use crate::errors::{Kind, ToPyErr, new_err};
 
 /// The registered experiments as JSON: `[{"name", "source", "summary"}, ...]`.
 #[pyfunction]
@@ -31,9 +32,9 @@ fn run_experiment(
     if runs == Some(0) {
         return Err(err("runs: expected an integer >= 1 or None, got 0"));
     }
-    std::fs::create_dir_all(&out).map_err(|e| typed("GradfreeError", format!("{}: {e}", out.display())))?;
+    std::fs::create_dir_all(&out).map_err(|e| new_err(Kind::Other, format!("{}: {e}", out.display())))?;
     let ctx = Ctx { quick, out, seed, runs, reuse_runs, progress: None };
-    let report = py.detach(|| e.run(&ctx)).map_err(|e| typed("GradfreeError", format!("experiment {name}: {e}")))?;
+    let report = py.detach(|| e.run(&ctx)).map_err(|e| new_err(e.kind(), format!("experiment {name}: {}", e.message())))?;
     serde_json::to_string(&report).map_err(err)
 }
 

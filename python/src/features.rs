@@ -2,27 +2,17 @@
 //! (GIL released), exact Gram matrices and Gram errors. The scikit-learn transformers of
 //! `gradfree.kernel_approximation` wrap these.
 
-use gradfree_features::{
-    FeatureError, FeatureMap as Map, FeatureSpec, GramErrors, Kernel, Method, SsfFrequencies, SsfOptions, SsfRotation, exact_gram,
-};
+use gradfree_features::{FeatureMap as Map, FeatureSpec, GramErrors, Kernel, Method, SsfFrequencies, SsfOptions, SsfRotation, exact_gram};
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray2, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 
-use crate::{err, interruptible, typed};
-
-/// A feature-map error: sizes too large are `TooLargeError`, the rest invalid input.
-fn feature_err(e: FeatureError) -> PyErr {
-    match e {
-        FeatureError::TooLarge(m) => typed("TooLargeError", m),
-        FeatureError::Qmc(q) => crate::qmc_err(q),
-        e => err(e),
-    }
-}
+use crate::errors::ToPyErr;
+use crate::{err, interruptible};
 
 fn kernel_of(kernel: &str, gamma: f64) -> PyResult<Kernel> {
     match kernel {
-        "rbf" | "gaussian" => Kernel::gaussian_gamma(gamma).map_err(feature_err),
+        "rbf" | "gaussian" => Kernel::gaussian_gamma(gamma).map_err(ToPyErr::to_py),
         other => Kernel::parse(other, 1.0)
             .map_err(|_| err(format!("invalid kernel = {other}: expected rbf, arccos0, arccos1, arccos2, ... arccos10"))),
     }
@@ -53,7 +43,7 @@ impl FeatureMap {
         rotation: &str,
     ) -> PyResult<Self> {
         let kernel = kernel_of(kernel, gamma)?;
-        let method = Method::parse(method).map_err(feature_err)?;
+        let method = Method::parse(method).map_err(ToPyErr::to_py)?;
         let frequencies = match frequencies {
             "optimized" => SsfFrequencies::default(),
             "subgroup" => SsfFrequencies::Subgroup,
@@ -75,7 +65,7 @@ impl FeatureMap {
             let stop = || cancel.load(std::sync::atomic::Ordering::Relaxed);
             Map::new_cancellable(spec, d, Some(&stop))
         })?
-        .map_err(feature_err)?;
+        .map_err(ToPyErr::to_py)?;
         Ok(FeatureMap { map })
     }
 
@@ -84,7 +74,7 @@ impl FeatureMap {
         let rows = x.shape()[0];
         let xs = x.as_slice().map_err(|_| err("X must be C-contiguous"))?;
         let map = &self.map;
-        let z = py.detach(|| map.transform(xs)).map_err(feature_err)?;
+        let z = py.detach(|| map.transform(xs)).map_err(ToPyErr::to_py)?;
         Ok(Array2::from_shape_vec((rows, map.dim_out()), z).map_err(err)?.into_pyarray(py))
     }
 
@@ -93,7 +83,7 @@ impl FeatureMap {
         let rows = x.shape()[0];
         let xs = x.as_slice().map_err(|_| err("X must be C-contiguous"))?;
         let map = &self.map;
-        let z = py.detach(|| map.transform(xs)).map_err(feature_err)?;
+        let z = py.detach(|| map.transform(xs)).map_err(ToPyErr::to_py)?;
         Ok(Array2::from_shape_vec((rows, map.dim_out()), z).map_err(err)?.into_pyarray(py))
     }
 
@@ -126,7 +116,7 @@ fn kernel_matrix<'py>(py: Python<'py>, x: PyReadonlyArray2<'py, f64>, kernel: &s
     let (s, d) = (x.shape()[0], x.shape()[1]);
     let k = kernel_of(kernel, gamma)?;
     let xs = x.as_slice().map_err(|_| err("X must be C-contiguous"))?;
-    let g = py.detach(|| exact_gram(&k, xs, d)).map_err(feature_err)?;
+    let g = py.detach(|| exact_gram(&k, xs, d)).map_err(ToPyErr::to_py)?;
     Ok(Array2::from_shape_vec((s, s), g).map_err(err)?.into_pyarray(py))
 }
 
@@ -140,7 +130,7 @@ fn gram_errors(exact: PyReadonlyArray2<'_, f64>, approx: PyReadonlyArray2<'_, f6
         exact.as_slice().map_err(|_| err("exact must be C-contiguous"))?,
         approx.as_slice().map_err(|_| err("approx must be C-contiguous"))?,
     );
-    let g = GramErrors::between(e, a).map_err(feature_err)?;
+    let g = GramErrors::between(e, a).map_err(ToPyErr::to_py)?;
     Ok((g.rel_frobenius, g.rel_max))
 }
 

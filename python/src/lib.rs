@@ -1,28 +1,17 @@
 //! `gradfree._gradfree`: the Rust core behind the `gradfree` Python package. Thin by design
 //! (developers' guide, style 8): validation and numerics live in the Rust crates; this layer maps
-//! arrays in and out, turns errors into the typed exceptions of `gradfree.errors`, and releases
+//! arrays in and out, turns errors into the typed exceptions of `gradfree.errors` ([`errors`]), and releases
 //! the GIL around heavy work. One module per subsystem: [`es`], [`qmc`], [`features`], [`experiments`].
 
 mod bo;
+mod errors;
 mod es;
 mod experiments;
 mod features;
 mod qmc;
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyType;
 use std::sync::atomic::AtomicBool;
-
-/// One of the classes of `gradfree.errors` (falls back to `ValueError` if the package is absent).
-pub(crate) fn typed(kind: &str, message: String) -> PyErr {
-    Python::attach(|py| {
-        match py.import("gradfree.errors").and_then(|m| m.getattr(kind)).and_then(|c| c.cast_into::<PyType>().map_err(PyErr::from)) {
-            Ok(cls) => PyErr::from_type(cls, message),
-            Err(_) => PyValueError::new_err(message),
-        }
-    })
-}
 
 /// Runs `f` on a worker thread while this thread, without the GIL, waits and checks for signals
 /// every 20 ms: Ctrl-C sets the cancel flag `f` polls and raises `KeyboardInterrupt` once the
@@ -73,46 +62,12 @@ impl gradfree_core::Observer for StopOnCancel<'_> {
 
 /// An invalid parameter, shape or value: `gradfree.errors.InvalidParameterError`.
 pub(crate) fn err(e: impl std::fmt::Display) -> PyErr {
-    typed("InvalidParameterError", e.to_string())
-}
-
-/// A core error, typed by kind: non-finite values, sizes too large, the rest invalid input.
-pub(crate) fn core_err(e: gradfree_core::CoreError) -> PyErr {
-    use gradfree_core::CoreError as E;
-    match e {
-        E::NonFinite { .. } => typed("NonFiniteError", e.to_string()),
-        E::TooLarge { .. } => typed("TooLargeError", e.to_string()),
-        E::Format { .. } => typed("CheckpointError", e.to_string()),
-        e => err(e),
-    }
-}
-
-/// An ES error, typed as [`core_err`].
-pub(crate) fn es_err(e: gradfree_es::EsError) -> PyErr {
-    match e {
-        gradfree_es::EsError::Core(c) => core_err(c),
-        e => err(e),
-    }
-}
-
-/// A QMC error: sizes too large are `TooLargeError`, the rest invalid input.
-pub(crate) fn qmc_err(e: gradfree_qmc::QmcError) -> PyErr {
-    match e {
-        gradfree_qmc::QmcError::TooLarge(m) => typed("TooLargeError", m),
-        e => err(e),
-    }
-}
-
-/// A problem error: sizes too large are `TooLargeError`, the rest invalid input.
-pub(crate) fn problem_err(e: gradfree_problems::ProblemError) -> PyErr {
-    match e {
-        gradfree_problems::ProblemError::Memory(c) => core_err(c),
-        e => err(e),
-    }
+    errors::new_err(errors::Kind::InvalidParameter, e.to_string())
 }
 
 #[pymodule]
 fn _gradfree(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::register(m)?;
     bo::register(m)?;
     es::register(m)?;
     experiments::register(m)?;

@@ -6,7 +6,8 @@ use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray2, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 
-use crate::{err, interruptible, qmc_err};
+use crate::errors::ToPyErr;
+use crate::{err, interruptible};
 
 /// A QMC engine with scipy.stats.qmc's interface (`random`, `reset`, `fast_forward`).
 #[pyclass(module = "gradfree._gradfree")]
@@ -23,11 +24,11 @@ impl Engine {
     #[new]
     fn new(kind: &str, d: usize, seed: u64, scramble: &str) -> PyResult<Self> {
         let seq: Box<dyn Sequence + Send + Sync> = match (kind, scramble) {
-            ("sobol", "none") => Box::new(Sobol::new(d, Scramble::None).map_err(qmc_err)?),
-            ("sobol", "lms-shift") => Box::new(Sobol::new(d, Scramble::LmsShift { seed }).map_err(qmc_err)?),
-            ("sobol", "owen") => Box::new(Sobol::new(d, Scramble::Owen { seed }).map_err(qmc_err)?),
-            ("halton", "none") => Box::new(Halton::new(d, None).map_err(qmc_err)?),
-            ("halton", "permutation") => Box::new(Halton::new(d, Some(seed)).map_err(qmc_err)?),
+            ("sobol", "none") => Box::new(Sobol::new(d, Scramble::None).map_err(ToPyErr::to_py)?),
+            ("sobol", "lms-shift") => Box::new(Sobol::new(d, Scramble::LmsShift { seed }).map_err(ToPyErr::to_py)?),
+            ("sobol", "owen") => Box::new(Sobol::new(d, Scramble::Owen { seed }).map_err(ToPyErr::to_py)?),
+            ("halton", "none") => Box::new(Halton::new(d, None).map_err(ToPyErr::to_py)?),
+            ("halton", "permutation") => Box::new(Halton::new(d, Some(seed)).map_err(ToPyErr::to_py)?),
             _ => return Err(err(format!("engine {kind} with scramble {scramble}: unknown combination"))),
         };
         let limit = if kind == "sobol" { 1 << 32 } else { u64::MAX };
@@ -46,7 +47,7 @@ impl Engine {
             )));
         }
         let seq = &mut self.seq;
-        let v = py.detach(|| seq.sample(n)).map_err(qmc_err)?;
+        let v = py.detach(|| seq.sample(n)).map_err(ToPyErr::to_py)?;
         Ok(Array2::from_shape_vec((n, d), v).map_err(err)?.into_pyarray(py))
     }
 
@@ -55,7 +56,7 @@ impl Engine {
     }
 
     fn fast_forward(&mut self, n: u64) -> PyResult<()> {
-        self.seq.fast_forward(n).map_err(qmc_err)
+        self.seq.fast_forward(n).map_err(ToPyErr::to_py)
     }
 
     #[getter]
@@ -72,7 +73,7 @@ impl Engine {
 /// The subgroup generating vector (thesis eq. 5.14) for `n` points in dimension `d`.
 #[pyfunction]
 fn subgroup_vector(d: usize, n: u64) -> PyResult<Vec<u64>> {
-    gradfree_qmc::lattice::subgroup_vector(d, n).map_err(qmc_err)
+    gradfree_qmc::lattice::subgroup_vector(d, n).map_err(ToPyErr::to_py)
 }
 
 /// Exhaustive Korobov search: `(a, z, min_distance)`.
@@ -80,7 +81,8 @@ fn subgroup_vector(d: usize, n: u64) -> PyResult<Vec<u64>> {
 #[pyo3(signature = (d, n, metric = "l2"))]
 fn korobov(py: Python<'_>, d: usize, n: u64, metric: &str) -> PyResult<(u64, Vec<u64>, f64)> {
     let norm = parse_norm(metric)?;
-    let r = interruptible(py, |cancel| gradfree_qmc::korobov_search_cancellable(d, n, norm, &|_, _| {}, cancel))?.map_err(qmc_err)?;
+    let r =
+        interruptible(py, |cancel| gradfree_qmc::korobov_search_cancellable(d, n, norm, &|_, _| {}, cancel))?.map_err(ToPyErr::to_py)?;
     Ok((r.a, r.lattice.z().to_vec(), r.min_distance))
 }
 
@@ -97,8 +99,8 @@ fn parse_norm(metric: &str) -> PyResult<Norm> {
 #[pyo3(signature = (z, n, metric = "l2"))]
 fn min_distance(py: Python<'_>, z: Vec<u64>, n: u64, metric: &str) -> PyResult<f64> {
     let norm = parse_norm(metric)?;
-    let l = Rank1Lattice::new(n, z).map_err(qmc_err)?;
-    interruptible(py, |cancel| gradfree_qmc::quality::min_distance_cancellable(&l, norm, cancel))?.map_err(qmc_err)
+    let l = Rank1Lattice::new(n, z).map_err(ToPyErr::to_py)?;
+    interruptible(py, |cancel| gradfree_qmc::quality::min_distance_cancellable(&l, norm, cancel))?.map_err(ToPyErr::to_py)
 }
 
 /// Points `start..start + count` of the lattice (`z`, `n`), optionally shifted: shape `(count, d)`.
@@ -112,13 +114,13 @@ fn lattice_points<'py>(
     count: usize,
     shift: Option<Vec<f64>>,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let mut l = Rank1Lattice::new(n, z).map_err(qmc_err)?;
+    let mut l = Rank1Lattice::new(n, z).map_err(ToPyErr::to_py)?;
     if let Some(s) = shift {
-        l = l.with_shift(s).map_err(qmc_err)?;
+        l = l.with_shift(s).map_err(ToPyErr::to_py)?;
     }
     let d = l.dim();
     let len = count.checked_mul(d).ok_or_else(|| err(format!("count = {count} x d = {d} overflows")))?;
-    gradfree_qmc::QmcError::check_memory(&format!("{count} lattice points in dimension {d}"), len as u128).map_err(qmc_err)?;
+    gradfree_qmc::QmcError::check_memory(&format!("{count} lattice points in dimension {d}"), len as u128).map_err(ToPyErr::to_py)?;
     let mut out = vec![0.0; len];
     py.detach(|| l.fill_par(start, count, &mut out));
     Ok(Array2::from_shape_vec((count, d), out).map_err(err)?.into_pyarray(py))
@@ -153,7 +155,7 @@ fn discrepancy(py: Python<'_>, points: PyReadonlyArray2<'_, f64>, method: &str) 
         "WD" => interruptible(py, |cancel| gradfree_qmc::quality::wrap_around_l2_cancellable(&rows, d, cancel))?,
         _ => return Err(err(format!("method {method:?}: expected 'CD' or 'WD'"))),
     };
-    r.map_err(qmc_err)
+    r.map_err(ToPyErr::to_py)
 }
 
 /// The uniform random shift `Delta ~ U[0, 1)^d` (thesis eq. 5.4) that `gradfree sample lattice
@@ -161,7 +163,7 @@ fn discrepancy(py: Python<'_>, points: PyReadonlyArray2<'_, f64>, method: &str) 
 /// points in Python and in the CLI.
 #[pyfunction]
 fn random_shift(z: Vec<u64>, n: u64, seed: u64) -> PyResult<Vec<f64>> {
-    let l = Rank1Lattice::new(n, z).map_err(qmc_err)?;
+    let l = Rank1Lattice::new(n, z).map_err(ToPyErr::to_py)?;
     Ok(l.random_shift(&mut gradfree_core::rng_from_seed(seed)).shift().to_vec())
 }
 

@@ -33,7 +33,7 @@ pub fn run(a: &FeaturesArgs) -> Result<()> {
             (path.display().to_string(), m.values, m.cols)
         }
         (None, Some(set)) => {
-            let l = gradfree_problems::datasets::load_labeled(set)?;
+            let l = gradfree_data::load_labeled(set)?;
             (l.name.to_string(), l.x.iter().map(|v| *v as f64).collect(), l.d)
         }
         (None, None) => bail!("give the input rows with --data FILE or --dataset NAME"),

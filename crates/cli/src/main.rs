@@ -11,6 +11,7 @@ macro_rules! outln {
 mod bo;
 mod cli;
 mod features;
+mod flags;
 mod integrate;
 mod lattice;
 mod list;
@@ -57,8 +58,8 @@ fn main() -> ExitCode {
         // A reader that went away (`| head`) is not an error of ours: stop quietly, as Unix tools do.
         Err(e) if e.downcast_ref::<StdoutError>().is_some_and(|s| s.0.kind() == std::io::ErrorKind::BrokenPipe) => ExitCode::SUCCESS,
         Err(e) => {
-            // One line: the error and its causes, joined by ": ".
-            eprintln!("error: {e:#}");
+            // One line: the error and its causes, joined by ": ", parameters named by their flags.
+            eprintln!("error: {}", flags::render(&e));
             ExitCode::from(2)
         }
     }

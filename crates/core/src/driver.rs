@@ -91,12 +91,12 @@ impl<A: AskTell> Driver<A> {
         A: Serialize,
     {
         if policy.every == Some(0) {
-            return Err(CoreError::invalid("checkpoint-every", 0, ">= 1"));
+            return Err(CoreError::invalid("checkpoint_every", 0, ">= 1"));
         }
         if let Some(s) = policy.seconds
             && !(s.is_finite() && s > 0.0)
         {
-            return Err(CoreError::invalid("checkpoint-seconds", s, "finite and > 0"));
+            return Err(CoreError::invalid("checkpoint_seconds", s, "finite and > 0"));
         }
         crate::check_writable_target(&policy.path)?;
         let CheckpointPolicy { path, every, seconds, meta } = policy;

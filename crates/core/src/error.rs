@@ -2,8 +2,11 @@
 
 use std::path::PathBuf;
 
-/// Everything that can go wrong in the shared machinery. Messages name the parameter and the
-/// accepted range, so that a CLI can print them as they are.
+/// Everything that can go wrong in the shared machinery. Messages name the parameter (by its
+/// library name: the field of the options type, e.g. `max_evaluations` of [`crate::StopRules`])
+/// and the accepted range. Front ends print them as they are or put their own spelling of the
+/// parameter in ([`CoreError::InvalidParameter`]'s `name` is a field, not text), and add their own
+/// hints (the flag or keyword that sets a policy).
 #[derive(Debug, thiserror::Error)]
 pub enum CoreError {
     /// A vector or matrix had the wrong size.
@@ -18,7 +21,7 @@ pub enum CoreError {
     },
     /// An objective value was NaN or infinite under [`crate::NonFinitePolicy::Error`].
     #[error(
-        "objective value {value} at population index {index} is not finite (policy: error; to rank such points last use --on-nonfinite treat-as-inf, or on_nonfinite=\"treat-as-inf\" in Python)"
+        "objective value {value} at population index {index} is not finite (policy `error`; the policy `treat-as-inf` ranks such points last)"
     )]
     NonFinite {
         /// Row of the population.

@@ -13,7 +13,10 @@
 //! - [`seed`]: the one way to turn a `u64` seed into the project's portable generator.
 //! - [`checkpoint`]: atomic files and checkpoints from which a run resumes bit-identically.
 //! - [`linalg`]: the small dense linear algebra the methods share, on faer (column-major factors,
-//!   so that a `d x n` block is the same memory as an `n x d` row-major [`Population`]).
+//!   so that a `d x n` block is the same memory as an `n x d` row-major [`Population`]), and
+//!   Haar-random rotations ([`linalg::random_orthogonal`]).
+//! - [`stats`]: mean, standard deviations, median, quantiles and a bootstrap interval, the one copy
+//!   every subsystem reports with.
 //!
 //! No algorithm lives here; see `gradfree-es` for the optimizers.
 
@@ -31,6 +34,7 @@ pub mod population;
 pub mod run;
 pub mod seed;
 pub mod state;
+pub mod stats;
 pub mod stop;
 
 pub use asktell::{AskTell, Event, EventKind, NonFinitePolicy, begin_tell, check_tell};

@@ -167,7 +167,7 @@ impl<A: AskTell> Run<A> {
             && max < optimizer.population_size() as u64
         {
             return Err(CoreError::invalid(
-                "max-evals",
+                "max_evaluations",
                 max,
                 format!(">= the population size {} of {}", optimizer.population_size(), optimizer.name()),
             ));

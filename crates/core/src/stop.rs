@@ -245,13 +245,13 @@ impl StopRules {
     /// Checks every field and that the run can end.
     pub fn validate(&self) -> Result<(), CoreError> {
         if self.max_evaluations.is_none() && self.max_generations.is_none() && self.max_seconds.is_none() && self.target.is_none() {
-            return Err(CoreError::invalid("stop rules", "no budget", "at least one of max-evals, max-gens, max-seconds or target"));
+            return Err(CoreError::invalid("stop rules", "no budget", "an evaluation, generation or wall-time budget, or a target"));
         }
         if self.max_evaluations == Some(0) {
-            return Err(CoreError::invalid("max-evals", 0, ">= 1"));
+            return Err(CoreError::invalid("max_evaluations", 0, ">= 1"));
         }
         if self.max_generations == Some(0) {
-            return Err(CoreError::invalid("max-gens", 0, ">= 1"));
+            return Err(CoreError::invalid("max_generations", 0, ">= 1"));
         }
         if let Some(t) = self.target
             && t.is_nan()
@@ -259,7 +259,7 @@ impl StopRules {
             return Err(CoreError::invalid("target", t, "a number"));
         }
         for (name, v) in
-            [("tol-f", self.tol_f), ("tol-x", self.tol_x), ("max-seconds", self.max_seconds), ("tol-diverge", self.tol_diverge)]
+            [("tol_f", self.tol_f), ("tol_x", self.tol_x), ("max_seconds", self.max_seconds), ("tol_diverge", self.tol_diverge)]
         {
             if let Some(v) = v
                 && !(v.is_finite() && v > 0.0)
@@ -270,13 +270,13 @@ impl StopRules {
         if let Some(c) = self.tol_condition
             && !(c.is_finite() && c >= 1.0)
         {
-            return Err(CoreError::invalid("tol-condition", c, "finite and >= 1"));
+            return Err(CoreError::invalid("tol_condition", c, "finite and >= 1"));
         }
         if self.tol_stagnation == Some(0) {
-            return Err(CoreError::invalid("tol-stagnation", 0, ">= 1"));
+            return Err(CoreError::invalid("tol_stagnation", 0, ">= 1"));
         }
         if self.tol_f_window == 0 {
-            return Err(CoreError::invalid("tol-f-window", 0, ">= 1"));
+            return Err(CoreError::invalid("tol_f_window", 0, ">= 1"));
         }
         Ok(())
     }

@@ -26,6 +26,7 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
+use gradfree_core::stats::median_in_place;
 use std::collections::VecDeque;
 
 use gradfree_core::{AskTell, Bounds, CoreError, Event, EventKind, GfRng, Population, derive_seed, rng_from_seed};
@@ -124,12 +125,6 @@ struct Block {
 
 /// Generations per history block.
 const BLOCK: usize = 20;
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_unstable_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 { v[n / 2] } else { 0.5 * (v[n / 2 - 1] + v[n / 2]) }
-}
 
 impl Ipop {
     /// Wraps algorithm `name` started from `start`. Fails if the algorithm has no `popsize`
@@ -232,7 +227,7 @@ impl Ipop {
         if self.sorted.is_empty() {
             return false;
         }
-        let m = median(&mut self.sorted);
+        let m = median_in_place(&mut self.sorted);
         self.block.push((self.sorted[0], m));
         if self.block.len() < BLOCK {
             return false;
@@ -241,10 +236,10 @@ impl Ipop {
         self.sorted.extend(self.block.iter().map(|b| b.0));
         let (lo, hi) =
             (self.sorted.iter().copied().fold(f64::INFINITY, f64::min), self.sorted.iter().copied().fold(f64::NEG_INFINITY, f64::max));
-        let median_best = median(&mut self.sorted);
+        let median_best = median_in_place(&mut self.sorted);
         self.sorted.clear();
         self.sorted.extend(self.block.iter().map(|b| b.1));
-        let median_median = median(&mut self.sorted);
+        let median_median = median_in_place(&mut self.sorted);
         self.block.clear();
         let (flat, lag) = self.windows();
         if self.blocks.len() > flat.max(lag) {

@@ -108,20 +108,3 @@ impl Backtracker {
         Ok(())
     }
 }
-
-/// Population standard deviation of the finite values among `values` (two passes; 0 when none
-/// is finite): the scale by which ASEBO and ARS divide their value differences.
-pub fn finite_population_sd<I: Iterator<Item = f64> + Clone>(values: I) -> f64 {
-    let finite = values.filter(|v| v.is_finite());
-    let count = finite.clone().count().max(1) as f64;
-    let mean = finite.clone().sum::<f64>() / count;
-    (finite.map(|v| (v - mean) * (v - mean)).sum::<f64>() / count).sqrt()
-}
-
-/// Mean and sample standard deviation of `values` (two passes; 0 for fewer than two values).
-pub fn mean_std(values: &[f64]) -> (f64, f64) {
-    let n = values.len() as f64;
-    let mean = values.iter().sum::<f64>() / n;
-    let var = if values.len() > 1 { values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
-    (mean, var.sqrt())
-}

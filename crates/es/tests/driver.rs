@@ -30,7 +30,7 @@ fn evaluation_budget_is_never_exceeded() {
     assert_eq!(r.evaluations, 96);
     assert_eq!(r.generations, 16);
     let e = Driver::new(ns(3, 3, 0.01, 1), DriverOptions::new(StopRules::max_evaluations(5))).err().unwrap();
-    assert!(e.to_string().contains("max-evals") && e.to_string().contains(">= the population size 6"), "{e}");
+    assert!(e.to_string().contains("max_evaluations") && e.to_string().contains(">= the population size 6"), "{e}");
 }
 
 #[test]
@@ -224,5 +224,5 @@ fn checkpoints_follow_the_policy() {
     let bad = CheckpointPolicy { path: dir.path().join("x.json"), every: None, seconds: Some(-1.0), meta: serde_json::json!({}) };
     let e =
         Driver::new(ns(3, 2, 0.01, 1), DriverOptions::new(StopRules::max_evaluations(100))).unwrap().with_checkpoints(bad).err().unwrap();
-    assert!(e.to_string().contains("checkpoint-seconds"), "{e}");
+    assert!(e.to_string().contains("checkpoint_seconds"), "{e}");
 }

@@ -1,10 +1,11 @@
 //! Step-size backtracking of the finite-difference methods: the papers' constant steps diverge on
 //! a badly scaled quadratic; with the default `backtrack` control the same runs descend.
 
+use gradfree_core::stats::mean_sd as mean_std;
 use gradfree_core::{Driver, DriverOptions, FnObjective, History, Observer, StopReason, StopRules};
 use gradfree_es::gaussian::{Mines, MinesParams};
 use gradfree_es::random_search::{NesterovSpokoiny, NesterovSpokoinyParams};
-use gradfree_es::step_control::{Backtracker, StepControl, Verdict, mean_std};
+use gradfree_es::step_control::{Backtracker, StepControl, Verdict};
 
 /// `sum 10^(6 (i-1)/(d-1)) x_i^2`: gradient Lipschitz constant 2e6.
 fn ellipsoid(x: &[f64]) -> f64 {

@@ -20,9 +20,12 @@ pub enum ExperimentError {
     /// From Bayesian optimization (a GP that cannot be fitted, bad parameters).
     #[error(transparent)]
     Bo(#[from] gradfree_bo::BoError),
-    /// From building a problem or loading a data set.
+    /// From building a problem.
     #[error(transparent)]
     Problem(#[from] gradfree_problems::ProblemError),
+    /// From loading a data set.
+    #[error(transparent)]
+    Data(#[from] gradfree_data::DataError),
     /// A run specification that does not make sense (the message names the option).
     #[error("{0}")]
     Invalid(String),

@@ -9,6 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
+use gradfree_core::stats::median;
 use gradfree_core::{Bounds, Driver, DriverOptions, History, StopRules, derive_seed, rng_from_seed};
 use gradfree_es::StartSpec;
 use gradfree_problems::Problem;
@@ -216,12 +217,4 @@ pub fn linear_grid(budget: u64, n: usize) -> Vec<f64> {
 pub fn target_cells(runs: &[Run]) -> [String; 2] {
     let hits: Vec<f64> = runs.iter().filter(|r| r.hit_target).map(|r| r.evaluations as f64).collect();
     [format!("{}/{}", hits.len(), runs.len()), if hits.is_empty() { "-".into() } else { format!("{:.0}", median(&hits)) }]
-}
-
-/// Median of a non-empty slice.
-pub fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    let n = s.len();
-    if n % 2 == 1 { s[n / 2] } else { 0.5 * (s[n / 2 - 1] + s[n / 2]) }
 }

@@ -37,7 +37,7 @@ pub struct FeatureTuning {
 impl FeatureTuning {
     /// Loads Fashion-MNIST and splits its training images; `seed` fixes the feature maps.
     pub fn load(n_train: usize, n_val: usize, seed: u64) -> Result<Self> {
-        let data = gradfree_problems::datasets::load_labeled("fashion-mnist")?;
+        let data = gradfree_data::load_labeled("fashion-mnist")?;
         let (d, train) = (data.d, 60_000usize.min(data.n));
         if n_train == 0 || n_val == 0 || n_train + n_val > train {
             return Err(ExperimentError::Invalid(format!("n_train + n_val = {} must be in 2..={train}", n_train + n_val)));

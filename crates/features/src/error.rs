@@ -1,7 +1,7 @@
 //! Errors of the feature-map crate.
 
 /// What can go wrong when building or applying a feature map.
-#[derive(Debug, thiserror::Error, PartialEq)]
+#[derive(Debug, thiserror::Error)]
 pub enum FeatureError {
     /// A parameter outside its accepted range.
     #[error("invalid {name} = {value}: expected {expected}")]
@@ -16,18 +16,13 @@ pub enum FeatureError {
     /// Input data that cannot be mapped (wrong shape, NaN or infinite entries).
     #[error("{0}")]
     BadInput(String),
-    /// A size that would not fit in memory.
-    #[error("{0}")]
-    TooLarge(String),
     /// A point-set error from the QMC crate.
     #[error(transparent)]
     Qmc(#[from] gradfree_qmc::QmcError),
-}
-
-impl From<gradfree_core::CoreError> for FeatureError {
-    fn from(e: gradfree_core::CoreError) -> Self {
-        FeatureError::Qmc(e.into())
-    }
+    /// An error of the shared machinery, kept as it is: e.g. a size that would not fit in memory
+    /// ([`gradfree_core::CoreError::TooLarge`]).
+    #[error(transparent)]
+    Core(#[from] gradfree_core::CoreError),
 }
 
 impl FeatureError {
@@ -38,6 +33,6 @@ impl FeatureError {
 
     /// `Ok` if `elements` values of `f64` fit in memory ([`gradfree_core::memory`]).
     pub fn check_memory(what: &str, elements: u128) -> Result<(), FeatureError> {
-        gradfree_core::memory::check_elements(what, elements).map_err(|e| FeatureError::TooLarge(e.to_string()))
+        Ok(gradfree_core::memory::check_elements(what, elements)?)
     }
 }

@@ -21,37 +21,16 @@ pub enum ProblemError {
         /// Accepted range, in words.
         expected: String,
     },
-    /// The problem would not fit in memory.
+    /// A failure of the shared machinery, e.g. a problem that would not fit in memory
+    /// ([`gradfree_core::CoreError::TooLarge`]).
     #[error(transparent)]
-    Memory(#[from] gradfree_core::CoreError),
+    Core(#[from] gradfree_core::CoreError),
     /// A parameter or data set is unusable.
     #[error("invalid `{name}`: {message}")]
     Invalid {
         /// Parameter name.
         name: &'static str,
         /// What is wrong, with the accepted range.
-        message: String,
-    },
-    /// A data set installed by a system package is not on this machine.
-    #[error(
-        "{dataset} not found: no {path}. Install the Debian package `{package}` (apt-get install {package}), or set {env} to a folder that holds its files"
-    )]
-    DataMissing {
-        /// The data set's name.
-        dataset: &'static str,
-        /// The file looked for.
-        path: String,
-        /// The Debian package that installs it.
-        package: &'static str,
-        /// The environment variable that points elsewhere.
-        env: &'static str,
-    },
-    /// A data file exists but cannot be read.
-    #[error("cannot read {path}: {message}")]
-    DataFile {
-        /// The file.
-        path: String,
-        /// What is wrong.
         message: String,
     },
 }

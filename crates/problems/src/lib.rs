@@ -17,7 +17,6 @@
 
 pub mod analytic;
 pub mod binary;
-pub mod datasets;
 pub mod discrete;
 pub mod error;
 pub mod integrands;

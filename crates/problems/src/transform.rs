@@ -1,30 +1,9 @@
-//! Rotation and shift wrappers, and the random orthogonal matrices they use.
+//! Rotation and shift wrappers (their random rotations: [`gradfree_core::linalg::random_orthogonal`]).
 
-use faer::Mat;
+pub use gradfree_core::linalg::random_orthogonal;
 use gradfree_core::{Bounds, Objective, rng_from_seed};
-use rand_distr::{Distribution, StandardNormal};
 
 use crate::{Problem, ProblemError};
-
-/// A Haar-distributed random orthogonal `d x d` matrix, row-major, from `seed`: the Q factor of
-/// the QR decomposition of a standard Gaussian matrix, with columns multiplied by `sign(R_jj)`
-/// (Mezzadri 2007) so the distribution is exactly uniform on O(d).
-pub fn random_orthogonal(d: usize, seed: u64) -> Vec<f64> {
-    let mut rng = rng_from_seed(seed);
-    let g: Vec<f64> = (0..d * d).map(|_| StandardNormal.sample(&mut rng)).collect();
-    let gm = Mat::from_fn(d, d, |i, j| g[i * d + j]);
-    let qr = gm.qr();
-    let q = qr.compute_Q();
-    let r = qr.R();
-    let mut out = vec![0.0; d * d];
-    for j in 0..d {
-        let s = if r[(j, j)] < 0.0 { -1.0 } else { 1.0 };
-        for i in 0..d {
-            out[i * d + j] = s * q[(i, j)];
-        }
-    }
-    out
-}
 
 /// `y = M x` for a row-major `d x d` matrix.
 pub(crate) fn matvec(m: &[f64], x: &[f64], y: &mut [f64]) {
@@ -224,20 +203,6 @@ impl Problem for Box<dyn Problem> {
 mod tests {
     use super::*;
     use crate::Analytic;
-
-    #[test]
-    fn orthogonal_is_orthogonal_and_seeded() {
-        let d = 17;
-        let q = random_orthogonal(d, 5);
-        for i in 0..d {
-            for j in 0..d {
-                let dot: f64 = (0..d).map(|k| q[i * d + k] * q[j * d + k]).sum();
-                assert!((dot - if i == j { 1.0 } else { 0.0 }).abs() < 1e-12);
-            }
-        }
-        assert_eq!(q, random_orthogonal(d, 5));
-        assert_ne!(q, random_orthogonal(d, 6));
-    }
 
     #[test]
     fn rotation_keeps_optimum_and_norm_structure() {

@@ -1,7 +1,7 @@
 //! Errors of the QMC crate.
 
 /// What can go wrong when building a point set.
-#[derive(Debug, thiserror::Error, PartialEq)]
+#[derive(Debug, thiserror::Error)]
 pub enum QmcError {
     /// A parameter outside its accepted range.
     #[error("invalid {name} = {value}: expected {expected}")]
@@ -28,22 +28,19 @@ pub enum QmcError {
     /// The caller cancelled the computation (e.g. Ctrl-C from Python).
     #[error("interrupted")]
     Interrupted,
-    /// A size that would not fit in memory (the message names it and the memory available).
-    #[error("{0}")]
-    TooLarge(String),
-    /// Any other error of the shared machinery (`gradfree_core`), with its message.
-    #[error("{0}")]
-    Core(String),
+    /// An error of the shared machinery, kept as it is: e.g. a size that would not fit in memory
+    /// ([`gradfree_core::CoreError::TooLarge`], naming the size and the memory available).
+    #[error(transparent)]
+    Core(gradfree_core::CoreError),
 }
 
-/// Core errors (memory budget, invalid parameters of shared types) as QMC errors.
+/// Core errors as QMC errors: an invalid parameter of a shared type becomes this crate's
+/// [`QmcError::InvalidParameter`] (same fields); every other one is kept whole in [`QmcError::Core`].
 impl From<gradfree_core::CoreError> for QmcError {
     fn from(e: gradfree_core::CoreError) -> Self {
-        use gradfree_core::CoreError as C;
         match e {
-            C::TooLarge { .. } => QmcError::TooLarge(e.to_string()),
-            C::InvalidParameter { name, value, expected } => QmcError::InvalidParameter { name, value, expected },
-            other => QmcError::Core(other.to_string()),
+            gradfree_core::CoreError::InvalidParameter { name, value, expected } => QmcError::InvalidParameter { name, value, expected },
+            other => QmcError::Core(other),
         }
     }
 }

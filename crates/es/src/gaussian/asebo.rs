@@ -398,7 +398,7 @@ impl AskTell for Asebo {
             self.work.0 = buffers;
             return Err(e);
         }
-        let sd = crate::step_control::finite_population_sd(vals.iter().copied());
+        let sd = gradfree_core::stats::finite_population_sd(vals.iter().copied());
         g.resize(d, 0.0);
         antithetic_gradient(&self.eps, vals, self.sigma, if sd > 0.0 { sd } else { 1.0 }, g);
         self.t = self.t.saturating_add(1);

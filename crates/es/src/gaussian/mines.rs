@@ -340,7 +340,7 @@ impl AskTell for Mines {
         if self.p.control == StepControl::Backtrack {
             w.scaled.clear();
             w.scaled.extend(w.pairs.iter().map(|&i| 0.5 * (vals[2 * i] + vals[2 * i + 1])));
-            let spread = if w.scaled.is_empty() { 0.0 } else { crate::step_control::mean_std(&w.scaled).1 };
+            let spread = if w.scaled.is_empty() { 0.0 } else { gradfree_core::stats::mean_sd(&w.scaled).1 };
             let l = (if f0.is_nan() { f64::INFINITY } else { f0 }, spread);
             if let Verdict::Rejected(s) = self.backtrack.judge(l, &mut self.mu, eta1, self.k, &mut self.events) {
                 self.last_step = s;

@@ -139,7 +139,7 @@ impl AskTell for Ars {
             fa.total_cmp(&fb).then(a.cmp(&b))
         });
         let kept = &order[..self.top];
-        let sd = crate::step_control::finite_population_sd(kept.iter().flat_map(|&k| [vals[2 * k], vals[2 * k + 1]]));
+        let sd = gradfree_core::stats::finite_population_sd(kept.iter().flat_map(|&k| [vals[2 * k], vals[2 * k + 1]]));
         let mut max_step: f64 = 0.0;
         if sd > 0.0 && sd.is_finite() {
             let c = self.lr / (self.top as f64 * sd);

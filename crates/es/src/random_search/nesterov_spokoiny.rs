@@ -232,7 +232,7 @@ impl AskTell for NesterovSpokoiny {
             // makes it infinite, so the step that led here is taken back).
             self.means.clear();
             self.means.extend(self.vals.chunks_exact(2).map(|p| 0.5 * (p[0] + p[1])));
-            let (mean, std) = crate::step_control::mean_std(&self.means);
+            let (mean, std) = gradfree_core::stats::mean_sd(&self.means);
             let l = (if mean.is_nan() { f64::INFINITY } else { mean }, std / (self.means.len() as f64).sqrt());
             let eta = self.eta(self.k);
             if let Verdict::Rejected(step) = self.backtrack.judge(l, &mut self.mu, eta, self.k, &mut self.events) {

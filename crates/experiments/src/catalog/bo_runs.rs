@@ -113,9 +113,7 @@ pub fn mean_std(runs: &[BoRun]) -> Vec<(f64, f64, f64)> {
         .filter_map(|(k, &(e, _))| {
             let vals: Vec<f64> = runs.iter().filter_map(|r| r.curve.get(k).filter(|p| p.0 == e).map(|p| p.1)).collect();
             (vals.len() == runs.len()).then(|| {
-                let n = vals.len() as f64;
-                let m = vals.iter().sum::<f64>() / n;
-                let sd = (vals.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / (n - 1.0).max(1.0)).sqrt();
+                let (m, sd) = gradfree_core::stats::mean_sd(&vals);
                 (e, m, sd)
             })
         })

@@ -138,7 +138,7 @@ fn mean_std(runs: &[RunLog], generations: usize) -> Vec<(f64, f64, f64)> {
     (0..generations)
         .map(|g| {
             let v: Vec<f64> = runs.iter().map(|r| r.reward[g]).collect();
-            let (m, sd) = gradfree_es::step_control::mean_std(&v);
+            let (m, sd) = gradfree_core::stats::mean_sd(&v);
             ((g + 1) as f64, m, sd)
         })
         .collect()

@@ -4,18 +4,12 @@
 //! runs.
 
 use gradfree_core::{derive_seed, rng_from_seed};
+use gradfree_data::Labeled;
 use gradfree_features::{FeatureMap, GramErrors, Kernel, exact_gram, feature_gram, gather, sample_rows};
-use gradfree_problems::datasets::Labeled;
+
+pub use gradfree_core::stats::mean_sd as mean_std;
 
 use crate::{Result, Series};
-
-/// Mean and sample standard deviation.
-pub fn mean_std(v: &[f64]) -> (f64, f64) {
-    let n = v.len() as f64;
-    let mean = v.iter().sum::<f64>() / n;
-    let std = if v.len() > 1 { (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt() } else { 0.0 };
-    (mean, std)
-}
 
 /// The rows of one run: `rows` distinct rows of `data` drawn from `(seed, run)`, as `f64`.
 pub fn run_rows(data: &Labeled, rows: usize, seed: u64, run: usize) -> Vec<f64> {

@@ -10,9 +10,9 @@
 //! features). `--quick`: the first two sizes, 2 runs of 300 rows.
 
 use gradfree_core::{derive_seed, rng_from_seed};
+use gradfree_data::load_labeled;
 use gradfree_features::projection::DenseProjection;
 use gradfree_features::{FeatureMap, FeatureSpec, Kernel, Method, Projection};
-use gradfree_problems::datasets::load_labeled;
 use gradfree_qmc::{admissible_sizes, hua, subgroup};
 
 use super::kernel_error::{Cell, errors_of, exact, mean_std, panels as kernel_panels, run_rows};

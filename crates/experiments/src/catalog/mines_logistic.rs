@@ -11,9 +11,9 @@
 //! 3 runs (1 with --quick); 2000 d evaluations (60 d with --quick).
 
 use gradfree_core::{Driver, DriverOptions, StopRules, derive_seed};
+use gradfree_data::load;
 use gradfree_es::StartSpec;
 use gradfree_problems::LogisticRegression;
-use gradfree_problems::datasets::load;
 use gradfree_problems::logistic::MINES_BETA;
 use serde_json::json;
 

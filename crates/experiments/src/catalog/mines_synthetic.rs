@@ -25,8 +25,9 @@
 use gradfree_problems::build;
 use serde_json::json;
 
-use crate::runs::{linear_grid, mean_log10_curve, median, mines_comparison, run_many};
+use crate::runs::{linear_grid, mean_log10_curve, mines_comparison, run_many};
 use crate::{Ctx, Figure, Report, Result, Series, Table, fmt};
+use gradfree_core::stats::median;
 
 /// (function, d, smoothness L, MiNES eta2 offset k0 as a function of d and b; see the module docs).
 type Case = (&'static str, usize, f64, fn(f64, f64) -> f64);

@@ -12,9 +12,9 @@
 //! k = 2, 300 rows, 2 runs.
 
 use gradfree_core::derive_seed;
+use gradfree_data::load_labeled;
 use gradfree_features::projection::SsfProjection;
 use gradfree_features::{FeatureMap, FeatureSpec, Kernel, Method, Projection, SsfRotation};
-use gradfree_problems::datasets::load_labeled;
 use gradfree_qmc::sphere::FourierSphere;
 use gradfree_qmc::sphere::energy::AscentOptions;
 

@@ -45,7 +45,7 @@ impl DenseProjection {
         let mut w = Vec::with_capacity(n * d);
         let blocks = n.div_ceil(d);
         for _ in 0..blocks {
-            let q = gradfree_problems::transform::random_orthogonal(d, rng.random::<u64>());
+            let q = gradfree_core::linalg::random_orthogonal(d, rng.random::<u64>());
             for row in q.chunks_exact(d) {
                 if w.len() == n * d {
                     break;

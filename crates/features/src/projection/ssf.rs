@@ -130,7 +130,7 @@ impl SsfProjection {
             SsfRotation::Signs => ((0..d).map(|_| if rng.random::<bool>() { 1.0 } else { -1.0 }).collect(), Vec::new()),
             SsfRotation::Haar => {
                 // A Haar rotation of R^{d_pad}, restricted to the first d input coordinates.
-                let q = gradfree_problems::transform::random_orthogonal(d_pad, rng.random::<u64>());
+                let q = gradfree_core::linalg::random_orthogonal(d_pad, rng.random::<u64>());
                 let mut r = vec![0.0; d_pad * d];
                 for i in 0..d_pad {
                     r[i * d..(i + 1) * d].copy_from_slice(&q[i * d_pad..i * d_pad + d]);

@@ -14,8 +14,8 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::ProblemError;
-use crate::datasets::rdata;
+use crate::idx::idx;
+use crate::{DataError, rdata, read_data_file};
 
 /// A labelled data set for the kernel experiments: row-major features in `f32`, class labels.
 #[derive(Clone, Debug)]
@@ -54,14 +54,11 @@ impl Labeled {
 pub const LABELED_NAMES: &[&str] = &["fashion-mnist", "dna"];
 
 /// Loads `fashion-mnist` or `dna` from the files their Debian packages install.
-pub fn load_labeled(name: &str) -> Result<Labeled, ProblemError> {
+pub fn load_labeled(name: &str) -> Result<Labeled, DataError> {
     match name {
         "fashion-mnist" => fashion_mnist(),
         "dna" => dna(),
-        _ => Err(ProblemError::Invalid {
-            name: "dataset",
-            message: format!("unknown data set `{name}`; known: {}", LABELED_NAMES.join(", ")),
-        }),
+        _ => Err(DataError::Unknown { name: name.to_string(), known: LABELED_NAMES.join(", ") }),
     }
 }
 
@@ -69,41 +66,34 @@ fn folder(env: &str, default: &str) -> PathBuf {
     std::env::var_os(env).map_or_else(|| PathBuf::from(default), PathBuf::from)
 }
 
-fn read_file(path: &Path, dataset: &'static str, package: &'static str, env: &'static str) -> Result<Vec<u8>, ProblemError> {
-    std::fs::read(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => ProblemError::DataMissing { dataset, path: path.display().to_string(), package, env },
-        _ => ProblemError::DataFile { path: path.display().to_string(), message: e.to_string() },
-    })
-}
-
 const FASHION_ENV: &str = "GRADFREE_FASHION_MNIST_DIR";
 const MLBENCH_ENV: &str = "GRADFREE_MLBENCH_DIR";
 
 /// Fashion-MNIST from `/usr/share/datasets/fashion-mnist` (or `$GRADFREE_FASHION_MNIST_DIR`).
-pub fn fashion_mnist() -> Result<Labeled, ProblemError> {
+pub fn fashion_mnist() -> Result<Labeled, DataError> {
     fashion_mnist_from(&folder(FASHION_ENV, "/usr/share/datasets/fashion-mnist"))
 }
 
 /// Fashion-MNIST from the IDX files (gzipped or not) in `dir`: 70,000 x 784 pixels scaled to
 /// `[0, 1]` (the 60,000 training rows first), labels 0-9.
-pub fn fashion_mnist_from(dir: &Path) -> Result<Labeled, ProblemError> {
+pub fn fashion_mnist_from(dir: &Path) -> Result<Labeled, DataError> {
     const ENV: &str = FASHION_ENV;
     const PKG: &str = "dataset-fashion-mnist";
     let mut x = Vec::new();
     let mut labels = Vec::new();
     let mut d = 0;
     for part in ["train", "t10k"] {
-        let read = |kind: &str| -> Result<(PathBuf, Vec<u8>), ProblemError> {
+        let read = |kind: &str| -> Result<(PathBuf, Vec<u8>), DataError> {
             let plain = dir.join(format!("{part}-{kind}"));
             let gz = dir.join(format!("{part}-{kind}.gz"));
             let path = if plain.exists() { plain } else { gz };
-            let bytes = read_file(&path, "Fashion-MNIST", PKG, ENV)?;
-            let bytes = gunzip_if_needed(bytes).map_err(|m| ProblemError::DataFile { path: path.display().to_string(), message: m })?;
+            let bytes = read_data_file(&path, "Fashion-MNIST", PKG, ENV)?;
+            let bytes = gunzip_if_needed(bytes).map_err(|m| DataError::file(&path, m))?;
             Ok((path, bytes))
         };
         let (ipath, images) = read("images-idx3-ubyte")?;
         let (lpath, labs) = read("labels-idx1-ubyte")?;
-        let bad = |p: &Path, m: String| ProblemError::DataFile { path: p.display().to_string(), message: m };
+        let bad = |p: &Path, m: String| DataError::file(p, m);
         let (dims, pixels) = idx(&images).map_err(|m| bad(&ipath, m))?;
         let (ldims, lab) = idx(&labs).map_err(|m| bad(&lpath, m))?;
         if dims.len() != 3 || ldims.len() != 1 || ldims[0] != dims[0] {
@@ -127,40 +117,16 @@ fn gunzip_if_needed(bytes: Vec<u8>) -> Result<Vec<u8>, String> {
     }
 }
 
-/// Parses an IDX file of unsigned bytes (LeCun's MNIST format: magic `0x00 0x00 0x08 ndim`,
-/// big-endian `u32` sizes, then the data): `(shape, data)`.
-pub fn idx(bytes: &[u8]) -> Result<(Vec<usize>, &[u8]), String> {
-    if bytes.len() < 4 || bytes[0] != 0 || bytes[1] != 0 {
-        return Err("not an IDX file".into());
-    }
-    if bytes[2] != 0x08 {
-        return Err(format!("IDX element type 0x{:02x}; only unsigned bytes (0x08) are read", bytes[2]));
-    }
-    let ndim = usize::from(bytes[3]);
-    let header = 4 + 4 * ndim;
-    if bytes.len() < header {
-        return Err("the IDX header is cut short".into());
-    }
-    let dims: Vec<usize> =
-        (0..ndim).map(|k| u32::from_be_bytes(bytes[4 + 4 * k..8 + 4 * k].try_into().expect("4 bytes")) as usize).collect();
-    let len = dims.iter().try_fold(1usize, |a, &b| a.checked_mul(b)).ok_or("IDX sizes overflow")?;
-    let data = &bytes[header..];
-    if data.len() != len {
-        return Err(format!("IDX shape {dims:?} needs {len} bytes of data, the file has {}", data.len()));
-    }
-    Ok((dims, data))
-}
-
 /// StatLog DNA from `/usr/lib/R/site-library/mlbench/data` (or `$GRADFREE_MLBENCH_DIR`).
-pub fn dna() -> Result<Labeled, ProblemError> {
+pub fn dna() -> Result<Labeled, DataError> {
     dna_from(&folder(MLBENCH_ENV, "/usr/lib/R/site-library/mlbench/data"))
 }
 
 /// StatLog DNA from `DNA.rda` in `dir`: 3,186 x 180 features in {0, 1}; classes `ei`, `ie`, `n`.
-pub fn dna_from(dir: &Path) -> Result<Labeled, ProblemError> {
+pub fn dna_from(dir: &Path) -> Result<Labeled, DataError> {
     let path = dir.join("DNA.rda");
-    let bytes = read_file(&path, "StatLog DNA (mlbench)", "r-cran-mlbench", MLBENCH_ENV)?;
-    let bad = |m: String| ProblemError::DataFile { path: path.display().to_string(), message: m };
+    let bytes = read_data_file(&path, "StatLog DNA (mlbench)", "r-cran-mlbench", MLBENCH_ENV)?;
+    let bad = |m: String| DataError::file(&path, m);
     let frame = rdata::read_frame(&bytes, "DNA").map_err(bad)?;
     let class_col = frame.names.iter().position(|c| c == "Class").ok_or_else(|| bad("no column `Class`".into()))?;
     let features: Vec<usize> = (0..frame.names.len()).filter(|&j| j != class_col).collect();
@@ -177,22 +143,4 @@ pub fn dna_from(dir: &Path) -> Result<Labeled, ProblemError> {
     }
     let labels = frame.columns[class_col].iter().map(|&c| c as u32).collect();
     Ok(Labeled { name: "dna", n, d, x, labels, classes: frame.levels[class_col].clone() })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn idx_parses_and_rejects() {
-        let mut b = vec![0, 0, 8, 2, 0, 0, 0, 2, 0, 0, 0, 3];
-        b.extend([1, 2, 3, 4, 5, 6]);
-        let (dims, data) = idx(&b).unwrap();
-        assert_eq!(dims, [2, 3]);
-        assert_eq!(data, [1, 2, 3, 4, 5, 6]);
-        assert!(idx(&b[..10]).is_err());
-        assert!(idx(&b[..15]).unwrap_err().contains("needs 6 bytes"));
-        b[2] = 0x0D;
-        assert!(idx(&b).unwrap_err().contains("0x0d"));
-    }
 }

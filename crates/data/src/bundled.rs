@@ -1,18 +1,10 @@
-//! Data sets. Binary classification sets shipped with the crate (see `data/README.md` for sources
-//! and licences), for the logistic-regression experiments of MiNES sec. 6.2; and real data sets
-//! installed by Debian packages and read at run time ([`real`]: Fashion-MNIST and StatLog DNA, for
-//! the kernel-approximation experiments of thesis sec. 5.5.3 and 6.6), with the readers of their
-//! formats ([`real::idx`], [`rdata`]).
-
-pub mod rdata;
-pub mod real;
-
-pub use real::{LABELED_NAMES, Labeled, load_labeled};
+//! Binary classification sets shipped with the crate (see `bundled/README.md` for sources and
+//! licences), for the logistic-regression experiments of MiNES sec. 6.2.
 
 use gradfree_core::{derive_seed, rng_from_seed};
 use rand::seq::SliceRandom;
 
-use crate::ProblemError;
+use crate::DataError;
 
 /// A binary data set: row-major features `x` (`n x d`) and labels `y` in {-1, +1}.
 #[derive(Clone, Debug)]
@@ -29,14 +21,14 @@ pub struct Dataset {
     pub y: Vec<f64>,
 }
 
-const BREAST_CANCER: &str = include_str!("../../data/breast_cancer.csv");
-const DIGITS: &str = include_str!("../../data/digits.csv");
+const BREAST_CANCER: &str = include_str!("../bundled/breast_cancer.csv");
+const DIGITS: &str = include_str!("../bundled/digits.csv");
 
 /// Names accepted by [`load`].
 pub const NAMES: &[&str] = &["breast-cancer", "digits-odd-even"];
 
-fn parse(name: &'static str, text: &str, skip_header: bool, label: impl Fn(f64) -> f64) -> Result<Dataset, ProblemError> {
-    let bad = |m: String| ProblemError::Invalid { name: "dataset", message: format!("{name}: {m}") };
+fn parse(name: &'static str, text: &str, skip_header: bool, label: impl Fn(f64) -> f64) -> Result<Dataset, DataError> {
+    let bad = |m: String| DataError::File { path: format!("bundled {name}"), message: m };
     let mut x = Vec::new();
     let mut y = Vec::new();
     let mut d = None;
@@ -59,11 +51,11 @@ fn parse(name: &'static str, text: &str, skip_header: bool, label: impl Fn(f64) 
 
 /// Loads a data set by name: `breast-cancer` (569 x 30, benign = +1) or `digits-odd-even`
 /// (1797 x 64, odd digit = +1).
-pub fn load(name: &str) -> Result<Dataset, ProblemError> {
+pub fn load(name: &str) -> Result<Dataset, DataError> {
     match name {
         "breast-cancer" => parse("breast-cancer", BREAST_CANCER, true, |c| if c == 1.0 { 1.0 } else { -1.0 }),
         "digits-odd-even" => parse("digits-odd-even", DIGITS, false, |c| if (c as i64) % 2 == 1 { 1.0 } else { -1.0 }),
-        _ => Err(ProblemError::Unknown { name: name.to_string(), known: NAMES.join(", ") }),
+        _ => Err(DataError::Unknown { name: name.to_string(), known: NAMES.join(", ") }),
     }
 }
 

@@ -2,8 +2,8 @@
 //! `dataset-fashion-mnist` and `r-cran-mlbench`). Expected values were read with R
 //! (`load("DNA.rda"); table(DNA$Class)`) and from the Fashion-MNIST paper's class balance.
 
-use gradfree_problems::ProblemError;
-use gradfree_problems::datasets::real::{dna, dna_from, fashion_mnist, fashion_mnist_from};
+use gradfree_data::DataError;
+use gradfree_data::labeled::{dna, dna_from, fashion_mnist, fashion_mnist_from};
 
 #[test]
 fn dna_matches_r() {
@@ -35,7 +35,7 @@ fn fashion_mnist_shape_and_balance() {
 fn a_missing_data_set_names_the_package() {
     let empty = tempfile::tempdir().unwrap();
     let e = dna_from(empty.path()).unwrap_err();
-    assert!(matches!(e, ProblemError::DataMissing { .. }));
+    assert!(matches!(e, DataError::Missing { .. }));
     let msg = e.to_string();
     assert!(msg.contains("apt-get install r-cran-mlbench") && msg.contains("GRADFREE_MLBENCH_DIR"), "{msg}");
     let msg = fashion_mnist_from(empty.path()).unwrap_err().to_string();

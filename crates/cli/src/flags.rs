@@ -1,0 +1,125 @@
+//! How the command line prints library errors: an invalid parameter named by its library field
+//! (e.g. `max_evaluations` of `gradfree_core::StopRules`) is shown as the flag that sets it
+//! (`invalid --max-evals 3: must be ...`), and policy errors get the flag that changes the policy.
+//! Errors are read by their types (a `match` on each crate's variants), never by their text.
+
+use std::error::Error;
+
+use gradfree_core::CoreError;
+
+/// The flag that sets a parameter of the shared machinery or of an evolution strategy run (a
+/// [`CoreError::InvalidParameter`]), if the command line has one (an algorithm's own parameters
+/// are `--param KEY=VALUE` and keep their key).
+pub fn core_flag(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "max_evaluations" => "--max-evals",
+        "max_generations" => "--max-gens",
+        "max_seconds" => "--max-seconds",
+        "target" => "--target",
+        "tol_f" => "--tol-f",
+        "tol_f_window" => "--tol-f-window",
+        "tol_x" => "--tol-x",
+        "tol_flat" => "--tol-flat",
+        "tol_stagnation" => "--tol-stagnation",
+        "tol_condition" => "--tol-condition",
+        "tol_diverge" => "--tol-diverge",
+        "checkpoint_every" => "--checkpoint-every",
+        "checkpoint_seconds" => "--checkpoint-seconds",
+        "sigma0" => "--sigma0",
+        _ => return None,
+    })
+}
+
+/// The flag of `gradfree bo` that sets a parameter of `gradfree_bo::BoParams` (a
+/// `BoError::InvalidParameter`), if there is one.
+pub fn bo_flag(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "batch_size" => "--batch",
+        "n_initial" => "--n-initial",
+        "starts" => "--acq-starts",
+        "evals_per_dim" => "--acq-evals",
+        "weight" => "--weight",
+        "beta" => "--beta",
+        "noise" => "--noise",
+        "kernel" => "--kernel",
+        "method" => "--method",
+        _ => return None,
+    })
+}
+
+/// An invalid parameter as the command line says it: `invalid --flag value: must be ...` when a
+/// flag sets it, else the library's own message `library`.
+fn invalid(flag: Option<&str>, value: &str, expected: &str, library: String) -> String {
+    match flag {
+        Some(f) => format!("invalid {f} {value}: must be {expected}"),
+        None => library,
+    }
+}
+
+/// The core error inside one error of a chain, if it is one of the library errors that carry one.
+fn core_of<'a>(e: &'a (dyn Error + 'static)) -> Option<&'a CoreError> {
+    use gradfree_experiments::ExperimentError as X;
+    if let Some(c) = e.downcast_ref::<CoreError>() {
+        return Some(c);
+    }
+    if let Some(e) = e.downcast_ref::<gradfree_es::EsError>() {
+        return match e {
+            gradfree_es::EsError::Core(c) => Some(c),
+            _ => None,
+        };
+    }
+    if let Some(e) = e.downcast_ref::<gradfree_bo::BoError>() {
+        return match e {
+            gradfree_bo::BoError::Core(c) => Some(c),
+            _ => None,
+        };
+    }
+    match e.downcast_ref::<X>()? {
+        X::Core(c) | X::Es(gradfree_es::EsError::Core(c)) | X::Bo(gradfree_bo::BoError::Core(c)) => Some(c),
+        _ => None,
+    }
+}
+
+/// The message of one error of a chain, as the command line shows it.
+fn message(e: &(dyn Error + 'static)) -> String {
+    if let Some(c) = core_of(e) {
+        return match c {
+            CoreError::InvalidParameter { name, value, expected } => invalid(core_flag(name), value, expected, c.to_string()),
+            CoreError::NonFinite { .. } => format!("{c}: use --on-nonfinite treat-as-inf"),
+            c => c.to_string(),
+        };
+    }
+    let bo = e.downcast_ref::<gradfree_bo::BoError>().or_else(|| match e.downcast_ref::<gradfree_experiments::ExperimentError>() {
+        Some(gradfree_experiments::ExperimentError::Bo(b)) => Some(b),
+        _ => None,
+    });
+    if let Some(b @ gradfree_bo::BoError::InvalidParameter { name, value, expected }) = bo {
+        return invalid(bo_flag(name), value, expected, b.to_string());
+    }
+    e.to_string()
+}
+
+/// The whole chain in one line, each error and its causes joined by `": "` (as `{:#}` prints an
+/// `anyhow::Error`), in the command line's spelling.
+pub fn render(e: &anyhow::Error) -> String {
+    e.chain().map(message).collect::<Vec<_>>().join(": ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn library_names_become_flags_through_wrappers() {
+        let core = CoreError::invalid("max_evaluations", 3, ">= 4");
+        let e = anyhow::Error::new(gradfree_experiments::ExperimentError::Es(gradfree_es::EsError::Core(core))).context("optimize");
+        assert_eq!(render(&e), "optimize: invalid --max-evals 3: must be >= 4");
+        let param = anyhow::Error::new(CoreError::invalid("beta", -1, "> 0"));
+        assert_eq!(render(&param), "invalid parameter `beta` = -1: must be > 0");
+        let nf = anyhow::Error::new(CoreError::NonFinite { index: 2, value: f64::NAN });
+        assert!(render(&nf).ends_with(": use --on-nonfinite treat-as-inf"), "{}", render(&nf));
+        let bo = anyhow::Error::new(gradfree_bo::BoError::invalid("batch_size", 0, "an integer in 1..=1000"));
+        assert_eq!(render(&bo), "invalid --batch 0: must be an integer in 1..=1000");
+        assert_eq!(render(&anyhow::anyhow!("plain")), "plain");
+    }
+}
