@@ -23,10 +23,10 @@ QMC engines with scipy.stats.qmc's interface (``random``, ``reset``, ``fast_forw
 from __future__ import annotations
 
 from . import bo, errors, es, experiments, qmc
-from ._gradfree import Problem, algorithms, run_builtin
+from ._gradfree import Problem, run_builtin
 from .errors import CheckpointError, GradfreeError, InvalidParameterError, ModelFitError, NonFiniteError, TooLargeError
 from .es import *  # noqa: F401,F403  (one class per registry entry)
-from .es import _METHODS, OptimizeResult, Result, minimize  # noqa: F401
+from .es import _METHODS, OptimizeResult, Result, algorithms, minimize  # noqa: F401
 from .qmc import (Halton, KorobovLattice, Rank1Lattice, SearchedLattice, Sobol, SubgroupLattice, discrepancy, korobov,
                   lattice_search, min_distance, subgroup_vector)
 

@@ -32,6 +32,7 @@ acquisition search run in Rust without the GIL.
 """
 from __future__ import annotations
 
+import json
 import numbers
 import pickle
 from typing import Any, Callable, Optional, Sequence
@@ -47,7 +48,7 @@ __all__ = ["Optimizer", "minimize", "methods"]
 
 def methods() -> list:
     """The selection rules as ``(name, summary, source)``."""
-    return list(_gradfree.bo_methods())
+    return [(e["name"], e["summary"], e["source"]) for e in json.loads(_gradfree.registries_json())["bo_methods"]]
 
 
 class _Dim:

@@ -37,8 +37,14 @@ stop : dict
 """
 
 #: The registry entries, in registry order (dicts with ``name``, ``class_name``, ``source``,
-#: ``summary``, ``discrete``, ``domain``, ``popsize_param``, ``ipop_stagnation``).
-REGISTRY = json.loads(_gradfree.registry_json())
+#: ``summary``, ``discrete``, ``domain``, ``popsize_param``, ``ipop_stagnation``, ``params``).
+REGISTRY = json.loads(_gradfree.registries_json())["algorithms"]
+
+
+def algorithms() -> list:
+    """The registered algorithms as ``(name, source, summary)`` tuples, in registry order (the
+    list of ``gradfree list``)."""
+    return [(e["name"], e["source"], e["summary"]) for e in REGISTRY]
 
 
 #: pycma's option names accepted in ``options`` (as well as every keyword of the classes).
@@ -490,4 +496,4 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: str = "ingo", sigma0:
                           message=es.stop_message or "stopped")
 
 
-__all__ = ["REGISTRY", "minimize", "OptimizeResult", "Result", *_CLASSES]
+__all__ = ["REGISTRY", "algorithms", "minimize", "OptimizeResult", "Result", *_CLASSES]

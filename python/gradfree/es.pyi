@@ -11,6 +11,9 @@ _Box = Optional[Tuple[Union[float, Sequence[float]], Union[float, Sequence[float
 
 REGISTRY: List[Dict[str, Any]]
 
+def algorithms() -> List[Tuple[str, str, str]]:
+    """The registered algorithms as (name, source, summary), in registry order."""
+
 class Result(NamedTuple):
     xbest: np.ndarray
     fbest: float

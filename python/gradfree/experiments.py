@@ -101,7 +101,7 @@ class Report:
 
 def list() -> List[dict]:  # noqa: A001 (the natural name in this namespace)
     """The experiments: dicts with ``name``, ``source`` (what it reproduces) and ``summary``."""
-    return json.loads(_gradfree.experiments_json())
+    return json.loads(_gradfree.registries_json())["experiments"]
 
 
 def run(name: str, quick: bool = False, seed: int = 0, runs: Optional[int] = None, out: str = "out",

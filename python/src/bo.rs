@@ -166,14 +166,7 @@ impl BatchBO {
     }
 }
 
-/// The selection rules: `(name, summary, source)`.
-#[pyfunction]
-fn bo_methods() -> Vec<(&'static str, &'static str, &'static str)> {
-    gradfree_bo::METHODS.iter().map(|m| (m.name, m.summary, m.source)).collect()
-}
-
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<BatchBO>()?;
-    m.add_function(wrap_pyfunction!(bo_methods, m)?)?;
     Ok(())
 }

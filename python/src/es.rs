@@ -356,27 +356,11 @@ fn run_builtin<'py>(
     Ok((PyArray1::from_vec(py, res.best_x), res.best_f, res.evaluations, res.generations, PyArray1::from_vec(py, mean), reason))
 }
 
-/// Registered algorithms: `(name, source, summary)`.
-#[pyfunction]
-fn algorithms() -> Vec<(&'static str, &'static str, &'static str)> {
-    gradfree_es::list().iter().map(|s| (s.name, s.source, s.summary)).collect()
-}
-
-/// The algorithm registry as JSON: one object per algorithm with `name`, `class_name`,
-/// `source`, `summary`, `discrete`, `domain`, `popsize_param`, `ipop_stagnation`. The Python
-/// classes of `gradfree.es` are made from it.
-#[pyfunction]
-fn registry_json() -> PyResult<String> {
-    serde_json::to_string(gradfree_es::list()).map_err(err)
-}
-
 /// Registers this module's classes and functions.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<EsRun>()?;
-    m.add_function(wrap_pyfunction!(registry_json, m)?)?;
     m.add_class::<Problem>()?;
     m.add_function(wrap_pyfunction!(run_builtin, m)?)?;
-    m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     Ok(())
 }
 

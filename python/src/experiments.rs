@@ -1,18 +1,20 @@
 //! Experiment bindings: list and run the experiments of `gradfree_experiments` from Python; the
 //! report (tables, figures as data, notes) comes back as JSON for the Python layer to wrap.
 
-use gradfree_experiments::{Ctx, Experiment, experiments, find};
+use gradfree_experiments::{Ctx, Experiment, find};
 use pyo3::prelude::*;
 
 use crate::err;
 use crate::errors::{Kind, ToPyErr, new_err};
 
-/// The registered experiments as JSON: `[{"name", "source", "summary"}, ...]`.
+/// Every registry of the project as JSON, as `gradfree list --json` prints it: an object whose
+/// keys are `algorithms`, `problems`, `feature_methods`, `bo_methods` and `experiments`, each a list
+/// of entries with at least `name`, `summary` and `source` (`gradfree_experiments::registries`).
 #[pyfunction]
-fn experiments_json() -> PyResult<String> {
-    let list: Vec<_> =
-        experiments().iter().map(|e| serde_json::json!({"name": e.name, "source": e.source, "summary": e.summary})).collect();
-    serde_json::to_string(&list).map_err(err)
+fn registries_json() -> PyResult<String> {
+    let all: serde_json::Map<String, serde_json::Value> =
+        gradfree_experiments::registries().iter().map(|r| (r.key.to_string(), r.to_json())).collect();
+    serde_json::to_string(&all).map_err(err)
 }
 
 /// Runs experiment `name` with its run cache in `out` (created) and returns its report as JSON
@@ -40,7 +42,7 @@ fn run_experiment(
 
 /// Registers this module's functions.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(experiments_json, m)?)?;
+    m.add_function(wrap_pyfunction!(registries_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_experiment, m)?)?;
     Ok(())
 }

@@ -96,16 +96,14 @@ impl FeatureMap {
     /// Number of projections `N`.
     #[getter]
     fn n_projections(&self) -> usize {
-        self.map.projection().len()
+        self.map.projection().dim_out()
     }
 
     /// SSF: the DFT rows `Lambda`; other methods: `None`.
     #[getter]
     fn frequencies(&self) -> Option<Vec<u64>> {
-        match self.map.projection() {
-            gradfree_features::Projection::Ssf(p) => Some(p.sphere().frequencies().to_vec()),
-            _ => None,
-        }
+        let ssf = self.map.projection().as_any().downcast_ref::<gradfree_features::projection::SsfProjection>();
+        ssf.map(|p| p.sphere().frequencies().to_vec())
     }
 }
 
@@ -142,17 +140,10 @@ fn gamma_scale(x: PyReadonlyArray2<'_, f64>) -> PyResult<f64> {
     Ok(gradfree_features::gamma_scale(xs, d))
 }
 
-/// The projection methods: `(name, summary, reference)`.
-#[pyfunction]
-fn feature_methods() -> Vec<(&'static str, &'static str, &'static str)> {
-    gradfree_features::METHODS.iter().map(|m| (m.name, m.summary, m.reference)).collect()
-}
-
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<FeatureMap>()?;
     m.add_function(wrap_pyfunction!(kernel_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(gram_errors, m)?)?;
     m.add_function(wrap_pyfunction!(gamma_scale, m)?)?;
-    m.add_function(wrap_pyfunction!(feature_methods, m)?)?;
     Ok(())
 }

@@ -10,43 +10,18 @@ Optimization, PhD thesis, University of Technology Sydney, 2021; \"MiNES\" = H. 
 Evolution Strategies. Full references: the README's References section.";
 
 pub fn run(args: &ListArgs) -> Result<()> {
-    let problems = gradfree_problems::list();
-    let algorithms = gradfree_es::list();
-    let experiments = gradfree_experiments::experiments();
+    let registries = gradfree_experiments::registries();
     if args.json {
-        let exps: Vec<_> =
-            experiments.iter().map(|e| serde_json::json!({"name": e.name, "source": e.source, "summary": e.summary})).collect();
-        let methods: Vec<_> = gradfree_features::METHODS
-            .iter()
-            .map(|m| serde_json::json!({"name": m.name, "summary": m.summary, "source": m.reference}))
-            .collect();
-        let bo: Vec<_> =
-            gradfree_bo::METHODS.iter().map(|m| serde_json::json!({"name": m.name, "summary": m.summary, "source": m.source})).collect();
-        outln!(
-            "{}",
-            serde_json::json!({"algorithms": algorithms, "problems": problems, "experiments": exps, "feature_methods": methods, "bo_methods": bo})
-        );
+        let all: serde_json::Map<String, serde_json::Value> = registries.iter().map(|r| (r.key.to_string(), r.to_json())).collect();
+        outln!("{}", serde_json::Value::Object(all));
         return Ok(());
     }
-    outln!("Algorithms:");
-    for a in algorithms {
-        outln!("  {:<24} {} [{}]", a.name, a.summary, a.source);
-    }
-    outln!("\nProblems:");
-    for p in problems {
-        outln!("  {:<24} {} [{}]", p.name, p.summary, p.source);
-    }
-    outln!("\nFeature-map methods (gradfree features --method NAME):");
-    for m in gradfree_features::METHODS {
-        outln!("  {:<24} {} [{}]", m.name, m.summary, m.reference);
-    }
-    outln!("\nBatch Bayesian optimization (gradfree bo --method NAME):");
-    for m in gradfree_bo::METHODS {
-        outln!("  {:<24} {} [{}]", m.name, m.summary, m.source);
-    }
-    outln!("\nExperiments (gradfree reproduce NAME):");
-    for e in experiments {
-        outln!("  {:<24} {} [{}]", e.name, e.summary, e.source);
+    for (k, r) in registries.iter().enumerate() {
+        let usage = if r.usage.is_empty() { String::new() } else { format!(" ({})", r.usage) };
+        outln!("{}{}{usage}:", if k == 0 { "" } else { "\n" }, r.title);
+        for e in &r.entries {
+            outln!("  {:<24} {} [{}]", e.name(), e.summary(), e.source());
+        }
     }
     outln!("\n{SOURCES}");
     Ok(())

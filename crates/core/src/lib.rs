@@ -10,6 +10,7 @@
 //! - [`Driver`] and [`minimize`]: the loop around an `AskTell` optimizer, with [`StopRules`]
 //!   (evaluations, generations, target, tolerance on f and on x, wall time) and [`Observer`]s
 //!   (JSON-lines log, in-memory history; the CLI adds a progress bar).
+//! - [`registry`]: the one shape of every registry ([`registry::Entry`]: name, summary, source).
 //! - [`seed`]: the one way to turn a `u64` seed into the project's portable generator.
 //! - [`checkpoint`]: atomic files and checkpoints from which a run resumes bit-identically.
 //! - [`linalg`]: the small dense linear algebra the methods share, on faer (column-major factors,
@@ -31,6 +32,7 @@ pub mod objective;
 pub mod observer;
 pub mod params;
 pub mod population;
+pub mod registry;
 pub mod run;
 pub mod seed;
 pub mod state;

@@ -22,11 +22,12 @@ pub mod random_search;
 pub mod registry;
 pub mod restarts;
 pub mod sizes;
+pub mod start;
 pub mod step_control;
 
 pub use error::EsError;
 pub use registry::{Algorithm, AlgorithmSpec, StartSpec, build, list};
-pub use restarts::{Ipop, IpopParams, RestartMean};
+pub use restarts::{Ipop, IpopParams, RestartMean, Restartable};
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

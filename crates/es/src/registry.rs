@@ -11,7 +11,8 @@ use crate::gaussian::{
 };
 use crate::param_docs::{ParamDoc, param_docs};
 use crate::random_search::{Ars, ArsParams, NesterovSpokoiny, NesterovSpokoinyParams};
-use crate::restarts::Ipop;
+use crate::restarts::{Ipop, Restartable};
+pub use crate::start::StartSpec;
 
 /// The variables an algorithm searches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -291,13 +292,30 @@ algorithms! {
         },
     ],
     /// Any of the above with IPOP restarts ([`Ipop`]).
-    Ipop(Box<Ipop>) => [],
+    Ipop(Box<Ipop<Algorithm>>) => [],
 }
 
 impl AlgorithmSpec {
     /// Searches `{0..K-1}^d` (needs a discrete problem) rather than `R^d`.
     pub fn discrete(&self) -> bool {
         self.domain != Domain::Continuous
+    }
+}
+
+impl gradfree_core::registry::Entry for AlgorithmSpec {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn summary(&self) -> &'static str {
+        self.summary
+    }
+    fn source(&self) -> &'static str {
+        self.source
+    }
+    /// Everything the Python classes are made from: also `class_name`, `discrete`, `domain`,
+    /// `popsize_param`, `ipop_stagnation` and the parameters.
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("a registry entry serializes")
     }
 }
 
@@ -337,31 +355,10 @@ pub fn list() -> &'static [AlgorithmSpec] {
 
 /// The entry of algorithm `name`, or an error listing the known names.
 pub fn spec(name: &str) -> Result<&'static AlgorithmSpec, EsError> {
-    SPECS.iter().find(|s| s.name == name).ok_or_else(|| EsError::UnknownAlgorithm {
-        name: name.to_string(),
-        known: SPECS.iter().map(|s| s.name).collect::<Vec<_>>().join(", "),
-    })
-}
-
-/// How to start an algorithm: initial mean, initial scale, seed and algorithm-specific parameters
-/// (as a JSON object whose keys are the fields of the algorithm's `*Params` struct).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct StartSpec {
-    /// Initial mean.
-    pub x0: Vec<f64>,
-    /// Initial scale of the search distribution (methods with a fixed smoothing ignore it).
-    pub sigma0: f64,
-    /// Seed of the algorithm's generator.
-    pub seed: u64,
-    /// Algorithm parameters; unknown keys are an error.
-    pub params: serde_json::Map<String, serde_json::Value>,
-}
-
-impl StartSpec {
-    /// Start at `x0` with scale `sigma0`, `seed` and default parameters.
-    pub fn new(x0: Vec<f64>, sigma0: f64, seed: u64) -> Self {
-        StartSpec { x0, sigma0, seed, params: serde_json::Map::new() }
-    }
+    SPECS
+        .iter()
+        .find(|s| s.name == name)
+        .ok_or_else(|| EsError::UnknownAlgorithm { name: name.to_string(), known: gradfree_core::registry::names(SPECS) })
 }
 
 fn params<P: serde::de::DeserializeOwned>(algorithm: &'static str, spec: &StartSpec) -> Result<P, EsError> {
@@ -427,5 +424,21 @@ impl AskTell for Algorithm {
 impl StateCheck for Algorithm {
     fn check_state(&self) -> Result<(), String> {
         self.inner().check_state()
+    }
+}
+
+/// The registry's facts about an algorithm, for IPOP restarts.
+impl Restartable for Algorithm {
+    fn build(name: &str, start: &StartSpec) -> Result<Self, EsError> {
+        build(name, start)
+    }
+    fn popsize_param(name: &str) -> Result<Option<&'static str>, EsError> {
+        Ok(spec(name)?.popsize_param)
+    }
+    fn stagnation_default(name: &str) -> bool {
+        spec(name).is_ok_and(|e| e.ipop_stagnation)
+    }
+    fn is_restart_wrapper(&self) -> bool {
+        matches!(self, Algorithm::Ipop(_))
     }
 }

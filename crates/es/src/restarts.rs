@@ -1,5 +1,6 @@
 //! IPOP restarts for any registered optimizer (Auger & Hansen 2005, "A restart CMA evolution
-//! strategy with increasing population size"), as a wrapper around [`Algorithm`].
+//! strategy with increasing population size"), as a wrapper around any [`Restartable`] optimizer
+//! (the registry's [`crate::Algorithm`] is one: it builds algorithms by name).
 //!
 //! After every generation the wrapper tests the running optimizer; when one of the rules below
 //! fires (and restarts remain) it starts the same algorithm afresh with the population multiplied
@@ -33,7 +34,7 @@ use gradfree_core::{AskTell, Bounds, CoreError, Event, EventKind, GfRng, Populat
 use serde::{Deserialize, Serialize};
 
 use crate::EsError;
-use crate::registry::{Algorithm, StartSpec, build};
+use crate::start::StartSpec;
 
 /// Where a restart puts the mean.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -84,13 +85,27 @@ impl Default for IpopParams {
     }
 }
 
+/// What IPOP needs of the optimizers it restarts: to build one by name from a start, and two facts
+/// the registry keeps about each algorithm.
+pub trait Restartable: AskTell + StateCheck + Sized {
+    /// Builds algorithm `name` from `start`.
+    fn build(name: &str, start: &StartSpec) -> Result<Self, EsError>;
+    /// The parameter that sets algorithm `name`'s population size, if it has one (an error for an
+    /// unknown name).
+    fn popsize_param(name: &str) -> Result<Option<&'static str>, EsError>;
+    /// Whether the stagnation rule restarts `name` by default ([`IpopParams::stagnation`]).
+    fn stagnation_default(name: &str) -> bool;
+    /// Whether this optimizer is itself a restart wrapper (which may not be wrapped again).
+    fn is_restart_wrapper(&self) -> bool;
+}
+
 /// An optimizer with IPOP restarts (see the module documentation).
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Ipop {
+pub struct Ipop<A> {
     inner_name: String,
     start: StartSpec,
     p: IpopParams,
-    inner: Algorithm,
+    inner: A,
     base_popsize: usize,
     restarts_done: u32,
     rng: GfRng,
@@ -107,7 +122,7 @@ pub struct Ipop {
 }
 
 /// Equality of the algorithm state (scratch and undelivered events excluded).
-impl PartialEq for Ipop {
+impl<A: PartialEq> PartialEq for Ipop<A> {
     fn eq(&self, o: &Self) -> bool {
         (&self.inner_name, &self.start, &self.p, &self.inner, self.base_popsize, self.restarts_done, &self.rng, &self.block, &self.blocks)
             == (&o.inner_name, &o.start, &o.p, &o.inner, o.base_popsize, o.restarts_done, &o.rng, &o.block, &o.blocks)
@@ -126,7 +141,7 @@ struct Block {
 /// Generations per history block.
 const BLOCK: usize = 20;
 
-impl Ipop {
+impl<A: Restartable> Ipop<A> {
     /// Wraps algorithm `name` started from `start`. Fails if the algorithm has no `popsize`
     /// parameter or the parameters are out of range.
     pub fn new(name: &str, start: StartSpec, params: IpopParams) -> Result<Self, EsError> {
@@ -141,13 +156,13 @@ impl Ipop {
         {
             return Err(CoreError::DimensionMismatch { what: "restart box", expected: start.x0.len(), got: b.dim() }.into());
         }
-        let entry = crate::registry::spec(name)?;
-        let inner = build(name, &start)?;
+        let popsize_param = A::popsize_param(name)?;
+        let inner = A::build(name, &start)?;
         let mut params = params;
-        params.stagnation = Some(params.stagnation.unwrap_or(entry.ipop_stagnation));
+        params.stagnation = Some(params.stagnation.unwrap_or_else(|| A::stagnation_default(name)));
         let base_popsize = inner.population_size();
         // The algorithm must accept a population size, or restarts could not grow it.
-        let Some(key) = entry.popsize_param else {
+        let Some(key) = popsize_param else {
             return Err(CoreError::invalid(
                 "restarts",
                 format!("`{name}` (it has no population size)"),
@@ -157,7 +172,7 @@ impl Ipop {
         };
         let mut probe = start.clone();
         probe.params.insert(key.into(), (base_popsize * 2).into());
-        if let Err(e) = build(name, &probe) {
+        if let Err(e) = A::build(name, &probe) {
             return Err(CoreError::invalid("restarts", format!("`{name}` ({e})"), "an algorithm with a `popsize` parameter").into());
         }
         Ok(Ipop {
@@ -182,7 +197,7 @@ impl Ipop {
     }
 
     /// The optimizer of the current restart.
-    pub fn current(&self) -> &Algorithm {
+    pub fn current(&self) -> &A {
         &self.inner
     }
 
@@ -256,12 +271,12 @@ impl Ipop {
         let popsize = if grown >= cap as f64 { cap } else { grown.round() as usize };
         let mut spec = self.start.clone();
         spec.seed = derive_seed(self.start.seed, u64::from(k));
-        let key = crate::registry::spec(&self.inner_name).ok().and_then(|e| e.popsize_param).unwrap_or("popsize");
+        let key = A::popsize_param(&self.inner_name).ok().flatten().unwrap_or("popsize");
         spec.params.insert(key.into(), popsize.into());
         if let RestartMean::Uniform(b) = &self.p.restart_mean {
             spec.x0 = b.sample_uniform(&mut self.rng);
         }
-        self.inner = build(&self.inner_name, &spec).map_err(|e| CoreError::Numerical(format!("IPOP restart {k}: {e}")))?;
+        self.inner = A::build(&self.inner_name, &spec).map_err(|e| CoreError::Numerical(format!("IPOP restart {k}: {e}")))?;
         self.restarts_done = k;
         self.block.clear();
         self.blocks.clear();
@@ -270,7 +285,7 @@ impl Ipop {
     }
 }
 
-impl AskTell for Ipop {
+impl<A: Restartable> AskTell for Ipop<A> {
     fn name(&self) -> &'static str {
         self.inner.name()
     }
@@ -328,9 +343,9 @@ impl AskTell for Ipop {
 /// Restored-state invariants: the wrapped optimizer's own, a wrapped algorithm that is the one
 /// named (and not itself a restart wrapper), a start point of the right dimension, parameters in
 /// their ranges and at most `max_restarts` restarts.
-impl StateCheck for Ipop {
+impl<A: Restartable> StateCheck for Ipop<A> {
     fn check_state(&self) -> Result<(), String> {
-        if matches!(self.inner, Algorithm::Ipop(_)) {
+        if self.inner.is_restart_wrapper() {
             return Err("a restart wrapper inside a restart wrapper".into());
         }
         self.inner.check_state()?;

@@ -31,7 +31,7 @@ fn seeds() -> Vec<(String, Vec<u8>)> {
     let mut algs: Vec<(String, Algorithm)> =
         list().iter().map(|s| (s.name.to_string(), build(s.name, &StartSpec::new(vec![0.4; DIM], 0.5, 7)).unwrap())).collect();
     for inner in ["cmaes", "ingo"] {
-        let ipop = Ipop::new(inner, StartSpec::new(vec![0.4; DIM], 0.5, 7), IpopParams::default()).unwrap();
+        let ipop = Ipop::<Algorithm>::new(inner, StartSpec::new(vec![0.4; DIM], 0.5, 7), IpopParams::default()).unwrap();
         algs.push((format!("ipop-{inner}"), Algorithm::Ipop(Box::new(ipop))));
     }
     algs.into_iter()

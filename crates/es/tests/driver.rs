@@ -169,7 +169,7 @@ fn numerical_failure_is_a_stop_reason_not_an_error() {
     assert!(ev.iter().any(|e| e.kind == "numerical-failure" && e.message.contains("xnes: sigma")), "{ev:?}");
     assert!(d.optimizer().failure().is_some());
     // Under IPOP the failed run is restarted and the run goes on.
-    let ipop = Ipop::new("xnes", start, IpopParams { max_restarts: Some(1), ..Default::default() }).unwrap();
+    let ipop = Ipop::<Algorithm>::new("xnes", start, IpopParams { max_restarts: Some(1), ..Default::default() }).unwrap();
     let mut d = Driver::new(Algorithm::Ipop(Box::new(ipop)), DriverOptions::new(StopRules::max_evaluations(10_000))).unwrap();
     let r = d.run(&sphere(), &mut []).unwrap();
     assert!(r.generations >= 2, "{r:?}");

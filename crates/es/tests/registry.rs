@@ -25,10 +25,10 @@ fn entries_describe_what_they_build() {
                 let mut s = start(5);
                 s.params.insert(key.into(), 24.into());
                 assert_eq!(build(e.name, &s).unwrap().population_size(), 24, "{}", e.name);
-                assert!(Ipop::new(e.name, start(5), IpopParams::default()).is_ok(), "{}", e.name);
+                assert!(Ipop::<Algorithm>::new(e.name, start(5), IpopParams::default()).is_ok(), "{}", e.name);
             }
             None => {
-                let err = Ipop::new(e.name, start(5), IpopParams::default()).unwrap_err().to_string();
+                let err = Ipop::<Algorithm>::new(e.name, start(5), IpopParams::default()).unwrap_err().to_string();
                 assert!(err.contains("popsize"), "{err}");
             }
         }

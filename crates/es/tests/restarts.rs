@@ -22,7 +22,7 @@ fn restarts_solve_rastrigin_where_a_single_run_is_stuck() {
     let r = plain.run(&f, &mut []).unwrap();
     assert!(r.best_f > 0.5, "single run should stall in a local minimum, got {}", r.best_f);
 
-    let ipop = Ipop::new("cmaes", start(10, 1), IpopParams::default()).unwrap();
+    let ipop = Ipop::<Algorithm>::new("cmaes", start(10, 1), IpopParams::default()).unwrap();
     let base = ipop.population_size();
     let mut h = History::default();
     let mut d = Driver::new(Algorithm::Ipop(Box::new(ipop)), DriverOptions::new(stop(200_000))).unwrap();
@@ -41,7 +41,7 @@ fn tol_x_restart_and_restart_limit() {
     let f = problem("sphere", 4, 0).unwrap();
     let b = gradfree_core::Bounds::new(vec![-5.0; 4], vec![5.0; 4]).unwrap();
     let params = IpopParams { max_restarts: Some(2), tol_x: 1e-3, restart_mean: RestartMean::Uniform(b), ..Default::default() };
-    let ipop = Ipop::new("ingo", start(4, 2), params).unwrap();
+    let ipop = Ipop::<Algorithm>::new("ingo", start(4, 2), params).unwrap();
     let mut d =
         Driver::new(Algorithm::Ipop(Box::new(ipop)), DriverOptions::new(StopRules { max_evaluations: Some(50_000), ..Default::default() }))
             .unwrap();
@@ -54,7 +54,7 @@ fn tol_x_restart_and_restart_limit() {
 #[test]
 fn checkpoint_across_a_restart_resumes_bit_identically() {
     let f = problem("rastrigin", 6, 0).unwrap();
-    let mk = || Algorithm::Ipop(Box::new(Ipop::new("cmaes", start(6, 5), IpopParams::default()).unwrap()));
+    let mk = || Algorithm::Ipop(Box::new(Ipop::<Algorithm>::new("cmaes", start(6, 5), IpopParams::default()).unwrap()));
     let rules = StopRules { max_generations: Some(900), ..Default::default() };
     let mut full_h = History::default();
     let mut full = Driver::new(mk(), DriverOptions::new(rules.clone())).unwrap();
@@ -84,7 +84,7 @@ fn checkpoint_across_a_restart_resumes_bit_identically() {
 fn population_growth_is_capped() {
     let f = problem("sphere", 3, 0).unwrap();
     let params = IpopParams { max_restarts: Some(6), tol_x: 1e-2, max_popsize: Some(40), ..Default::default() };
-    let ipop = Ipop::new("cmaes", start(3, 1), params).unwrap();
+    let ipop = Ipop::<Algorithm>::new("cmaes", start(3, 1), params).unwrap();
     let mut d = Driver::new(
         Algorithm::Ipop(Box::new(ipop)),
         DriverOptions::new(StopRules { max_evaluations: Some(200_000), ..Default::default() }),
@@ -98,11 +98,12 @@ fn population_growth_is_capped() {
 
 #[test]
 fn bad_restart_parameters_are_named() {
-    let e = Ipop::new("cmaes", start(3, 0), IpopParams { popsize_factor: 0.5, ..Default::default() }).unwrap_err();
+    let e = Ipop::<Algorithm>::new("cmaes", start(3, 0), IpopParams { popsize_factor: 0.5, ..Default::default() }).unwrap_err();
     assert!(e.to_string().contains("popsize_factor"), "{e}");
-    let e = Ipop::new("nesterov-spokoiny", start(3, 0), IpopParams::default()).unwrap_err();
+    let e = Ipop::<Algorithm>::new("nesterov-spokoiny", start(3, 0), IpopParams::default()).unwrap_err();
     assert!(e.to_string().contains("popsize"), "{e}");
     let b = gradfree_core::Bounds::new(vec![0.0; 2], vec![1.0; 2]).unwrap();
-    let e = Ipop::new("ingo", start(3, 0), IpopParams { restart_mean: RestartMean::Uniform(b), ..Default::default() }).unwrap_err();
+    let e = Ipop::<Algorithm>::new("ingo", start(3, 0), IpopParams { restart_mean: RestartMean::Uniform(b), ..Default::default() })
+        .unwrap_err();
     assert!(e.to_string().contains("restart box"), "{e}");
 }

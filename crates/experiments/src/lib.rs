@@ -26,6 +26,7 @@ pub mod tuning;
 use std::path::PathBuf;
 
 pub use error::{ExperimentError, Result};
+pub use gradfree_core::registry::{Entry, Registry};
 pub use report::{Chart, Figure, Heatmap, Report, Series, Table, fmt};
 
 /// What an experiment needs to run.
@@ -116,15 +117,10 @@ impl Ctx {
     }
 }
 
-/// A reproducible experiment: its name (`gradfree reproduce NAME`), the source it reproduces, a
-/// one-line summary, and the computation.
-pub trait Experiment: Sync {
-    /// Name on the command line.
-    fn name(&self) -> &'static str;
-    /// The table, figure or section it reproduces.
-    fn source(&self) -> &'static str;
-    /// One line on what it computes.
-    fn summary(&self) -> &'static str;
+/// A reproducible experiment: a registry [`Entry`] (its name for `gradfree reproduce NAME`, a
+/// one-line summary, and the table, figure or section it reproduces as its source) and the
+/// computation.
+pub trait Experiment: Entry {
     /// Runs it.
     fn run(&self, ctx: &Ctx) -> Result<Report>;
 }
@@ -141,7 +137,7 @@ pub struct Registered {
     pub run: fn(&Ctx) -> Result<Report>,
 }
 
-impl Experiment for Registered {
+impl Entry for Registered {
     fn name(&self) -> &'static str {
         self.name
     }
@@ -151,6 +147,9 @@ impl Experiment for Registered {
     fn summary(&self) -> &'static str {
         self.summary
     }
+}
+
+impl Experiment for Registered {
     fn run(&self, ctx: &Ctx) -> Result<Report> {
         (self.run)(ctx)
     }
@@ -161,10 +160,22 @@ pub fn experiments() -> &'static [Registered] {
     catalog::ALL
 }
 
+/// Every registry of the project, in the order `gradfree list` shows them: algorithms, problems,
+/// feature-map methods, batch BO rules, experiments.
+pub fn registries() -> Vec<Registry> {
+    vec![
+        Registry::new("algorithms", "Algorithms", "gradfree optimize --algo NAME", gradfree_es::list()),
+        Registry::new("problems", "Problems", "gradfree optimize --problem NAME", gradfree_problems::list()),
+        Registry::new("feature_methods", "Feature-map methods", "gradfree features --method NAME", gradfree_features::METHODS),
+        Registry::new("bo_methods", "Batch Bayesian optimization", "gradfree bo --method NAME", gradfree_bo::METHODS),
+        Registry::new("experiments", "Experiments", "gradfree reproduce NAME", experiments()),
+    ]
+}
+
 /// The experiment called `name`.
 pub fn find(name: &str) -> Result<&'static Registered> {
     experiments().iter().find(|e| e.name == name).ok_or_else(|| ExperimentError::Unknown {
         name: name.to_string(),
-        known: std::iter::once("all").chain(experiments().iter().map(|e| e.name)).collect::<Vec<_>>().join(", "),
+        known: format!("all, {}", gradfree_core::registry::names(experiments())),
     })
 }

@@ -2,7 +2,7 @@
 
 use gradfree_core::AskTell;
 use gradfree_experiments::run_spec::{BoundsMode, RestartPlan, RunSpec, default_stop};
-use gradfree_experiments::{Ctx, Experiment, Figure, Series, Table, experiments, find};
+use gradfree_experiments::{Ctx, Entry, Experiment, Figure, Series, Table, experiments, find};
 
 #[test]
 fn run_spec_defaults_come_from_the_problem() {

@@ -6,7 +6,8 @@
 //! - [`kernel`]: the exact kernels (Gaussian, arc-cosine of any order, eq. 6.2-6.4) and `C_b`.
 //! - [`projection`]: the directions: i.i.d. Gaussian, orthogonal, signed circulant, QMC (Halton,
 //!   Sobol, subgroup lattice through the Gaussian quantile, eq. 5.21) and SSF (the DFT-row point
-//!   set of eq. 6.23 applied by one FFT, Theorem 20); [`projection::METHODS`] lists them.
+//!   set of eq. 6.23 applied by one FFT, Theorem 20); [`projection::METHODS`] lists them. Each is
+//!   a [`LinearOp`]: `W` and its adjoint `W^T` applied to blocks of rows.
 //! - [`map`]: the feature maps (eq. 6.6, 6.10, 6.21) over any projection, for `f32` and `f64` rows.
 //! - [`gram`]: exact and approximate Gram matrices and the relative Frobenius / max errors.
 //!
@@ -23,7 +24,7 @@ pub use error::FeatureError;
 pub use gram::{GramErrors, exact_gram, feature_gram, gather, sample_rows};
 pub use kernel::{Kernel, arccos_constant, arccos_j, gamma_scale};
 pub use map::{FeatureMap, FeatureSpec};
-pub use projection::{METHODS, Method, Projection, Real, SsfFrequencies, SsfOptions, SsfRotation};
+pub use projection::{Directions, LinearOp, METHODS, Method, Real, SsfFrequencies, SsfOptions, SsfRotation, Workspace};
 
 /// The number of rows of row-major `x` with `d` columns; an error for `d = 0`, a length that is not
 /// a multiple of `d`, or a non-finite entry (naming its row and column).

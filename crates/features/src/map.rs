@@ -1,5 +1,5 @@
-//! Feature maps `Psi` with `Psi(x)^T Psi(z) ~ K(x, z)`: a [`Projection`] followed by the kernel's
-//! nonlinearity (thesis eq. 6.6).
+//! Feature maps `Psi` with `Psi(x)^T Psi(z) ~ K(x, z)`: a projection (any [`LinearOp`]) followed
+//! by the kernel's nonlinearity (thesis eq. 6.6).
 //!
 //! With `N` projections `p_i = w_i^T x` the output has `2N` (or `2NM`) values, in pairs:
 //!
@@ -22,7 +22,9 @@ use statrs::distribution::{Chi, ContinuousCDF};
 use wide::f64x4;
 
 use crate::kernel::{Kernel, arccos_constant};
-use crate::projection::{Directions, Method, Projection, Real, Scratch, SsfOptions, SsfRotation};
+use std::sync::Arc;
+
+use crate::projection::{Directions, LinearOp, Method, Real, SsfOptions, SsfRotation, Workspace};
 use crate::{FeatureError, check_rows};
 
 /// Rows per parallel block.
@@ -78,7 +80,7 @@ impl FeatureSpec {
 #[derive(Clone, Debug)]
 pub struct FeatureMap {
     spec: FeatureSpec,
-    projection: Projection,
+    projection: Arc<dyn LinearOp>,
     /// Radii `rho_j` (SSF, Gaussian kernel), else `[1]`.
     radii: Vec<f64>,
     /// Multiplier of the projections (`1 / sigma` for the Gaussian kernel).
@@ -96,19 +98,17 @@ impl FeatureMap {
     /// [`FeatureMap::new`], polling `cancel` during Algorithm 12 (SSF), e.g. for Ctrl-C in Python.
     pub fn new_cancellable(spec: FeatureSpec, d: usize, cancel: Option<&(dyn Fn() -> bool + Sync)>) -> Result<Self, FeatureError> {
         let n = spec.projections()?;
-        let projection = Projection::build_cancellable(spec.method, d, n, spec.ssf, spec.seed, cancel)?;
+        let projection = crate::projection::build_cancellable(spec.method, d, n, spec.ssf, spec.seed, cancel)?;
         Ok(Self::with_projection(spec, projection))
     }
 
     /// A map over a projection built elsewhere (e.g. a Hua lattice, or a fixed SSF point set);
     /// `spec.n_components` is kept if it fits the projection (cut groups), else set to all
     /// `2NM` features.
-    pub fn with_projection(mut spec: FeatureSpec, projection: Projection) -> Self {
-        let n = projection.len();
-        let d_eff = match &projection {
-            Projection::Ssf(p) => p.sphere().dim(),
-            other => other.dim(),
-        };
+    pub fn with_projection(mut spec: FeatureSpec, projection: Box<dyn LinearOp>) -> Self {
+        let projection: Arc<dyn LinearOp> = Arc::from(projection);
+        let n = projection.dim_out();
+        let d_eff = projection.sphere_dim();
         let m = spec.radial();
         if spec.n_components == 0 || spec.n_components.div_ceil(2 * m) != n {
             spec.n_components = 2 * n * m;
@@ -152,13 +152,13 @@ impl FeatureMap {
     }
 
     /// The projection.
-    pub fn projection(&self) -> &Projection {
-        &self.projection
+    pub fn projection(&self) -> &dyn LinearOp {
+        self.projection.as_ref()
     }
 
     /// Input dimension.
     pub fn dim_in(&self) -> usize {
-        self.projection.dim()
+        self.projection.dim_in()
     }
 
     /// Output dimension.
@@ -194,14 +194,19 @@ impl FeatureMap {
     /// The mapping itself, for inputs [`check_rows`] accepted and an `out` of the right length.
     fn map_checked<T: Real>(&self, x: &[T], out: &mut [T]) {
         let (d, q) = (self.dim_in(), self.dim_out());
-        let n = self.projection.len();
+        let n = self.projection.dim_out();
         let full = 2 * n * self.radii.len();
         out.par_chunks_mut(BLOCK * q).zip(x.par_chunks(BLOCK * d)).for_each_init(
-            || (Scratch::default(), Vec::<f64>::new(), vec![T::from_f64(0.0); if full > q { full } else { 0 }]),
-            |(scratch, p, whole), (o, xb)| {
+            || (Workspace::default(), Vec::<f64>::new(), Vec::<f64>::new(), vec![T::from_f64(0.0); if full > q { full } else { 0 }]),
+            |(ws, x64, p, whole), (o, xb)| {
                 let b = xb.len() / d;
                 p.resize(b * n, 0.0);
-                self.projection.project_block(xb, self.inner_scale, p, scratch);
+                let xb = T::as_f64_slice(xb).unwrap_or_else(|| {
+                    x64.clear();
+                    x64.extend(xb.iter().map(|v| v.to_f64()));
+                    x64
+                });
+                self.projection.apply(xb, self.inner_scale, p, ws);
                 for (prow, orow) in p.chunks_exact(n).zip(o.chunks_exact_mut(q)) {
                     if full == q {
                         self.nonlinearity(prow, orow);

@@ -2,10 +2,9 @@
 //! structure (Theorem 20, Proposition 1), types, threads, and bad input.
 
 use gradfree_core::rng_from_seed;
-use gradfree_features::projection::DenseProjection;
+use gradfree_features::projection::{DenseProjection, SsfProjection};
 use gradfree_features::{
-    FeatureMap, FeatureSpec, GramErrors, Kernel, METHODS, Method, Projection, SsfFrequencies, SsfOptions, SsfRotation, exact_gram,
-    feature_gram,
+    FeatureMap, FeatureSpec, GramErrors, Kernel, METHODS, Method, SsfFrequencies, SsfOptions, SsfRotation, exact_gram, feature_gram,
 };
 use rand_distr::{Distribution, StandardNormal};
 
@@ -102,7 +101,7 @@ fn ssf_structure_and_fft_map_equal_the_dense_definition() {
     let mut spec = FeatureSpec::new(Kernel::Gaussian { sigma: 1.7 }, Method::Ssf, n_components, 3);
     spec.ssf.frequencies = SsfFrequencies::Optimized { max_sweeps: 30, candidates: None };
     let map = FeatureMap::new(spec, d).unwrap();
-    let Projection::Ssf(p) = map.projection() else { panic!("SSF") };
+    let Some(p) = map.projection().as_any().downcast_ref::<SsfProjection>() else { panic!("SSF") };
     let v = p.sphere().points();
     let big_n = p.sphere().len();
     assert_eq!(big_n, 62);
@@ -121,12 +120,12 @@ fn ssf_structure_and_fft_map_equal_the_dense_definition() {
     (0..d).for_each(|j| eye[j * d + j] = 1.0);
     let mut cols = vec![0.0; d * big_n];
     let mut scratch = Default::default();
-    map.projection().project_block(&eye, 1.0, &mut cols, &mut scratch);
+    map.projection().apply(&eye, 1.0, &mut cols, &mut scratch);
     let rho = statrs::distribution::ContinuousCDF::inverse_cdf(&statrs::distribution::Chi::new(d as u64).unwrap(), 0.5);
     let rows: Vec<f64> = (0..big_n).flat_map(|i| (0..d).map(|j| rho * cols[j * big_n + i]).collect::<Vec<_>>()).collect();
     let dense = FeatureMap::with_projection(
         FeatureSpec::new(Kernel::Gaussian { sigma: 1.7 }, Method::Iid, 0, 0),
-        Projection::Dense(DenseProjection::from_rows(rows.clone(), d).unwrap()),
+        Box::new(DenseProjection::from_rows(rows.clone(), d).unwrap()),
     );
     let x = inputs(5, d, 9);
     let (za, zb) = (map.transform(&x).unwrap(), dense.transform(&x).unwrap());
@@ -136,7 +135,7 @@ fn ssf_structure_and_fft_map_equal_the_dense_definition() {
     u.extend(rows.iter().map(|a| -a));
     let doubled = FeatureMap::with_projection(
         FeatureSpec::new(Kernel::Gaussian { sigma: 1.7 }, Method::Iid, 0, 0),
-        Projection::Dense(DenseProjection::from_rows(u, d).unwrap()),
+        Box::new(DenseProjection::from_rows(u, d).unwrap()),
     );
     let zu = doubled.transform(&x).unwrap();
     let (gv, gu) = (feature_gram(&za, map.dim_out()).unwrap(), feature_gram(&zu, doubled.dim_out()).unwrap());
@@ -187,7 +186,7 @@ fn bad_input_is_a_clear_error() {
     assert_eq!(cut.dim_out(), 33);
     assert_eq!(cut.transform(&x).unwrap(), full[..33].to_vec());
     let cut = FeatureMap::new(FeatureSpec { radial_points: 2, n_components: 30, ..spec }, 4).unwrap();
-    assert_eq!((cut.dim_out(), cut.projection().len()), (30, 8));
+    assert_eq!((cut.dim_out(), cut.projection().dim_out()), (30, 8));
     let map = FeatureMap::new(spec, 4).unwrap();
     let e = map.transform(&[1.0, 2.0, 3.0, f64::NAN]).unwrap_err().to_string();
     assert!(e.contains("row 0 column 3") && e.contains("finite"), "{e}");
@@ -209,5 +208,59 @@ fn values_are_stable() {
         let map = FeatureMap::new(FeatureSpec::new(Kernel::ArcCos { order: 1 }, method, 8, 0), 4).unwrap();
         let z = map.transform(&x).unwrap();
         assert!(z.iter().zip(&want).all(|(a, b)| (a - b).abs() < 1e-12 * b.abs().max(1.0)), "{method:?}: {z:?}");
+    }
+}
+
+/// Every projection is a linear operator with its exact adjoint: `<W x, y> = <x, W^T y>` row by
+/// row, the adjoint equals the transpose of the dense matrix read off by applying `W` to the unit
+/// vectors, and applying a block equals applying its rows one at a time.
+#[test]
+fn every_projection_is_a_linear_operator_with_its_adjoint() {
+    use gradfree_features::Workspace;
+    let cases: Vec<(&str, usize, usize, SsfOptions)> = vec![
+        ("iid", 7, 12, SsfOptions::default()),
+        ("orf", 5, 13, SsfOptions::default()),
+        ("circulant", 6, 15, SsfOptions::default()),
+        ("circulant", 8, 8, SsfOptions::default()),
+        ("sobol", 4, 9, SsfOptions::default()),
+        ("ssf", 10, 40, SsfOptions { frequencies: SsfFrequencies::Random, rotation: SsfRotation::Signs }),
+        ("ssf", 9, 17, SsfOptions { frequencies: SsfFrequencies::Random, rotation: SsfRotation::Signs }),
+        ("ssf", 7, 22, SsfOptions { frequencies: SsfFrequencies::Random, rotation: SsfRotation::Haar }),
+    ];
+    for (name, d, n, ssf) in cases {
+        let op = gradfree_features::projection::build(Method::parse(name).unwrap(), d, n, ssf, 3).unwrap();
+        assert_eq!((op.dim_in(), op.dim_out()), (d, n), "{name}");
+        let mut ws = Workspace::default();
+        let b = 3;
+        let x = inputs(b, d, 1);
+        let y = inputs(b, n, 2);
+        let (mut wx, mut wty) = (vec![0.0; b * n], vec![0.0; b * d]);
+        op.apply(&x, 1.5, &mut wx, &mut ws);
+        op.apply_adjoint(&y, 1.5, &mut wty, &mut ws);
+        for r in 0..b {
+            let lhs: f64 = wx[r * n..(r + 1) * n].iter().zip(&y[r * n..(r + 1) * n]).map(|(a, c)| a * c).sum();
+            let rhs: f64 = x[r * d..(r + 1) * d].iter().zip(&wty[r * d..(r + 1) * d]).map(|(a, c)| a * c).sum();
+            assert!((lhs - rhs).abs() < 1e-10 * (1.0 + lhs.abs()), "{name} d = {d} N = {n} row {r}: {lhs} vs {rhs}");
+        }
+        // The dense matrix: W e_j is column j of W.
+        let mut eye = vec![0.0; d * d];
+        (0..d).for_each(|j| eye[j * d + j] = 1.0);
+        let mut cols = vec![0.0; d * n];
+        op.apply(&eye, 1.0, &mut cols, &mut ws);
+        for r in 0..b {
+            for j in 0..d {
+                let dense: f64 = (0..n).map(|i| cols[j * n + i] * y[r * n + i]).sum::<f64>() * 1.5;
+                assert!((dense - wty[r * d + j]).abs() < 1e-10, "{name}: (W^T y)_{j} = {} vs {dense}", wty[r * d + j]);
+            }
+        }
+        // A block equals its rows applied one at a time (to rounding: a matrix product may sum
+        // in another order for one row).
+        let close = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(u, v)| (u - v).abs() <= 1e-13 * (1.0 + u.abs()));
+        let mut one = vec![0.0; n];
+        op.apply(&x[d..2 * d], 1.5, &mut one, &mut ws);
+        assert!(close(&one, &wx[n..2 * n]), "{name}");
+        let mut one = vec![0.0; d];
+        op.apply_adjoint(&y[n..2 * n], 1.5, &mut one, &mut ws);
+        assert!(close(&one, &wty[d..2 * d]), "{name}");
     }
 }

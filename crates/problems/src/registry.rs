@@ -21,6 +21,18 @@ pub struct ProblemSpec {
     pub summary: &'static str,
 }
 
+impl gradfree_core::registry::Entry for ProblemSpec {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn summary(&self) -> &'static str {
+        self.summary
+    }
+    fn source(&self) -> &'static str {
+        self.source
+    }
+}
+
 const SPECS: &[ProblemSpec] = &[
     ProblemSpec { name: "sphere", source: "smoke test", summary: "sum x_i^2; min 0 at 0" },
     ProblemSpec { name: "ellipsoid", source: "thesis Table 3.1", summary: "sum 10^(6(i-1)/(d-1)) x_i^2; min 0 at 0" },
@@ -115,10 +127,7 @@ pub fn build(name: &str, d: usize, seed: u64) -> Result<Box<dyn Problem>, Proble
         "robot-push" if d == 4 => Box::new(crate::robot_push::RobotPush::new(seed)),
         "robot-push" => return Err(ProblemError::Dimension { problem: name.to_string(), dim: d, expected: "4".into() }),
         _ => {
-            return Err(ProblemError::Unknown {
-                name: name.to_string(),
-                known: SPECS.iter().map(|s| s.name).collect::<Vec<_>>().join(", "),
-            });
+            return Err(ProblemError::Unknown { name: name.to_string(), known: gradfree_core::registry::names(SPECS) });
         }
     })
 }

@@ -49,6 +49,18 @@ pub struct MethodSpec {
     pub source: &'static str,
 }
 
+impl gradfree_core::registry::Entry for MethodSpec {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn summary(&self) -> &'static str {
+        self.summary
+    }
+    fn source(&self) -> &'static str {
+        self.source
+    }
+}
+
 /// Every batch selection rule.
 pub const METHODS: &[MethodSpec] = &[
     MethodSpec {
@@ -96,7 +108,7 @@ impl Method {
             .iter()
             .find(|m| m.name == s)
             .map(|m| m.method)
-            .ok_or_else(|| BoError::invalid("method", format!("'{s}'"), METHODS.iter().map(|m| m.name).collect::<Vec<_>>().join(", ")))
+            .ok_or_else(|| BoError::invalid("method", format!("'{s}'"), gradfree_core::registry::names(METHODS)))
     }
 
     /// The registry entry.

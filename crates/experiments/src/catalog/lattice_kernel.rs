@@ -12,7 +12,7 @@
 use gradfree_core::{derive_seed, rng_from_seed};
 use gradfree_data::load_labeled;
 use gradfree_features::projection::DenseProjection;
-use gradfree_features::{FeatureMap, FeatureSpec, Kernel, Method, Projection};
+use gradfree_features::{FeatureMap, FeatureSpec, Kernel, LinearOp, Method};
 use gradfree_qmc::{admissible_sizes, hua, subgroup};
 
 use super::kernel_error::{Cell, errors_of, exact, mean_std, panels as kernel_panels, run_rows};
@@ -21,19 +21,19 @@ use crate::{Ctx, Figure, Report, Result, Table};
 const LABELS: [&str; 5] = ["SubGroup", "Hua", "Halton", "Sobol", "MC"];
 
 /// The `n` directions of method `mi` for `d`-dimensional inputs.
-fn projection(mi: usize, d: usize, n: u64, seed: u64) -> Result<Projection> {
-    let shifted = |lattice: gradfree_qmc::Rank1Lattice| -> Result<Projection> {
+fn projection(mi: usize, d: usize, n: u64, seed: u64) -> Result<Box<dyn LinearOp>> {
+    let shifted = |lattice: gradfree_qmc::Rank1Lattice| -> Result<Box<dyn LinearOp>> {
         let lat = lattice.random_shift(&mut rng_from_seed(seed));
         let mut u = vec![0.0; n as usize * d];
         lat.fill_par(0, n as usize, &mut u);
-        Ok(Projection::Dense(DenseProjection::from_uniform(u, d)?))
+        Ok(Box::new(DenseProjection::from_uniform(u, d)?))
     };
     match mi {
         0 => shifted(subgroup(d, n)?),
         1 => shifted(hua(d, n)?),
-        2 => Ok(Projection::Dense(DenseProjection::halton(d, n as usize, seed)?)),
-        3 => Ok(Projection::Dense(DenseProjection::sobol(d, n as usize, seed)?)),
-        _ => Ok(Projection::build(Method::Iid, d, n as usize, Default::default(), seed)?),
+        2 => Ok(Box::new(DenseProjection::halton(d, n as usize, seed)?)),
+        3 => Ok(Box::new(DenseProjection::sobol(d, n as usize, seed)?)),
+        _ => Ok(gradfree_features::projection::build(Method::Iid, d, n as usize, Default::default(), seed)?),
     }
 }
 

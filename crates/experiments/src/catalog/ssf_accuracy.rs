@@ -14,7 +14,7 @@
 use gradfree_core::derive_seed;
 use gradfree_data::load_labeled;
 use gradfree_features::projection::SsfProjection;
-use gradfree_features::{FeatureMap, FeatureSpec, Kernel, Method, Projection, SsfRotation};
+use gradfree_features::{FeatureMap, FeatureSpec, Kernel, Method, SsfRotation};
 use gradfree_qmc::sphere::FourierSphere;
 use gradfree_qmc::sphere::energy::AscentOptions;
 
@@ -71,7 +71,7 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
                         let map = if *method == Method::Ssf {
                             let mut rng = gradfree_core::rng_from_seed(seed);
                             let p = SsfProjection::with_sphere(d, k * d, spheres[si].clone(), SsfRotation::Signs, &mut rng);
-                            FeatureMap::with_projection(spec, Projection::Ssf(p))
+                            FeatureMap::with_projection(spec, Box::new(p))
                         } else {
                             FeatureMap::new(spec, d)?
                         };

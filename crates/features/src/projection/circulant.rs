@@ -17,6 +17,8 @@ use rand_distr::{Distribution, StandardNormal};
 use rustfft::num_complex::Complex64;
 use rustfft::{Fft, FftPlanner};
 
+use super::op::{LinearOp, Workspace, rows};
+
 /// The stacked signed circulant matrix.
 #[derive(Clone)]
 pub struct CirculantProjection {
@@ -38,7 +40,8 @@ impl std::fmt::Debug for CirculantProjection {
     }
 }
 
-/// Buffers of one worker thread for [`CirculantProjection::project_row`].
+/// Buffers of one worker thread for [`CirculantProjection::project_row`] and
+/// [`CirculantProjection::adjoint_row`].
 #[derive(Debug, Default)]
 pub struct CirculantScratch {
     xhat: Vec<Complex64>,
@@ -115,6 +118,63 @@ impl CirculantProjection {
                 *o = scale * self.signs[start + i] * s.buf[i].re;
             }
         }
+    }
+}
+
+impl CirculantProjection {
+    /// `out = scale * D sum_b circ(c_b)^T S_b y_b` for one row `y` of length `N` (`out` has length
+    /// `d`): `circ(c)^T z` is the circular correlation `IFFT(conj(FFT(c)) . FFT(z))`, summed over
+    /// the blocks in the frequency domain, so one forward FFT per block and one inverse FFT.
+    pub fn adjoint_row(&self, y: &[f64], scale: f64, out: &mut [f64], s: &mut CirculantScratch) {
+        let d = self.d;
+        let zero = Complex64::new(0.0, 0.0);
+        s.xhat.clear();
+        s.xhat.resize(d, zero);
+        s.buf.resize(d, zero);
+        let need = self.forward.get_inplace_scratch_len().max(self.inverse.get_inplace_scratch_len());
+        s.fft.resize(need, zero);
+        for (b, spectrum) in self.spectra.iter().enumerate() {
+            let start = b * d;
+            for (i, v) in s.buf.iter_mut().enumerate() {
+                let k = start + i;
+                *v = if k < self.n { Complex64::new(self.signs[k] * y[k], 0.0) } else { zero };
+            }
+            self.forward.process_with_scratch(&mut s.buf, &mut s.fft);
+            for ((acc, a), c) in s.xhat.iter_mut().zip(&s.buf).zip(spectrum) {
+                *acc += a * c.conj();
+            }
+        }
+        self.inverse.process_with_scratch(&mut s.xhat, &mut s.fft);
+        for ((o, v), sign) in out.iter_mut().zip(&s.xhat).zip(&self.input_signs) {
+            *o = scale * sign * v.re;
+        }
+    }
+}
+
+/// Row by row through the FFT: O((N/d + 1) d log d) per row either way.
+impl LinearOp for CirculantProjection {
+    fn dim_in(&self) -> usize {
+        self.d
+    }
+    fn dim_out(&self) -> usize {
+        self.n
+    }
+    fn apply(&self, x: &[f64], scale: f64, out: &mut [f64], ws: &mut Workspace) {
+        rows(x, self.d, out, self.n);
+        let s = ws.get::<CirculantScratch>();
+        for (row, o) in x.chunks_exact(self.d).zip(out.chunks_exact_mut(self.n)) {
+            self.project_row(|j| row[j], scale, o, s);
+        }
+    }
+    fn apply_adjoint(&self, y: &[f64], scale: f64, out: &mut [f64], ws: &mut Workspace) {
+        rows(y, self.n, out, self.d);
+        let s = ws.get::<CirculantScratch>();
+        for (row, o) in y.chunks_exact(self.n).zip(out.chunks_exact_mut(self.d)) {
+            self.adjoint_row(row, scale, o, s);
+        }
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }
 

@@ -11,6 +11,7 @@ use gradfree_qmc::{Halton, Scramble, Sequence, Sobol};
 use rand::RngExt;
 use rand_distr::{Distribution, StandardNormal};
 
+use super::op::{LinearOp, Workspace, rows};
 use crate::FeatureError;
 
 /// `N` directions in `R^d` as a row-major `N x d` matrix.
@@ -119,6 +120,31 @@ impl DenseProjection {
         let wm = MatRef::from_row_major_slice(&self.w, n, d);
         let om = MatMut::from_row_major_slice_mut(out, b, n);
         faer::linalg::matmul::matmul(om, Accum::Replace, xm, wm.transpose(), scale, Par::Seq);
+    }
+}
+
+/// `W x` is one matrix product per block (faer), and so is the adjoint `Y W`.
+impl LinearOp for DenseProjection {
+    fn dim_in(&self) -> usize {
+        self.d
+    }
+    fn dim_out(&self) -> usize {
+        self.len()
+    }
+    fn apply(&self, x: &[f64], scale: f64, out: &mut [f64], _ws: &mut Workspace) {
+        rows(x, self.d, out, self.len());
+        self.project_block(x, scale, out);
+    }
+    fn apply_adjoint(&self, y: &[f64], scale: f64, out: &mut [f64], _ws: &mut Workspace) {
+        let (d, n) = (self.d, self.len());
+        let b = rows(y, n, out, d);
+        let ym = MatRef::from_row_major_slice(y, b, n);
+        let wm = MatRef::from_row_major_slice(&self.w, n, d);
+        let om = MatMut::from_row_major_slice_mut(out, b, d);
+        faer::linalg::matmul::matmul(om, Accum::Replace, ym, wm, scale, Par::Seq);
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }
 

@@ -24,6 +24,7 @@ use rand::seq::SliceRandom;
 use rustfft::num_complex::Complex64;
 use serde::{Deserialize, Serialize};
 
+use super::op::{Directions, LinearOp, Workspace, rows};
 use crate::FeatureError;
 
 /// How the DFT rows `Lambda` are chosen.
@@ -71,7 +72,8 @@ pub struct SsfProjection {
     rotation: Vec<f64>,
 }
 
-/// Buffers of one worker thread for [`SsfProjection::project_row`].
+/// Buffers of one worker thread for [`SsfProjection::project_row`] and
+/// [`SsfProjection::adjoint_row`].
 #[derive(Debug, Default)]
 pub struct SsfScratch {
     buf: Vec<Complex64>,
@@ -186,6 +188,65 @@ impl SsfProjection {
         if !full {
             out.copy_from_slice(&s.full[..self.n_out]);
         }
+    }
+}
+
+impl SsfProjection {
+    /// `out = scale * D V y` (or `R^T V y`) for one row `y` of length `N` (`out` has length `d`):
+    /// the adjoint of [`SsfProjection::project_row`], by the same FFT of length `n`
+    /// ([`FourierSphere::adjoint_with`]); columns of `V` beyond `N` count as zero and the padding
+    /// coordinate of an odd `d` is dropped.
+    pub fn adjoint_row(&self, y: &[f64], scale: f64, out: &mut [f64], s: &mut SsfScratch) {
+        let (d, d_pad) = (self.d, self.sphere.dim());
+        s.buf.resize(self.sphere.len() / 2, Complex64::new(0.0, 0.0));
+        s.fft.resize(self.sphere.scratch_len(), Complex64::new(0.0, 0.0));
+        s.rotated.resize(d_pad, 0.0);
+        let n_out = self.n_out;
+        self.sphere.adjoint_with(|i| if i < n_out { y[i] } else { 0.0 }, scale, &mut s.rotated, &mut s.buf, &mut s.fft);
+        if self.rotation.is_empty() {
+            for ((o, v), sign) in out.iter_mut().zip(&s.rotated).zip(&self.signs) {
+                *o = sign * v;
+            }
+        } else {
+            // out = R^T (V y), R row-major d_pad x d.
+            for (j, o) in out.iter_mut().enumerate() {
+                *o = (0..d_pad).map(|i| self.rotation[i * d + j] * s.rotated[i]).sum();
+            }
+        }
+    }
+}
+
+/// Row by row through one FFT of length `n` (Theorem 20), O(n log n) per row either way (plus
+/// O(d^2) with the Haar rotation).
+impl LinearOp for SsfProjection {
+    fn dim_in(&self) -> usize {
+        self.d
+    }
+    fn dim_out(&self) -> usize {
+        self.n_out
+    }
+    fn apply(&self, x: &[f64], scale: f64, out: &mut [f64], ws: &mut Workspace) {
+        rows(x, self.d, out, self.n_out);
+        let s = ws.get::<SsfScratch>();
+        for (row, o) in x.chunks_exact(self.d).zip(out.chunks_exact_mut(self.n_out)) {
+            self.project_row(|j| row[j], scale, o, s);
+        }
+    }
+    fn apply_adjoint(&self, y: &[f64], scale: f64, out: &mut [f64], ws: &mut Workspace) {
+        rows(y, self.n_out, out, self.d);
+        let s = ws.get::<SsfScratch>();
+        for (row, o) in y.chunks_exact(self.n_out).zip(out.chunks_exact_mut(self.d)) {
+            self.adjoint_row(row, scale, o, s);
+        }
+    }
+    fn directions(&self) -> Directions {
+        Directions::Unit
+    }
+    fn sphere_dim(&self) -> usize {
+        self.sphere.dim()
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }
 

@@ -212,6 +212,28 @@ impl FourierSphere {
         }
     }
 
+    /// `scale * V y` into `out` (length `d`), the adjoint of [`FourierSphere::project_with`], in
+    /// O(n log n) with the same inverse FFT: with `c_j = y_j + i y_{n+j}` for the columns
+    /// `j = 1..n` of the two blocks, `w_k = sum_j c_j e^{2 pi i k j / n}` at `k in Lambda` gives
+    /// `(V y)_l = Re w_{k_l} / sqrt(m)` and `(V y)_{m+l} = Im w_{k_l} / sqrt(m)`. `y(i)` gives
+    /// entry `i` of `y` in `0..N`; `buf` has length `n`, `scratch` length
+    /// [`FourierSphere::scratch_len`]. Panics if the lengths are wrong.
+    pub fn adjoint_with(&self, y: impl Fn(usize) -> f64, scale: f64, out: &mut [f64], buf: &mut [Complex64], scratch: &mut [Complex64]) {
+        let (m, n) = (self.m, self.n as usize);
+        assert!(out.len() == 2 * m && buf.len() == n, "adjoint_with: out must have length d and buf length n");
+        // Column j (1..n) sits at buf[j mod n]: buf[1..n] are columns 1..n-1, buf[0] column n.
+        for j in 1..=n {
+            buf[j % n] = Complex64::new(y(j - 1), y(n + j - 1));
+        }
+        self.fft.process_with_scratch(buf, scratch);
+        let s = scale / (m as f64).sqrt();
+        for (l, &k) in self.lambda.iter().enumerate() {
+            let w = buf[k as usize];
+            out[l] = s * w.re;
+            out[m + l] = s * w.im;
+        }
+    }
+
     /// Mutual coherence `max_{i != j} |v_i^T v_j|` (columns have unit norm), in O(n m).
     pub fn mutual_coherence(&self) -> f64 {
         let n = self.n;
@@ -307,4 +329,31 @@ pub fn gaussian_sphere(d: usize, count: usize, rng: &mut gradfree_core::GfRng) -
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `adjoint_with` is `V y` by the explicit points, and the adjoint of `project_with`.
+    #[test]
+    fn adjoint_is_the_transpose() {
+        let s = FourierSphere::new(6, 11, vec![1, 4, 7]).unwrap();
+        let (d, big_n, n) = (s.dim(), s.len(), 11);
+        let v = s.points();
+        let y: Vec<f64> = (0..big_n).map(|i| (i as f64 * 0.37).sin()).collect();
+        let x: Vec<f64> = (0..d).map(|l| (l as f64 + 0.5).cos()).collect();
+        let (mut buf, mut scratch) = (vec![Complex64::new(0.0, 0.0); n], vec![Complex64::new(0.0, 0.0); s.scratch_len()]);
+        let mut vy = vec![0.0; d];
+        s.adjoint_with(|i| y[i], 2.0, &mut vy, &mut buf, &mut scratch);
+        for l in 0..d {
+            let dense: f64 = (0..big_n).map(|i| v[i * d + l] * y[i]).sum::<f64>() * 2.0;
+            assert!((dense - vy[l]).abs() < 1e-12, "row {l}: {dense} vs {}", vy[l]);
+        }
+        let mut vtx = vec![0.0; big_n];
+        s.project_with(|l| x[l], 1.0, &mut vtx, &mut buf, &mut scratch);
+        let lhs: f64 = vtx.iter().zip(&y).map(|(a, b)| a * b).sum::<f64>() * 2.0;
+        let rhs: f64 = x.iter().zip(&vy).map(|(a, b)| a * b).sum();
+        assert!((lhs - rhs).abs() < 1e-12, "{lhs} vs {rhs}");
+    }
 }
