@@ -23,7 +23,7 @@ class Run:
         self,
         algorithm: str,
         x0: _F64,
-        sigma0: float,
+        sigma0: Optional[float],
         seed: int,
         params_json: str,
         stop_json: str,
@@ -32,8 +32,6 @@ class Run:
         restart_bounds: Optional[Tuple[Sequence[float], Sequence[float]]] = None,
         bounds: Optional[Tuple[Sequence[float], Sequence[float]]] = None,
         bounds_handling: str = "clip",
-        convergence: bool = False,
-        off: List[str] = ...,
     ) -> None: ...
     def stop_message(self) -> Optional[Tuple[str, bool]]:
         """What the stop reason means and whether the run succeeded; None while it goes on."""
@@ -131,19 +129,20 @@ class BatchBO:
         upper: List[float],
         kinds: List[str],
         seed: int,
-        method: str = "bkop",
-        batch_size: int = 5,
+        method: Optional[str] = None,
+        batch_size: Optional[int] = None,
         n_initial: Optional[int] = None,
-        kernel: str = "matern52",
+        kernel: Optional[str] = None,
         noise: Optional[float] = None,
-        weight: float = 1.0,
+        weight: Optional[float] = None,
         beta: Optional[float] = None,
-        acq_starts: int = 4,
-        acq_evals_per_dim: int = 50,
-        fit_restarts: int = 3,
-        on_nonfinite: str = "error",
+        acq_starts: Optional[int] = None,
+        acq_evals_per_dim: Optional[int] = None,
+        fit_restarts: Optional[int] = None,
+        on_nonfinite: Optional[str] = None,
         budget: Optional[int] = None,
-    ) -> None: ...
+    ) -> None:
+        """Fields left None take the library's defaults (gradfree_bo::BoParams)."""
     def ask(self, n: Optional[int] = None) -> _F64: ...
     def tell(self, x: _F64, y: List[float]) -> None: ...
     @property
@@ -158,6 +157,8 @@ class BatchBO:
     def best_x(self) -> List[float]: ...
     @property
     def method(self) -> str: ...
+    @property
+    def batch_size(self) -> int: ...
     @property
     def hyperparameters(self) -> Optional[Tuple[List[float], float, float]]: ...
     def state_json(self) -> str: ...
@@ -187,8 +188,12 @@ def min_distance(z: Sequence[int], n: int, metric: str = "l2") -> float: ...
 def lattice_points(z: Sequence[int], n: int, start: int, count: int, shift: Optional[Sequence[float]] = None) -> _F64: ...
 def random_shift(z: Sequence[int], n: int, seed: int) -> List[float]:
     """The lattice's uniform random shift drawn from seed (as the CLI's --random-shift)."""
-def lattice_search(d: int, n: int, method: str = "alg10", primes: int = 50, sweeps: int = 3, top: int = 64) -> Tuple[List[int], float]: ...
+def lattice_search(
+    d: int, n: int, method: str = "alg10", primes: Optional[int] = None, sweeps: Optional[int] = None, top: Optional[int] = None
+) -> Tuple[List[int], float]: ...
 def discrepancy(points: _F64, method: str = "CD") -> float: ...
+def defaults_json() -> str:
+    """The library's defaults (es, bo, lattice_search) as JSON."""
 def registries_json() -> str:
     """Every registry as JSON, as ``gradfree list --json`` prints it."""
 def run_experiment(

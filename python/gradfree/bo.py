@@ -95,8 +95,10 @@ class Optimizer:
         (integer) or a list of categories.
     method : str, default "bkop"
         Selection rule (:func:`methods`).
-    batch_size : int, default 1
-        Points per ``ask()`` after the initial design.
+    batch_size : int, default 5
+        Points per batch after the initial design (``ask()`` without ``n_points`` still returns
+        one point, as scikit-optimize's does; :func:`minimize` evaluates whole batches). The
+        thesis' batch size L = 5 (§4.7), the library's default like every default here.
     n_initial_points : int, optional
         Size of the initial lattice design (default ``max(10, 3d + 2)``).
     random_state : int, optional
@@ -116,21 +118,23 @@ class Optimizer:
         Total budget; required by ``method="bull"`` only.
     """
 
-    def __init__(self, dimensions: Sequence[Any], method: str = "bkop", batch_size: int = 1,
-                 n_initial_points: Optional[int] = None, random_state: Optional[int] = None, *, kernel: str = "matern52",
-                 noise: Optional[float] = None, weight: float = 1.0, beta: Optional[float] = None, acq_starts: int = 4,
-                 acq_evals_per_dim: int = 50, on_nonfinite: str = "error", n_calls: Optional[int] = None):
+    def __init__(self, dimensions: Sequence[Any], method: Optional[str] = None, batch_size: Optional[int] = None,
+                 n_initial_points: Optional[int] = None, random_state: Optional[int] = None, *, kernel: Optional[str] = None,
+                 noise: Optional[float] = None, weight: Optional[float] = None, beta: Optional[float] = None,
+                 acq_starts: Optional[int] = None, acq_evals_per_dim: Optional[int] = None, on_nonfinite: Optional[str] = None,
+                 n_calls: Optional[int] = None):
         if isinstance(dimensions, (str, bytes)) or not isinstance(dimensions, Sequence) or len(dimensions) == 0:
             raise InvalidParameterError(f"invalid dimensions = {dimensions!r}: expected a non-empty list of (low, high) or category lists")
         self.dimensions = [_Dim(s, i) for i, s in enumerate(dimensions)]
         seed = _util.seed(random_state)
+        # Options left None take the library's defaults (gradfree_bo::BoParams).
         self._bo = _gradfree.BatchBO(
             [d.low for d in self.dimensions], [d.high for d in self.dimensions], [d.kind for d in self.dimensions], seed,
-            method=method, batch_size=_count("batch_size", batch_size), n_initial=None if n_initial_points is None else
-            _count("n_initial_points", n_initial_points), kernel=kernel, noise=None if noise is None else _util.number("noise", noise), weight=_util.number("weight", weight),
-            beta=None if beta is None else _util.number("beta", beta), acq_starts=_count("acq_starts", acq_starts),
-            acq_evals_per_dim=_count("acq_evals_per_dim", acq_evals_per_dim), on_nonfinite=on_nonfinite,
-            budget=None if n_calls is None else _count("n_calls", n_calls))
+            method=method, batch_size=_opt(_count, "batch_size", batch_size),
+            n_initial=_opt(_count, "n_initial_points", n_initial_points), kernel=kernel, noise=_opt(_util.number, "noise", noise),
+            weight=_opt(_util.number, "weight", weight), beta=_opt(_util.number, "beta", beta),
+            acq_starts=_opt(_count, "acq_starts", acq_starts), acq_evals_per_dim=_opt(_count, "acq_evals_per_dim", acq_evals_per_dim),
+            on_nonfinite=on_nonfinite, budget=_opt(_count, "n_calls", n_calls))
         self.Xi: list = []
         self.yi: list = []
 
@@ -208,15 +212,15 @@ class Optimizer:
 
 
 def minimize(func: Callable, dimensions: Sequence[Any], n_calls: int = 100, n_initial_points: Optional[int] = None,
-             batch_size: int = 1, method: str = "bkop", random_state: Optional[int] = None, seed: Optional[int] = None,
+             batch_size: Optional[int] = None, method: Optional[str] = None, random_state: Optional[int] = None, seed: Optional[int] = None,
              callback: Optional[Callable] = None, **kwargs) -> OptimizeResult:
     """Minimizes ``func`` over ``dimensions`` by batch Bayesian optimization, with
     ``skopt.gp_minimize``'s argument names; returns a SciPy-style ``OptimizeResult`` (``x``,
     ``fun``, ``x_iters``, ``func_vals``, ``nfev``).
 
-    ``func(x)`` takes one point (a list); each batch of ``batch_size`` points is evaluated in
-    order. The defaults (``method="bkop"``, ``batch_size=1``) are the thesis' rule, which with
-    one point per batch is its sequential constant-weight UCB (Alg. 5). ``seed`` is an alias of
+    ``func(x)`` takes one point (a list); each batch of ``batch_size`` points (default 5, the
+    thesis' L) is evaluated in order. The default rule is the thesis' BKOP; ``batch_size=1`` makes
+    it the sequential constant-weight UCB (Alg. 5). ``seed`` is an alias of
     ``random_state``; ``callback(result)`` is called after every batch and may return ``True`` to
     stop. Other keywords go to :class:`Optimizer`.
     """
@@ -224,8 +228,8 @@ def minimize(func: Callable, dimensions: Sequence[Any], n_calls: int = 100, n_in
         raise InvalidParameterError("give seed or random_state, not both")
     n_calls = _count("n_calls", n_calls)
     opt = Optimizer(dimensions, method=method, batch_size=batch_size, n_initial_points=n_initial_points,
-                    random_state=random_state if random_state is not None else seed,
-                    n_calls=n_calls if method == "bull" else None, **kwargs)
+                    random_state=random_state if random_state is not None else seed, n_calls=n_calls, **kwargs)
+    batch_size = opt._bo.batch_size
     while len(opt.yi) < n_calls:
         left = n_calls - len(opt.yi)
         design_left = opt._bo.n_observations == 0 and opt._bo.n_pending == 0
@@ -236,9 +240,14 @@ def minimize(func: Callable, dimensions: Sequence[Any], n_calls: int = 100, n_in
         if callback is not None and callback(opt.get_result()):
             break
     res = opt.get_result()
-    res["specs"] = {"method": method, "batch_size": batch_size, "n_calls": n_calls}
+    res["specs"] = {"method": opt.method, "batch_size": batch_size, "n_calls": n_calls}
     return res
 
 
 def _count(name: str, v) -> int:
     return _util.count(name, v, 1)
+
+
+def _opt(check: Callable, name: str, v):
+    """``check(name, v)``, or ``None`` for ``None`` (the library's default)."""
+    return None if v is None else check(name, v)

@@ -75,7 +75,8 @@ class _ES:
     x0 : array_like, shape (d,)
         Initial mean.
     sigma0 : float, default 0.5
-        Initial step size (standard deviation of every coordinate).
+        Initial step size (standard deviation of every coordinate); ``None`` takes the library's
+        default (the thesis' sigma_1 = 0.5).
     options : dict, optional
         Any keyword below, by its name here or by pycma's (``maxfevals``, ``maxiter``,
         ``ftarget``, ``tolfun``, ``tolx``, ``tolflatfitness``, ``tolstagnation``,
@@ -145,7 +146,7 @@ class _ES:
 
     algorithm = ""
 
-    def __init__(self, x0: Sequence[float], sigma0: float = 0.5, options: Optional[dict] = None, *,
+    def __init__(self, x0: Sequence[float], sigma0: Optional[float] = None, options: Optional[dict] = None, *,
                  seed: Optional[int] = None, popsize: Optional[int] = None,
                  max_evals: Optional[int] = None, max_gens: Optional[int] = None, target: Optional[float] = None,
                  max_seconds: Optional[float] = None, tol_fun=None, tol_fun_window: Optional[int] = None, tol_x=None,
@@ -194,17 +195,21 @@ class _ES:
             "tol_diverge": _tol("tol_diverge", g["tol_diverge"], _util.positive),
         }
         off = [k for k, v in tols.items() if v is _OFF]
+        # Rules left as None take the library's defaults (gradfree_core::StopSpec).
         stop = {
-            "max_evaluations": _util.count("max_evals", g["max_evals"], 1) if g["max_evals"] is not None else 10000 * x0.size,
+            "max_evaluations": _util.count("max_evals", g["max_evals"], 1) if g["max_evals"] is not None else None,
             "max_generations": _util.count("max_gens", g["max_gens"], 1) if g["max_gens"] is not None else None,
             "target": _util.number("target", g["target"]) if g["target"] is not None else None,
             "tol_f_window": _util.count("tol_fun_window", g["tol_fun_window"], 1) if g["tol_fun_window"] is not None else None,
             "max_seconds": _util.positive("max_seconds", g["max_seconds"]) if g["max_seconds"] is not None else None,
             **{k: (None if v is _OFF else v) for k, v in tols.items()},
+            "convergence": bool(convergence),
+            "off": off,
         }
         self._x0 = x0
-        self._run = _gradfree.Run(self.algorithm, x0, float(sigma0), self.seed, json.dumps(params), json.dumps(stop),
-                                  bool(restarts), max_restarts, rb, box, bounds_handling, bool(convergence), off)
+        sigma0 = None if sigma0 is None else _util.number("sigma0", sigma0)
+        self._run = _gradfree.Run(self.algorithm, x0, sigma0, self.seed, json.dumps(params), json.dumps(stop),
+                                  bool(restarts), max_restarts, rb, box, bounds_handling)
         rules = json.loads(self._run.stop_rules_json())
         self.max_evals, self.max_gens, self.target = rules["max_evaluations"], rules["max_generations"], rules["target"]
         self.max_seconds = rules["max_seconds"]
@@ -440,7 +445,7 @@ class OptimizeResult(dict):
             raise AttributeError(name) from e
 
 
-def minimize(f: Callable[[np.ndarray], float], x0, method: str = "ingo", sigma0: float = 0.5, seed: Optional[int] = None,
+def minimize(f: Callable[[np.ndarray], float], x0, method: str = "ingo", sigma0: Optional[float] = None, seed: Optional[int] = None,
              max_evals: Optional[int] = None, target: Optional[float] = None, bounds=None, restarts=False,
              executor=None, **params) -> OptimizeResult:
     """Minimizes ``f`` with an evolution strategy, as ``scipy.optimize.minimize``.

@@ -41,7 +41,7 @@ class _ES:
     def __init__(
         self,
         x0: npt.ArrayLike,
-        sigma0: float = 0.5,
+        sigma0: Optional[float] = None,
         options: Optional[Dict[str, Any]] = None,
         *,
         seed: Optional[int] = None,
@@ -164,7 +164,7 @@ def minimize(
     f: Callable[[np.ndarray], float],
     x0: npt.ArrayLike,
     method: str = "ingo",
-    sigma0: float = 0.5,
+    sigma0: Optional[float] = None,
     seed: Optional[int] = None,
     max_evals: Optional[int] = None,
     target: Optional[float] = None,

@@ -310,15 +310,16 @@ class SearchedLattice(Rank1Lattice):
     method : {"alg10", "alg11"}, default "alg10"
         Algorithm 10 (cos-based candidates over ``primes`` primes) or Algorithm 11 (successive
         coordinate search, ``sweeps`` sweeps from Algorithm 10's ``top`` best vectors).
-    primes, sweeps, top : int
-        Search sizes.
+    primes, sweeps, top : int, optional
+        Search sizes (default: the thesis' M = 50 primes, T = 3 sweeps, and SCS from the 64 best
+        Algorithm 10 vectors).
     seed, shift
         As for :class:`Rank1Lattice`.
     """
 
-    def __init__(self, d: int, n: int, method: str = "alg10", primes: int = 50, sweeps: int = 3, top: int = 64,
-                 seed: Optional[int] = None, shift: bool = False):
-        z, self.distance = lattice_search(int(d), int(n), method, int(primes), int(sweeps), int(top))
+    def __init__(self, d: int, n: int, method: str = "alg10", primes: Optional[int] = None, sweeps: Optional[int] = None,
+                 top: Optional[int] = None, seed: Optional[int] = None, shift: bool = False):
+        z, self.distance = lattice_search(int(d), int(n), method, primes, sweeps, top)
         super().__init__(z, n, seed, shift)
 
 
@@ -379,7 +380,8 @@ def min_distance(z, n: int, metric: str = "l2") -> float:
     return _gradfree.min_distance(z, n, metric)
 
 
-def lattice_search(d: int, n: int, method: str = "alg10", primes: int = 50, sweeps: int = 3, top: int = 64) -> tuple:
+def lattice_search(d: int, n: int, method: str = "alg10", primes: Optional[int] = None, sweeps: Optional[int] = None,
+                   top: Optional[int] = None) -> tuple:
     """A generating vector of large l2 packing distance from the searches of Lyu's thesis (sec. 4.6).
 
     Parameters
@@ -391,14 +393,16 @@ def lattice_search(d: int, n: int, method: str = "alg10", primes: int = 50, swee
     method : {"alg10", "alg11"}, default "alg10"
         Algorithm 10 (cos-based candidates over ``primes`` primes) or Algorithm 11 (Algorithm
         10's ``top`` best vectors refined by ``sweeps`` sweeps of successive coordinate search).
-    primes, sweeps, top : int
-        Search sizes.
+    primes, sweeps, top : int, optional
+        Search sizes (default: the thesis' M = 50 primes, T = 3 sweeps, and SCS from the 64 best
+        Algorithm 10 vectors; the library's ``SearchSpec``).
 
     Returns
     -------
     (z, distance) : (list of int, float)
     """
-    return _gradfree.lattice_search(d, n, method, primes, sweeps, top)
+    sizes = [None if v is None else _util.count(name, v, lo) for name, v, lo in (("primes", primes, 1), ("sweeps", sweeps, 0), ("top", top, 1))]
+    return _gradfree.lattice_search(d, n, method, *sizes)
 
 
 def discrepancy(sample, method: str = "CD") -> float:

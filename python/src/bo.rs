@@ -13,8 +13,10 @@ use pyo3::prelude::*;
 use crate::errors::{Kind, ToPyErr, new_err};
 use crate::{err, interruptible};
 
-/// `BatchBO(lower, upper, kinds, seed, method, batch_size, n_initial, kernel, noise, weight,
-/// beta, acq_starts, acq_evals_per_dim, fit_restarts, on_nonfinite, budget)`.
+/// `BatchBO(lower, upper, kinds, seed, method=None, batch_size=None, n_initial=None, kernel=None,
+/// noise=None, weight=None, beta=None, acq_starts=None, acq_evals_per_dim=None, fit_restarts=None,
+/// on_nonfinite=None, budget=None)`: the optimizer of a [`gradfree_bo::BoParams`] whose fields
+/// left `None` take the library's defaults.
 #[pyclass(module = "gradfree._gradfree")]
 struct BatchBO {
     inner: Mutex<Inner>,
@@ -27,26 +29,26 @@ fn lock(m: &Mutex<Inner>) -> std::sync::MutexGuard<'_, Inner> {
 #[pymethods]
 impl BatchBO {
     #[new]
-    #[pyo3(signature = (lower, upper, kinds, seed, method = "bkop", batch_size = 5, n_initial = None, kernel = "matern52",
-        noise = None, weight = 1.0, beta = None, acq_starts = 4, acq_evals_per_dim = 50, fit_restarts = 3,
-        on_nonfinite = "error", budget = None))]
+    #[pyo3(signature = (lower, upper, kinds, seed, method = None, batch_size = None, n_initial = None, kernel = None,
+        noise = None, weight = None, beta = None, acq_starts = None, acq_evals_per_dim = None, fit_restarts = None,
+        on_nonfinite = None, budget = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         lower: Vec<f64>,
         upper: Vec<f64>,
         kinds: Vec<String>,
         seed: u64,
-        method: &str,
-        batch_size: usize,
+        method: Option<&str>,
+        batch_size: Option<usize>,
         n_initial: Option<usize>,
-        kernel: &str,
+        kernel: Option<&str>,
         noise: Option<f64>,
-        weight: f64,
+        weight: Option<f64>,
         beta: Option<f64>,
-        acq_starts: usize,
-        acq_evals_per_dim: usize,
-        fit_restarts: usize,
-        on_nonfinite: &str,
+        acq_starts: Option<usize>,
+        acq_evals_per_dim: Option<usize>,
+        fit_restarts: Option<usize>,
+        on_nonfinite: Option<&str>,
         budget: Option<usize>,
     ) -> PyResult<Self> {
         let kinds = kinds
@@ -59,25 +61,37 @@ impl BatchBO {
             })
             .collect::<PyResult<Vec<_>>>()?;
         let space = Space::new(lower, upper, kinds).map_err(ToPyErr::to_py)?;
+        let d = BoParams::default();
         let params = BoParams {
-            method: Method::parse(method).map_err(ToPyErr::to_py)?,
-            batch_size,
+            method: method.map_or(Ok(d.method), Method::parse).map_err(ToPyErr::to_py)?,
+            batch_size: batch_size.unwrap_or(d.batch_size),
             n_initial,
-            kernel: KernelKind::parse(kernel).ok_or_else(|| err(format!("invalid kernel = {kernel}: expected matern52 or rbf")))?,
-            noise: noise.map_or(NoiseModel::default(), NoiseModel::Fixed),
-            weight,
+            kernel: kernel.map_or(Ok(d.kernel), KernelKind::parse_param).map_err(ToPyErr::to_py)?,
+            noise: noise.map_or(d.noise, NoiseModel::Fixed),
+            weight: weight.unwrap_or(d.weight),
             beta,
-            inner: InnerOptions { starts: acq_starts, evals_per_dim: acq_evals_per_dim, ..InnerOptions::default() },
-            fit_restarts,
+            inner: InnerOptions {
+                starts: acq_starts.unwrap_or(d.inner.starts),
+                evals_per_dim: acq_evals_per_dim.unwrap_or(d.inner.evals_per_dim),
+                ..d.inner
+            },
+            fit_restarts: fit_restarts.unwrap_or(d.fit_restarts),
             on_nonfinite: match on_nonfinite {
-                "error" => NonFinitePolicy::Error,
-                "treat-as-inf" => NonFinitePolicy::TreatAsInf,
-                other => return Err(err(format!("invalid on_nonfinite = {other}: expected 'error' or 'treat-as-inf'"))),
+                None => d.on_nonfinite,
+                Some("error") => NonFinitePolicy::Error,
+                Some("treat-as-inf") => NonFinitePolicy::TreatAsInf,
+                Some(other) => return Err(err(format!("invalid on_nonfinite = {other}: expected 'error' or 'treat-as-inf'"))),
             },
             budget,
-            design_seed: None,
+            ..d
         };
         Ok(BatchBO { inner: Mutex::new(Inner::new(space, params, seed).map_err(ToPyErr::to_py)?) })
+    }
+
+    /// Points per `ask()` after the initial design.
+    #[getter]
+    fn batch_size(&self) -> usize {
+        lock(&self.inner).params().batch_size
     }
 
     /// `n` points to evaluate next, shape `(n, d)` (default: the rest of the initial design, then

@@ -129,8 +129,6 @@ pub(crate) fn keyword(name: &'static str) -> &'static str {
         "tol_f" => "tol_fun",
         "tol_f_window" => "tol_fun_window",
         "n_initial" => "n_initial_points",
-        "starts" => "acq_starts",
-        "evals_per_dim" => "acq_evals_per_dim",
         "budget" => "n_calls",
         other => other,
     }

@@ -3,10 +3,10 @@
 //! the Rust driver stops), the benchmark problems, and the Rust-driven reference run.
 
 use gradfree_core::{
-    AskTell, Bounds, BoundsHandling, CoreError, DriverOptions, DriverState, GenerationRecord, Observer, Population, Run, StateCheck,
-    StopReason, StopRules,
+    AskTell, BoundaryRepair, Bounds, BoundsHandling, CoreError, DriverOptions, DriverState, GenerationRecord, Observer, Population, Run,
+    StateCheck, StopReason, StopRules, StopSpec,
 };
-use gradfree_es::{Algorithm, Ipop, IpopParams, RestartMean, StartSpec};
+use gradfree_es::{Algorithm, EsSpec, RestartMean, RestartSpec};
 use numpy::ndarray::Array2;
 use numpy::{AllowTypeChange, IntoPyArray, PyArray1, PyArray2, PyArrayLike1, PyArrayLike2, PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::prelude::*;
@@ -36,23 +36,12 @@ struct Saved {
     pending: Option<Vec<f64>>,
 }
 
-/// Builds a registry algorithm, with IPOP restarts if asked.
-fn build(
-    algorithm: &str,
-    start: StartSpec,
-    restarts: bool,
-    max_restarts: Option<u32>,
-    restart_bounds: Option<(Vec<f64>, Vec<f64>)>,
-) -> PyResult<Algorithm> {
-    if !restarts {
-        return gradfree_es::build(algorithm, &start).map_err(ToPyErr::to_py);
+/// The algorithm parameters of a JSON object.
+fn params_of(params_json: &str) -> PyResult<serde_json::Map<String, serde_json::Value>> {
+    match serde_json::from_str(params_json).map_err(err)? {
+        serde_json::Value::Object(m) => Ok(m),
+        _ => Err(err("params: expected a JSON object")),
     }
-    let restart_mean = match restart_bounds {
-        Some((lo, hi)) => RestartMean::Uniform(Bounds::new(lo, hi).map_err(err)?),
-        None => RestartMean::Initial,
-    };
-    let params = IpopParams { max_restarts, restart_mean, ..IpopParams::default() };
-    Ok(Algorithm::Ipop(Box::new(Ipop::new(algorithm, start, params).map_err(ToPyErr::to_py)?)))
 }
 
 /// One run of an evolution strategy of the Rust crate, driven by ask/tell from Python: `ask`
@@ -83,22 +72,21 @@ fn stop_key(r: StopReason) -> &'static str {
 #[pymethods]
 impl EsRun {
     /// `Run(algorithm, x0, sigma0, seed, params_json, stop_json, restarts=False, max_restarts=None,
-    /// restart_bounds=None, bounds=None, bounds_handling="clip")`: `algorithm` is a registry name,
-    /// `params_json` a JSON object of its parameters, `stop_json` the stop rules (the fields of
-    /// `gradfree_core::StopRules`). `restarts`: IPOP restarts (population doubled each time) up to
-    /// `max_restarts`, each from `x0` or a uniform draw in `restart_bounds = (lower, upper)`.
-    /// `bounds = (lower, upper)`: points are repaired (`"clip"` or `"reflect"`) before evaluation.
-    /// `convergence`: unset convergence rules take their defaults
-    /// ([`StopRules::with_convergence_defaults`]; not with restarts, which judge convergence
-    /// themselves), and a `tol_f_window` of `null` becomes `10 + ceil(30 d / popsize)`; `off`
-    /// names rules to switch off.
+    /// restart_bounds=None, bounds=None, bounds_handling="clip")`: the run of a
+    /// [`gradfree_es::EsSpec`], built by it. `algorithm` is a registry name, `params_json` a JSON
+    /// object of its parameters, `stop_json` the stop rules as given (the fields of
+    /// [`gradfree_core::StopSpec`]: rules left out take the library's defaults, `off` names rules
+    /// to switch off, `convergence` whether the convergence rules take their defaults).
+    /// `restarts`: IPOP restarts (population doubled each time) up to `max_restarts`, each from
+    /// `x0` or a uniform draw in `restart_bounds = (lower, upper)`. `bounds = (lower, upper)`:
+    /// points are repaired (`"clip"` or `"reflect"`) before evaluation.
     #[new]
-    #[pyo3(signature = (algorithm, x0, sigma0, seed, params_json, stop_json, restarts=false, max_restarts=None, restart_bounds=None, bounds=None, bounds_handling="clip", convergence=false, off=Vec::new()))]
+    #[pyo3(signature = (algorithm, x0, sigma0, seed, params_json, stop_json, restarts=false, max_restarts=None, restart_bounds=None, bounds=None, bounds_handling="clip"))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         algorithm: &str,
         x0: PyReadonlyArray1<'_, f64>,
-        sigma0: f64,
+        sigma0: Option<f64>,
         seed: u64,
         params_json: &str,
         stop_json: &str,
@@ -107,50 +95,39 @@ impl EsRun {
         restart_bounds: Option<(Vec<f64>, Vec<f64>)>,
         bounds: Option<(Vec<f64>, Vec<f64>)>,
         bounds_handling: &str,
-        convergence: bool,
-        off: Vec<String>,
     ) -> PyResult<Self> {
-        let params: serde_json::Value = serde_json::from_str(params_json).map_err(err)?;
-        let Some(params) = params.as_object().cloned() else {
-            return Err(err("params: expected a JSON object"));
+        let stop: StopSpec = serde_json::from_str(stop_json).map_err(|e| err(format!("stop rules: {e}")))?;
+        let restarts = match (restarts, restart_bounds) {
+            (false, _) => None,
+            (true, None) => Some(RestartSpec { max: max_restarts, mean: RestartMean::Initial }),
+            (true, Some((lo, hi))) => {
+                Some(RestartSpec { max: max_restarts, mean: RestartMean::Uniform(Bounds::new(lo, hi).map_err(err)?) })
+            }
         };
-        let mut stop: serde_json::Value = serde_json::from_str(stop_json).map_err(|e| err(format!("stop rules: {e}")))?;
-        let auto_window = stop.get("tol_f_window").is_some_and(|w| w.is_null());
-        if let (true, Some(m)) = (auto_window, stop.as_object_mut()) {
-            m.remove("tol_f_window");
-        }
-        let mut stop: StopRules = serde_json::from_value(stop).map_err(|e| err(format!("stop rules: {e}")))?;
-        let start = StartSpec { x0: x0.as_slice().map_err(err)?.to_vec(), sigma0, seed, params };
-        let alg = build(algorithm, start, restarts, max_restarts, restart_bounds)?;
-        let (d, lambda) = (alg.dim(), alg.population_size());
-        if auto_window {
-            stop.tol_f_window = gradfree_core::convergence::window(d, lambda);
-        }
-        if convergence && !restarts {
-            let continuous = gradfree_es::registry::spec(algorithm).is_ok_and(|a| !a.discrete());
-            stop = stop.with_convergence_defaults(d, lambda, continuous);
-        }
-        for rule in &off {
-            stop = stop.without(rule).map_err(ToPyErr::to_py)?;
-        }
-        if let Some(max) = stop.max_evaluations
-            && max < alg.population_size() as u64
-        {
-            return Err(err(format!(
-                "max_evals: expected >= the population size {} of {algorithm} (one generation), got {max}",
-                alg.population_size()
-            )));
-        }
-        let mut options = DriverOptions::new(stop);
-        options.parallel = false;
-        if let Some((lo, hi)) = bounds {
-            let repair = match bounds_handling {
-                "clip" => gradfree_core::BoundaryRepair::Clip,
-                "reflect" => gradfree_core::BoundaryRepair::Reflect,
-                _ => return Err(err(format!("bounds_handling {bounds_handling:?}: expected 'clip' or 'reflect'"))),
-            };
-            options.bounds = Some((Bounds::new(lo, hi).map_err(err)?, BoundsHandling::Repair(repair)));
-        }
+        let bounds = match bounds {
+            None => None,
+            Some((lo, hi)) => {
+                let repair = match bounds_handling {
+                    "clip" => BoundaryRepair::Clip,
+                    "reflect" => BoundaryRepair::Reflect,
+                    _ => return Err(err(format!("bounds_handling {bounds_handling:?}: expected 'clip' or 'reflect'"))),
+                };
+                Some((Bounds::new(lo, hi).map_err(err)?, BoundsHandling::Repair(repair)))
+            }
+        };
+        let spec = EsSpec {
+            algorithm: algorithm.to_string(),
+            x0: x0.as_slice().map_err(err)?.to_vec(),
+            sigma0: sigma0.unwrap_or(EsSpec::default().sigma0),
+            seed,
+            params: params_of(params_json)?,
+            restarts,
+            stop,
+            bounds,
+            parallel: false,
+            eval_seed: 0,
+        };
+        let (alg, options) = spec.build(None).map_err(ToPyErr::to_py)?;
         Ok(EsRun { run: Run::new(alg, options).map_err(ToPyErr::to_py)?, events: Vec::new() })
     }
 
@@ -334,17 +311,21 @@ fn run_builtin<'py>(
     params_json: &str,
     stop_json: Option<&str>,
 ) -> PyResult<(Bound<'py, PyArray1<f64>>, f64, u64, u64, Bound<'py, PyArray1<f64>>, Option<&'static str>)> {
-    let params: serde_json::Value = serde_json::from_str(params_json).map_err(err)?;
-    let Some(params) = params.as_object().cloned() else {
-        return Err(err("params: expected a JSON object"));
+    let spec = EsSpec {
+        algorithm: algorithm.to_string(),
+        x0: x0.as_slice().map_err(err)?.to_vec(),
+        sigma0,
+        seed,
+        params: params_of(params_json)?,
+        parallel: false,
+        ..EsSpec::default()
     };
-    let alg = build(algorithm, StartSpec { x0: x0.as_slice().map_err(err)?.to_vec(), sigma0, seed, params }, false, None, None)?;
+    let alg = spec.optimizer().map_err(ToPyErr::to_py)?;
     let stop = match stop_json {
         Some(s) => serde_json::from_str(s).map_err(|e| err(format!("stop rules: {e}")))?,
         None => StopRules::max_evaluations(max_evals),
     };
-    let mut opts = DriverOptions::new(stop);
-    opts.parallel = false;
+    let opts = spec.driver_options(stop);
     let p = &problem.p;
     let (res, mean) = interruptible(py, |cancel| -> Result<_, CoreError> {
         let mut driver = gradfree_core::Driver::new(alg, opts)?;

@@ -65,9 +65,24 @@ pub(crate) fn err(e: impl std::fmt::Display) -> PyErr {
     errors::new_err(errors::Kind::InvalidParameter, e.to_string())
 }
 
+/// The library's defaults as JSON, for the Python layer to document and test itself against:
+/// `es` ([`gradfree_es::EsSpec`], its `stop` the [`gradfree_core::StopSpec`]), `bo`
+/// ([`gradfree_bo::BoParams`]) and `lattice_search`
+/// ([`gradfree_qmc::lattice::search::SearchSpec`]). Python signatures leave these `None`.
+#[pyfunction]
+fn defaults_json() -> PyResult<String> {
+    let all = serde_json::json!({
+        "es": gradfree_es::EsSpec::default(),
+        "bo": gradfree_bo::BoParams::default(),
+        "lattice_search": gradfree_qmc::lattice::search::SearchSpec::default(),
+    });
+    serde_json::to_string(&all).map_err(err)
+}
+
 #[pymodule]
 fn _gradfree(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
+    m.add_function(wrap_pyfunction!(defaults_json, m)?)?;
     bo::register(m)?;
     es::register(m)?;
     experiments::register(m)?;

@@ -128,15 +128,29 @@ fn lattice_points<'py>(
 
 /// A lattice from the thesis searches that maximize the l2 packing distance (sec. 4.6):
 /// `method = "alg10"` (Algorithm 10 over `primes` primes) or `"alg11"` (Algorithm 10's `top`
-/// best vectors refined by `sweeps` sweeps of successive coordinate search). Returns `(z,
+/// best vectors refined by `sweeps` sweeps of successive coordinate search); settings left `None`
+/// take the library's defaults ([`gradfree_qmc::lattice::search::SearchSpec`]). Returns `(z,
 /// min_distance)`.
 #[pyfunction]
-#[pyo3(signature = (d, n, method = "alg10", primes = 50, sweeps = 3, top = 64))]
-fn lattice_search(py: Python<'_>, d: usize, n: u64, method: &str, primes: usize, sweeps: usize, top: usize) -> PyResult<(Vec<u64>, f64)> {
-    use gradfree_qmc::lattice::search::{alg10, alg11};
+#[pyo3(signature = (d, n, method = "alg10", primes = None, sweeps = None, top = None))]
+fn lattice_search(
+    py: Python<'_>,
+    d: usize,
+    n: u64,
+    method: &str,
+    primes: Option<usize>,
+    sweeps: Option<usize>,
+    top: Option<usize>,
+) -> PyResult<(Vec<u64>, f64)> {
+    let lib = gradfree_qmc::lattice::search::SearchSpec::default();
+    let search = gradfree_qmc::lattice::search::SearchSpec {
+        primes: primes.unwrap_or(lib.primes),
+        sweeps: sweeps.unwrap_or(lib.sweeps),
+        top: top.unwrap_or(lib.top),
+    };
     let r = match method {
-        "alg10" => py.detach(|| alg10(d, n, primes)),
-        "alg11" => py.detach(|| alg11(d, n, primes, sweeps, top)),
+        "alg10" => py.detach(|| search.alg10(d, n)),
+        "alg11" => py.detach(|| search.alg11(d, n)),
         _ => return Err(err(format!("method {method:?}: expected 'alg10' or 'alg11'"))),
     }
     .map_err(err)?;

@@ -106,3 +106,33 @@ def test_cli_lists_the_same_parameters(gradfree_bin):
     assert "popsize (int)" in text and "Default" in text
     bad = subprocess.run([gradfree_bin, "params", "nope"], capture_output=True, text=True)
     assert bad.returncode == 2 and "known algorithms" in bad.stderr
+
+
+def test_front_end_defaults_are_the_librarys():
+    """A keyword default of the Python front ends is None (the Rust library decides) or, where
+    Python must show a value, the library's own; a default written here that drifts from the
+    library's (or a new one that is neither) fails."""
+    from gradfree import _gradfree, bo, es, qmc
+
+    lib = json.loads(_gradfree.defaults_json())
+    # (function, {keyword: the library's value}, keywords that are the front end's own choice).
+    cases = [
+        (es._ES.__init__, {"convergence": lib["es"]["stop"]["convergence"], "restarts": False},
+         {"bounds_handling"}),
+        (es.minimize, {"method": lib["es"]["algorithm"], "restarts": False}, set()),
+        (bo.Optimizer.__init__, {}, set()),
+        (bo.minimize, {}, {"n_calls"}),  # scikit-optimize's n_calls=100
+        (qmc.lattice_search, {}, {"method"}),
+        (qmc.SearchedLattice.__init__, {}, {"method", "shift"}),
+    ]
+    assert lib["es"]["restarts"] is None  # restarts=False: no restarts, the library's default
+    for fn, library, own in cases:
+        for name, p in inspect.signature(fn).parameters.items():
+            if p.default is inspect.Parameter.empty or p.default is None or name in own:
+                continue
+            assert name in library, f"{fn.__qualname__}({name}={p.default!r}) is a default of its own; pass None to the library"
+            assert p.default == library[name], f"{fn.__qualname__}({name}={p.default!r}) drifted from the library's {library[name]!r}"
+    # The documented defaults are the library's.
+    assert lib["bo"]["batch_size"] == 5 and "batch_size : int, default 5" in bo.Optimizer.__doc__
+    assert lib["es"]["sigma0"] == 0.5 and "sigma0 : float, default 0.5" in es._ES.__doc__
+    assert (lib["lattice_search"]["primes"], lib["lattice_search"]["sweeps"], lib["lattice_search"]["top"]) == (50, 3, 64)

@@ -28,6 +28,12 @@ impl KernelKind {
         }
     }
 
+    /// [`KernelKind::parse`] for a user-given parameter `kernel`: an unknown name is an error
+    /// listing the known ones.
+    pub fn parse_param(s: &str) -> Result<Self, crate::BoError> {
+        Self::parse(s).ok_or_else(|| crate::BoError::invalid("kernel", s, "matern52 or se (also rbf)"))
+    }
+
     /// The name as written in logs and the CLI.
     pub fn name(self) -> &'static str {
         match self {

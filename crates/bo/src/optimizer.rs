@@ -119,7 +119,8 @@ impl BoParams {
     }
 }
 
-/// The initial design: Algorithm 10 (M = 50 primes; for d = 1 its vector `[1]`) for `n` points in
+/// The initial design: Algorithm 10 (the thesis' M = 50 primes, [`gradfree_qmc::lattice::search::SearchSpec`]; for
+/// d = 1 its vector `[1]`) for `n` points in
 /// `[0, 1]^d`, shifted modulo
 /// 1 by `shift` (default half a cell, so no point sits on the box's corner); the box's centre
 /// when `n = 1`.
@@ -129,7 +130,7 @@ pub fn lattice_design(d: usize, n: usize, shift: Option<&[f64]>) -> Result<Vec<f
     }
     let bad = |e: gradfree_qmc::QmcError| BoError::BadInput(format!("initial design: {e}"));
     // In one dimension Algorithm 10's vector is b = [1]: the n evenly spaced points (it needs d >= 2).
-    let z = if d == 1 { vec![1] } else { gradfree_qmc::lattice::search::alg10(d, n as u64, 50).map_err(bad)?.z };
+    let z = if d == 1 { vec![1] } else { gradfree_qmc::lattice::search::SearchSpec::default().alg10(d, n as u64).map_err(bad)?.z };
     let lat = gradfree_qmc::lattice::Rank1Lattice::new(n as u64, z).map_err(bad)?;
     let half = vec![0.5 / n as f64; d];
     let shift = shift.unwrap_or(&half);

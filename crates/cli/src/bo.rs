@@ -1,31 +1,19 @@
 //! `gradfree bo`: batch Bayesian optimization of a benchmark problem on its box, with progress,
 //! JSON-lines logs, checkpoints and resume (the ES driver, with [`gradfree_bo::BatchBo`] as the
-//! optimizer).
+//! optimizer). The run is [`BoRunSpec`]'s; its parameters and their ranges are the library's.
 
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use gradfree_bo::{BatchBo, BoParams, InnerOptions, KernelKind, Method, NoiseModel, Space};
+use gradfree_bo::{BatchBo, BoParams, InnerOptions, KernelKind, Method, NoiseModel};
 use gradfree_core::{
-    AskTell, CheckpointPolicy, Driver, DriverOptions, JsonLinesLog, NonFinitePolicy, Observer, StopRules, load_checkpoint,
+    AskTell, CheckpointPolicy, Driver, DriverOptions, NonFinitePolicy, Observer, Outputs, StopRules, load_checkpoint, run_with_outputs,
 };
-use gradfree_problems::Problem;
-use serde::{Deserialize, Serialize};
+use gradfree_experiments::bo_run::BoRunSpec;
+use serde::Serialize;
 
 use crate::cli::{BoArgs, NonFiniteArg};
 use crate::progress::Progress;
-
-/// What a checkpoint stores besides the optimizer: the run's definition.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-struct BoSpec {
-    problem: String,
-    dim: usize,
-    problem_seed: u64,
-    seed: u64,
-    rounds: u64,
-    batch: usize,
-    n_initial: usize,
-}
 
 #[derive(Serialize)]
 struct Output<'a> {
@@ -45,72 +33,25 @@ struct Output<'a> {
     resumed: bool,
 }
 
-fn new_run(a: &BoArgs) -> Result<(BoSpec, BatchBo, Box<dyn Problem>)> {
-    let Some(name) = a.problem.as_deref() else { bail!("give --problem NAME (or --resume FILE)") };
-    // The library checks these too; here the message names the flag.
-    if !(1..=1000).contains(&a.batch) {
-        bail!("invalid --batch {}: expected an integer in 1..=1000", a.batch);
-    }
-    if !(1..=1024).contains(&a.acq_starts) {
-        bail!("invalid --acq-starts {}: expected an integer in 1..=1024", a.acq_starts);
-    }
-    if !(1..=100_000).contains(&a.acq_evals) {
-        bail!("invalid --acq-evals {}: expected an integer in 1..=100000", a.acq_evals);
-    }
-    if let Some(v) = a.noise
-        && !(v.is_finite() && v >= 0.0)
-    {
-        bail!("invalid --noise {v}: expected a finite variance >= 0 (standardized units)");
-    }
-    let method = Method::parse(&a.method)?;
-    let Some(kernel) = KernelKind::parse(&a.kernel) else { bail!("invalid --kernel {}: expected matern52 or se", a.kernel) };
-    let n0 = a.n_initial.unwrap_or_else(|| gradfree_bo::default_n_initial(a.dim)) as u128;
-    let total = n0 + a.rounds as u128 * a.batch as u128;
-    if total > gradfree_bo::gp::fit::MAX_OBSERVATIONS as u128 {
-        bail!(
-            "invalid --rounds {} with --batch {}: {total} evaluations; at most {} (an exact GP costs O(n^3) per round)",
-            a.rounds,
-            a.batch,
-            gradfree_bo::gp::fit::MAX_OBSERVATIONS
-        );
-    }
-    let problem = gradfree_problems::build(name, a.dim, a.problem_seed)?;
-    let Some(dom) = problem.domain() else {
-        bail!("problem {name} has no box; Bayesian optimization needs one (thesis Table 4.4 problems have one)")
-    };
-    let space = Space::continuous(dom.lower().to_vec(), dom.upper().to_vec())?;
-    let budget = match method {
-        Method::Bull => Some(total as usize),
-        _ => None,
-    };
-    let params = BoParams {
-        method,
+/// The parameters the flags give; everything else is the library's default.
+pub fn params(a: &BoArgs) -> Result<BoParams> {
+    let d = BoParams::default();
+    Ok(BoParams {
+        method: Method::parse(&a.method)?,
         batch_size: a.batch,
         n_initial: a.n_initial,
-        kernel,
+        kernel: KernelKind::parse_param(&a.kernel)?,
         weight: a.weight,
         beta: a.beta,
-        noise: a.noise.map_or(NoiseModel::default(), NoiseModel::Fixed),
-        inner: InnerOptions { starts: a.acq_starts, evals_per_dim: a.acq_evals, ..InnerOptions::default() },
+        noise: a.noise.map_or(d.noise, NoiseModel::Fixed),
+        inner: InnerOptions { starts: a.acq_starts, evals_per_dim: a.acq_evals, ..d.inner },
         on_nonfinite: match a.on_nonfinite {
-            NonFiniteArg::Error => NonFinitePolicy::Error,
-            NonFiniteArg::TreatAsInf => NonFinitePolicy::TreatAsInf,
+            None => d.on_nonfinite,
+            Some(NonFiniteArg::Error) => NonFinitePolicy::Error,
+            Some(NonFiniteArg::TreatAsInf) => NonFinitePolicy::TreatAsInf,
         },
-        budget,
-        ..BoParams::default()
-    };
-    let n_initial = params.check(a.dim)?;
-    let bo = BatchBo::new(space, params, a.seed)?;
-    let spec = BoSpec {
-        problem: name.to_string(),
-        dim: a.dim,
-        problem_seed: a.problem_seed,
-        seed: a.seed,
-        rounds: a.rounds,
-        batch: a.batch,
-        n_initial,
-    };
-    Ok((spec, bo, problem))
+        ..d
+    })
 }
 
 /// Runs `gradfree bo`.
@@ -119,49 +60,36 @@ pub fn run(a: &BoArgs) -> Result<()> {
     let (spec, bo, state, problem) = match &a.resume {
         Some(path) => {
             let ck = load_checkpoint::<BatchBo>(path)?;
-            let mut spec: BoSpec = serde_json::from_value(ck.meta)
+            let mut spec: BoRunSpec = serde_json::from_value(ck.meta)
                 .with_context(|| format!("{}: checkpoint metadata is not a gradfree bo run", path.display()))?;
             spec.rounds = spec.rounds.max(a.rounds);
-            let problem = gradfree_problems::build(&spec.problem, spec.dim, spec.problem_seed)?;
+            let problem = spec.build_problem()?;
             (spec, ck.optimizer, Some(ck.driver), problem)
         }
         None => {
-            let (spec, bo, problem) = new_run(a)?;
+            let Some(name) = a.problem.as_deref() else { bail!("give --problem NAME (or --resume FILE)") };
+            let (spec, bo, problem) = BoRunSpec::new(name, a.dim, a.problem_seed, a.seed, a.rounds, params(a)?)?;
             (spec, bo, None, problem)
         }
     };
     let resumed = state.is_some();
-    // Bull's design is the whole budget but the last point, so it ends after its design plus one.
-    let total = if bo.params().method == Method::Bull {
-        bo.params().budget.unwrap_or(spec.n_initial + 1) as u64
-    } else {
-        spec.n_initial as u64 + spec.rounds * spec.batch as u64
-    };
+    let total = spec.total_evaluations(&bo);
     let opts = DriverOptions::new(StopRules::max_evaluations(total));
-    let checkpoint_path = a.checkpoint.clone().or_else(|| a.resume.clone());
-    let mut driver = match state {
+    let driver = match state {
         Some(s) => Driver::resume(bo, opts, s)?,
         None => Driver::new(bo, opts)?,
     };
-    if let Some(path) = &checkpoint_path {
-        let policy = CheckpointPolicy { path: path.clone(), every: Some(1), seconds: None, meta: serde_json::to_value(&spec)? };
-        driver = driver.with_checkpoints(policy)?;
-    }
-    let mut log = match &a.log {
-        Some(p) if resumed => Some(JsonLinesLog::resume(p, driver.generations())?),
-        Some(p) => Some(JsonLinesLog::create(p)?),
+    let checkpoint_path = a.checkpoint.clone().or_else(|| a.resume.clone());
+    let checkpoint = match &checkpoint_path {
+        Some(path) => Some(CheckpointPolicy { path: path.clone(), every: Some(1), seconds: None, meta: serde_json::to_value(&spec)? }),
         None => None,
     };
+    let outputs = Outputs { log: a.log.clone(), checkpoint };
     let mut progress = (!a.quiet && !a.json).then(|| Progress::new(Some(total), driver.evaluations()));
-    let mut observers: Vec<&mut dyn Observer> = Vec::new();
-    if let Some(l) = log.as_mut() {
-        observers.push(l);
-    }
-    if let Some(p) = progress.as_mut() {
-        observers.push(p);
-    }
+    let mut observers: Vec<&mut dyn Observer> = progress.iter_mut().map(|p| p as &mut dyn Observer).collect();
     let method = driver.optimizer().name();
-    let result = driver.run(&problem, &mut observers).with_context(|| format!("{method} on {}", spec.problem))?;
+    let (result, _) =
+        run_with_outputs(driver, &problem, outputs, resumed, &mut observers).with_context(|| format!("{method} on {}", spec.problem))?;
     let f_star = problem.minimum();
     let regret = f_star.map(|f| result.best_f - f);
     let rounds = result.generations.saturating_sub(1);

@@ -3,6 +3,9 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use gradfree_bo::BoParams;
+use gradfree_experiments::bo_run;
+use gradfree_qmc::lattice::search::SearchSpec;
 
 /// gradfree: gradient-free optimization (evolution strategies, random search) and the experiments
 /// of the works it implements (see the README's References).
@@ -43,31 +46,33 @@ pub enum Command {
     Bo(Box<BoArgs>),
 }
 
+/// `gradfree bo`. Defaults are the library's ([`gradfree_bo::BoParams`],
+/// [`gradfree_experiments::bo_run`]), read from it, not written here.
 #[derive(Args, Debug)]
 pub struct BoArgs {
     /// Problem with a box (`gradfree list`), e.g. ackley, rosenbrock, levy, robot-push.
     #[arg(long, required_unless_present = "resume", conflicts_with = "resume")]
     pub problem: Option<String>,
     /// Dimension.
-    #[arg(long, default_value_t = 6, conflicts_with = "resume")]
+    #[arg(long, default_value_t = bo_run::DEFAULT_DIM, conflicts_with = "resume")]
     pub dim: usize,
     /// Selection rule: bkop, ucb, gp-bucb, gp-ucb-pe, bull, ei.
-    #[arg(long, default_value = "bkop", conflicts_with = "resume")]
+    #[arg(long, default_value_t = BoParams::default().method.name().to_string(), conflicts_with = "resume")]
     pub method: String,
     /// Points per round (L).
-    #[arg(long, default_value_t = 5, conflicts_with = "resume")]
+    #[arg(long, default_value_t = BoParams::default().batch_size, conflicts_with = "resume")]
     pub batch: usize,
     /// Rounds after the initial design (each evaluates --batch points).
-    #[arg(long, default_value_t = 40)]
+    #[arg(long, default_value_t = bo_run::DEFAULT_ROUNDS)]
     pub rounds: u64,
     /// Initial lattice design size (default max(10, 3d + 2); bull: the whole budget minus one).
     #[arg(long, conflicts_with = "resume")]
     pub n_initial: Option<usize>,
     /// Kernel: matern52 or se.
-    #[arg(long, default_value = "matern52", conflicts_with = "resume")]
+    #[arg(long, default_value_t = BoParams::default().kernel.name().to_string(), conflicts_with = "resume")]
     pub kernel: String,
     /// Weight of the exploration term of bkop and ucb.
-    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true, conflicts_with = "resume")]
+    #[arg(long, default_value_t = BoParams::default().weight, allow_negative_numbers = true, conflicts_with = "resume")]
     pub weight: f64,
     /// Fixed beta_t for gp-bucb and gp-ucb-pe (default 0.2 d ln(2t)).
     #[arg(long, allow_negative_numbers = true, conflicts_with = "resume")]
@@ -77,10 +82,10 @@ pub struct BoArgs {
     #[arg(long, allow_negative_numbers = true, conflicts_with = "resume")]
     pub noise: Option<f64>,
     /// CMA-ES starts of the acquisition maximization.
-    #[arg(long, default_value_t = 4, conflicts_with = "resume")]
+    #[arg(long, default_value_t = BoParams::default().inner.starts, conflicts_with = "resume")]
     pub acq_starts: usize,
     /// Acquisition evaluations per start and variable.
-    #[arg(long, default_value_t = 50, conflicts_with = "resume")]
+    #[arg(long, default_value_t = BoParams::default().inner.evals_per_dim, conflicts_with = "resume")]
     pub acq_evals: usize,
     /// Seed of the method (design order, fits, acquisition search).
     #[arg(long, default_value_t = 0, conflicts_with = "resume")]
@@ -88,9 +93,10 @@ pub struct BoArgs {
     /// Seed of the problem instance.
     #[arg(long, default_value_t = 0, conflicts_with = "resume")]
     pub problem_seed: u64,
-    /// NaN/inf values: error, or treat-as-inf (a failed evaluation the model learns to avoid).
-    #[arg(long, value_enum, default_value_t = NonFiniteArg::Error, conflicts_with = "resume")]
-    pub on_nonfinite: NonFiniteArg,
+    /// NaN/inf values: error, or treat-as-inf (a failed evaluation the model learns to avoid)
+    /// [default: error].
+    #[arg(long, value_enum, conflicts_with = "resume")]
+    pub on_nonfinite: Option<NonFiniteArg>,
     /// JSON-lines log of every round (`gradfree plot` draws it).
     #[arg(long)]
     pub log: Option<PathBuf>,
@@ -296,13 +302,13 @@ pub struct LatticeArgs {
     #[arg(long, value_enum, default_value_t = Metric::L2)]
     pub metric: Metric,
     /// Algorithms 10/11: number of primes M.
-    #[arg(long, default_value_t = 50)]
+    #[arg(long, default_value_t = SearchSpec::default().primes)]
     pub primes: usize,
     /// Algorithm 11: SCS sweeps T.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = SearchSpec::default().sweeps)]
     pub sweeps: usize,
     /// Algorithm 11: how many of Algorithm 10's best candidates get SCS.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = SearchSpec::default().top)]
     pub top: usize,
     /// Write the n x d points to a .csv or .npy file.
     #[arg(short = 'o', long = "output")]
@@ -575,4 +581,27 @@ pub enum RestartFrom {
     X0,
     /// Uniform in the problem's initial region.
     Uniform,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Command {
+        Cli::try_parse_from(std::iter::once("gradfree").chain(args.iter().copied())).expect("parses").command
+    }
+
+    /// A flag left out means the library's default: the command line writes none of its own, so
+    /// none can drift (a literal default written in a flag would fail here).
+    #[test]
+    fn unset_flags_are_the_librarys_defaults() {
+        let Command::Bo(bo) = parse(&["bo", "--problem", "ackley"]) else { panic!("bo") };
+        assert_eq!(crate::bo::params(&bo).unwrap(), BoParams::default());
+        assert_eq!((bo.dim, bo.rounds), (bo_run::DEFAULT_DIM, bo_run::DEFAULT_ROUNDS));
+        let Command::Lattice(l) = parse(&["lattice", "--dim", "3", "--n", "7"]) else { panic!("lattice") };
+        assert_eq!(SearchSpec { primes: l.primes, sweeps: l.sweeps, top: l.top }, SearchSpec::default());
+        let Command::Optimize(o) = parse(&["optimize", "--algo", "ingo", "--problem", "sphere", "--dim", "3"]) else { panic!("optimize") };
+        assert_eq!(crate::optimize::stop_spec(&o), gradfree_core::StopSpec::default());
+        assert!(o.sigma0.is_none() && o.x0.is_none() && o.bounds.is_none(), "the start and the bounds come from the problem");
+    }
 }

@@ -26,6 +26,7 @@ pub fn core_flag(name: &str) -> Option<&'static str> {
         "checkpoint_every" => "--checkpoint-every",
         "checkpoint_seconds" => "--checkpoint-seconds",
         "sigma0" => "--sigma0",
+        "log" => "--log",
         _ => return None,
     })
 }
@@ -36,8 +37,8 @@ pub fn bo_flag(name: &str) -> Option<&'static str> {
     Some(match name {
         "batch_size" => "--batch",
         "n_initial" => "--n-initial",
-        "starts" => "--acq-starts",
-        "evals_per_dim" => "--acq-evals",
+        "acq_starts" => "--acq-starts",
+        "acq_evals_per_dim" => "--acq-evals",
         "weight" => "--weight",
         "beta" => "--beta",
         "noise" => "--noise",

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use anyhow::{Result, bail};
-use gradfree_qmc::lattice::search::{MAX_SEARCH_OPERATIONS, alg10, alg11, korobov_operations, search_operations};
+use gradfree_qmc::lattice::search::{MAX_SEARCH_OPERATIONS, SearchSpec, korobov_operations, search_operations};
 use gradfree_qmc::quality::{Norm, min_distance};
 use gradfree_qmc::{Rank1Lattice, hua, korobov_search, subgroup};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -65,6 +65,7 @@ pub fn run(args: &LatticeArgs) -> Result<()> {
         Metric::L1 => Norm::L1,
         Metric::L2 => Norm::L2,
     };
+    let search = SearchSpec { primes: args.primes, sweeps: args.sweeps, top: args.top };
     let started = Instant::now();
     let (lattice, a): (Rank1Lattice, Option<u64>) = match args.method {
         LatticeMethod::Subgroup => (subgroup(args.dim, args.n)?, None),
@@ -85,8 +86,8 @@ pub fn run(args: &LatticeArgs) -> Result<()> {
             (r.lattice, Some(r.a))
         }
         LatticeMethod::Hua => (hua(args.dim, args.n)?, None),
-        LatticeMethod::Alg10 => (alg10(args.dim, args.n, args.primes)?.lattice(args.n)?, None),
-        LatticeMethod::Alg11 => (alg11(args.dim, args.n, args.primes, args.sweeps, args.top)?.lattice(args.n)?, None),
+        LatticeMethod::Alg10 => (search.alg10(args.dim, args.n)?.lattice(args.n)?, None),
+        LatticeMethod::Alg11 => (search.alg11(args.dim, args.n)?.lattice(args.n)?, None),
     };
     let seconds = started.elapsed().as_secs_f64();
     let (l2, l1) = (min_distance(&lattice, Norm::L2), min_distance(&lattice, Norm::L1));

@@ -4,11 +4,9 @@
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use gradfree_core::AskTell;
-use gradfree_core::{CheckpointPolicy, Driver, JsonLinesLog, Observer, StopRules, load_checkpoint};
+use gradfree_core::{CheckpointPolicy, Driver, Observer, Outputs, StopSpec, load_checkpoint, run_with_outputs};
 use gradfree_es::Algorithm;
-use gradfree_es::registry::spec as algorithm_spec;
-use gradfree_experiments::run_spec::{RestartPlan, RunSpec, default_stop};
+use gradfree_experiments::run_spec::{RestartPlan, RunSpec};
 use serde::Serialize;
 
 use crate::cli::{NonFiniteArg, OptimizeArgs, RestartCount, RestartFrom, Tol};
@@ -49,55 +47,35 @@ fn parse_params(items: &[String]) -> Result<serde_json::Map<String, serde_json::
     Ok(m)
 }
 
-/// The stop rules: `base` (a resumed run's) or the defaults, with the flags given applied. A new
-/// run (`fresh`) gets the convergence rules' defaults for its dimension and population unless
-/// --no-convergence or --restarts says otherwise; `off` switches a rule off.
-fn stop_rules(args: &OptimizeArgs, alg: &Algorithm, f_star: Option<f64>, base: Option<StopRules>) -> Result<StopRules> {
-    let fresh = base.is_none();
-    let mut s = base.unwrap_or_else(|| default_stop(alg.dim(), f_star));
-    if let Some(n) = args.max_evals {
-        s.max_evaluations = Some(n);
-    }
-    if let Some(g) = args.max_gens {
-        s.max_generations = Some(g);
-    }
-    if let Some(t) = args.target {
-        s.target = Some(t);
-    }
+/// The stop rules as the flags give them (unset flags take the library's defaults in a new run, and
+/// keep the saved rules in a resumed one); `off` switches a rule off.
+pub fn stop_spec(args: &OptimizeArgs) -> StopSpec {
+    let mut s = StopSpec {
+        max_evaluations: args.max_evals,
+        max_generations: args.max_gens,
+        target: args.target,
+        max_seconds: args.max_seconds,
+        tol_f_window: args.tol_f_window,
+        convergence: !args.no_convergence,
+        ..StopSpec::default()
+    };
     if args.no_target {
-        s.target = None;
+        s.off.push("target".into());
     }
-    if let Some(t) = args.max_seconds {
-        s.max_seconds = Some(t);
-    }
-    if let Some(w) = args.tol_f_window {
-        s.tol_f_window = w;
-    } else if fresh {
-        s.tol_f_window = gradfree_core::convergence::window(alg.dim(), alg.population_size());
-    }
-    let mut off = Vec::new();
-    apply("tol-f", args.tol_f, &mut s.tol_f, &mut off);
-    apply("tol-x", args.tol_x, &mut s.tol_x, &mut off);
-    apply("tol-condition", args.tol_condition, &mut s.tol_condition, &mut off);
-    apply("tol-diverge", args.tol_diverge, &mut s.tol_diverge, &mut off);
-    apply("tol-flat", args.tol_flat, &mut s.tol_flat, &mut off);
-    apply("tol-stagnation", args.tol_stagnation, &mut s.tol_stagnation, &mut off);
-    if fresh && !args.no_convergence && args.restarts.is_none() {
-        let continuous = algorithm_spec(alg.name()).is_ok_and(|a| !a.discrete());
-        s = s.with_convergence_defaults(alg.dim(), alg.population_size(), continuous);
-    }
-    for name in off {
-        s = s.without(name)?;
-    }
-    Ok(s)
+    apply("tol-f", args.tol_f, &mut s.tol_f, &mut s.off);
+    apply("tol-x", args.tol_x, &mut s.tol_x, &mut s.off);
+    apply("tol-condition", args.tol_condition, &mut s.tol_condition, &mut s.off);
+    apply("tol-diverge", args.tol_diverge, &mut s.tol_diverge, &mut s.off);
+    apply("tol-flat", args.tol_flat, &mut s.tol_flat, &mut s.off);
+    apply("tol-stagnation", args.tol_stagnation, &mut s.tol_stagnation, &mut s.off);
+    s
 }
 
-/// A convergence flag: a value sets the rule, `off` is noted (switched off after the defaults are
-/// filled in).
-fn apply<T>(name: &'static str, tol: Option<Tol<T>>, field: &mut Option<T>, off: &mut Vec<&'static str>) {
+/// A convergence flag: a value sets the rule, `off` switches it off.
+fn apply<T>(name: &'static str, tol: Option<Tol<T>>, field: &mut Option<T>, off: &mut Vec<String>) {
     match tol {
         Some(Tol::Value(v)) => *field = Some(v),
-        Some(Tol::Off) => off.push(name),
+        Some(Tol::Off) => off.push(name.into()),
         None => {}
     }
 }
@@ -142,9 +120,9 @@ fn new_run(args: &OptimizeArgs) -> Result<(RunSpec, Algorithm)> {
         },
         from_uniform: args.restart_from == Some(RestartFrom::Uniform),
     });
-    spec.stop = default_stop(dim, p.minimum());
-    let alg = spec.build_optimizer(p.as_ref(), restarts)?;
-    spec.stop = stop_rules(args, &alg, p.minimum(), None)?;
+    let es = spec.es_spec(p.as_ref(), restarts, stop_spec(args))?;
+    let alg = es.optimizer()?;
+    spec.stop = es.stop_rules(&alg, p.minimum())?;
     Ok((spec, alg))
 }
 
@@ -204,34 +182,6 @@ fn check_resume_flags(args: &OptimizeArgs, spec: &RunSpec) -> Result<()> {
     Ok(())
 }
 
-/// The log and the checkpoint must be different files, and a checkpoint target must be a regular
-/// file (or not exist yet): nothing is replaced that is not ours to replace.
-fn check_outputs(log: Option<&std::path::Path>, checkpoint: Option<&std::path::Path>) -> Result<()> {
-    if let Some(c) = checkpoint {
-        gradfree_core::check_writable_target(c)?;
-    }
-    if let (Some(l), Some(c)) = (log, checkpoint)
-        && same_file(l, c)
-    {
-        bail!("--log {} is also the checkpoint file; give them different paths", l.display());
-    }
-    Ok(())
-}
-
-/// Whether two paths name the same file (after resolving links, or lexically if one does not exist).
-pub fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    let abs = |p: &std::path::Path| {
-        std::fs::canonicalize(p).unwrap_or_else(|_| {
-            let base = std::env::current_dir().unwrap_or_default();
-            match (p.parent().and_then(|d| std::fs::canonicalize(if d.as_os_str().is_empty() { &base } else { d }).ok()), p.file_name()) {
-                (Some(dir), Some(name)) => dir.join(name),
-                _ => base.join(p),
-            }
-        })
-    };
-    abs(a) == abs(b)
-}
-
 pub fn run(args: &OptimizeArgs) -> Result<()> {
     let started = Instant::now();
     let (spec, alg, state) = match &args.resume {
@@ -241,7 +191,7 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
                 .with_context(|| format!("{}: checkpoint metadata is not a gradfree run", path.display()))?;
             spec.check_against(&ck.optimizer).with_context(|| format!("{}", path.display()))?;
             check_resume_flags(args, &spec)?;
-            spec.stop = stop_rules(args, &ck.optimizer, None, Some(spec.stop))?;
+            spec.stop = stop_spec(args).update(spec.stop)?;
             spec.parallel = !args.sequential;
             if args.checkpoint_every.is_some() || args.checkpoint_seconds.is_some() {
                 spec.checkpoint_every = args.checkpoint_every;
@@ -257,33 +207,26 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
     let resumed = state.is_some();
     let problem = spec.build_problem()?;
     let opts = spec.driver_options(problem.as_ref())?;
-    // A resumed run keeps checkpointing to the file it came from unless --checkpoint says otherwise.
-    let checkpoint_path = args.checkpoint.clone().or_else(|| args.resume.clone());
-    check_outputs(args.log.as_deref(), checkpoint_path.as_deref())?;
-    let mut driver = match state {
+    let driver = match state {
         Some(s) => Driver::resume(alg, opts, s)?,
         None => Driver::new(alg, opts)?,
     };
-    if let Some(path) = &checkpoint_path {
-        let meta = serde_json::to_value(&spec)?;
-        let policy = CheckpointPolicy { path: path.clone(), every: spec.checkpoint_every, seconds: spec.checkpoint_seconds, meta };
-        driver = driver.with_checkpoints(policy)?;
-    }
-
-    let mut log = match &args.log {
-        Some(p) if resumed => Some(JsonLinesLog::resume(p, driver.generations())?),
-        Some(p) => Some(JsonLinesLog::create(p)?),
+    // A resumed run keeps checkpointing to the file it came from unless --checkpoint says otherwise.
+    let checkpoint_path = args.checkpoint.clone().or_else(|| args.resume.clone());
+    let checkpoint = match &checkpoint_path {
+        Some(path) => Some(CheckpointPolicy {
+            path: path.clone(),
+            every: spec.checkpoint_every,
+            seconds: spec.checkpoint_seconds,
+            meta: serde_json::to_value(&spec)?,
+        }),
         None => None,
     };
+    let outputs = Outputs { log: args.log.clone(), checkpoint };
     let mut progress = (!args.quiet && !args.json).then(|| Progress::new(spec.stop.max_evaluations, driver.evaluations()));
-    let mut observers: Vec<&mut dyn Observer> = Vec::new();
-    if let Some(l) = log.as_mut() {
-        observers.push(l);
-    }
-    if let Some(p) = progress.as_mut() {
-        observers.push(p);
-    }
-    let result = driver.run(&problem, &mut observers).with_context(|| format!("{} on {}", spec.algorithm, spec.problem))?;
+    let mut observers: Vec<&mut dyn Observer> = progress.iter_mut().map(|p| p as &mut dyn Observer).collect();
+    let (result, driver) = run_with_outputs(driver, &problem, outputs, resumed, &mut observers)
+        .with_context(|| format!("{} on {}", spec.algorithm, spec.problem))?;
     let stop_reason = result.stop_reason.map(|r| r.to_string()).unwrap_or_default();
     let success = result.stop_reason.is_some_and(|r| r.is_success_under(&spec.stop));
     let message = result.stop_reason.map_or("", |r| r.describe());

@@ -11,6 +11,8 @@
 //!   (evaluations, generations, target, tolerance on f and on x, wall time) and [`Observer`]s
 //!   (JSON-lines log, in-memory history; the CLI adds a progress bar).
 //! - [`registry`]: the one shape of every registry ([`registry::Entry`]: name, summary, source).
+//! - [`session`]: a driver run to its end with its outputs (log, checkpoints, the caller's
+//!   observers), the one place front ends wire them.
 //! - [`seed`]: the one way to turn a `u64` seed into the project's portable generator.
 //! - [`checkpoint`]: atomic files and checkpoints from which a run resumes bit-identically.
 //! - [`linalg`]: the small dense linear algebra the methods share, on faer (column-major factors,
@@ -35,9 +37,11 @@ pub mod population;
 pub mod registry;
 pub mod run;
 pub mod seed;
+pub mod session;
 pub mod state;
 pub mod stats;
 pub mod stop;
+pub mod stop_spec;
 
 pub use asktell::{AskTell, Event, EventKind, NonFinitePolicy, begin_tell, check_tell};
 pub use bounds::{BoundaryRepair, Bounds, BoundsHandling};
@@ -52,5 +56,7 @@ pub use params::ParamGuard;
 pub use population::Population;
 pub use run::{DriverState, Run, RunResult};
 pub use seed::{GfRng, derive_seed, rng_from_seed};
+pub use session::{Outputs, run_with_outputs};
 pub use state::StateCheck;
 pub use stop::{StopReason, StopRules, convergence};
+pub use stop_spec::{RunShape, StopSpec};

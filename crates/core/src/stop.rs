@@ -216,16 +216,17 @@ impl StopRules {
     pub const CONVERGENCE_RULES: [&'static str; 6] = ["tol-f", "tol-x", "tol-flat", "tol-stagnation", "tol-condition", "tol-diverge"];
 
     /// These rules with the convergence rule `rule` (one of [`StopRules::CONVERGENCE_RULES`],
-    /// `_` and `-` alike) switched off.
+    /// `_` and `-` alike), or the `target`, switched off.
     pub fn without(mut self, rule: &str) -> Result<StopRules, CoreError> {
         match rule.replace('_', "-").as_str() {
+            "target" => self.target = None,
             "tol-f" | "tol-fun" => self.tol_f = None,
             "tol-x" => self.tol_x = None,
             "tol-flat" => self.tol_flat = None,
             "tol-stagnation" => self.tol_stagnation = None,
             "tol-condition" => self.tol_condition = None,
             "tol-diverge" => self.tol_diverge = None,
-            _ => return Err(CoreError::invalid("stop rule", rule, Self::CONVERGENCE_RULES.join(", "))),
+            _ => return Err(CoreError::invalid("stop rule", rule, format!("target or one of {}", Self::CONVERGENCE_RULES.join(", ")))),
         }
         Ok(self)
     }

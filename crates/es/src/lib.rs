@@ -11,7 +11,9 @@
 //! - [`restarts::Ipop`]: IPOP restarts around any of them.
 //!
 //! [`registry`] builds any of them by CLI name with defaults from just a start point; [`Algorithm`]
-//! is the serializable sum of all of them, used for checkpoints.
+//! is the serializable sum of all of them, used for checkpoints. [`EsSpec`] is one run as every
+//! front end describes it (algorithm, start, restarts, stop rules, bounds), with its defaults and
+//! its one `build`.
 
 pub mod discrete;
 pub mod error;
@@ -22,12 +24,14 @@ pub mod random_search;
 pub mod registry;
 pub mod restarts;
 pub mod sizes;
+pub mod spec;
 pub mod start;
 pub mod step_control;
 
 pub use error::EsError;
 pub use registry::{Algorithm, AlgorithmSpec, StartSpec, build, list};
 pub use restarts::{Ipop, IpopParams, RestartMean, Restartable};
+pub use spec::{EsSpec, RestartSpec};
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

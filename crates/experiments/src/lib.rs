@@ -13,8 +13,10 @@
 //! - [`run_spec`]: one optimization run as a serializable specification with its defaults
 //!   (budget `10^4 d`, start point uniform in the problem's initial region, `sigma0 = 0.3` of the
 //!   domain width), as `gradfree optimize` and checkpoints use it.
+//! - [`bo_run`]: one batch-BO run of a benchmark problem, as `gradfree bo` runs and checkpoints it.
 //! - [`integration`]: the named integration rules of `gradfree integrate` and the experiments.
 
+pub mod bo_run;
 pub mod catalog;
 pub mod error;
 pub mod integration;

@@ -1,15 +1,20 @@
-//! One optimization run as a serializable specification: what `gradfree optimize` runs and stores
-//! as a checkpoint's metadata, with the defaults every front end shares.
+//! One optimization run of a benchmark problem as a serializable specification: what `gradfree
+//! optimize` runs and stores as a checkpoint's metadata. The ES part of it is a
+//! [`gradfree_es::EsSpec`] (built by [`RunSpec::es_spec`]), so a run is assembled by the ES crate
+//! for the command line as for Python; this file adds what a benchmark problem decides.
 //!
-//! Defaults (where the caller gives nothing): budget `10^4 d` evaluations and a target
-//! `f* + 1e-10` when the problem's minimum is known; start point uniform in the problem's initial
-//! region (from `derive_seed(seed, 1)`); `sigma0 = 0.3` of the widest side of the problem's domain,
-//! or 0.5 without a domain; the problem's box enforced by clipping (`BoundsMode::Auto`, except for
-//! discrete algorithms, whose points are in the domain already).
+//! Defaults (where the caller gives nothing): the stop rules of [`gradfree_core::StopSpec`]
+//! (budget `10^4 d` evaluations, a target `f* + 1e-10` when the problem's minimum is known, the
+//! convergence rules); start point uniform in the problem's initial region (from
+//! `derive_seed(seed, 1)`); `sigma0 = 0.3` of the widest side of the problem's domain, or
+//! [`gradfree_es::spec::DEFAULT_SIGMA0`] without a domain; the problem's box enforced by clipping
+//! (`BoundsMode::Auto`, except for discrete algorithms, whose points are in the domain already).
 
-use gradfree_core::{BoundaryRepair, BoundsHandling, DriverOptions, StopRules, derive_seed, rng_from_seed};
+use gradfree_core::stop_spec::{TARGET_ABOVE_MINIMUM, default_budget};
+use gradfree_core::{BoundaryRepair, BoundsHandling, DriverOptions, StopRules, StopSpec, derive_seed, rng_from_seed};
 use gradfree_es::registry::{Domain, spec as algorithm_spec};
-use gradfree_es::{Algorithm, Ipop, IpopParams, RestartMean, StartSpec};
+use gradfree_es::spec::{DEFAULT_SIGMA0, EsSpec, RestartSpec};
+use gradfree_es::{Algorithm, RestartMean};
 use gradfree_problems::Problem;
 use serde::{Deserialize, Serialize};
 
@@ -95,10 +100,11 @@ pub struct RestartPlan {
     pub from_uniform: bool,
 }
 
-/// The default stop rules for dimension `dim`: `10^4 d` evaluations, and a target `f* + 1e-10`
-/// when the minimum `f*` is known.
+/// The budget and target of a run of dimension `dim` before any convergence rule: `10^4 d`
+/// evaluations, and a target `f* + 1e-10` when the minimum `f*` is known (the defaults of
+/// [`gradfree_core::StopSpec`]).
 pub fn default_stop(dim: usize, f_star: Option<f64>) -> StopRules {
-    StopRules { max_evaluations: Some((dim as u64).saturating_mul(10_000)), target: f_star.map(|f| f + 1e-10), ..StopRules::default() }
+    StopRules { max_evaluations: Some(default_budget(dim)), target: f_star.map(|f| f + TARGET_ABOVE_MINIMUM), ..StopRules::default() }
 }
 
 /// The default start point: uniform in the problem's initial region, from `derive_seed(seed, 1)`.
@@ -106,9 +112,9 @@ pub fn default_x0(problem: &dyn Problem, seed: u64) -> Vec<f64> {
     problem.init_region().sample_uniform(&mut rng_from_seed(derive_seed(seed, 1)))
 }
 
-/// The default initial scale: 0.3 of the widest side of the domain, 0.5 without one.
+/// The default initial scale: 0.3 of the widest side of the domain, [`DEFAULT_SIGMA0`] without one.
 pub fn default_sigma0(problem: &dyn Problem) -> f64 {
-    problem.domain().map_or(0.5, |b| 0.3 * b.max_width())
+    problem.domain().map_or(DEFAULT_SIGMA0, |b| 0.3 * b.max_width())
 }
 
 impl RunSpec {
@@ -189,13 +195,9 @@ impl RunSpec {
         Ok(())
     }
 
-    /// The driver options: stop rules, parallelism, and the problem's box enforced as `bounds`
-    /// says.
-    pub fn driver_options(&self, problem: &dyn Problem) -> Result<DriverOptions> {
-        let mut opts = DriverOptions::new(self.stop.clone());
-        opts.parallel = self.parallel;
-        opts.eval_seed = derive_seed(self.seed, 2);
-        // A discrete algorithm's points lie in the discrete problem's domain already.
+    /// The problem's box and how it is enforced, as `bounds` says (none for a discrete algorithm
+    /// under `auto`: its points lie in the discrete problem's domain already).
+    fn bounds_handling(&self, problem: &dyn Problem) -> Result<Option<(gradfree_core::Bounds, BoundsHandling)>> {
         let discrete = algorithm_spec(&self.algorithm).is_ok_and(|a| a.discrete());
         let handling = match self.bounds {
             BoundsMode::None => None,
@@ -205,13 +207,40 @@ impl RunSpec {
             BoundsMode::Penalty => Some(BoundsHandling::Penalty { repair: BoundaryRepair::Clip, weight: 1e3 }),
         };
         match (problem.domain(), handling) {
-            (Some(b), Some(h)) => opts.bounds = Some((b, h)),
+            (Some(b), Some(h)) => Ok(Some((b, h))),
             (None, Some(_)) if self.bounds != BoundsMode::Auto => {
                 invalid!("--bounds {}: problem `{}` has no domain; use --bounds none or auto", self.bounds.name(), self.problem)
             }
-            _ => {}
+            _ => Ok(None),
         }
-        Ok(opts)
+    }
+
+    /// The ES run this specification describes on `problem`, with IPOP restarts if `restarts`
+    /// says so and the stop rules `stop` as given: the one [`EsSpec`] the optimizer, the stop
+    /// rules and the driver options are built from.
+    pub fn es_spec(&self, problem: &dyn Problem, restarts: Option<RestartPlan>, stop: StopSpec) -> Result<EsSpec> {
+        let restarts = restarts.map(|plan| RestartSpec {
+            max: plan.max,
+            mean: if plan.from_uniform { RestartMean::Uniform(problem.init_region()) } else { RestartMean::Initial },
+        });
+        Ok(EsSpec {
+            algorithm: self.algorithm.clone(),
+            x0: self.x0.clone(),
+            sigma0: self.sigma0,
+            seed: self.seed,
+            params: self.params.clone(),
+            restarts,
+            stop,
+            bounds: self.bounds_handling(problem)?,
+            parallel: self.parallel,
+            eval_seed: derive_seed(self.seed, 2),
+        })
+    }
+
+    /// The driver options of the run: its stop rules, parallelism, and the problem's box enforced
+    /// as `bounds` says.
+    pub fn driver_options(&self, problem: &dyn Problem) -> Result<DriverOptions> {
+        Ok(self.es_spec(problem, None, StopSpec::default())?.driver_options(self.stop.clone()))
     }
 
     /// The optimizer of a new run, with IPOP restarts if `restarts` says so.
@@ -219,18 +248,7 @@ impl RunSpec {
         if self.x0.len() != self.dim {
             invalid!("--x0 has {} values, expected --dim {}", self.x0.len(), self.dim);
         }
-        let start = StartSpec { x0: self.x0.clone(), sigma0: self.sigma0, seed: self.seed, params: self.params.clone() };
-        Ok(match restarts {
-            None | Some(RestartPlan { max: Some(0), .. }) => gradfree_es::build(&self.algorithm, &start)?,
-            Some(plan) => {
-                let params = IpopParams {
-                    max_restarts: plan.max,
-                    restart_mean: if plan.from_uniform { RestartMean::Uniform(problem.init_region()) } else { RestartMean::Initial },
-                    ..IpopParams::default()
-                };
-                Algorithm::Ipop(Box::new(Ipop::new(&self.algorithm, start, params)?))
-            }
-        })
+        Ok(self.es_spec(problem, restarts, StopSpec::default())?.optimizer()?)
     }
 
     /// A checkpoint's specification must describe its optimizer: same algorithm, dimension and a

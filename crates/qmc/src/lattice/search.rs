@@ -16,12 +16,13 @@
 //!
 //! Algorithm 11 as printed runs SCS from every Algorithm 10 candidate (about `M p` of them): at
 //! d = 50, N = 3000 that is ~10^4 runs of ~10^9 operations. We run SCS (T iterations) from the
-//! `top` best Algorithm 10 candidates instead (default 8) and say so in the result.
+//! `top` best Algorithm 10 candidates instead (default 64, [`SearchSpec`]) and say so in the
+//! result.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::korobov::{check_u64_norms, integer_min_norm};
 use crate::numtheory::is_prime;
@@ -130,6 +131,39 @@ fn check_cost(d: usize, n: u64, ops: f64) -> Result<(), QmcError> {
         ));
     }
     Ok(())
+}
+
+/// The settings of the searches, with the thesis' as defaults: `primes` M = 50 (Algorithms 10 and
+/// 11), `sweeps` T = 3 of successive coordinate search (Algorithm 11), and SCS from the `top` 64
+/// best Algorithm 10 candidates (our bound on Algorithm 11's cost; see the module documentation).
+/// Every front end reads its defaults here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SearchSpec {
+    /// Primes `M` of Algorithm 10.
+    pub primes: usize,
+    /// SCS sweeps `T` of Algorithm 11.
+    pub sweeps: usize,
+    /// Algorithm 10 candidates that Algorithm 11 refines by SCS.
+    pub top: usize,
+}
+
+impl Default for SearchSpec {
+    fn default() -> Self {
+        SearchSpec { primes: 50, sweeps: 3, top: 64 }
+    }
+}
+
+impl SearchSpec {
+    /// Algorithm 10 with these settings.
+    pub fn alg10(&self, d: usize, n: u64) -> Result<SearchResult, QmcError> {
+        alg10(d, n, self.primes)
+    }
+
+    /// Algorithm 11 with these settings.
+    pub fn alg11(&self, d: usize, n: u64) -> Result<SearchResult, QmcError> {
+        alg11(d, n, self.primes, self.sweeps, self.top)
+    }
 }
 
 /// Algorithm 10 with `m` primes (the thesis uses M = 50).
