@@ -67,6 +67,11 @@ class Run:
     def state_json(self) -> str: ...
     @classmethod
     def from_state_json(cls, state: str) -> "Run": ...
+    def save_checkpoint(self, path: str, meta_json: str) -> None:
+        """Writes the run as a gradfree checkpoint with meta_json as the caller's metadata."""
+    @classmethod
+    def load_checkpoint(cls, path: str) -> Tuple["Run", str]:
+        """A run saved by save_checkpoint, checked, and the caller's metadata (JSON)."""
 
 class Problem:
     """A benchmark function of the Rust crate ``gradfree_problems``."""
@@ -200,3 +205,14 @@ def run_experiment(
     name: str, out: str, quick: bool = False, seed: int = 0, runs: Optional[int] = None, reuse_runs: bool = True
 ) -> str:
     """Runs an experiment; its report (tables, figures, notes) as JSON."""
+
+class RunLog:
+    """The core's JSON-lines run log (gradfree plot reads it); resume_generation reopens a resumed run's log."""
+
+    def __init__(self, path: str, resume_generation: Optional[int] = None) -> None: ...
+    def start(self, info_json: str) -> None: ...
+    def generation(self, record_json: str) -> None: ...
+    def finish(self, result_json: str) -> None: ...
+
+def atomic_write(path: str, data: bytes) -> None:
+    """Writes data to path atomically (temporary file, fsync, rename)."""

@@ -31,9 +31,24 @@ impl Observer for Events<'_> {
 struct Saved {
     optimizer: Algorithm,
     driver: DriverState,
+    #[serde(flatten)]
+    rules: RunRules,
+}
+
+/// The rules of a run and its pending population: what a checkpoint keeps in its metadata besides
+/// the optimizer and the driver state.
+#[derive(Serialize, Deserialize)]
+struct RunRules {
     stop: StopRules,
     bounds: Option<(Bounds, BoundsHandling)>,
     pending: Option<Vec<f64>>,
+}
+
+/// A checkpoint's metadata for a run saved from Python: its rules and the caller's own metadata.
+#[derive(Serialize, Deserialize)]
+struct CheckpointMeta {
+    run: RunRules,
+    caller: serde_json::Value,
 }
 
 /// The algorithm parameters of a JSON object.
@@ -66,6 +81,34 @@ fn stop_key(r: StopReason) -> &'static str {
         StopReason::WallTime => "max_seconds",
         StopReason::Diverged => "diverged",
         StopReason::NumericalFailure => "numerical_failure",
+    }
+}
+
+impl EsRun {
+    /// The rules and the pending population of this run.
+    fn rules(&self) -> RunRules {
+        RunRules {
+            stop: self.run.options().stop.clone(),
+            bounds: self.run.options().bounds.clone(),
+            pending: self.run.pending_raw().map(|p| p.as_slice().to_vec()),
+        }
+    }
+
+    /// A run continued from its parts, checked (the optimizer's own invariants are the caller's).
+    fn restore(optimizer: Algorithm, driver: DriverState, rules: RunRules) -> Result<Self, String> {
+        driver.validate()?;
+        let stopped = driver.stopped;
+        let mut options = DriverOptions::new(rules.stop);
+        options.parallel = false;
+        options.bounds = rules.bounds;
+        let (n, d) = (optimizer.population_size(), optimizer.dim());
+        let mut run = Run::resume(optimizer, options, driver).map_err(|e| e.to_string())?;
+        run.restore_stopped(stopped);
+        if let Some(p) = rules.pending {
+            let pop = Population::from_row_major(n, d, p).map_err(|e| e.to_string())?;
+            run.set_pending(pop).map_err(|e| e.to_string())?;
+        }
+        Ok(EsRun { run, events: Vec::new() })
     }
 }
 
@@ -254,13 +297,7 @@ impl EsRun {
 
     /// The full run state as JSON (pickling).
     fn state_json(&self) -> PyResult<String> {
-        let saved = Saved {
-            optimizer: self.run.optimizer().clone(),
-            driver: self.run.state(),
-            stop: self.run.options().stop.clone(),
-            bounds: self.run.options().bounds.clone(),
-            pending: self.run.pending_raw().map(|p| p.as_slice().to_vec()),
-        };
+        let saved = Saved { optimizer: self.run.optimizer().clone(), driver: self.run.state(), rules: self.rules() };
         serde_json::to_string(&saved).map_err(err)
     }
 
@@ -270,19 +307,29 @@ impl EsRun {
         let bad = |m: String| new_err(Kind::Checkpoint, format!("not a valid run state: {m}"));
         let saved: Saved = serde_json::from_str(state).map_err(|e| bad(e.to_string()))?;
         saved.optimizer.check_state().map_err(bad)?;
-        saved.driver.validate().map_err(bad)?;
-        let stopped = saved.driver.stopped;
-        let mut options = DriverOptions::new(saved.stop);
-        options.parallel = false;
-        options.bounds = saved.bounds;
-        let (n, d) = (saved.optimizer.population_size(), saved.optimizer.dim());
-        let mut run = Run::resume(saved.optimizer, options, saved.driver).map_err(|e| bad(e.to_string()))?;
-        run.restore_stopped(stopped);
-        if let Some(p) = saved.pending {
-            let pop = Population::from_row_major(n, d, p).map_err(|e| bad(e.to_string()))?;
-            run.set_pending(pop).map_err(|e| bad(e.to_string()))?;
-        }
-        Ok(EsRun { run, events: Vec::new() })
+        Self::restore(saved.optimizer, saved.driver, saved.rules).map_err(bad)
+    }
+
+    /// Writes the run to `path` as a gradfree checkpoint (the format of `gradfree optimize
+    /// --checkpoint`: atomic, checksummed; [`gradfree_core::save_checkpoint`]): the optimizer and
+    /// the run state, with the run's rules and `meta_json` (the caller's own state, any JSON) as
+    /// its metadata. Floats round-trip exactly, so a loaded run continues bit for bit.
+    fn save_checkpoint(&self, path: std::path::PathBuf, meta_json: &str) -> PyResult<()> {
+        let caller: serde_json::Value = serde_json::from_str(meta_json).map_err(|e| err(format!("meta: not JSON ({e})")))?;
+        let meta = serde_json::to_value(CheckpointMeta { run: self.rules(), caller }).map_err(err)?;
+        gradfree_core::save_checkpoint(&path, &meta, self.run.optimizer(), &self.run.state()).map_err(ToPyErr::to_py)
+    }
+
+    /// A run saved by [`EsRun::save_checkpoint`] and the caller's metadata (JSON): the file's
+    /// format, checksum and every invariant are checked first (`CheckpointError` names what is
+    /// wrong; nothing in a corrupt file can crash).
+    #[classmethod]
+    fn load_checkpoint(_cls: &Bound<'_, PyType>, path: std::path::PathBuf) -> PyResult<(Self, String)> {
+        let ck = gradfree_core::load_checkpoint::<Algorithm>(&path).map_err(ToPyErr::to_py)?;
+        let bad = |m: String| new_err(Kind::Checkpoint, format!("{}: not a checkpoint of a Python run: {m}", path.display()));
+        let meta: CheckpointMeta = serde_json::from_value(ck.meta).map_err(|e| bad(e.to_string()))?;
+        let run = Self::restore(ck.optimizer, ck.driver, meta.run).map_err(bad)?;
+        Ok((run, meta.caller.to_string()))
     }
 
     fn __reduce__(slf: &Bound<'_, Self>) -> PyResult<(Py<PyAny>, (String,))> {

@@ -1,13 +1,15 @@
 //! `gradfree._gradfree`: the Rust core behind the `gradfree` Python package. Thin by design
 //! (developers' guide, style 8): validation and numerics live in the Rust crates; this layer maps
 //! arrays in and out, turns errors into the typed exceptions of `gradfree.errors` ([`errors`]), and releases
-//! the GIL around heavy work. One module per subsystem: [`es`], [`qmc`], [`features`], [`experiments`].
+//! the GIL around heavy work. One module per subsystem: [`es`], [`qmc`], [`features`], [`bo`], [`experiments`], and
+//! [`logs`] for the core's run files.
 
 mod bo;
 mod errors;
 mod es;
 mod experiments;
 mod features;
+mod logs;
 mod qmc;
 
 use pyo3::prelude::*;
@@ -87,6 +89,7 @@ fn _gradfree(m: &Bound<'_, PyModule>) -> PyResult<()> {
     es::register(m)?;
     experiments::register(m)?;
     features::register(m)?;
+    logs::register(m)?;
     qmc::register(m)?;
     Ok(())
 }

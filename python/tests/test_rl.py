@@ -89,6 +89,37 @@ def test_checkpoint_resumes_exactly(tmp_path):
     assert np.array_equal(resumed.es.mean, full.es.mean)
 
 
+def test_checkpoint_files_are_gradfree_checkpoints(tmp_path):
+    """The runner's checkpoint is the core's format (as gradfree optimize --checkpoint): a loaded
+    run continues bit for bit, and a corrupt or foreign file is a CheckpointError."""
+    import json
+    full = rl.PolicySearch("Pendulum-v1", "fast-ingo", seed=2, popsize=6, max_steps=40, obs_norm=True)
+    half = rl.PolicySearch("Pendulum-v1", "fast-ingo", seed=2, popsize=6, max_steps=40, obs_norm=True)
+    for _ in range(4):
+        full.step()
+    for _ in range(2):
+        half.step()
+    path = tmp_path / "run.ckpt"
+    half.save_checkpoint(str(path))
+    doc = json.loads(path.read_text())
+    assert doc["format"] == "gradfree-checkpoint" and doc["checksum"].startswith("crc32:")
+    assert doc["meta"]["caller"]["kind"] == "gradfree.rl" and doc["optimizer"]["algorithm"] == "fast-ingo"
+    resumed = rl.PolicySearch.load_checkpoint(str(path))
+    for _ in range(2):
+        resumed.step()
+    assert _history(resumed) == _history(full)
+    assert np.array_equal(resumed.es.mean, full.es.mean) and resumed.stats.n == full.stats.n
+    doc["meta"]["caller"]["state"]["total_steps"] += 1          # any edit breaks the checksum
+    path.write_text(json.dumps(doc))
+    with pytest.raises(gradfree.CheckpointError, match="checksum"):
+        rl.PolicySearch.load_checkpoint(str(path))
+    other = tmp_path / "es.ckpt"
+    es = gradfree.CMAES(np.zeros(3), 0.5, seed=1)
+    es._run.save_checkpoint(str(other), json.dumps({"kind": "something else"}))
+    with pytest.raises(gradfree.CheckpointError, match="not a gradfree.rl checkpoint"):
+        rl.PolicySearch.load_checkpoint(str(other))
+
+
 @pytest.mark.parametrize("method", ["fast-ingo", "ars"])
 def test_cartpole_improves_in_a_small_budget(method):
     # The mean policy starts near zero parameters (reward about 9-10: it always pushes one way).
@@ -106,9 +137,17 @@ def test_command_line_runs_logs_and_replays(tmp_path, capsys):
     args = ["--env", "CartPole-v1", "--method", "openai-es", "--generations", "3", "--workers", "1", "--popsize", "6",
             "--max-steps", "100", "--log", str(log), "--checkpoint", str(ck), "--save-policy", str(pol), "--quiet"]
     assert rl_main(args) == 0
+    # A record written after the last checkpoint (a run killed before its next checkpoint) is
+    # dropped when the run resumes: the log reads as the uninterrupted run's.
+    import json
+    last = [l for l in log.read_text().splitlines() if '"type":"generation"' in l][-1]
+    with open(log, "a") as f:
+        f.write(last.replace('"generation":3', '"generation":4') + "\n")
     assert rl_main(["--resume", str(ck), "--generations", "5", "--log", str(log), "--quiet"]) == 0
-    lines = [l for l in log.read_text().splitlines() if '"generation"' in l]
-    assert [int(l.split('"generation": ')[1].split(",")[0]) for l in lines] == [1, 2, 3, 4, 5]
+    records = [json.loads(l) for l in log.read_text().splitlines()]
+    assert [r["generation"] for r in records if r["type"] == "generation"] == [1, 2, 3, 4, 5]
+    assert [r["type"] for r in records].count("finish") == 2 and records[0]["type"] == "start"
+    assert all(r["best_f"] == -r["best_reward"] for r in records if r["type"] == "generation")
     capsys.readouterr()
     assert rl_main(["--replay", str(pol), "--episodes", "3"]) == 0
     out = capsys.readouterr().out

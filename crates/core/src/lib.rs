@@ -51,7 +51,7 @@ pub use checkpoint::{
 pub use driver::{CheckpointPolicy, Driver, DriverOptions, minimize};
 pub use error::CoreError;
 pub use objective::{EvalContext, FnObjective, Objective, eval_generation, eval_population, eval_population_par};
-pub use observer::{GenerationRecord, History, JsonLinesLog, Observer, RunInfo};
+pub use observer::{GenerationRecord, GenerationWithExtras, History, JsonLinesLog, Observer, RunInfo};
 pub use params::ParamGuard;
 pub use population::Population;
 pub use run::{DriverState, Run, RunResult};

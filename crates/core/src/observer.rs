@@ -45,6 +45,18 @@ pub struct GenerationRecord {
     pub events: Vec<Event>,
 }
 
+/// A generation record with fields of the caller's own after the standard ones (e.g. the rewards
+/// of a policy search): `gradfree plot` reads the standard ones, other readers the rest.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GenerationWithExtras {
+    /// The standard fields.
+    #[serde(flatten)]
+    pub record: GenerationRecord,
+    /// The caller's own fields (names other than the standard ones).
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, serde_json::Value>,
+}
+
 /// Receives a run's progress. Every method has a no-op default except `on_generation`.
 pub trait Observer {
     /// Called once before the first generation of this session (also after a resume).
@@ -130,7 +142,11 @@ impl JsonLinesLog {
         Ok(JsonLinesLog { path: path.to_owned(), out, len, line: Vec::new() })
     }
 
-    fn write<T: Serialize>(&mut self, kind: &str, body: &T) -> Result<(), CoreError> {
+    /// Writes one line `{"type": kind, ...body}` whole and flushed (rolled back on failure), for
+    /// records beyond the three the [`Observer`] methods write: a front end that runs its own loop
+    /// (Python's policy search) writes its start, generation and finish records here, so its log
+    /// reads like every other run's ([`GenerationWithExtras`] carries a generation's own fields).
+    pub fn write<T: Serialize>(&mut self, kind: &str, body: &T) -> Result<(), CoreError> {
         self.line.clear();
         serde_json::to_writer(&mut self.line, &Tagged { r#type: kind, body }).map_err(|e| CoreError::Observer(e.to_string()))?;
         self.line.push(b'\n');

@@ -15,17 +15,20 @@ needed at run time only.
 """
 from __future__ import annotations
 
+import io
+import json
 import math
 import os
+import pickle
 import time
 from concurrent.futures import Executor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .. import _util
-from ..errors import GradfreeError, InvalidParameterError
+from .. import _gradfree, _util
+from ..errors import CheckpointError, GradfreeError, InvalidParameterError
 
 #: The strategies the runner knows: name -> (``gradfree.es`` class, its parameters for the run).
 #: Fast-INGO uses the thesis' step size beta = 0.3 (sec. 3.7.2); the others their authors' defaults.
@@ -35,6 +38,10 @@ METHODS = {
     "asebo": ("ASEBO", {}),
     "ars": ("ARS", {}),
 }
+
+
+#: The ``kind`` of a policy search's checkpoint metadata.
+CHECKPOINT_KIND = "gradfree.rl"
 
 
 class MissingDependencyError(GradfreeError, ImportError):
@@ -191,33 +198,53 @@ def make_env(env_id: str):
         raise InvalidParameterError(f"env: unknown Gymnasium environment {env_id!r} ({e})") from None
 
 
+def episode(env, policy: PolicySpec, params: np.ndarray, seed: int, max_steps: Optional[int] = None,
+            norm: Optional[Tuple[np.ndarray, np.ndarray]] = None, on_obs: Optional[Callable] = None,
+            on_step: Optional[Callable] = None) -> Tuple[float, int]:
+    """One episode of ``policy`` with ``params`` from ``env.reset(seed=seed)``, at most ``max_steps``
+    steps (``None``: until the environment ends it): ``(return, steps)``. ``on_obs(s)`` sees every
+    raw observation before it is normalized by ``norm = (mean, std)``; ``on_step()`` is called
+    after every step (e.g. to render a frame). The one rollout loop of training and replay."""
+    obs, _ = env.reset(seed=seed)
+    total, steps = 0.0, 0
+    while max_steps is None or steps < max_steps:
+        s = np.asarray(obs, dtype=np.float64)
+        if on_obs is not None:
+            on_obs(s)
+        if norm is not None:
+            s = (s - norm[0]) / norm[1]
+        obs, r, terminated, truncated, _ = env.step(policy.act(params, s))
+        total += float(r)
+        steps += 1
+        if on_step is not None:
+            on_step()
+        if terminated or truncated:
+            break
+    return total, steps
+
+
 def run_task(task: Task) -> Outcome:
     """Runs one evaluation in this process (environments are cached per process)."""
     env = _ENVS.get(task.env_id)
     if env is None:
         env = _ENVS[task.env_id] = make_env(task.env_id)
-    total, steps = 0.0, 0
-    o_sum = o_sq = None
-    o_n = 0
+    out = Outcome(0.0, 0)
+    on_obs = None
     if task.collect:
-        o_sum = np.zeros(task.policy.obs_dim)
-        o_sq = np.zeros(task.policy.obs_dim)
+        out.obs_sum = np.zeros(task.policy.obs_dim)
+        out.obs_sq = np.zeros(task.policy.obs_dim)
+
+        def on_obs(s):
+            out.obs_sum += s
+            out.obs_sq += s * s
+            out.obs_n += 1
+    total = 0.0
     for seed in task.seeds:
-        obs, _ = env.reset(seed=seed)
-        for _ in range(task.max_steps):
-            s = np.asarray(obs, dtype=np.float64)
-            if task.collect:
-                o_sum += s
-                o_sq += s * s
-                o_n += 1
-            if task.norm is not None:
-                s = (s - task.norm[0]) / task.norm[1]
-            obs, r, terminated, truncated, _ = env.step(task.policy.act(task.params, s))
-            total += float(r)
-            steps += 1
-            if terminated or truncated:
-                break
-    return Outcome(total / len(task.seeds), steps, o_n, o_sum, o_sq)
+        r, steps = episode(env, task.policy, task.params, seed, task.max_steps, task.norm, on_obs)
+        total += r
+        out.steps += steps
+    out.reward = total / len(task.seeds)
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -319,17 +346,20 @@ class PolicySearch:
         return rec
 
     def log_line(self, rec: Generation) -> dict:
-        """The record in the driver's log format (``best_f`` is minus the best reward, so
-        ``gradfree plot --linear`` draws it) with the RL fields added."""
-        return {"type": "generation", "generation": rec.generation, "evaluations": rec.evaluations,
+        """The generation record of the core's log (``gradfree_core::GenerationRecord``; ``best_f``
+        is minus the best reward, so ``gradfree plot --linear`` draws it) with the RL fields added;
+        :class:`gradfree._gradfree.RunLog` writes it."""
+        line = {"generation": rec.generation, "evaluations": rec.evaluations,
                 "best_f": -rec.best_reward, "gen_best_f": -rec.reward_max, "gen_median_f": -rec.reward_mean,
                 "scale": float(self.es.sigma), "seconds": rec.eval_seconds + rec.es_seconds,
                 "reward_mean": rec.reward_mean, "reward_max": rec.reward_max, "reward_of_mean": rec.reward_of_mean,
                 "best_reward": rec.best_reward, "steps": rec.steps, "total_steps": rec.total_steps,
                 "eval_seconds": rec.eval_seconds, "es_seconds": rec.es_seconds}
+        # Values that are not finite are null, as in the core's records.
+        return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in line.items()}
 
     def start_line(self) -> dict:
-        return {"type": "start", "algorithm": self.method, "dim": self.policy.n_params, "population_size": self.es.popsize,
+        return {"algorithm": self.method, "dim": self.policy.n_params, "population_size": self.es.popsize,
                 "env": self.env_id, "policy": self.policy_kind, "hidden": self.hidden, "episodes": self.episodes,
                 "max_steps": self.max_steps, "seed": self.seed, "obs_norm": self.obs_norm, "start_generation": self.generation}
 
@@ -337,19 +367,64 @@ class PolicySearch:
         """The best policy so far as ``.npz`` (parameters, shape, observation statistics), written
         atomically."""
         norm = self.stats.frozen() if self.obs_norm else None
-        _atomic(path, lambda f: np.savez(f, params=self.best_params, kind=self.policy_kind, obs_dim=self.policy.obs_dim,
-                                         act_dim=self.policy.act_dim, hidden=self.hidden, env=self.env_id,
-                                         reward=self.best_reward, norm_mean=None if norm is None else norm[0],
-                                         norm_std=None if norm is None else norm[1]))
+        buf = io.BytesIO()
+        np.savez(buf, params=self.best_params, kind=self.policy_kind, obs_dim=self.policy.obs_dim, act_dim=self.policy.act_dim,
+                 hidden=self.hidden, env=self.env_id, reward=self.best_reward, norm_mean=None if norm is None else norm[0],
+                 norm_std=None if norm is None else norm[1])
+        _gradfree.atomic_write(path, buf.getvalue())
 
+    # Checkpoints ----------------------------------------------------------------------------
 
-def _atomic(path: str, write: Callable) -> None:
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "wb") as f:
-        write(f)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    def _config(self) -> dict:
+        return {"env_id": self.env_id, "method": self.method, "seed": self.seed, "policy_kind": self.policy_kind,
+                "hidden": self.hidden, "episodes": self.episodes, "max_steps": self.max_steps, "sigma0": self.sigma0,
+                "popsize": self.es.popsize, "obs_norm": self.obs_norm, "eval_mean": self.eval_mean}
+
+    def save_checkpoint(self, path: str) -> None:
+        """Writes the run as a gradfree checkpoint (``gradfree optimize --checkpoint``'s format: one
+        JSON document, checksummed, written atomically; the strategy's state with the run's
+        settings and the policy search's own state as metadata). Floats round-trip exactly, so
+        :meth:`load_checkpoint` continues bit for bit."""
+        stats = None if self.stats.total is None else {"n": self.stats.n, "total": self.stats.total.tolist(),
+                                                         "total_sq": self.stats.total_sq.tolist()}
+        meta = {"kind": CHECKPOINT_KIND, "config": self._config(),
+                "state": {"stats": stats, "best_reward": self.best_reward if math.isfinite(self.best_reward) else None,
+                          "best_params": self.best_params.tolist(), "total_steps": self.total_steps,
+                          "history": [asdict(g) for g in self.history]}}
+        self.es._run.save_checkpoint(path, json.dumps(meta, allow_nan=False))
+
+    @classmethod
+    def load_checkpoint(cls, path: str) -> "PolicySearch":
+        """A run saved by :meth:`save_checkpoint`, its file checked first (format, checksum, the
+        strategy's invariants): a foreign or corrupt file is a :class:`~gradfree.CheckpointError`.
+        Files written by pickle (before this format) still load."""
+        with open(path, "rb") as f:
+            head = f.read(1)
+        if head == b"\x80":  # a pickle (protocol 2 and later) of an older version
+            with open(path, "rb") as f:
+                run = pickle.load(f)
+            if not isinstance(run, cls):
+                raise CheckpointError(f"{path}: not a gradfree.rl checkpoint")
+            return run
+        es_run, meta_json = _gradfree.Run.load_checkpoint(path)
+        meta = json.loads(meta_json)
+        if not isinstance(meta, dict) or meta.get("kind") != CHECKPOINT_KIND:
+            raise CheckpointError(f"{path}: not a gradfree.rl checkpoint (a checkpoint of another kind of run)")
+        try:
+            run = cls(**meta["config"])
+            state = meta["state"]
+            if es_run.dim != run.policy.n_params or es_run.name != run.es.algorithm:
+                raise CheckpointError(f"{path}: the saved strategy does not fit the policy of {run.env_id}")
+            run.es._run = es_run
+            if state["stats"] is not None:
+                run.stats = ObsStats(float(state["stats"]["n"]), np.array(state["stats"]["total"]), np.array(state["stats"]["total_sq"]))
+            run.best_reward = -math.inf if state["best_reward"] is None else float(state["best_reward"])
+            run.best_params = np.array(state["best_params"], dtype=np.float64)
+            run.total_steps = int(state["total_steps"])
+            run.history = [Generation(**g) for g in state["history"]]
+        except (KeyError, TypeError, ValueError) as e:
+            raise CheckpointError(f"{path}: not a valid gradfree.rl checkpoint ({type(e).__name__}: {e})") from None
+        return run
 
 
 def make_executor(kind: str, workers: int):
@@ -404,24 +479,18 @@ def evaluate_policy(path: str, episodes: int = 5, seed: int = 0, render_dir: Opt
     if params.shape != (spec.n_params,):
         raise InvalidParameterError(f"{path}: {params.size} parameters, the policy of {env_id} has {spec.n_params}")
     norm = None if z["norm_mean"].dtype == object else (z["norm_mean"], z["norm_std"])
-    returns, frames = [], 0
+    returns, frames = [], [0]
+
+    def frame():
+        _save_frame(env.render(), os.path.join(render_dir, f"frame{frames[0]:05d}.png"))
+        frames[0] += 1
     for e in range(_util.count("episodes", episodes, 1)):
-        obs, _ = env.reset(seed=rollout_seed(seed, 0, 0, e))
-        total, done = 0.0, False
-        while not done:
-            s = np.asarray(obs, dtype=np.float64)
-            if norm is not None:
-                s = (s - norm[0]) / norm[1]
-            obs, r, term, trunc, _ = env.step(spec.act(params, s))
-            total += float(r)
-            done = term or trunc
-            if render_dir is not None and e == 0:
-                _save_frame(env.render(), os.path.join(render_dir, f"frame{frames:05d}.png"))
-                frames += 1
+        render = render_dir is not None and e == 0
+        total, _ = episode(env, spec, params, rollout_seed(seed, 0, 0, e), None, norm, on_step=frame if render else None)
         returns.append(total)
     env.close()
     return {"env": env_id, "episodes": len(returns), "mean": float(np.mean(returns)), "std": float(np.std(returns)),
-            "returns": returns, "frames": frames}
+            "returns": returns, "frames": frames[0]}
 
 
 def _make_render_env(env_id: str):

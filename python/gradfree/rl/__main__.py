@@ -2,15 +2,15 @@
 from __future__ import annotations
 
 import json
+import math
 import os
-import pickle
 import sys
 import time
 from typing import Optional, Sequence
 
-from .. import _util
-from ..errors import GradfreeError, InvalidParameterError
-from . import METHODS, Generation, PolicySearch, _atomic, evaluate_policy, make_executor
+from .. import _gradfree, _util
+from ..errors import CheckpointError, GradfreeError, InvalidParameterError
+from . import METHODS, Generation, PolicySearch, evaluate_policy, make_executor
 
 
 def _progress(rec: Generation, total: int, quiet: bool) -> None:
@@ -64,12 +64,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 def _train(a) -> int:
     if a.resume:
         try:
-            with open(a.resume, "rb") as f:
-                run = pickle.load(f)
-        except (pickle.UnpicklingError, EOFError, AttributeError) as e:
-            raise InvalidParameterError(f"--resume {a.resume}: not a gradfree.rl checkpoint ({e})") from None
-        if not isinstance(run, PolicySearch):
-            raise InvalidParameterError(f"--resume {a.resume}: not a gradfree.rl checkpoint")
+            run = PolicySearch.load_checkpoint(a.resume)
+        except CheckpointError as e:
+            raise CheckpointError(f"--resume: not a gradfree.rl checkpoint: {e}") from None
     else:
         if not a.env:
             raise InvalidParameterError("give --env ID (or --resume FILE, or --replay FILE)")
@@ -77,34 +74,35 @@ def _train(a) -> int:
         run = PolicySearch(a.env, a.method, a.seed, a.policy, a.hidden, 1 if a.episodes is None else a.episodes, a.max_steps, a.sigma0, a.popsize, a.obs_norm)
     checkpoint = a.checkpoint or a.resume
     policy_path = a.save_policy or f"{checkpoint or run.env_id}.policy.npz"
-    log = open(a.log, "a" if a.resume else "w") if a.log else None
+    # The core's log: a resumed run's log loses the records written after its checkpoint.
+    log = _gradfree.RunLog(a.log, run.generation if a.resume else None) if a.log else None
     if log:
-        log.write(json.dumps(run.start_line()) + "\n")
+        log.start(json.dumps(run.start_line()))
     executor = make_executor(a.executor, a.workers)
     t0 = time.perf_counter()
     try:
         while run.generation < a.generations:
             rec = run.step(executor)
             if log:
-                log.write(json.dumps(run.log_line(rec)) + "\n")
-                log.flush()
+                log.generation(json.dumps(run.log_line(rec)))
             if checkpoint:
-                _atomic(checkpoint, lambda f: pickle.dump(run, f))
+                run.save_checkpoint(checkpoint)
             _progress(rec, a.generations, a.quiet)
     except KeyboardInterrupt:
         print("\ninterrupted" + (f"; resume with --resume {checkpoint}" if checkpoint else ""))
     finally:
         if executor is not None:
             executor.shutdown()
-        if log:
-            log.close()
     run.save_policy(policy_path)
     secs = time.perf_counter() - t0
     if not a.quiet:
         print()
-    print(json.dumps({"env": run.env_id, "method": run.method, "generations": run.generation, "parameters": run.policy.n_params,
-                      "popsize": run.es.popsize, "best_reward": run.best_reward, "total_steps": run.total_steps,
-                      "seconds": secs, "policy": policy_path, "checkpoint": checkpoint}))
+    summary = {"env": run.env_id, "method": run.method, "generations": run.generation, "parameters": run.policy.n_params,
+               "popsize": run.es.popsize, "best_reward": run.best_reward, "total_steps": run.total_steps,
+               "seconds": secs, "policy": policy_path, "checkpoint": checkpoint}
+    if log:
+        log.finish(json.dumps({k: v for k, v in summary.items() if not (isinstance(v, float) and not math.isfinite(v))}))
+    print(json.dumps(summary))
     return 0
 
 

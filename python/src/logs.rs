@@ -1,0 +1,78 @@
+//! The core's run files for runs driven from Python: the JSON-lines log of `gradfree optimize
+//! --log` ([`RunLog`], so `gradfree plot` draws a Python run like any other and a resumed run's
+//! log reads as the uninterrupted run's) and atomic file writes ([`atomic_write`]).
+
+use std::path::PathBuf;
+
+use gradfree_core::{GenerationWithExtras, JsonLinesLog};
+use pyo3::prelude::*;
+
+use crate::err;
+use crate::errors::ToPyErr;
+
+/// `RunLog(path, resume_generation=None)`: a JSON-lines log ([`gradfree_core::JsonLinesLog`]),
+/// created, or for a run resumed after `resume_generation` generations reopened with the records
+/// of later generations (written after the checkpoint, and replayed) removed.
+#[pyclass(module = "gradfree._gradfree")]
+struct RunLog {
+    log: JsonLinesLog,
+}
+
+/// A JSON object given by the caller.
+fn object(what: &str, json: &str) -> PyResult<serde_json::Map<String, serde_json::Value>> {
+    match serde_json::from_str(json) {
+        Ok(serde_json::Value::Object(m)) if !m.contains_key("type") => Ok(m),
+        Ok(serde_json::Value::Object(_)) => Err(err(format!("{what}: the key `type` is the log's own"))),
+        Ok(_) => Err(err(format!("{what}: expected a JSON object"))),
+        Err(e) => Err(err(format!("{what}: not JSON ({e})"))),
+    }
+}
+
+#[pymethods]
+impl RunLog {
+    #[new]
+    #[pyo3(signature = (path, resume_generation = None))]
+    fn new(path: PathBuf, resume_generation: Option<u64>) -> PyResult<Self> {
+        let log = match resume_generation {
+            Some(g) => JsonLinesLog::resume(&path, g),
+            None => JsonLinesLog::create(&path),
+        };
+        Ok(RunLog { log: log.map_err(ToPyErr::to_py)? })
+    }
+
+    /// Writes the `start` record: a JSON object (e.g. `algorithm`, `dim`, `population_size` and
+    /// the run's settings).
+    fn start(&mut self, info_json: &str) -> PyResult<()> {
+        let info = object("start record", info_json)?;
+        self.log.write("start", &info).map_err(ToPyErr::to_py)
+    }
+
+    /// Writes one `generation` record: the fields of `gradfree_core::GenerationRecord`
+    /// (`generation`, `evaluations`, `best_f`, `gen_best_f`, `gen_median_f`, `scale`, `seconds`)
+    /// and any of the caller's own. A record without the standard fields is refused.
+    fn generation(&mut self, record_json: &str) -> PyResult<()> {
+        object("generation record", record_json)?;
+        let record: GenerationWithExtras = serde_json::from_str(record_json).map_err(|e| err(format!("generation record: {e}")))?;
+        self.log.write("generation", &record).map_err(ToPyErr::to_py)
+    }
+
+    /// Writes the `finish` record: a JSON object (e.g. the run's result).
+    fn finish(&mut self, result_json: &str) -> PyResult<()> {
+        let result = object("finish record", result_json)?;
+        self.log.write("finish", &result).map_err(ToPyErr::to_py)
+    }
+}
+
+/// Writes `data` to `path` atomically ([`gradfree_core::atomic_write`]: a temporary file in the
+/// same folder, synced and renamed; a target that is not a regular file is never replaced).
+#[pyfunction]
+fn atomic_write(py: Python<'_>, path: PathBuf, data: Vec<u8>) -> PyResult<()> {
+    py.detach(|| gradfree_core::atomic_write(&path, &data)).map_err(ToPyErr::to_py)
+}
+
+/// Registers this module's classes and functions.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<RunLog>()?;
+    m.add_function(wrap_pyfunction!(atomic_write, m)?)?;
+    Ok(())
+}
