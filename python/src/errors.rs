@@ -214,16 +214,12 @@ impl ToPyErr for gradfree_bo::BoError {
         match self {
             gradfree_bo::BoError::Core(c) => c.kind(),
             gradfree_bo::BoError::FitFailed(_) => Kind::ModelFit,
-            _ => Kind::InvalidParameter,
+            gradfree_bo::BoError::BadInput(_) => Kind::InvalidParameter,
         }
     }
     fn message(&self) -> String {
-        use gradfree_bo::BoError as E;
         match self {
-            E::Core(c) => c.message(),
-            E::InvalidParameter { name, value, expected } => {
-                E::InvalidParameter { name: keyword(name), value: value.clone(), expected: expected.clone() }.to_string()
-            }
+            gradfree_bo::BoError::Core(c) => c.message(),
             e => e.to_string(),
         }
     }

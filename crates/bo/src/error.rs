@@ -5,16 +5,6 @@ use gradfree_core::CoreError;
 /// What can go wrong when fitting a Gaussian process or proposing a batch.
 #[derive(Debug, thiserror::Error)]
 pub enum BoError {
-    /// A parameter outside its accepted range.
-    #[error("invalid parameter `{name}` = {value}: must be {expected}")]
-    InvalidParameter {
-        /// Parameter name as the user spells it.
-        name: &'static str,
-        /// The rejected value.
-        value: String,
-        /// The accepted range, in words.
-        expected: String,
-    },
     /// Observations the model cannot use (wrong shape, a point outside the box).
     #[error("{0}")]
     BadInput(String),
@@ -22,15 +12,16 @@ pub enum BoError {
     /// of the ladder (e.g. many exact duplicates with zero noise).
     #[error("Gaussian process cannot be fitted: {0}")]
     FitFailed(String),
-    /// An error of the shared machinery.
+    /// An error of the shared machinery, among them a parameter outside its accepted range
+    /// ([`CoreError::InvalidParameter`], named by its field of [`crate::BoParams`]).
     #[error(transparent)]
     Core(#[from] CoreError),
 }
 
 impl BoError {
-    /// Shorthand for [`BoError::InvalidParameter`].
+    /// A parameter outside its accepted range ([`CoreError::InvalidParameter`]).
     pub fn invalid(name: &'static str, value: impl std::fmt::Display, expected: impl Into<String>) -> Self {
-        BoError::InvalidParameter { name, value: value.to_string(), expected: expected.into() }
+        BoError::Core(CoreError::invalid(name, value, expected))
     }
 }
 
@@ -39,7 +30,6 @@ impl BoError {
 impl From<BoError> for CoreError {
     fn from(e: BoError) -> Self {
         match e {
-            BoError::InvalidParameter { name, value, expected } => CoreError::InvalidParameter { name, value, expected },
             BoError::Core(c) => c,
             BoError::FitFailed(m) => CoreError::Numerical(format!("Gaussian process cannot be fitted: {m}")),
             BoError::BadInput(m) => CoreError::BadInput(m),

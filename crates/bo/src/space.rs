@@ -4,6 +4,7 @@
 //! integer-valued variables in Bayesian optimization with Gaussian processes"), so the model and
 //! the acquisition only ever see values the objective accepts.
 
+use gradfree_core::Bounds;
 use serde::{Deserialize, Serialize};
 
 use crate::BoError;
@@ -21,11 +22,11 @@ pub enum VarKind {
     Categorical,
 }
 
-/// A box `[lower, upper]` with a kind per coordinate, validated once.
+/// A box `[lower, upper]` ([`Bounds`]) with a kind per coordinate, validated once.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Space {
-    lower: Vec<f64>,
-    upper: Vec<f64>,
+    #[serde(flatten)]
+    bounds: Bounds,
     kinds: Vec<VarKind>,
 }
 
@@ -64,22 +65,27 @@ impl Space {
                 return Err(BoError::invalid("bounds", format!("[{lo}, {hi}] at integer coordinate {i}"), "integers"));
             }
         }
-        Ok(Space { lower, upper, kinds })
+        Ok(Space { bounds: Bounds::new(lower, upper)?, kinds })
+    }
+
+    /// The box.
+    pub fn bounds(&self) -> &Bounds {
+        &self.bounds
     }
 
     /// Number of coordinates.
     pub fn dim(&self) -> usize {
-        self.lower.len()
+        self.bounds.dim()
     }
 
     /// Lower bounds.
     pub fn lower(&self) -> &[f64] {
-        &self.lower
+        self.bounds.lower()
     }
 
     /// Upper bounds.
     pub fn upper(&self) -> &[f64] {
-        &self.upper
+        self.bounds.upper()
     }
 
     /// Coordinate kinds.
@@ -98,13 +104,14 @@ impl Space {
         if x.len() != self.dim() {
             return Err(BoError::BadInput(format!("a point of dimension {} in a space of dimension {}", x.len(), self.dim())));
         }
+        let (lower, upper) = (self.lower(), self.upper());
         for i in 0..x.len() {
-            let w = self.upper[i] - self.lower[i];
-            let u = (x[i] - self.lower[i]) / w;
+            let w = upper[i] - lower[i];
+            let u = (x[i] - lower[i]) / w;
             if !u.is_finite() || !(-1e-9..=1.0 + 1e-9).contains(&u) {
                 return Err(BoError::BadInput(format!(
                     "point coordinate {i} = {} is outside the search box [{}, {}]",
-                    x[i], self.lower[i], self.upper[i]
+                    x[i], lower[i], upper[i]
                 )));
             }
             out[i] = u.clamp(0.0, 1.0);
@@ -115,12 +122,13 @@ impl Space {
     /// The point of the box at unit-cube coordinates `u` (clamped to the cube), with integer and
     /// categorical coordinates rounded to the nearest allowed value.
     pub fn from_unit(&self, u: &[f64], out: &mut [f64]) {
+        let (lower, upper) = (self.lower(), self.upper());
         for i in 0..u.len() {
-            let w = self.upper[i] - self.lower[i];
-            let x = self.lower[i] + w * u[i].clamp(0.0, 1.0);
+            let w = upper[i] - lower[i];
+            let x = lower[i] + w * u[i].clamp(0.0, 1.0);
             out[i] = match self.kinds[i] {
-                VarKind::Continuous => x.clamp(self.lower[i], self.upper[i]),
-                _ => x.round().clamp(self.lower[i], self.upper[i]),
+                VarKind::Continuous => x.clamp(lower[i], upper[i]),
+                _ => x.round().clamp(lower[i], upper[i]),
             };
         }
     }
@@ -128,11 +136,12 @@ impl Space {
     /// Rounds the discrete coordinates of a unit-cube point in place (to the unit coordinates of
     /// the nearest allowed value); continuous ones are clamped to `[0, 1]`.
     pub fn round_unit(&self, u: &mut [f64]) {
+        let (lower, upper) = (self.lower(), self.upper());
         for (i, ui) in u.iter_mut().enumerate() {
             *ui = ui.clamp(0.0, 1.0);
             if self.kinds[i] != VarKind::Continuous {
-                let w = self.upper[i] - self.lower[i];
-                *ui = ((self.lower[i] + w * *ui).round() - self.lower[i]) / w;
+                let w = upper[i] - lower[i];
+                *ui = ((lower[i] + w * *ui).round() - lower[i]) / w;
             }
         }
     }

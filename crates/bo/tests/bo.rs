@@ -54,10 +54,10 @@ impl AskBatch for BatchBo {
 #[test]
 fn every_method_lowers_the_regret_on_a_2d_problem() {
     for spec in METHODS {
-        if spec.method == Method::Bull {
+        if spec.value == Method::Bull {
             continue;
         }
-        let (start, end) = run(spec.method, quad, 2, 3, 5, 1);
+        let (start, end) = run(spec.value, quad, 2, 3, 5, 1);
         assert!(end < 0.5 * start && end < 0.02, "{}: best {start} after the design, {end} after 15 more", spec.name);
     }
     let (start, end) = run(Method::Bkop, ackley, 2, 3, 6, 2);

@@ -31,8 +31,8 @@ pub fn core_flag(name: &str) -> Option<&'static str> {
     })
 }
 
-/// The flag of `gradfree bo` that sets a parameter of `gradfree_bo::BoParams` (a
-/// `BoError::InvalidParameter`), if there is one.
+/// The flag of `gradfree bo` that sets a parameter of `gradfree_bo::BoParams` (an invalid
+/// parameter reported by the BO crate), if there is one.
 pub fn bo_flag(name: &str) -> Option<&'static str> {
     Some(match name {
         "batch_size" => "--batch",
@@ -48,56 +48,36 @@ pub fn bo_flag(name: &str) -> Option<&'static str> {
     })
 }
 
-/// An invalid parameter as the command line says it: `invalid --flag value: must be ...` when a
-/// flag sets it, else the library's own message `library`.
-fn invalid(flag: Option<&str>, value: &str, expected: &str, library: String) -> String {
-    match flag {
-        Some(f) => format!("invalid {f} {value}: must be {expected}"),
-        None => library,
-    }
-}
-
-/// The core error inside one error of a chain, if it is one of the library errors that carry one.
-fn core_of<'a>(e: &'a (dyn Error + 'static)) -> Option<&'a CoreError> {
+/// The core error inside one error of a chain, if it is one of the library errors that carry one,
+/// and whether it came from Bayesian optimization (whose parameters have flags of their own).
+fn core_of<'a>(e: &'a (dyn Error + 'static)) -> Option<(&'a CoreError, bool)> {
+    use gradfree_bo::BoError;
+    use gradfree_es::EsError;
     use gradfree_experiments::ExperimentError as X;
     if let Some(c) = e.downcast_ref::<CoreError>() {
-        return Some(c);
+        return Some((c, false));
     }
-    if let Some(e) = e.downcast_ref::<gradfree_es::EsError>() {
-        return match e {
-            gradfree_es::EsError::Core(c) => Some(c),
-            _ => None,
-        };
-    }
-    if let Some(e) = e.downcast_ref::<gradfree_bo::BoError>() {
-        return match e {
-            gradfree_bo::BoError::Core(c) => Some(c),
-            _ => None,
-        };
-    }
-    match e.downcast_ref::<X>()? {
-        X::Core(c) | X::Es(gradfree_es::EsError::Core(c)) | X::Bo(gradfree_bo::BoError::Core(c)) => Some(c),
+    match (e.downcast_ref::<EsError>(), e.downcast_ref::<BoError>(), e.downcast_ref::<X>()) {
+        (Some(EsError::Core(c)), _, _) | (_, _, Some(X::Core(c) | X::Es(EsError::Core(c)))) => Some((c, false)),
+        (_, Some(BoError::Core(c)), _) | (_, _, Some(X::Bo(BoError::Core(c)))) => Some((c, true)),
         _ => None,
     }
 }
 
 /// The message of one error of a chain, as the command line shows it.
 fn message(e: &(dyn Error + 'static)) -> String {
-    if let Some(c) = core_of(e) {
-        return match c {
-            CoreError::InvalidParameter { name, value, expected } => invalid(core_flag(name), value, expected, c.to_string()),
-            CoreError::NonFinite { .. } => format!("{c}: use --on-nonfinite treat-as-inf"),
-            c => c.to_string(),
-        };
+    let Some((c, bo)) = core_of(e) else { return e.to_string() };
+    match c {
+        CoreError::InvalidParameter { name, value, expected } => {
+            let flag = if bo { bo_flag(name).or_else(|| core_flag(name)) } else { core_flag(name) };
+            match flag {
+                Some(f) => format!("invalid {f} {value}: must be {expected}"),
+                None => c.to_string(),
+            }
+        }
+        CoreError::NonFinite { .. } => format!("{c}: use --on-nonfinite treat-as-inf"),
+        c => c.to_string(),
     }
-    let bo = e.downcast_ref::<gradfree_bo::BoError>().or_else(|| match e.downcast_ref::<gradfree_experiments::ExperimentError>() {
-        Some(gradfree_experiments::ExperimentError::Bo(b)) => Some(b),
-        _ => None,
-    });
-    if let Some(b @ gradfree_bo::BoError::InvalidParameter { name, value, expected }) = bo {
-        return invalid(bo_flag(name), value, expected, b.to_string());
-    }
-    e.to_string()
 }
 
 /// The whole chain in one line, each error and its causes joined by `": "` (as `{:#}` prints an

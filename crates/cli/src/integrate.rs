@@ -3,7 +3,7 @@
 
 use anyhow::{Result, bail};
 use gradfree_problems::integrands::ExpWeighted;
-use gradfree_qmc::integrate::integrate_with_progress;
+use gradfree_qmc::integrate::integrate_many;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
@@ -50,10 +50,11 @@ pub fn run(args: &IntegrateArgs) -> Result<()> {
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:32} {percent}% of {len} points, eta {eta}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let e = integrate_with_progress(|x| f.eval(x), args.dim, args.n, &r, args.replicates, args.seed, &|done, total| {
+    let progress = |done, total| {
         bar.set_length(total);
         bar.set_position(done);
-    })?;
+    };
+    let e = integrate_many(|x, out| out[0] = f.eval(x), 1, args.dim, args.n, &r, args.replicates, args.seed, &progress)?.remove(0);
     bar.finish_and_clear();
     let exact = f.exact();
     let out = Output {

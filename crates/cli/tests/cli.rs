@@ -119,21 +119,10 @@ fn bad_input_gives_one_line_errors() {
 fn checkpoint_and_resume_reproduce_the_uninterrupted_run() {
     let dir = tempfile::tempdir().unwrap();
     let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
-    let common = [
-        "optimize",
-        "--algo",
-        "nesterov-spokoiny",
-        "--problem",
-        "ellipsoid",
-        "--dim",
-        "8",
-        "--seed",
-        "5",
-        "--param",
-        "step_size=1e-7",
-        "--no-target",
-        "--json",
-    ];
+    let common: Vec<&str> =
+        "optimize --algo nesterov-spokoiny --problem ellipsoid --dim 8 --seed 5 --param step_size=1e-7 --no-target --json"
+            .split(' ')
+            .collect();
     let args = |extra: Vec<String>| -> Vec<String> { common.iter().map(|s| s.to_string()).chain(extra).collect() };
     let run = |v: Vec<String>| gradfree(&v.iter().map(String::as_str).collect::<Vec<_>>());
     let full = json(&run(args(vec!["--max-gens".into(), "60".into(), "--log".into(), p("full.jsonl")])));
@@ -574,18 +563,9 @@ fn runs_stop_on_convergence_by_default_and_say_why() {
     let v = json(&gradfree(&["optimize", "--algo", "openai-es", "--problem", "sphere", "--dim", "12", "--json", "--sequential"]));
     assert_eq!((v["stop_reason"].as_str(), v["success"].as_bool()), (Some("tol-stagnation"), Some(false)), "{v}");
     // The papers' constant step of Nesterov-Spokoiny diverges on the ellipsoid: said, not hidden.
-    let v = json(&gradfree(&[
-        "optimize",
-        "--algo",
-        "nesterov-spokoiny",
-        "--problem",
-        "ellipsoid",
-        "--dim",
-        "12",
-        "--param",
-        "step_control=none",
-        "--json",
-    ]));
+    let diverging: Vec<&str> =
+        "optimize --algo nesterov-spokoiny --problem ellipsoid --dim 12 --param step_control=none --json".split(' ').collect();
+    let v = json(&gradfree(&diverging));
     assert_eq!(v["stop_reason"], "diverged", "{v}");
     assert!(v["message"].as_str().unwrap().contains("step size"));
     assert!(v["evaluations"].as_u64().unwrap() < 1000);

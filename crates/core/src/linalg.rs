@@ -30,19 +30,21 @@ pub fn solve_l(l: &[f64], d: usize, x: &mut [f64], n: usize) {
     solve_lower_triangular_in_place(view(l, d, d), view_mut(x, d, n), Par::Seq);
 }
 
+/// `dst <- A B` (or `dst += A B`) with the triangular structures given, sequentially: faer's
+/// triangular product, which reads and writes only the triangles named.
+fn structured(
+    dst: (MatMut<'_, f64>, BlockStructure),
+    accum: Accum,
+    a: (MatRef<'_, f64>, BlockStructure),
+    b: (MatRef<'_, f64>, BlockStructure),
+) {
+    matmul(dst.0, dst.1, accum, a.0, a.1, b.0, b.1, 1.0, Par::Seq);
+}
+
 /// `out <- L Z` for lower-triangular `L` (`d x d`) and `Z` (`d x n`).
 pub fn mul_l(l: &[f64], d: usize, z: &[f64], n: usize, out: &mut [f64]) {
-    matmul(
-        view_mut(out, d, n),
-        BlockStructure::Rectangular,
-        Accum::Replace,
-        view(l, d, d),
-        BlockStructure::TriangularLower,
-        view(z, d, n),
-        BlockStructure::Rectangular,
-        1.0,
-        Par::Seq,
-    );
+    use BlockStructure::{Rectangular, TriangularLower};
+    structured((view_mut(out, d, n), Rectangular), Accum::Replace, (view(l, d, d), TriangularLower), (view(z, d, n), Rectangular));
 }
 
 /// `out <- A B` for column-major `A` (`m x k`) and `B` (`k x n`).
@@ -69,16 +71,12 @@ pub fn add_weighted_outer_lower(cmat: &mut [f64], d: usize, y: &[f64], c: &[f64]
     for (col, &ci) in tmp.chunks_exact_mut(d).zip(c) {
         col.iter_mut().for_each(|v| *v *= ci);
     }
-    matmul(
-        view_mut(cmat, d, d),
-        BlockStructure::TriangularLower,
+    use BlockStructure::{Rectangular, TriangularLower};
+    structured(
+        (view_mut(cmat, d, d), TriangularLower),
         Accum::Add,
-        view(tmp, d, r),
-        BlockStructure::Rectangular,
-        view(y, d, r).transpose(),
-        BlockStructure::Rectangular,
-        1.0,
-        Par::Seq,
+        (view(tmp, d, r), Rectangular),
+        (view(y, d, r).transpose(), Rectangular),
     );
 }
 

@@ -47,29 +47,25 @@ impl EvalContext {
     }
 }
 
-impl<T: Objective + ?Sized> Objective for &T {
-    fn eval(&self, x: &[f64]) -> f64 {
-        (**self).eval(x)
-    }
-    fn eval_in(&self, x: &[f64], ctx: &EvalContext) -> f64 {
-        (**self).eval_in(x, ctx)
-    }
-    fn dim(&self) -> Option<usize> {
-        (**self).dim()
-    }
+/// References and boxes of objectives are objectives (the driver takes `&dyn Problem` and
+/// `Box<dyn Problem>` alike).
+macro_rules! forward_objective {
+    ($($pointer:ty),*) => {$(
+        impl<T: Objective + ?Sized> Objective for $pointer {
+            fn eval(&self, x: &[f64]) -> f64 {
+                (**self).eval(x)
+            }
+            fn eval_in(&self, x: &[f64], ctx: &EvalContext) -> f64 {
+                (**self).eval_in(x, ctx)
+            }
+            fn dim(&self) -> Option<usize> {
+                (**self).dim()
+            }
+        }
+    )*};
 }
 
-impl<T: Objective + ?Sized> Objective for Box<T> {
-    fn eval(&self, x: &[f64]) -> f64 {
-        (**self).eval(x)
-    }
-    fn eval_in(&self, x: &[f64], ctx: &EvalContext) -> f64 {
-        (**self).eval_in(x, ctx)
-    }
-    fn dim(&self) -> Option<usize> {
-        (**self).dim()
-    }
-}
+forward_objective!(&T, Box<T>);
 
 /// Wraps a closure `Fn(&[f64]) -> f64` as an [`Objective`].
 pub struct FnObjective<F> {

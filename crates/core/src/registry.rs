@@ -4,18 +4,76 @@
 //! once, as a table in its crate; `gradfree list` and the Python package iterate [`Registry`]s
 //! instead of knowing each table's shape.
 
-/// A registry entry.
-pub trait Entry: Sync {
-    /// The name it is asked for by.
-    fn name(&self) -> &'static str;
+/// What every registry says about an entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Info {
+    /// The name it is asked for by (command line, Python, checkpoints).
+    pub name: &'static str,
     /// One line on what it is.
-    fn summary(&self) -> &'static str;
+    pub summary: &'static str,
     /// Where it is defined (a paper, an equation).
-    fn source(&self) -> &'static str;
+    pub source: &'static str,
+}
+
+/// A registry entry: its [`Info`], and as JSON whatever else its registry knows.
+pub trait Entry: Sync {
+    /// Name, summary and source.
+    fn info(&self) -> Info;
+    /// The name it is asked for by.
+    fn name(&self) -> &'static str {
+        self.info().name
+    }
+    /// One line on what it is.
+    fn summary(&self) -> &'static str {
+        self.info().summary
+    }
+    /// Where it is defined.
+    fn source(&self) -> &'static str {
+        self.info().source
+    }
     /// The entry as JSON (`gradfree list --json`, Python): `name`, `summary` and `source`, and
     /// whatever else a registry knows about its entries.
     fn to_json(&self) -> serde_json::Value {
         serde_json::json!({"name": self.name(), "summary": self.summary(), "source": self.source()})
+    }
+}
+
+impl Entry for Info {
+    fn info(&self) -> Info {
+        *self
+    }
+}
+
+/// An entry that names a value of type `T` (a variant of a method enum): registries of choices
+/// look values up by name ([`Choice::parse`]) and names up by value ([`Choice::of`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Choice<T: 'static> {
+    /// The value.
+    pub value: T,
+    /// Its name.
+    pub name: &'static str,
+    /// One line on what it is.
+    pub summary: &'static str,
+    /// Where it is defined.
+    pub source: &'static str,
+}
+
+impl<T: Sync> Entry for Choice<T> {
+    fn info(&self) -> Info {
+        Info { name: self.name, summary: self.summary, source: self.source }
+    }
+}
+
+impl<T: Copy + PartialEq> Choice<T> {
+    /// The value called `name` among `choices`, if any.
+    pub fn parse(choices: &[Choice<T>], name: &str) -> Option<T> {
+        choices.iter().find(|c| c.name == name).map(|c| c.value)
+    }
+
+    /// The entry of `value` among `choices` (every value of a registry's enum has one; a missing
+    /// one is a bug of the registry's table, caught by its tests).
+    pub fn of(choices: &'static [Choice<T>], value: T) -> &'static Choice<T> {
+        choices.iter().find(|c| c.value == value).expect("every value of a registry's enum has an entry")
     }
 }
 
@@ -60,14 +118,8 @@ mod tests {
 
     struct E(&'static str);
     impl Entry for E {
-        fn name(&self) -> &'static str {
-            self.0
-        }
-        fn summary(&self) -> &'static str {
-            "s"
-        }
-        fn source(&self) -> &'static str {
-            "src"
+        fn info(&self) -> Info {
+            Info { name: self.0, summary: "s", source: "src" }
         }
     }
     static ENTRIES: [E; 2] = [E("a"), E("b")];
@@ -78,6 +130,10 @@ mod tests {
         assert!(find(&ENTRIES, "c").is_none());
         assert_eq!(names(&ENTRIES), "a, b");
         let r = Registry::new("things", "Things", "", &ENTRIES);
+        static CHOICES: [Choice<u8>; 2] =
+            [Choice { value: 1, name: "one", summary: "", source: "" }, Choice { value: 2, name: "two", summary: "", source: "" }];
+        assert_eq!((Choice::parse(&CHOICES, "two"), Choice::parse(&CHOICES, "three")), (Some(2), None));
+        assert_eq!(Choice::of(&CHOICES, 1).name, "one");
         assert_eq!(
             r.to_json(),
             serde_json::json!([{"name": "a", "summary": "s", "source": "src"}, {"name": "b", "summary": "s", "source": "src"}])

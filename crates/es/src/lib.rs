@@ -15,6 +15,23 @@
 //! front end describes it (algorithm, start, restarts, stop rules, bounds), with its defaults and
 //! its one `build`.
 
+/// The accessors every optimizer of this crate writes alike, inside its `impl AskTell`: `name`,
+/// `dim` (the length of one of its vectors) and `population_size` (a field).
+macro_rules! identity {
+    ($name:literal, dim = $dim:ident, popsize = $($pop:ident).+) => {
+        fn name(&self) -> &'static str {
+            $name
+        }
+        fn dim(&self) -> usize {
+            self.$dim.len()
+        }
+        fn population_size(&self) -> usize {
+            self.$($pop).+
+        }
+    };
+}
+pub(crate) use identity;
+
 pub mod discrete;
 pub mod error;
 pub mod gaussian;

@@ -303,14 +303,8 @@ impl AlgorithmSpec {
 }
 
 impl gradfree_core::registry::Entry for AlgorithmSpec {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-    fn summary(&self) -> &'static str {
-        self.summary
-    }
-    fn source(&self) -> &'static str {
-        self.source
+    fn info(&self) -> gradfree_core::registry::Info {
+        gradfree_core::registry::Info { name: self.name, summary: self.summary, source: self.source }
     }
     /// Everything the Python classes are made from: also `class_name`, `discrete`, `domain`,
     /// `popsize_param`, `ipop_stagnation` and the parameters.

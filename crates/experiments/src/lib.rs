@@ -140,14 +140,8 @@ pub struct Registered {
 }
 
 impl Entry for Registered {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-    fn source(&self) -> &'static str {
-        self.source
-    }
-    fn summary(&self) -> &'static str {
-        self.summary
+    fn info(&self) -> gradfree_core::registry::Info {
+        gradfree_core::registry::Info { name: self.name, summary: self.summary, source: self.source }
     }
 }
 

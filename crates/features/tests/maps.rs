@@ -41,8 +41,8 @@ fn every_map_converges_to_its_kernel() {
     let x = inputs(60, d, 1);
     for kernel in KERNELS {
         for info in METHODS {
-            let mean = |q: usize, m: usize| (0..3).map(|s| errors_m(kernel, info.method, &x, d, q, m, s).rel_frobenius).sum::<f64>() / 3.0;
-            let radial = if info.method == Method::Ssf && matches!(kernel, Kernel::Gaussian { .. }) { 8 } else { 1 };
+            let mean = |q: usize, m: usize| (0..3).map(|s| errors_m(kernel, info.value, &x, d, q, m, s).rel_frobenius).sum::<f64>() / 3.0;
+            let radial = if info.value == Method::Ssf && matches!(kernel, Kernel::Gaussian { .. }) { 8 } else { 1 };
             let (small, large) = (mean(64, 1), mean(4096, radial));
             eprintln!("{} {}: {small:.4} -> {large:.4}", kernel.name(), info.name);
             // Monte Carlo rates give 1/8 of the error at 64x the dimension; QMC and SSF do better.
@@ -70,7 +70,7 @@ fn estimates_are_unbiased_over_the_randomization() {
     for kernel in KERNELS {
         let exact = kernel.eval(a, b);
         for info in METHODS {
-            let mut spec = FeatureSpec::new(kernel, info.method, 16, 0);
+            let mut spec = FeatureSpec::new(kernel, info.value, 16, 0);
             spec.ssf = SsfOptions { frequencies: SsfFrequencies::Random, rotation: SsfRotation::Haar };
             let vals: Vec<f64> = (0..reps)
                 .map(|r| {
@@ -160,14 +160,14 @@ fn f32_in_f32_out_and_thread_count_does_not_matter() {
     let x = inputs(300, d, 4);
     let x32: Vec<f32> = x.iter().map(|v| *v as f32).collect();
     for info in METHODS {
-        let map = FeatureMap::new(FeatureSpec::new(Kernel::Gaussian { sigma: 3.0 }, info.method, 96, 5), d).unwrap();
+        let map = FeatureMap::new(FeatureSpec::new(Kernel::Gaussian { sigma: 3.0 }, info.value, 96, 5), d).unwrap();
         let z64 = map.transform(&x).unwrap();
         let z32: Vec<f32> = map.transform(&x32).unwrap();
         assert!(z64.iter().zip(&z32).all(|(a, b)| (a - *b as f64).abs() < 1e-5), "{}", info.name);
         let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(|| map.transform(&x).unwrap());
         assert_eq!(one, z64, "{}", info.name);
         let again =
-            FeatureMap::new(FeatureSpec::new(Kernel::Gaussian { sigma: 3.0 }, info.method, 96, 5), d).unwrap().transform(&x).unwrap();
+            FeatureMap::new(FeatureSpec::new(Kernel::Gaussian { sigma: 3.0 }, info.value, 96, 5), d).unwrap().transform(&x).unwrap();
         assert_eq!(again, z64, "{}: same seed, same features", info.name);
     }
 }

@@ -187,59 +187,41 @@ fn binary_box(d: usize) -> Option<Bounds> {
     Some(Bounds::uniform(d, 0.0, 1.0).expect("d >= 1"))
 }
 
-impl Problem for OneMax {
-    fn name(&self) -> &str {
-        "onemax"
-    }
-    fn dimension(&self) -> usize {
-        self.d
-    }
-    fn formula(&self) -> &str {
-        "d - sum_i x_i, x in {0,1}^d"
-    }
-    fn source(&self) -> &str {
-        "classic sanity check"
-    }
-    fn domain(&self) -> Option<Bounds> {
-        binary_box(self.d)
-    }
-    fn minimizer(&self) -> Option<Vec<f64>> {
-        Some(vec![1.0; self.d])
-    }
-    fn minimum(&self) -> Option<f64> {
-        Some(0.0)
-    }
-    fn categories(&self) -> Option<usize> {
-        Some(2)
-    }
+/// The `Problem` of a classic pseudo-Boolean sanity check on `{0,1}^d` whose minimum 0 is at
+/// all ones (OneMax, LeadingOnes).
+macro_rules! all_ones_problem {
+    ($ty:ty, $name:literal, $formula:literal) => {
+        impl Problem for $ty {
+            fn name(&self) -> &str {
+                $name
+            }
+            fn dimension(&self) -> usize {
+                self.d
+            }
+            fn formula(&self) -> &str {
+                $formula
+            }
+            fn source(&self) -> &str {
+                "classic sanity check"
+            }
+            fn domain(&self) -> Option<Bounds> {
+                binary_box(self.d)
+            }
+            fn minimizer(&self) -> Option<Vec<f64>> {
+                Some(vec![1.0; self.d])
+            }
+            fn minimum(&self) -> Option<f64> {
+                Some(0.0)
+            }
+            fn categories(&self) -> Option<usize> {
+                Some(2)
+            }
+        }
+    };
 }
 
-impl Problem for LeadingOnes {
-    fn name(&self) -> &str {
-        "leadingones"
-    }
-    fn dimension(&self) -> usize {
-        self.d
-    }
-    fn formula(&self) -> &str {
-        "d - max{k : x_1 = ... = x_k = 1}, x in {0,1}^d"
-    }
-    fn source(&self) -> &str {
-        "classic sanity check"
-    }
-    fn domain(&self) -> Option<Bounds> {
-        binary_box(self.d)
-    }
-    fn minimizer(&self) -> Option<Vec<f64>> {
-        Some(vec![1.0; self.d])
-    }
-    fn minimum(&self) -> Option<f64> {
-        Some(0.0)
-    }
-    fn categories(&self) -> Option<usize> {
-        Some(2)
-    }
-}
+all_ones_problem!(OneMax, "onemax", "d - sum_i x_i, x in {0,1}^d");
+all_ones_problem!(LeadingOnes, "leadingones", "d - max{k : x_1 = ... = x_k = 1}, x in {0,1}^d");
 
 impl Problem for CategoricalReconstruction {
     fn name(&self) -> &str {

@@ -1,7 +1,6 @@
 //! Problems by name, for the CLI, the Python package and the experiments.
 
 use gradfree_core::derive_seed;
-use serde::Serialize;
 
 use crate::logistic::MINES_BETA;
 use crate::quadratic::MINES_CONDITION;
@@ -10,28 +9,8 @@ use crate::{
     Quadratic, Rotated, Shifted,
 };
 
-/// A registry entry.
-#[derive(Clone, Debug, Serialize)]
-pub struct ProblemSpec {
-    /// Registry name.
-    pub name: &'static str,
-    /// Where it comes from.
-    pub source: &'static str,
-    /// One-line description.
-    pub summary: &'static str,
-}
-
-impl gradfree_core::registry::Entry for ProblemSpec {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-    fn summary(&self) -> &'static str {
-        self.summary
-    }
-    fn source(&self) -> &'static str {
-        self.source
-    }
-}
+/// A registry entry: name, summary and source.
+pub type ProblemSpec = gradfree_core::registry::Info;
 
 const SPECS: &[ProblemSpec] = &[
     ProblemSpec { name: "sphere", source: "smoke test", summary: "sum x_i^2; min 0 at 0" },

@@ -54,27 +54,35 @@ impl<P: Problem> Objective for Rotated<P> {
     }
 }
 
+/// The [`Problem`] methods a wrapper passes through to the problem it wraps (`self.inner`): a
+/// rotation or a shift changes the coordinates, not the function's description or minimum.
+macro_rules! pass_through {
+    () => {
+        fn name(&self) -> &str {
+            &self.name
+        }
+        fn dimension(&self) -> usize {
+            self.inner.dimension()
+        }
+        fn formula(&self) -> &str {
+            self.inner.formula()
+        }
+        fn source(&self) -> &str {
+            self.inner.source()
+        }
+        fn minimum(&self) -> Option<f64> {
+            self.inner.minimum()
+        }
+    };
+}
+
 impl<P: Problem> Problem for Rotated<P> {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn dimension(&self) -> usize {
-        self.inner.dimension()
-    }
-    fn formula(&self) -> &str {
-        self.inner.formula()
-    }
-    fn source(&self) -> &str {
-        self.inner.source()
-    }
+    pass_through!();
     fn domain(&self) -> Option<Bounds> {
         self.inner.domain()
     }
     fn minimizer(&self) -> Option<Vec<f64>> {
         self.inner.minimizer()
-    }
-    fn minimum(&self) -> Option<f64> {
-        self.inner.minimum()
     }
 }
 
@@ -142,26 +150,12 @@ impl<P: Problem> Objective for Shifted<P> {
 }
 
 impl<P: Problem> Problem for Shifted<P> {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn dimension(&self) -> usize {
-        self.inner.dimension()
-    }
-    fn formula(&self) -> &str {
-        self.inner.formula()
-    }
-    fn source(&self) -> &str {
-        self.inner.source()
-    }
+    pass_through!();
     fn domain(&self) -> Option<Bounds> {
         self.domain.clone()
     }
     fn minimizer(&self) -> Option<Vec<f64>> {
         self.inner.minimizer().map(|m| m.iter().zip(&self.shift).map(|(a, s)| a + s).collect())
-    }
-    fn minimum(&self) -> Option<f64> {
-        self.inner.minimum()
     }
     fn init_region(&self) -> Bounds {
         self.init.clone()

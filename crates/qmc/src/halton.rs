@@ -118,19 +118,5 @@ impl Sequence for Halton {
         Ok(())
     }
 
-    fn position(&self) -> u64 {
-        self.index
-    }
-
-    fn seek(&mut self, index: u64) -> Result<(), QmcError> {
-        self.index = index;
-        Ok(())
-    }
-
-    fn fill(&mut self, count: usize, out: &mut [f64]) -> Result<(), QmcError> {
-        crate::sequence::check_out(out, count, self.dim())?;
-        crate::sequence::fill_by_index(self, self.index, out)?;
-        self.index = self.index.saturating_add(count as u64);
-        Ok(())
-    }
+    crate::sequence::indexed_stream!();
 }

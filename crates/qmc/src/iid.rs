@@ -37,21 +37,7 @@ impl Sequence for Iid {
         Ok(())
     }
 
-    fn position(&self) -> u64 {
-        self.index
-    }
-
-    fn seek(&mut self, index: u64) -> Result<(), QmcError> {
-        self.index = index;
-        Ok(())
-    }
-
-    fn fill(&mut self, count: usize, out: &mut [f64]) -> Result<(), QmcError> {
-        crate::sequence::check_out(out, count, self.d)?;
-        crate::sequence::fill_by_index(self, self.index, out)?;
-        self.index = self.index.saturating_add(count as u64);
-        Ok(())
-    }
+    crate::sequence::indexed_stream!();
 }
 
 /// A Latin hypercube sample of `n` points (McKay, Beckman & Conover 1979): in every coordinate the

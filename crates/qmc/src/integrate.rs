@@ -117,33 +117,18 @@ pub fn replicate_points(rule: &Rule, d: usize, seed: u64, r: u64) -> Result<Box<
 
 /// Estimates `int_{[0,1)^d} f` with `n` points per replicate and `replicates >= 1` replicates.
 /// Points are generated in blocks and evaluated in parallel; a non-finite `f` value is an error
-/// naming the point.
+/// naming the point. With a progress callback: [`integrate_many`] with one output.
 pub fn integrate<F>(f: F, d: usize, n: u64, rule: &Rule, replicates: usize, seed: u64) -> Result<Estimate, QmcError>
 where
     F: Fn(&[f64]) -> f64 + Sync,
 {
-    integrate_with_progress(f, d, n, rule, replicates, seed, &|_, _| {})
-}
-
-/// [`integrate`], calling `progress(points_done, points_total)` after every block of 4096 points
-/// (over all replicates), e.g. for a progress bar.
-pub fn integrate_with_progress<F>(
-    f: F,
-    d: usize,
-    n: u64,
-    rule: &Rule,
-    replicates: usize,
-    seed: u64,
-    progress: &dyn Fn(u64, u64),
-) -> Result<Estimate, QmcError>
-where
-    F: Fn(&[f64]) -> f64 + Sync,
-{
-    let mut all = integrate_many(|x, out| out[0] = f(x), 1, d, n, rule, replicates, seed, progress)?;
+    let mut all = integrate_many(|x, out| out[0] = f(x), 1, d, n, rule, replicates, seed, &|_, _| {})?;
     Ok(all.remove(0))
 }
 
-/// Estimates the integrals of the `k` outputs of a vector-valued integrand on the same points:
+/// Estimates the integrals of the `k` outputs of a vector-valued integrand on the same points,
+/// calling `progress(points_done, points_total)` after every block of 4096 points (over all
+/// replicates), e.g. for a progress bar:
 /// `f(x, out)` writes `out[0..k]`. Replicate `r` uses the points of [`replicate_points`]`(rule, d,
 /// seed, r)`, so ratios of two outputs (e.g. a marginal likelihood over a normalization constant)
 /// are taken on common points. Values are computed in parallel and summed in point order: the

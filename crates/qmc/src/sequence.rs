@@ -55,6 +55,28 @@ pub(crate) fn check_out(out: &[f64], count: usize, d: usize) -> Result<(), QmcEr
     Ok(())
 }
 
+/// `position`, `seek` and `fill` of a random-access generator (each point computed from its
+/// index alone, [`fill_by_index`]) that keeps its stream position in a field `index`: written once
+/// for every such generator, inside its `impl Sequence`.
+macro_rules! indexed_stream {
+    () => {
+        fn position(&self) -> u64 {
+            self.index
+        }
+        fn seek(&mut self, index: u64) -> Result<(), QmcError> {
+            self.index = index;
+            Ok(())
+        }
+        fn fill(&mut self, count: usize, out: &mut [f64]) -> Result<(), QmcError> {
+            crate::sequence::check_out(out, count, self.dim())?;
+            crate::sequence::fill_by_index(self, self.index, out)?;
+            self.index = self.index.saturating_add(count as u64);
+            Ok(())
+        }
+    };
+}
+pub(crate) use indexed_stream;
+
 /// Fills `out` with points `start, start + 1, ...` by random access (`point_into`), in parallel for
 /// large requests: for generators whose points are independent of each other's state.
 pub(crate) fn fill_by_index<S: Sequence + Sync>(seq: &S, start: u64, out: &mut [f64]) -> Result<(), QmcError> {

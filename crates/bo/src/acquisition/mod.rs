@@ -36,65 +36,44 @@ pub enum Method {
     Ei,
 }
 
-/// One registry entry.
-#[derive(Clone, Copy, Debug)]
-pub struct MethodSpec {
-    /// The method.
-    pub method: Method,
-    /// Its name in the CLI, Python and logs.
-    pub name: &'static str,
-    /// One line for `gradfree list`.
-    pub summary: &'static str,
-    /// Where it is defined.
-    pub source: &'static str,
-}
-
-impl gradfree_core::registry::Entry for MethodSpec {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-    fn summary(&self) -> &'static str {
-        self.summary
-    }
-    fn source(&self) -> &'static str {
-        self.source
-    }
-}
+/// One registry entry: a selection rule with its name (in the CLI, Python and logs), summary and
+/// source.
+pub type MethodSpec = gradfree_core::registry::Choice<Method>;
 
 /// Every batch selection rule.
 pub const METHODS: &[MethodSpec] = &[
     MethodSpec {
-        method: Method::Bkop,
+        value: Method::Bkop,
         name: "bkop",
         summary: "batch chosen jointly: mean of the batch minus weight x (2 sqrt(tr C/L) - sqrt(1'C1/L^2))",
         source: "thesis Alg. 6/8, eq. 4.17",
     },
     MethodSpec {
-        method: Method::Ucb,
+        value: Method::Ucb,
         name: "ucb",
         summary: "constant-weight confidence bound mu - w sigma; batches by hallucinated observations",
         source: "thesis Alg. 5/7",
     },
     MethodSpec {
-        method: Method::GpBucb,
+        value: Method::GpBucb,
         name: "gp-bucb",
         summary: "GP-UCB with sqrt(beta_t) and the variance updated by hallucinated observations",
         source: "Desautels, Krause & Burdick 2014",
     },
     MethodSpec {
-        method: Method::GpUcbPe,
+        value: Method::GpUcbPe,
         name: "gp-ucb-pe",
         summary: "one UCB point, then pure exploration (max variance) inside the relevant region",
         source: "Contal et al. 2013",
     },
     MethodSpec {
-        method: Method::Bull,
+        value: Method::Bull,
         name: "bull",
         summary: "non-adaptive: a fixed lattice design of T-1 points, then the minimizer of the posterior mean",
         source: "Bull 2011, thesis sec. 4.7.1",
     },
     MethodSpec {
-        method: Method::Ei,
+        value: Method::Ei,
         name: "ei",
         summary: "expected improvement over the best fitted mean (log EI); batches by the Kriging believer",
         source: "Jones, Schonlau & Welch 1998; Ginsbourger et al. 2010",
@@ -104,16 +83,12 @@ pub const METHODS: &[MethodSpec] = &[
 impl Method {
     /// Parses a registry name.
     pub fn parse(s: &str) -> Result<Self, BoError> {
-        METHODS
-            .iter()
-            .find(|m| m.name == s)
-            .map(|m| m.method)
-            .ok_or_else(|| BoError::invalid("method", format!("'{s}'"), gradfree_core::registry::names(METHODS)))
+        MethodSpec::parse(METHODS, s).ok_or_else(|| BoError::invalid("method", format!("'{s}'"), gradfree_core::registry::names(METHODS)))
     }
 
     /// The registry entry.
     pub fn spec(self) -> &'static MethodSpec {
-        METHODS.iter().find(|m| m.method == self).expect("every method has a registry entry")
+        MethodSpec::of(METHODS, self)
     }
 
     /// The registry name.

@@ -156,17 +156,7 @@ impl BernoulliIngo {
 }
 
 impl AskTell for BernoulliIngo {
-    fn name(&self) -> &'static str {
-        "ingo-bernoulli"
-    }
-
-    fn dim(&self) -> usize {
-        self.eta.len()
-    }
-
-    fn population_size(&self) -> usize {
-        self.p.n
-    }
+    crate::identity!("ingo-bernoulli", dim = eta, popsize = p.n);
 
     fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
         let (d, n) = (self.dim(), self.p.n);

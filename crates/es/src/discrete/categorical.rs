@@ -185,17 +185,7 @@ impl CategoricalIngo {
 }
 
 impl AskTell for CategoricalIngo {
-    fn name(&self) -> &'static str {
-        "ingo-categorical"
-    }
-
-    fn dim(&self) -> usize {
-        self.expected.len()
-    }
-
-    fn population_size(&self) -> usize {
-        self.p.n
-    }
+    crate::identity!("ingo-categorical", dim = expected, popsize = p.n);
 
     fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
         let (d, n, k) = (self.dim(), self.p.n, self.p.k);

@@ -61,8 +61,8 @@ pub struct AseboParams {
     pub on_nonfinite: NonFinitePolicy,
 }
 
-/// [`AseboParams`] validated for one dimension ([`ParamGuard`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// [`AseboParams`] validated for one dimension ([`ParamGuard`]); part of the optimizer's state.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AseboChecked {
     n: usize,
     lr: f64,
@@ -70,6 +70,8 @@ pub struct AseboChecked {
     threshold: f64,
     warmup: usize,
     min_rank: usize,
+    /// Most past gradients kept (named as in the state of earlier versions).
+    #[serde(rename = "history_cap")]
     history: usize,
 }
 
@@ -224,13 +226,8 @@ type TellBuffers = (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>, PcaScratch
 /// ASEBO (Choromanski et al. 2019, Alg. 1) with Adam on the mean.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Asebo {
-    n: usize,
-    lr: f64,
-    decay: f64,
-    threshold: f64,
-    warmup: usize,
-    min_rank: usize,
-    history_cap: usize,
+    #[serde(flatten)]
+    p: AseboChecked,
     policy: NonFinitePolicy,
     sigma: f64,
     mu: Vec<f64>,
@@ -259,13 +256,6 @@ impl Asebo {
         let c = params.check(d)?;
         crate::sizes::check_footprint("ASEBO", d, c.n + c.history, crate::sizes::Footprint::Diagonal)?;
         Ok(Asebo {
-            n: c.n,
-            lr: c.lr,
-            decay: c.decay,
-            threshold: c.threshold,
-            warmup: c.warmup,
-            min_rank: c.min_rank,
-            history_cap: c.history,
             policy: params.on_nonfinite,
             sigma: sigma0,
             eps: vec![0.0; d * (c.n / 2)],
@@ -287,6 +277,7 @@ impl Asebo {
                 Vec::with_capacity(d),
                 PcaScratch::with_capacity(d, c.history),
             )),
+            p: c,
         })
     }
 
@@ -339,20 +330,20 @@ impl Asebo {
             let a = if n_in > 0.0 { n_out / n_in } else { 1.0 };
             self.alpha = if a.is_finite() { a.clamp(ALPHA_MIN, 1.0) } else { 1.0 };
         }
-        if self.history.len() / d >= self.history_cap {
+        if self.history.len() / d >= self.p.history {
             self.history.drain(..d);
         }
         self.history.extend_from_slice(g);
-        if (self.t as usize) < self.warmup {
+        if (self.t as usize) < self.p.warmup {
             return;
         }
         let h = self.history.len() / d;
         weighted.clear();
         for (s, col) in self.history.chunks_exact(d).enumerate() {
-            let w = self.decay.powi((h - 1 - s) as i32);
+            let w = self.p.decay.powi((h - 1 - s) as i32);
             weighted.extend(col.iter().map(|v| w * v));
         }
-        let r = active_subspace(weighted, d, self.threshold, self.min_rank, &mut self.u, pca);
+        let r = active_subspace(weighted, d, self.p.threshold, self.p.min_rank, &mut self.u, pca);
         if r == 0 {
             self.alpha = 1.0;
         }
@@ -360,17 +351,7 @@ impl Asebo {
 }
 
 impl AskTell for Asebo {
-    fn name(&self) -> &'static str {
-        "asebo"
-    }
-
-    fn dim(&self) -> usize {
-        self.mu.len()
-    }
-
-    fn population_size(&self) -> usize {
-        self.n
-    }
+    crate::identity!("asebo", dim = mu, popsize = p.n);
 
     fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
         let d = self.dim();
@@ -385,13 +366,13 @@ impl AskTell for Asebo {
             self.work.0.2 = coef;
             self.pending = true;
         }
-        out.resize(self.n, d);
+        out.resize(self.p.n, d);
         write_pairs(out, &self.mu, self.sigma, &self.eps);
         Ok(())
     }
 
     fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
-        let (d, n) = (self.dim(), self.n);
+        let (d, n) = (self.dim(), self.p.n);
         let mut buffers = std::mem::take(&mut self.work.0);
         let (vals, g, _, weighted, inside, pca) = &mut buffers;
         if let Err(e) = begin_tell(&mut self.pending, population, values, (d, n), self.policy, vals) {
@@ -406,7 +387,7 @@ impl AskTell for Asebo {
         // The authors' code rescales the estimate to norm d before Adam.
         let norm = g.iter().map(|v| v * v).sum::<f64>().sqrt();
         let s = 1.0 / (norm / d as f64 + 1e-8);
-        self.last_step = super::adam_descent(&mut self.mu, &mut self.m1, &mut self.m2, g, s, self.lr, self.t);
+        self.last_step = super::adam_descent(&mut self.mu, &mut self.m1, &mut self.m2, g, s, self.p.lr, self.t);
         self.work.0 = buffers;
         Ok(())
     }
@@ -426,24 +407,24 @@ impl AskTell for Asebo {
 impl StateCheck for Asebo {
     fn check_state(&self) -> Result<(), String> {
         let d = self.mu.len();
-        crate::sizes::state_sizes("ASEBO", d, self.n, crate::sizes::Footprint::Diagonal)?;
-        chk::require("popsize", self.n.is_multiple_of(2), "must be even")?;
-        chk::positive("learning_rate", self.lr)?;
-        chk::in_range("decay", self.decay, f64::MIN_POSITIVE, 1.0 - f64::EPSILON)?;
-        chk::in_range("threshold", self.threshold, f64::MIN_POSITIVE, 1.0 - f64::EPSILON)?;
-        chk::count("min_rank", self.min_rank, 1, d)?;
-        chk::count("history", self.history_cap, 2, 100_000)?;
+        crate::sizes::state_sizes("ASEBO", d, self.p.n, crate::sizes::Footprint::Diagonal)?;
+        chk::require("popsize", self.p.n.is_multiple_of(2), "must be even")?;
+        chk::positive("learning_rate", self.p.lr)?;
+        chk::in_range("decay", self.p.decay, f64::MIN_POSITIVE, 1.0 - f64::EPSILON)?;
+        chk::in_range("threshold", self.p.threshold, f64::MIN_POSITIVE, 1.0 - f64::EPSILON)?;
+        chk::count("min_rank", self.p.min_rank, 1, d)?;
+        chk::count("history", self.p.history, 2, 100_000)?;
         chk::positive("sigma", self.sigma)?;
         chk::in_range("alpha", self.alpha, ALPHA_MIN, 1.0)?;
         chk::finite("mu", &self.mu)?;
-        chk::finite_len("eps", &self.eps, chk::checked_len("eps", d, self.n / 2)?)?;
+        chk::finite_len("eps", &self.eps, chk::checked_len("eps", d, self.p.n / 2)?)?;
         chk::finite_len("m1", &self.m1, d)?;
         chk::len("m2", &self.m2, d)?;
         chk::require("subspace", self.u.len().is_multiple_of(d) && self.u.len() <= d * d, "must be d x r with r <= d")?;
         chk::finite("subspace", &self.u)?;
         chk::require(
             "history",
-            self.history.len().is_multiple_of(d) && self.history.len() / d <= self.history_cap,
+            self.history.len().is_multiple_of(d) && self.history.len() / d <= self.p.history,
             "must be d x h with h <= history",
         )?;
         chk::finite("history", &self.history)?;

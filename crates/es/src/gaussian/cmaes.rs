@@ -230,17 +230,7 @@ impl CmaEs {
 }
 
 impl AskTell for CmaEs {
-    fn name(&self) -> &'static str {
-        "cmaes"
-    }
-
-    fn dim(&self) -> usize {
-        self.m.len()
-    }
-
-    fn population_size(&self) -> usize {
-        self.k.lambda
-    }
+    crate::identity!("cmaes", dim = m, popsize = k.lambda);
 
     fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
         let (d, n) = (self.dim(), self.k.lambda);

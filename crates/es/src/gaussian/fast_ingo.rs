@@ -129,17 +129,7 @@ impl FastIngo {
 }
 
 impl AskTell for FastIngo {
-    fn name(&self) -> &'static str {
-        "fast-ingo"
-    }
-
-    fn dim(&self) -> usize {
-        self.mu.len()
-    }
-
-    fn population_size(&self) -> usize {
-        self.p.n
-    }
+    crate::identity!("fast-ingo", dim = mu, popsize = p.n);
 
     fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
         let (d, n) = (self.dim(), self.p.n);

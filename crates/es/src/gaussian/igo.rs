@@ -142,17 +142,7 @@ impl Igo {
 }
 
 impl AskTell for Igo {
-    fn name(&self) -> &'static str {
-        "igo"
-    }
-
-    fn dim(&self) -> usize {
-        self.mu.len()
-    }
-
-    fn population_size(&self) -> usize {
-        self.n
-    }
+    crate::identity!("igo", dim = mu, popsize = n);
 
     fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
         let (d, n) = (self.dim(), self.n);

@@ -115,17 +115,7 @@ impl OpenAiEs {
 }
 
 impl AskTell for OpenAiEs {
-    fn name(&self) -> &'static str {
-        "openai-es"
-    }
-
-    fn dim(&self) -> usize {
-        self.mu.len()
-    }
-
-    fn population_size(&self) -> usize {
-        self.n
-    }
+    crate::identity!("openai-es", dim = mu, popsize = n);
 
     fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
         let (d, n) = (self.dim(), self.n);

@@ -130,17 +130,7 @@ impl Xnes {
 }
 
 impl AskTell for Xnes {
-    fn name(&self) -> &'static str {
-        "xnes"
-    }
-
-    fn dim(&self) -> usize {
-        self.mu.len()
-    }
-
-    fn population_size(&self) -> usize {
-        self.n
-    }
+    crate::identity!("xnes", dim = mu, popsize = n);
 
     fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
         let (d, n) = (self.dim(), self.n);

@@ -102,17 +102,7 @@ impl Ars {
 }
 
 impl AskTell for Ars {
-    fn name(&self) -> &'static str {
-        "ars"
-    }
-
-    fn dim(&self) -> usize {
-        self.mu.len()
-    }
-
-    fn population_size(&self) -> usize {
-        self.n
-    }
+    crate::identity!("ars", dim = mu, popsize = n);
 
     fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
         if !self.pending {

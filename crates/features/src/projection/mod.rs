@@ -43,71 +43,50 @@ pub enum Method {
     Ssf,
 }
 
-/// A registry entry.
-#[derive(Clone, Copy, Debug)]
-pub struct MethodInfo {
-    /// The method.
-    pub method: Method,
-    /// Name on the command line and in Python.
-    pub name: &'static str,
-    /// One line.
-    pub summary: &'static str,
-    /// Where it is defined.
-    pub source: &'static str,
-}
-
-impl gradfree_core::registry::Entry for MethodInfo {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-    fn summary(&self) -> &'static str {
-        self.summary
-    }
-    fn source(&self) -> &'static str {
-        self.source
-    }
-}
+/// A registry entry: a projection method with its name (in the CLI and Python), summary and
+/// source.
+pub type MethodInfo = gradfree_core::registry::Choice<Method>;
 
 /// Every projection method.
 pub const METHODS: &[MethodInfo] = &[
     MethodInfo {
-        method: Method::Iid,
+        value: Method::Iid,
         name: "iid",
         summary: "i.i.d. Gaussian directions (random Fourier features; cos/sin pairs)",
         source: "Rahimi & Recht, Random features for large-scale kernel machines, NIPS 2007",
     },
     MethodInfo {
-        method: Method::Orf,
+        value: Method::Orf,
         name: "orf",
         summary: "orthogonal random features: Haar-orthogonal blocks with chi(d) row norms",
         source: "Yu et al., Orthogonal random features, NIPS 2016",
     },
     MethodInfo {
-        method: Method::Circulant,
+        value: Method::Circulant,
         name: "circulant",
         summary: "signed circulant blocks applied by FFT, O(N log d) per row",
         source: "Feng, Hu & Liao, Random feature mapping with signed circulant matrix projection, IJCAI 2015",
     },
     MethodInfo {
-        method: Method::Halton,
+        value: Method::Halton,
         name: "halton",
         summary: "QMC: Halton points with random digit permutations through the Gaussian quantile",
         source: "Avron et al., Quasi-Monte Carlo feature maps for shift-invariant kernels, JMLR 2016; Lyu, thesis eq. 5.21",
     },
     MethodInfo {
-        method: Method::Sobol,
+        value: Method::Sobol,
         name: "sobol",
         summary: "QMC: Sobol points with linear matrix scrambling and digital shift through the Gaussian quantile",
         source: "Avron et al., JMLR 2016; Lyu, thesis eq. 5.21",
     },
     MethodInfo {
-        method: Method::Lattice,
+        value: Method::Lattice,
         name: "lattice",
         summary: "QMC: randomly shifted subgroup rank-1 lattice through the Gaussian quantile",
         source: "Lyu, Yuan & Tsang, Subgroup-based rank-1 lattice QMC, NeurIPS 2020 (thesis eq. 5.14, 5.21)",
     },
     MethodInfo {
-        method: Method::Ssf,
+        value: Method::Ssf,
         name: "ssf",
         summary: "spherical structured features: DFT-row points on the sphere, projection by one FFT",
         source: "Lyu, Spherical structured feature maps for kernel approximation, ICML 2017 (thesis ch. 6)",
@@ -117,16 +96,12 @@ pub const METHODS: &[MethodInfo] = &[
 impl Method {
     /// Parses a registry name.
     pub fn parse(name: &str) -> Result<Method, FeatureError> {
-        METHODS
-            .iter()
-            .find(|m| m.name == name)
-            .map(|m| m.method)
-            .ok_or_else(|| FeatureError::invalid("method", name, gradfree_core::registry::names(METHODS)))
+        MethodInfo::parse(METHODS, name).ok_or_else(|| FeatureError::invalid("method", name, gradfree_core::registry::names(METHODS)))
     }
 
     /// The registry entry.
     pub fn info(&self) -> &'static MethodInfo {
-        METHODS.iter().find(|m| m.method == *self).expect("every method is registered")
+        MethodInfo::of(METHODS, *self)
     }
 
     /// Registry name.
