@@ -1,6 +1,7 @@
-//! The core's run files for runs driven from Python: the JSON-lines log of `gradfree optimize
-//! --log` ([`RunLog`], so `gradfree plot` draws a Python run like any other and a resumed run's
-//! log reads as the uninterrupted run's) and atomic file writes ([`atomic_write`]).
+//! What a run driven from Python writes and shows, with the library's pieces: the JSON-lines log
+//! of `gradfree optimize --log` ([`RunLog`], so `gradfree plot` draws a Python run like any other
+//! and a resumed run's log reads as the uninterrupted run's), atomic file writes
+//! ([`atomic_write`]) and the command line's progress bars ([`Progress`]).
 
 use std::path::PathBuf;
 
@@ -70,9 +71,39 @@ fn atomic_write(py: Python<'_>, path: PathBuf, data: Vec<u8>) -> PyResult<()> {
     py.detach(|| gradfree_core::atomic_write(&path, &data)).map_err(ToPyErr::to_py)
 }
 
+/// `Progress(total, template)`: a progress bar on standard error, drawn only on a terminal
+/// ([`gradfree_experiments::progress::bar`]; `template` is indicatif's, e.g. `"{bar:24} {pos}/{len}
+/// {msg}"`).
+#[pyclass(module = "gradfree._gradfree")]
+struct Progress {
+    bar: gradfree_experiments::progress::ProgressBar,
+}
+
+#[pymethods]
+impl Progress {
+    #[new]
+    #[pyo3(signature = (total = None, template = "{spinner} [{elapsed_precise}] {bar:24} {pos}/{len}  {msg}"))]
+    fn new(total: Option<u64>, template: &str) -> Self {
+        Progress { bar: gradfree_experiments::progress::bar(total, template, true) }
+    }
+
+    /// Moves the bar to `position` with `message`.
+    #[pyo3(signature = (position, message = ""))]
+    fn update(&self, position: u64, message: &str) {
+        self.bar.set_position(position);
+        self.bar.set_message(message.to_string());
+    }
+
+    /// Removes the bar.
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
 /// Registers this module's classes and functions.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RunLog>()?;
+    m.add_class::<Progress>()?;
     m.add_function(wrap_pyfunction!(atomic_write, m)?)?;
     Ok(())
 }

@@ -13,7 +13,7 @@ use gradfree_experiments::bo_run::BoRunSpec;
 use serde::Serialize;
 
 use crate::cli::{BoArgs, NonFiniteArg};
-use crate::progress::Progress;
+use gradfree_experiments::progress::RunProgress;
 
 #[derive(Serialize)]
 struct Output<'a> {
@@ -85,7 +85,7 @@ pub fn run(a: &BoArgs) -> Result<()> {
         None => None,
     };
     let outputs = Outputs { log: a.log.clone(), checkpoint };
-    let mut progress = (!a.quiet && !a.json).then(|| Progress::new(Some(total), driver.evaluations()));
+    let mut progress = (!a.quiet && !a.json).then(|| RunProgress::new(Some(total), driver.evaluations()));
     let mut observers: Vec<&mut dyn Observer> = progress.iter_mut().map(|p| p as &mut dyn Observer).collect();
     let method = driver.optimizer().name();
     let (result, _) =

@@ -2,9 +2,9 @@
 //! standard error over independent randomizations, and the exact value where known.
 
 use anyhow::{Result, bail};
+use gradfree_experiments::progress;
 use gradfree_problems::integrands::ExpWeighted;
 use gradfree_qmc::integrate::integrate_many;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
 use crate::cli::IntegrateArgs;
@@ -42,14 +42,7 @@ pub fn run(args: &IntegrateArgs) -> Result<()> {
     let started = std::time::Instant::now();
     let r = args.method.rule(args.dim, args.n)?;
     // A bar on stderr for runs of more than about a second (hidden when stderr is not a terminal).
-    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    if work < 1 << 28 {
-        bar.set_draw_target(ProgressDrawTarget::hidden());
-    }
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:32} {percent}% of {len} points, eta {eta}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    let bar = progress::bar(None, "{spinner} [{elapsed_precise}] {bar:32} {percent}% of {len} points, eta {eta}", work >= 1 << 28);
     let progress = |done, total| {
         bar.set_length(total);
         bar.set_position(done);

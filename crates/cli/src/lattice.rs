@@ -4,10 +4,10 @@
 use std::time::Instant;
 
 use anyhow::{Result, bail};
+use gradfree_experiments::progress;
 use gradfree_qmc::lattice::search::{MAX_SEARCH_OPERATIONS, SearchSpec, korobov_operations, search_operations};
 use gradfree_qmc::quality::{Norm, min_distance};
 use gradfree_qmc::{Rank1Lattice, hua, korobov_search, subgroup};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
 use crate::cli::{LatticeArgs, LatticeMethod, Metric};
@@ -70,14 +70,7 @@ pub fn run(args: &LatticeArgs) -> Result<()> {
     let (lattice, a): (Rank1Lattice, Option<u64>) = match args.method {
         LatticeMethod::Subgroup => (subgroup(args.dim, args.n)?, None),
         LatticeMethod::Korobov => {
-            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-            if args.quiet {
-                bar.set_draw_target(ProgressDrawTarget::hidden());
-            }
-            bar.set_style(
-                ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:32} {pos}/{len} candidates  Korobov search")
-                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
-            );
+            let bar = progress::bar(None, "{spinner} [{elapsed_precise}] {bar:32} {pos}/{len} candidates  Korobov search", !args.quiet);
             let r = korobov_search(args.dim, args.n, norm, &|done, total| {
                 bar.set_length(total);
                 bar.set_position(done);

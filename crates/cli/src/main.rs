@@ -19,7 +19,6 @@ mod optimize;
 mod plot;
 mod plot_cmd;
 mod points_io;
-mod progress;
 mod reproduce;
 mod sample;
 

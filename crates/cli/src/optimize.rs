@@ -10,7 +10,7 @@ use gradfree_experiments::run_spec::{RestartPlan, RunSpec};
 use serde::Serialize;
 
 use crate::cli::{NonFiniteArg, OptimizeArgs, RestartCount, RestartFrom, Tol};
-use crate::progress::Progress;
+use gradfree_experiments::progress::RunProgress;
 
 /// The `--json` output.
 #[derive(Serialize)]
@@ -223,7 +223,7 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
         None => None,
     };
     let outputs = Outputs { log: args.log.clone(), checkpoint };
-    let mut progress = (!args.quiet && !args.json).then(|| Progress::new(spec.stop.max_evaluations, driver.evaluations()));
+    let mut progress = (!args.quiet && !args.json).then(|| RunProgress::new(spec.stop.max_evaluations, driver.evaluations()));
     let mut observers: Vec<&mut dyn Observer> = progress.iter_mut().map(|p| p as &mut dyn Observer).collect();
     let (result, driver) = run_with_outputs(driver, &problem, outputs, resumed, &mut observers)
         .with_context(|| format!("{} on {}", spec.algorithm, spec.problem))?;

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
+use gradfree_experiments::progress::{self, ProgressBar};
 use gradfree_experiments::{Ctx, Experiment, ProgressEvent, ProgressSink, Report, experiments, find};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
 use crate::cli::ReproduceArgs;
@@ -63,7 +63,7 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
         let progress = bar.clone().map(|b| {
             ProgressSink(std::sync::Arc::new(move |ev| match ev {
                 ProgressEvent::Planned(n) => {
-                    b.set_style(bar_style(true));
+                    b.set_style(progress::style(TEMPLATE_RUNS));
                     b.inc_length(n)
                 }
                 ProgressEvent::Finished { .. } => b.inc(1),
@@ -109,19 +109,13 @@ fn run_bar(name: &str, json: bool) -> Option<ProgressBar> {
     if json || !std::io::stderr().is_terminal() {
         return None;
     }
-    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
-    bar.set_style(bar_style(false));
+    let bar = progress::bar(Some(0), TEMPLATE_ELAPSED, true);
     bar.set_prefix(name.to_string());
     bar.enable_steady_tick(std::time::Duration::from_millis(250));
     Some(bar)
 }
 
-/// The spinner with elapsed time, and once runs are announced the bar with an ETA.
-fn bar_style(runs: bool) -> ProgressStyle {
-    let template = if runs {
-        "{spinner} {prefix} [{elapsed_precise}] {bar:30} {pos}/{len} runs, ETA {eta}"
-    } else {
-        "{spinner} {prefix} [{elapsed_precise}]"
-    };
-    ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar())
-}
+/// The spinner with elapsed time, before runs are announced.
+const TEMPLATE_ELAPSED: &str = "{spinner} {prefix} [{elapsed_precise}]";
+/// The bar with an ETA, once runs are announced.
+const TEMPLATE_RUNS: &str = "{spinner} {prefix} [{elapsed_precise}] {bar:30} {pos}/{len} runs, ETA {eta}";

@@ -15,11 +15,14 @@
 //!   domain width), as `gradfree optimize` and checkpoints use it.
 //! - [`bo_run`]: one batch-BO run of a benchmark problem, as `gradfree bo` runs and checkpoints it.
 //! - [`integration`]: the named integration rules of `gradfree integrate` and the experiments.
+//! - `progress` (feature `progress`): progress bars for the front ends.
 
 pub mod bo_run;
 pub mod catalog;
 pub mod error;
 pub mod integration;
+#[cfg(feature = "progress")]
+pub mod progress;
 pub mod report;
 pub mod run_spec;
 pub mod runs;

@@ -13,15 +13,11 @@ from ..errors import CheckpointError, GradfreeError, InvalidParameterError
 from . import METHODS, Generation, PolicySearch, evaluate_policy, make_executor
 
 
-def _progress(rec: Generation, total: int, quiet: bool) -> None:
-    if quiet:
-        return
-    width = 24
-    done = int(width * rec.generation / max(total, 1))
+def _progress_message(rec: Generation) -> str:
+    """What the progress bar says after a generation."""
     rate = rec.steps / rec.eval_seconds if rec.eval_seconds > 0 else float("inf")
-    mean = "" if rec.reward_of_mean is None else f"  policy {rec.reward_of_mean:10.2f}"
-    print(f"\r[{'#' * done}{'.' * (width - done)}] gen {rec.generation}/{total}  best {rec.best_reward:10.2f}{mean}"
-          f"  {rate:8.0f} steps/s  ES {1000 * rec.es_seconds:6.1f} ms", end="", flush=True)
+    mean = "" if rec.reward_of_mean is None else f"  policy {rec.reward_of_mean:.2f}"
+    return f"best {rec.best_reward:.2f}{mean}  {rate:.0f} steps/s  ES {1000 * rec.es_seconds:.1f} ms"
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -79,6 +75,10 @@ def _train(a) -> int:
     if log:
         log.start(json.dumps(run.start_line()))
     executor = make_executor(a.executor, a.workers)
+    # The command line's progress bar (drawn on a terminal only).
+    bar = None if a.quiet else _gradfree.Progress(a.generations, "{spinner} [{elapsed_precise}] {bar:24} gen {pos}/{len}  {msg}")
+    if bar:
+        bar.update(run.generation)
     t0 = time.perf_counter()
     try:
         while run.generation < a.generations:
@@ -87,16 +87,17 @@ def _train(a) -> int:
                 log.generation(json.dumps(run.log_line(rec)))
             if checkpoint:
                 run.save_checkpoint(checkpoint)
-            _progress(rec, a.generations, a.quiet)
+            if bar:
+                bar.update(rec.generation, _progress_message(rec))
     except KeyboardInterrupt:
         print("\ninterrupted" + (f"; resume with --resume {checkpoint}" if checkpoint else ""))
     finally:
+        if bar:
+            bar.finish()
         if executor is not None:
             executor.shutdown()
     run.save_policy(policy_path)
     secs = time.perf_counter() - t0
-    if not a.quiet:
-        print()
     summary = {"env": run.env_id, "method": run.method, "generations": run.generation, "parameters": run.policy.n_params,
                "popsize": run.es.popsize, "best_reward": run.best_reward, "total_steps": run.total_steps,
                "seconds": secs, "policy": policy_path, "checkpoint": checkpoint}
