@@ -17,7 +17,7 @@ use rand_distr::{Distribution, StandardNormal};
 use rustfft::num_complex::Complex64;
 use rustfft::{Fft, FftPlanner};
 
-use super::op::{LinearOp, Workspace, rows};
+use super::op::{LinearOp, Workspace, row_by_row};
 
 /// The stacked signed circulant matrix.
 #[derive(Clone)]
@@ -160,18 +160,12 @@ impl LinearOp for CirculantProjection {
         self.n
     }
     fn apply(&self, x: &[f64], scale: f64, out: &mut [f64], ws: &mut Workspace) {
-        rows(x, self.d, out, self.n);
         let s = ws.get::<CirculantScratch>();
-        for (row, o) in x.chunks_exact(self.d).zip(out.chunks_exact_mut(self.n)) {
-            self.project_row(|j| row[j], scale, o, s);
-        }
+        row_by_row(x, self.d, out, self.n, |row, o| self.project_row(|j| row[j], scale, o, s));
     }
     fn apply_adjoint(&self, y: &[f64], scale: f64, out: &mut [f64], ws: &mut Workspace) {
-        rows(y, self.n, out, self.d);
         let s = ws.get::<CirculantScratch>();
-        for (row, o) in y.chunks_exact(self.n).zip(out.chunks_exact_mut(self.d)) {
-            self.adjoint_row(row, scale, o, s);
-        }
+        row_by_row(y, self.n, out, self.d, |row, o| self.adjoint_row(row, scale, o, s));
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self

@@ -71,6 +71,15 @@ impl Workspace {
     }
 }
 
+/// Applies `f(row, out_row)` to each row of `input` (rows of `n_in`) and its row of `out` (rows of
+/// `n_out`), after the shape checks of [`rows`]: the loop of operators applied row by row.
+pub(crate) fn row_by_row(input: &[f64], n_in: usize, out: &mut [f64], n_out: usize, mut f: impl FnMut(&[f64], &mut [f64])) {
+    rows(input, n_in, out, n_out);
+    for (row, o) in input.chunks_exact(n_in).zip(out.chunks_exact_mut(n_out)) {
+        f(row, o);
+    }
+}
+
 /// Checks the shapes of an `apply` (`rows_in` of `n_in`, `out` of `n_out` per row) and returns the
 /// number of rows; panics on a mismatch, which is a bug of the caller (the feature maps check
 /// user input before applying).

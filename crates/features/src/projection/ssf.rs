@@ -24,7 +24,7 @@ use rand::seq::SliceRandom;
 use rustfft::num_complex::Complex64;
 use serde::{Deserialize, Serialize};
 
-use super::op::{Directions, LinearOp, Workspace, rows};
+use super::op::{Directions, LinearOp, Workspace, row_by_row};
 use crate::FeatureError;
 
 /// How the DFT rows `Lambda` are chosen.
@@ -226,18 +226,12 @@ impl LinearOp for SsfProjection {
         self.n_out
     }
     fn apply(&self, x: &[f64], scale: f64, out: &mut [f64], ws: &mut Workspace) {
-        rows(x, self.d, out, self.n_out);
         let s = ws.get::<SsfScratch>();
-        for (row, o) in x.chunks_exact(self.d).zip(out.chunks_exact_mut(self.n_out)) {
-            self.project_row(|j| row[j], scale, o, s);
-        }
+        row_by_row(x, self.d, out, self.n_out, |row, o| self.project_row(|j| row[j], scale, o, s));
     }
     fn apply_adjoint(&self, y: &[f64], scale: f64, out: &mut [f64], ws: &mut Workspace) {
-        rows(y, self.n_out, out, self.d);
         let s = ws.get::<SsfScratch>();
-        for (row, o) in y.chunks_exact(self.n_out).zip(out.chunks_exact_mut(self.d)) {
-            self.adjoint_row(row, scale, o, s);
-        }
+        row_by_row(y, self.n_out, out, self.d, |row, o| self.adjoint_row(row, scale, o, s));
     }
     fn directions(&self) -> Directions {
         Directions::Unit
