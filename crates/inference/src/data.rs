@@ -1,0 +1,87 @@
+//! [`Data`]: the samples a model's loss is averaged over, in memory: features `x` (`n x d`, a
+//! [`Population`] of rows) and, for supervised models, responses `y`. Checked once
+//! ([`Data::new`]): at least one row, every value finite.
+
+use gradfree_core::Population;
+
+use crate::InferenceError;
+
+/// Samples in memory: `n` rows of `d` features and, for supervised models, `n` responses.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Data {
+    x: Population,
+    y: Vec<f64>,
+}
+
+impl Data {
+    /// Rows `x` (row-major, `d` columns) and responses `y` (empty, or one per row). Errors: no
+    /// rows, `d = 0`, a length that is not rows of `d`, a count of responses other than the
+    /// rows', a NaN or infinite value (naming its row and column).
+    pub fn new(x: Vec<f64>, d: usize, y: Vec<f64>) -> Result<Data, InferenceError> {
+        if d == 0 {
+            return Err(InferenceError::BadData("the data have 0 features; need at least 1".into()));
+        }
+        if x.is_empty() {
+            return Err(InferenceError::BadData("the data have no rows".into()));
+        }
+        if !x.len().is_multiple_of(d) {
+            return Err(InferenceError::BadData(format!("{} values do not form rows of {d} features", x.len())));
+        }
+        let n = x.len() / d;
+        if !y.is_empty() && y.len() != n {
+            return Err(InferenceError::BadData(format!("{} responses for {n} rows", y.len())));
+        }
+        if let Some(k) = x.iter().position(|v| !v.is_finite()) {
+            return Err(InferenceError::BadData(format!("row {} column {} is {}: the data must be finite", k / d, k % d, x[k])));
+        }
+        if let Some(i) = y.iter().position(|v| !v.is_finite()) {
+            return Err(InferenceError::BadData(format!("response {i} is {}: the data must be finite", y[i])));
+        }
+        Ok(Data { x: Population::from_row_major(n, d, x)?, y })
+    }
+
+    /// The feature rows.
+    pub fn features(&self) -> &Population {
+        &self.x
+    }
+
+    /// Rows.
+    pub fn len(&self) -> usize {
+        self.x.len()
+    }
+
+    /// Never empty.
+    pub fn is_empty(&self) -> bool {
+        self.x.is_empty()
+    }
+
+    /// Features per row.
+    pub fn dim(&self) -> usize {
+        self.x.dim()
+    }
+
+    /// Row `i`.
+    pub fn row(&self, i: usize) -> &[f64] {
+        self.x.row(i)
+    }
+
+    /// Response `i` (0 for unsupervised data).
+    pub fn response(&self, i: usize) -> f64 {
+        self.y.get(i).copied().unwrap_or(0.0)
+    }
+
+    /// Whether the data have responses.
+    pub fn has_responses(&self) -> bool {
+        !self.y.is_empty()
+    }
+
+    /// All responses.
+    pub fn responses(&self) -> &[f64] {
+        &self.y
+    }
+
+    /// All rows, row-major.
+    pub fn rows(&self) -> &[f64] {
+        self.x.as_slice()
+    }
+}

@@ -1,0 +1,35 @@
+//! # gradfree-inference
+//!
+//! Statistical inference from stochastic gradients (Liang & Su, "Statistical Inference for the
+//! Population Landscape via Moment-Adjusted Stochastic Gradients", JRSS-B 2019):
+//!
+//! - [`model`]: per-sample losses and gradients (GLMs of sec. 4.2, the Gaussian mixture and the
+//!   two-layer ReLU network of sec. 7);
+//! - [`direction`]: the moment-adjusted direction `V^{-1} b` of sec. 6 (symmetric inverse root,
+//!   and the rank-one recursion of Prop. 6.2);
+//! - [`population`]: `b(theta)` and `V(theta)` on a finite population (App. C);
+//! - [`process`]: one step of SGD, MasGrad (eq. 10), their diffusions (eq. 6, 8, 11), MadProx
+//!   (eq. 19-20) and averaged SGD with random scaling (Lee et al. 2022);
+//! - [`chains`]: `K` seeded chains in parallel and what they estimate ([`Fit`]);
+//! - [`intervals`]: pointwise intervals across chains, coverage, KS distances between processes;
+//! - [`random_scaling`]: the non-normal critical values of random scaling, at any level;
+//! - [`spec`]: one run with its defaults ([`InferenceSpec`]).
+//!
+//! Algorithms do no I/O; every chain is seeded, so results do not depend on the thread count.
+
+pub mod chains;
+pub mod data;
+pub mod direction;
+pub mod error;
+pub mod intervals;
+pub mod model;
+pub mod population;
+pub mod process;
+pub mod random_scaling;
+pub mod spec;
+
+pub use chains::{Fit, run};
+pub use data::Data;
+pub use error::InferenceError;
+pub use model::{Family, GaussianMixture, Glm, Model, ReluNet};
+pub use spec::{InferenceSpec, IntervalKind, Method, Moments, ProxMetric, Sampling};

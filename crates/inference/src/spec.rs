@@ -1,0 +1,226 @@
+//! [`InferenceSpec`]: one inference run — the process, its mini-batches and step, the chains and
+//! the interval — with every default written once ([`InferenceSpec::default`]) and checked once
+//! ([`InferenceSpec::check`]). The command line and Python pass what the user gave and nothing else.
+
+use serde::{Deserialize, Serialize};
+
+use crate::InferenceError;
+use crate::direction::Root;
+
+/// The processes of Liang & Su (and the random-scaling baseline), by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Method {
+    /// SGD (eq. 3): `theta -= eta * mean_batch grad l`.
+    Sgd,
+    /// MasGrad (eq. 10) with the plug-in direction of sec. 6.1 and the symmetric inverse root.
+    Masgrad,
+    /// MasGrad with the rank-one inverse-root recursion (Prop. 6.2).
+    MasgradRankOne,
+    /// The discretized diffusion of SGD (eq. 6/8): `xi -= eta b(xi) - (eta / sqrt(n)) V(xi) g`.
+    DiffSgd,
+    /// The discretized diffusion of MasGrad (eq. 11): `xi -= eta V^{-1} b(xi) - (eta / sqrt(n)) g`.
+    DiffMasgrad,
+    /// Moment-adjusted proximal gradient (eq. 19-20) for l1-regularized GLMs.
+    Madprox,
+    /// Averaged SGD with random-scaling intervals (Lee, Liao, Seo & Shin, AAAI 2022).
+    RandomScaling,
+}
+
+impl Method {
+    /// Every method with its name on the command line and in Python.
+    pub const ALL: [(Method, &'static str); 7] = [
+        (Method::Masgrad, "masgrad"),
+        (Method::MasgradRankOne, "masgrad-rank-one"),
+        (Method::Sgd, "sgd"),
+        (Method::DiffMasgrad, "diff-masgrad"),
+        (Method::DiffSgd, "diff-sgd"),
+        (Method::RandomScaling, "random-scaling"),
+        (Method::Madprox, "madprox"),
+    ];
+
+    /// The method called `name`.
+    pub fn parse(name: &str) -> Result<Method, InferenceError> {
+        Method::ALL
+            .iter()
+            .find(|(_, n)| *n == name)
+            .map(|(m, _)| *m)
+            .ok_or_else(|| InferenceError::invalid("method", name, Method::ALL.iter().map(|(_, n)| *n).collect::<Vec<_>>().join(", ")))
+    }
+
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        Method::ALL.iter().find(|(m, _)| *m == self).map_or("?", |(_, n)| n)
+    }
+
+    /// Whether it needs the population moments `b` and `V` at every step (the diffusions).
+    pub fn is_diffusion(self) -> bool {
+        matches!(self, Method::DiffSgd | Method::DiffMasgrad)
+    }
+
+    /// The inverse root of a MasGrad method.
+    pub fn root(self) -> Option<Root> {
+        match self {
+            Method::Masgrad => Some(Root::Symmetric),
+            Method::MasgradRankOne => Some(Root::RankOne),
+            _ => None,
+        }
+    }
+}
+
+/// How each step's mini-batch is drawn from the data.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Sampling {
+    /// `n` indices with replacement: the bootstrap of sec. 7.
+    #[default]
+    WithReplacement,
+    /// `n` distinct indices (needs `n <= N`).
+    WithoutReplacement,
+}
+
+/// Where MasGrad's `V` comes from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Moments {
+    /// The plug-in estimate from the step's mini-batch (sec. 6.1).
+    #[default]
+    Batch,
+    /// The population `V(theta)` over all the data (App. C's experiments).
+    Population,
+}
+
+/// How pointwise intervals are read off the chains.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IntervalKind {
+    /// The empirical `(1 - level)/2` and `(1 + level)/2` quantiles across chains: the paper's
+    /// bands are skewed (its log-error remark), which a symmetric interval would hide.
+    #[default]
+    Quantile,
+    /// Mean +- `z_{(1 + level)/2}` standard deviations across chains.
+    Normal,
+}
+
+/// The moment matrix of MadProx (eq. 19): the full symmetric root, or its diagonal (the separable,
+/// AdaGrad-like choice the paper suggests).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProxMetric {
+    /// `D = diag(Sigma)^{1/2}`: the prox is soft-thresholding with thresholds `eta lambda / D_ii`.
+    #[default]
+    Diagonal,
+    /// `V = Sigma^{1/2}`: the prox is a small l1 problem in the `V` metric, solved by coordinate
+    /// descent.
+    Full,
+}
+
+/// One inference run. Fields left out of a JSON document take the defaults below; unknown
+/// fields are an error.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct InferenceSpec {
+    /// The process (default `masgrad`).
+    pub method: Method,
+    /// Mini-batch size `n` (default 25, the paper's logistic experiment).
+    pub batch_size: usize,
+    /// Step size `eta` (default 0.2; the inverse temperature is `beta = 2n / eta`). For
+    /// `random-scaling`, the first step of `eta t^{-decay}`.
+    pub step: f64,
+    /// Independent chains `K` (default 100, as in sec. 7).
+    pub chains: usize,
+    /// Steps per chain `T` (default 200).
+    pub steps: usize,
+    /// Seed; chain `k` draws from `derive_seed(seed, k)` (default 0).
+    pub seed: u64,
+    /// How mini-batches are drawn (default with replacement, the bootstrap of sec. 7).
+    pub sampling: Sampling,
+    /// Where MasGrad's `V` comes from (default the batch, sec. 6.1).
+    pub moments: Moments,
+    /// Coverage of the intervals (default 0.95).
+    pub level: f64,
+    /// How intervals are read off the chains (default quantiles).
+    pub interval: IntervalKind,
+    /// The l1 weight `lambda` of MadProx (default 0.1).
+    pub lambda: f64,
+    /// MadProx's moment matrix (default diagonal).
+    pub prox_metric: ProxMetric,
+    /// Exponent `a` of random scaling's step `eta t^{-a}`, in (1/2, 1) (default 0.505, Lee et
+    /// al.'s).
+    pub decay: f64,
+    /// Start of every chain (default the origin).
+    pub theta0: Option<Vec<f64>>,
+}
+
+impl Default for InferenceSpec {
+    fn default() -> Self {
+        InferenceSpec {
+            method: Method::Masgrad,
+            batch_size: 25,
+            step: 0.2,
+            chains: 100,
+            steps: 200,
+            seed: 0,
+            sampling: Sampling::WithReplacement,
+            moments: Moments::Batch,
+            level: 0.95,
+            interval: IntervalKind::Quantile,
+            lambda: 0.1,
+            prox_metric: ProxMetric::Diagonal,
+            decay: 0.505,
+            theta0: None,
+        }
+    }
+}
+
+impl InferenceSpec {
+    /// Checks every field against `rows` data rows and `p` parameters; errors name the field and
+    /// the accepted range.
+    pub fn check(&self, rows: usize, p: usize) -> Result<(), InferenceError> {
+        let min_batch = if self.method.root().is_some() && self.moments == Moments::Batch { 2 } else { 1 };
+        if self.batch_size < min_batch {
+            return Err(InferenceError::invalid("batch_size", self.batch_size, format!(">= {min_batch} for {}", self.method.name())));
+        }
+        if self.sampling == Sampling::WithoutReplacement && self.batch_size > rows {
+            return Err(InferenceError::invalid(
+                "batch_size",
+                self.batch_size,
+                format!("<= the {rows} rows of the data when sampling without replacement"),
+            ));
+        }
+        if !(self.step.is_finite() && self.step > 0.0) {
+            return Err(InferenceError::invalid("step", self.step, "finite and > 0"));
+        }
+        if self.chains == 0 || self.chains > 1 << 20 {
+            return Err(InferenceError::invalid("chains", self.chains, "in 1..=1048576"));
+        }
+        if self.steps == 0 || self.steps > 1 << 30 {
+            return Err(InferenceError::invalid("steps", self.steps, "in 1..=2^30"));
+        }
+        if !(self.level > 0.0 && self.level < 1.0) {
+            return Err(InferenceError::invalid("level", self.level, "in (0, 1)"));
+        }
+        if !(self.lambda.is_finite() && self.lambda >= 0.0) {
+            return Err(InferenceError::invalid("lambda", self.lambda, "finite and >= 0"));
+        }
+        if !(self.decay > 0.5 && self.decay < 1.0) {
+            return Err(InferenceError::invalid("decay", self.decay, "in (1/2, 1)"));
+        }
+        if let Some(t) = &self.theta0 {
+            if t.len() != p {
+                return Err(InferenceError::invalid("theta0", format!("{} values", t.len()), format!("{p} (the model's parameters)")));
+            }
+            if let Some(i) = t.iter().position(|v| !v.is_finite()) {
+                return Err(InferenceError::invalid("theta0", t[i], "finite values"));
+            }
+        }
+        let stored = (self.chains as u128) * (self.steps as u128 + 1) * p as u128;
+        gradfree_core::memory::check_elements(&format!("{} chains of {} steps in dimension {p}", self.chains, self.steps), stored)?;
+        Ok(())
+    }
+
+    /// The start of every chain.
+    pub fn start(&self, p: usize) -> Vec<f64> {
+        self.theta0.clone().unwrap_or_else(|| vec![0.0; p])
+    }
+}

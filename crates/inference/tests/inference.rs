@@ -1,0 +1,275 @@
+//! The inference methods against what their theory says: the MasGrad condition number of a
+//! fixed-design linear model, MasGrad's acceleration over SGD, random-scaling coverage, MadProx
+//! and the lasso, MasGrad's closeness to its diffusion, reproducibility whatever the thread count,
+//! and clear errors for bad input.
+
+use gradfree_core::linalg::random_orthogonal;
+use gradfree_core::rng_from_seed;
+use gradfree_inference::direction::{DirectionWork, sym_power_apply};
+use gradfree_inference::intervals::ks_by_step;
+use gradfree_inference::{Data, Family, Glm, InferenceSpec, Method, Model, Moments, ProxMetric, Sampling, run};
+use rand_distr::{Distribution, StandardNormal};
+
+/// Test inputs (not a data set): `n` rows with covariance `Q diag(lambda) Q^T` and responses of
+/// the linear model `y = x^T theta + noise N(0, sigma^2)`.
+fn linear_data(n: usize, lambda: &[f64], theta: &[f64], sigma: f64, seed: u64) -> Data {
+    let p = lambda.len();
+    let q = random_orthogonal(p, seed);
+    let mut rng = rng_from_seed(seed + 1);
+    let mut x = Vec::with_capacity(n * p);
+    let mut y = Vec::with_capacity(n);
+    for _ in 0..n {
+        let z: Vec<f64> =
+            (0..p).map(|j| lambda[j].sqrt() * <StandardNormal as Distribution<f64>>::sample(&StandardNormal, &mut rng)).collect();
+        let row: Vec<f64> = (0..p).map(|i| (0..p).map(|j| q[i * p + j] * z[j]).sum()).collect();
+        let e: f64 = StandardNormal.sample(&mut rng);
+        y.push(row.iter().zip(theta).map(|(a, b)| a * b).sum::<f64>() + sigma * e);
+        x.extend(row);
+    }
+    Data::new(x, p, y).unwrap()
+}
+
+/// Least squares on the data: `(X^T X)^{-1} X^T y`.
+fn least_squares(data: &Data) -> Vec<f64> {
+    let p = data.dim();
+    let (mut a, mut b) = (vec![0.0; p * p], vec![0.0; p]);
+    for i in 0..data.len() {
+        let x = data.row(i);
+        for r in 0..p {
+            b[r] += x[r] * data.response(i);
+            for c in 0..p {
+                a[c * p + r] += x[r] * x[c];
+            }
+        }
+    }
+    assert!(gradfree_core::linalg::solve_dense(&mut a, p, &mut b));
+    b
+}
+
+fn gram(data: &Data) -> Vec<f64> {
+    let p = data.dim();
+    let mut h = vec![0.0; p * p];
+    for i in 0..data.len() {
+        let x = data.row(i);
+        for r in 0..p {
+            for c in 0..p {
+                h[c * p + r] += x[r] * x[c] / data.len() as f64;
+            }
+        }
+    }
+    h
+}
+
+fn eigenvalues(a: &[f64], p: usize) -> Vec<f64> {
+    let mut v = vec![0.0; p];
+    assert!(gradfree_core::linalg::sym_eigen(a, p, &mut v, None, &mut Default::default()));
+    v
+}
+
+/// Sec. 4.2: for the fixed-design linear model `V = sigma (X^T X / N)^{1/2}` and `H = X^T X / N`,
+/// so `V^{-1/2} H V^{-1/2}` has condition number `sqrt(kappa_GD)`.
+#[test]
+fn masgrad_condition_number_is_the_root_of_gds() {
+    let lambda = [30.98, 1.0, 5.0, 2.0];
+    let data = linear_data(500, &lambda, &[1.0; 4], 1.0, 3);
+    let (p, sigma) = (4, 1.7);
+    let h = gram(&data);
+    let cov: Vec<f64> = h.iter().map(|v| sigma * sigma * v).collect();
+    let mut work = DirectionWork::default();
+    // M = V^{-1/2} H V^{-1/2} = Sigma^{-1/4} H Sigma^{-1/4}, column by column.
+    let (mut m, mut e, mut col, mut hc) = (vec![0.0; p * p], vec![0.0; p], vec![0.0; p], vec![0.0; p]);
+    for j in 0..p {
+        e.iter_mut().enumerate().for_each(|(k, v)| *v = if k == j { 1.0 } else { 0.0 });
+        sym_power_apply(&cov, p, -0.25, &e, 1.0, &mut col, &mut work);
+        for r in 0..p {
+            hc[r] = (0..p).map(|k| h[k * p + r] * col[k]).sum();
+        }
+        sym_power_apply(&cov, p, -0.25, &hc, 1.0, &mut col, &mut work);
+        m[j * p..(j + 1) * p].copy_from_slice(&col);
+    }
+    let (eh, em) = (eigenvalues(&h, p), eigenvalues(&m, p));
+    let (kappa_gd, kappa_mas) = (eh[p - 1] / eh[0], em[p - 1] / em[0]);
+    assert!((kappa_mas - kappa_gd.sqrt()).abs() < 1e-8 * kappa_gd, "{kappa_mas} vs sqrt({kappa_gd})");
+    assert!(kappa_gd > 20.0);
+}
+
+/// MasGrad (population V, step 1/gamma) reaches a tenth of the initial error in fewer steps than
+/// SGD (step 1/lambda_max(H)) on an ill-conditioned linear model, averaged over chains.
+#[test]
+fn masgrad_needs_fewer_steps_than_sgd() {
+    let lambda = [30.98, 1.0, 0.05 * 30.98, 1.3];
+    let truth = [1.0, -2.0, 0.5, 1.5];
+    let data = linear_data(500, &lambda, &truth, 1.0, 5);
+    let star = least_squares(&data);
+    let h = gram(&data);
+    let lmax = eigenvalues(&h, 4)[3];
+    let steps_to = |spec: InferenceSpec| {
+        let fit = run(&Glm::new(Family::Linear, 4), &data, &spec, None).unwrap();
+        let err = |t: usize| {
+            (0..fit.trajectories.chains)
+                .map(|k| fit.trajectories.at(k, t).iter().zip(&star).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt())
+                .sum::<f64>()
+                / fit.trajectories.chains as f64
+        };
+        let e0 = err(0);
+        (1..=spec.steps).find(|&t| err(t) < 0.1 * e0)
+    };
+    let base = InferenceSpec { batch_size: 50, chains: 20, steps: 400, seed: 1, ..InferenceSpec::default() };
+    let sgd = steps_to(InferenceSpec { method: Method::Sgd, step: 1.0 / lmax, ..base.clone() });
+    // At the optimum V^2 = Cov[(x^T w - y) x], about sigma^2 H here: gamma ~ sqrt(lambda_max).
+    let mas = steps_to(InferenceSpec { method: Method::Masgrad, moments: Moments::Population, step: 1.0 / lmax.sqrt(), ..base });
+    let (Some(sgd), Some(mas)) = (sgd, mas) else { panic!("no convergence: sgd {sgd:?}, masgrad {mas:?}") };
+    assert!(mas * 2 < sgd, "MasGrad {mas} steps, SGD {sgd}");
+}
+
+/// Random scaling's 95% intervals cover the data's least-squares solution in [0.9, 0.99] of 200
+/// independent averaged-SGD runs.
+#[test]
+fn random_scaling_intervals_cover_at_their_level() {
+    let truth = [0.5, -1.0, 2.0];
+    let data = linear_data(2000, &[1.0, 2.0, 0.5], &truth, 1.0, 7);
+    let star = least_squares(&data);
+    let spec = InferenceSpec {
+        method: Method::RandomScaling,
+        batch_size: 5,
+        step: 0.3,
+        chains: 200,
+        steps: 3000,
+        seed: 2,
+        ..InferenceSpec::default()
+    };
+    let fit = run(&Glm::new(Family::Linear, 3), &data, &spec, None).unwrap();
+    let (lo, hi) = fit.chain_intervals.as_ref().unwrap();
+    for (j, s) in star.iter().enumerate() {
+        let covered = (0..200).filter(|k| lo[k * 3 + j] <= *s && *s <= hi[k * 3 + j]).count() as f64 / 200.0;
+        assert!((0.9..=0.99).contains(&covered), "coordinate {j}: coverage {covered}");
+    }
+    // The first chain's interval is the fit's.
+    assert_eq!((fit.lower[0], fit.upper[0]), (lo[0], hi[0]));
+}
+
+/// Coordinate-descent lasso: `min (1/2N) |X w - y|^2 + lambda |w|_1`.
+fn lasso(data: &Data, lambda: f64) -> Vec<f64> {
+    let (n, p) = (data.len() as f64, data.dim());
+    let mut w = vec![0.0; p];
+    for _ in 0..100_000 {
+        let mut change: f64 = 0.0;
+        for j in 0..p {
+            let (mut rho, mut z) = (0.0, 0.0);
+            for i in 0..data.len() {
+                let x = data.row(i);
+                let r = data.response(i) - x.iter().zip(&w).enumerate().filter(|(k, _)| *k != j).map(|(_, (a, b))| a * b).sum::<f64>();
+                rho += x[j] * r / n;
+                z += x[j] * x[j] / n;
+            }
+            let new = rho.signum() * (rho.abs() - lambda).max(0.0) / z;
+            change = change.max((new - w[j]).abs());
+            w[j] = new;
+        }
+        if change < 1e-13 {
+            break;
+        }
+    }
+    w
+}
+
+/// MadProx on the full data (the gradient exact) reaches coordinate descent's lasso solution, with
+/// the diagonal and the full metric, and sets the small coefficient exactly to 0.
+#[test]
+fn madprox_reaches_the_lasso_solution() {
+    let data = linear_data(300, &[1.0, 2.0, 0.7, 1.5], &[1.0, 0.0, -0.8, 0.05], 0.5, 9);
+    let lambda = 0.2;
+    let want = lasso(&data, lambda);
+    assert!(want.contains(&0.0), "the example has a zero coefficient: {want:?}");
+    for metric in [ProxMetric::Diagonal, ProxMetric::Full] {
+        let spec = InferenceSpec {
+            method: Method::Madprox,
+            prox_metric: metric,
+            lambda,
+            batch_size: 300,
+            sampling: Sampling::WithoutReplacement,
+            step: 0.1,
+            chains: 1,
+            steps: 3000,
+            ..InferenceSpec::default()
+        };
+        let fit = run(&Glm::new(Family::Linear, 4), &data, &spec, None).unwrap();
+        for (a, b) in fit.params.iter().zip(&want) {
+            assert!((a - b).abs() < 1e-8, "{metric:?}: {:?} vs {want:?}", fit.params);
+        }
+        assert_eq!(fit.params.iter().filter(|v| **v == 0.0).count(), want.iter().filter(|v| **v == 0.0).count());
+    }
+}
+
+/// Thm. 3.1 in practice: on the paper's logistic setting (n = 25, eta = 0.2) MasGrad with the
+/// population V and its diffusion have close marginals (KS distance of 100 chains, every step and
+/// coordinate, well below SGD's distance to them).
+#[test]
+fn masgrad_and_its_diffusion_are_close_in_distribution() {
+    let (p, n) = (4, 500);
+    let mut rng = rng_from_seed(21);
+    let w: Vec<f64> = (0..p).map(|j| 1.0 + j as f64 / 3.0).collect();
+    let mut x = Vec::new();
+    let mut y = Vec::new();
+    for _ in 0..n {
+        let row: Vec<f64> = (0..p).map(|_| StandardNormal.sample(&mut rng)).collect();
+        let t: f64 = row.iter().zip(&w).map(|(a, b)| a * b).sum();
+        let u: f64 = rand::RngExt::random(&mut rng);
+        y.push(if u < 1.0 / (1.0 + (-t).exp()) { 1.0 } else { 0.0 });
+        x.extend(row);
+    }
+    let data = Data::new(x, p, y).unwrap();
+    let model = Glm::new(Family::Logistic, p);
+    let base = InferenceSpec {
+        batch_size: 25,
+        step: 0.2,
+        chains: 100,
+        steps: 60,
+        seed: 4,
+        moments: Moments::Population,
+        ..InferenceSpec::default()
+    };
+    let mas = run(&model, &data, &InferenceSpec { method: Method::Masgrad, ..base.clone() }, None).unwrap();
+    let diff = run(&model, &data, &InferenceSpec { method: Method::DiffMasgrad, seed: 5, ..base.clone() }, None).unwrap();
+    let sgd = run(&model, &data, &InferenceSpec { method: Method::Sgd, seed: 6, ..base }, None).unwrap();
+    let close = ks_by_step(&mas.trajectories, &diff.trajectories);
+    let far = ks_by_step(&mas.trajectories, &sgd.trajectories);
+    let mean = |v: &[f64]| v[p..].iter().sum::<f64>() / (v.len() - p) as f64;
+    assert!(mean(&close) < 0.2 && mean(&far) > 0.5, "MasGrad vs diffusion {}, vs SGD {}", mean(&close), mean(&far));
+}
+
+/// Same seed, same chains, with one thread or two.
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let data = linear_data(200, &[1.0, 3.0], &[0.5, 1.0], 1.0, 11);
+    let model = Glm::new(Family::Linear, 2);
+    for method in [Method::Masgrad, Method::MasgradRankOne, Method::DiffSgd, Method::RandomScaling] {
+        let spec = InferenceSpec { method, chains: 16, steps: 30, batch_size: 10, step: 0.1, seed: 3, ..InferenceSpec::default() };
+        let go = |threads| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| run(&model, &data, &spec, None).unwrap())
+        };
+        assert_eq!(go(1), go(2), "{method:?}");
+    }
+}
+
+/// Bad input is an error naming what is wrong.
+#[test]
+fn bad_input_is_named() {
+    let model = Glm::new(Family::Logistic, 2);
+    let data = Data::new(vec![0.1, 0.2, 0.3, 0.4], 2, vec![1.0, 0.0]).unwrap();
+    let e = |spec: InferenceSpec, d: &Data| run(&model, d, &spec, None).unwrap_err().to_string();
+    assert!(Data::new(vec![0.1, f64::NAN], 2, vec![]).unwrap_err().to_string().contains("row 0 column 1 is NaN"));
+    assert!(Data::new(vec![], 2, vec![]).unwrap_err().to_string().contains("no rows"));
+    let spec = InferenceSpec { batch_size: 5, sampling: Sampling::WithoutReplacement, ..InferenceSpec::default() };
+    assert!(e(spec, &data).contains("`batch_size` = 5"));
+    assert!(e(InferenceSpec { step: f64::NAN, ..InferenceSpec::default() }, &data).contains("`step`"));
+    assert!(e(InferenceSpec { batch_size: 1, ..InferenceSpec::default() }, &data).contains(">= 2 for masgrad"));
+    let half = Data::new(vec![0.1, 0.2, 0.3, 0.4], 2, vec![1.0, 0.5]).unwrap();
+    assert!(e(InferenceSpec::default(), &half).contains("response 1 is 0.5"));
+    let poisson = Glm::new(Family::Poisson, 2);
+    let neg = Data::new(vec![0.1, 0.2, 0.3, 0.4], 2, vec![1.0, -3.0]).unwrap();
+    assert!(run(&poisson, &neg, &InferenceSpec::default(), None).unwrap_err().to_string().contains("count >= 0"));
+    assert!(Method::parse("newton").unwrap_err().to_string().contains("masgrad, masgrad-rank-one, sgd"));
+    assert_eq!(model.dim(), 2);
+}
