@@ -25,7 +25,7 @@ pub mod rdata;
 pub use bundled::{Dataset, NAMES, load};
 pub use error::DataError;
 pub use labeled::{LABELED_NAMES, Labeled, load_labeled};
-pub use matrix::{Matrix, read_matrix};
+pub use matrix::{Matrix, Table, read_matrix, read_table};
 
 use std::path::Path;
 

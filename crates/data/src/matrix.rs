@@ -31,6 +31,65 @@ pub fn read_matrix(path: &Path) -> Result<Matrix, DataError> {
     parse(&bytes).map_err(|m| DataError::file(path, m))
 }
 
+/// A matrix with a name for every column: the CSV header's, or `x0, x1, ...` without one.
+#[derive(Debug)]
+pub struct Table {
+    /// Column names.
+    pub names: Vec<String>,
+    /// The values.
+    pub matrix: Matrix,
+}
+
+impl Table {
+    /// The index of the column called `name`, or given by its number (`-1` for the last).
+    pub fn column(&self, name: &str) -> Option<usize> {
+        if let Some(i) = self.names.iter().position(|n| n == name) {
+            return Some(i);
+        }
+        let c = self.matrix.cols as i64;
+        match name.parse::<i64>() {
+            Ok(i) if (0..c).contains(&i) => Some(i as usize),
+            Ok(i) if (-c..0).contains(&i) => Some((c + i) as usize),
+            _ => None,
+        }
+    }
+
+    /// The table without column `j`, and that column.
+    pub fn split_column(&self, j: usize) -> (Table, Vec<f64>) {
+        let (rows, cols) = (self.matrix.rows, self.matrix.cols);
+        let mut rest = Vec::with_capacity(rows * (cols - 1));
+        let mut column = Vec::with_capacity(rows);
+        for row in self.matrix.values.chunks_exact(cols) {
+            rest.extend(row.iter().enumerate().filter(|(k, _)| *k != j).map(|(_, v)| *v));
+            column.push(row[j]);
+        }
+        let names = self.names.iter().enumerate().filter(|(k, _)| *k != j).map(|(_, n)| n.clone()).collect();
+        (Table { names, matrix: Matrix { values: rest, rows, cols: cols - 1 } }, column)
+    }
+}
+
+/// Reads a table from a `.csv` (column names from its header, if it has one) or `.npy` file.
+pub fn read_table(path: &Path) -> Result<Table, DataError> {
+    let m = read_matrix(path)?;
+    let header = match path.extension().and_then(|e| e.to_str()) {
+        Some("csv") => {
+            let bytes = crate::read_file(path)?;
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            text.lines().find(|l| !l.trim().is_empty()).and_then(|first| {
+                let fields: Vec<String> = first.split(',').map(|f| f.trim().trim_matches('"').to_string()).collect();
+                fields.iter().any(|f| f.parse::<f64>().is_err()).then_some(fields)
+            })
+        }
+        _ => None,
+    };
+    let names = match header {
+        Some(h) if h.len() == m.cols => h,
+        Some(h) => return Err(DataError::file(path, format!("the header has {} names for {} columns", h.len(), m.cols))),
+        None => (0..m.cols).map(|j| format!("x{j}")).collect(),
+    };
+    Ok(Table { names, matrix: m })
+}
+
 /// Parses CSV text: one row of comma-separated numbers per line; a first line that is not all
 /// numbers is a header and skipped.
 pub fn read_csv(bytes: &[u8]) -> Result<Matrix, String> {

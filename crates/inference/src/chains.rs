@@ -11,12 +11,15 @@
 //! coverage study measures how it behaves. For random scaling each chain is one averaged-SGD run
 //! with its own interval `abar_T +- c sqrt(V_T,jj / T)`, `c` the critical value of its mixed-normal
 //! limit ([`crate::random_scaling`]); [`Fit`] reports chain 0's and keeps every chain's.
+//!
+//! A run in progress is a [`Runner`]: every chain's state and path so far, serializable, so a
+//! long run checkpoints between steps and resumes bit for bit.
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::intervals::{Trajectories, interval};
-use crate::process::{ChainState, ChainWork, Context, prox_metric, step};
+use crate::process::{ChainState, ChainWork, Context, ProxMetricMatrices, prox_metric, step};
 use crate::spec::{InferenceSpec, IntervalKind, Method};
 use crate::{Data, InferenceError, model::Model};
 
@@ -31,14 +34,11 @@ pub struct Fit {
     pub params: Vec<f64>,
     /// Their standard errors.
     pub bse: Vec<f64>,
-    /// Lower ends of the intervals at `spec.level`.
-    pub lower: Vec<f64>,
-    /// Upper ends.
-    pub upper: Vec<f64>,
     /// Covariance of the estimates (`p x p`, row-major).
     pub cov_params: Vec<f64>,
-    /// Random scaling: every chain's interval (`K x p` lower and upper ends).
-    pub chain_intervals: Option<(Vec<f64>, Vec<f64>)>,
+    /// Random scaling: every chain's scale `sqrt(V_T,jj / T)` (`K x p`); its interval is its
+    /// average `+- c scale`.
+    pub rs_scale: Option<Vec<f64>>,
     /// The chains: the estimate of every chain at every step.
     pub trajectories: Trajectories,
     /// Steps whose batch covariance was singular and ridged ([`crate::direction::RIDGE`]), over
@@ -46,83 +46,225 @@ pub struct Fit {
     pub ridged_steps: u64,
 }
 
-/// Runs the chains of `spec` for `model` on `data` (checked first), calling `progress()` after
-/// each finished chain.
-pub fn run(model: &dyn Model, data: &Data, spec: &InferenceSpec, progress: Option<&(dyn Fn() + Sync)>) -> Result<Fit, InferenceError> {
-    let p = model.dim();
-    model.check(data)?;
-    spec.check(data.len(), p)?;
-    if spec.method == Method::Madprox && !matches!(model.name(), "linear" | "logistic" | "poisson") {
-        return Err(InferenceError::invalid("method", "madprox", format!("a GLM model (linear, logistic, poisson), not {}", model.name())));
+impl Fit {
+    /// The intervals at coverage `level` (`lower`, `upper`), as `spec.interval` says: quantiles
+    /// or normal intervals of the chains' final estimates; for random scaling chain 0's.
+    pub fn conf_int(&self, level: f64) -> Result<(Vec<f64>, Vec<f64>), InferenceError> {
+        let (lo, hi) = self.chain_intervals(level)?;
+        let p = self.params.len();
+        match &self.rs_scale {
+            Some(_) => Ok((lo[..p].to_vec(), hi[..p].to_vec())),
+            None => Ok((lo, hi)),
+        }
     }
-    let theta0 = spec.start(p);
-    let prox = prox_metric(model, data, spec, &theta0)?;
-    let ctx = Context { model, data, spec, prox };
-    let chains: Vec<(Vec<f64>, ChainState)> = (0..spec.chains)
-        .into_par_iter()
-        .map(|k| -> Result<_, InferenceError> {
-            let mut state = ChainState::new(k as u64, spec.seed, &theta0, spec.method);
+
+    /// Random scaling: every chain's interval at `level` (`K x p` lower and upper ends); for the
+    /// other methods the chains' interval (`p` values), as [`Fit::conf_int`].
+    pub fn chain_intervals(&self, level: f64) -> Result<(Vec<f64>, Vec<f64>), InferenceError> {
+        if !(level > 0.0 && level < 1.0) {
+            return Err(InferenceError::invalid("level", level, "in (0, 1)"));
+        }
+        let (traj, p) = (&self.trajectories, self.params.len());
+        match &self.rs_scale {
+            Some(scale) => {
+                let c = crate::random_scaling::critical_value(level)?;
+                let (mut lo, mut hi) = (Vec::with_capacity(scale.len()), Vec::with_capacity(scale.len()));
+                for k in 0..traj.chains {
+                    for (j, a) in traj.at(k, traj.steps).iter().enumerate() {
+                        lo.push(a - c * scale[k * p + j]);
+                        hi.push(a + c * scale[k * p + j]);
+                    }
+                }
+                Ok((lo, hi))
+            }
+            None => {
+                let (mut lo, mut hi, mut sample) = (vec![0.0; p], vec![0.0; p], Vec::new());
+                for j in 0..p {
+                    traj.across_chains(traj.steps, j, &mut sample);
+                    let (_, l, h) = interval(&sample, level, self.spec.interval);
+                    lo[j] = l;
+                    hi[j] = h;
+                }
+                Ok((lo, hi))
+            }
+        }
+    }
+
+    /// Whether the intervals read off the chains are quantiles.
+    pub fn quantile_intervals(&self) -> bool {
+        self.spec.interval == IntervalKind::Quantile && self.spec.method != Method::RandomScaling
+    }
+}
+
+/// A run in progress: every chain's state and path so far (see the module documentation).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Runner {
+    /// The run.
+    pub spec: InferenceSpec,
+    /// The model's name.
+    pub model: String,
+    /// Its parameters.
+    pub p: usize,
+    /// The data's rows.
+    pub rows: usize,
+    /// Every chain's state.
+    pub states: Vec<ChainState>,
+    /// Every chain's estimates so far, `(steps done + 1) x p` each.
+    pub paths: Vec<Vec<f64>>,
+    #[serde(skip)]
+    prox: Option<ProxMetricMatrices>,
+}
+
+impl Runner {
+    /// A new run of `spec` for `model` on `data`, checked: every chain at its start.
+    pub fn new(model: &dyn Model, data: &Data, spec: &InferenceSpec) -> Result<Runner, InferenceError> {
+        let p = model.dim();
+        model.check(data)?;
+        spec.check(data.len(), p)?;
+        if spec.method == Method::Madprox && !matches!(model.name(), "linear" | "logistic" | "poisson") {
+            return Err(InferenceError::invalid(
+                "method",
+                "madprox",
+                format!("a GLM model (linear, logistic, poisson), not {}", model.name()),
+            ));
+        }
+        let theta0 = spec.start(p);
+        let prox = prox_metric(model, data, spec, &theta0)?;
+        let states: Vec<ChainState> = (0..spec.chains).map(|k| ChainState::new(k as u64, spec.seed, &theta0, spec.method)).collect();
+        let paths = states.iter().map(|s| s.estimate().to_vec()).collect();
+        Ok(Runner { spec: spec.clone(), model: model.name().to_string(), p, rows: data.len(), states, paths, prox })
+    }
+
+    /// Steps done by every chain.
+    pub fn steps_done(&self) -> usize {
+        self.states.first().map_or(0, |s| s.steps as usize)
+    }
+
+    /// Whether a restored run belongs to `model` and `data` (same model, parameters and rows)
+    /// and is consistent (every chain at the same step, paths of that length).
+    pub fn check_against(&self, model: &dyn Model, data: &Data) -> Result<(), InferenceError> {
+        let bad = |m: String| InferenceError::BadData(format!("the saved run does not fit: {m}"));
+        if self.model != model.name() || self.p != model.dim() || self.rows != data.len() {
+            return Err(bad(format!(
+                "it is a {} model with {} parameters on {} rows, not {} with {} on {}",
+                self.model,
+                self.p,
+                self.rows,
+                model.name(),
+                model.dim(),
+                data.len()
+            )));
+        }
+        self.spec.check(self.rows, self.p)?;
+        let t = self.steps_done();
+        if self.states.len() != self.spec.chains || self.paths.len() != self.spec.chains {
+            return Err(bad(format!("{} chain states for {} chains", self.states.len(), self.spec.chains)));
+        }
+        for (s, path) in self.states.iter().zip(&self.paths) {
+            if s.steps as usize != t || path.len() != (t + 1) * self.p || s.theta.len() != self.p || path.iter().any(|v| !v.is_finite()) {
+                return Err(bad(format!("chain {} is inconsistent", s.chain)));
+            }
+        }
+        Ok(())
+    }
+
+    /// Advances every chain by `steps` (at most to `spec.steps`) in parallel, calling
+    /// `progress(chain steps done)` as chains finish their part.
+    pub fn advance(
+        &mut self,
+        model: &dyn Model,
+        data: &Data,
+        steps: usize,
+        progress: Option<&(dyn Fn(u64) + Sync)>,
+    ) -> Result<(), InferenceError> {
+        let steps = steps.min(self.spec.steps - self.steps_done());
+        if self.prox.is_none() {
+            self.prox = prox_metric(model, data, &self.spec, &self.spec.start(self.p))?;
+        }
+        let ctx = Context { model, data, spec: &self.spec, prox: self.prox.clone() };
+        self.states.par_iter_mut().zip(self.paths.par_iter_mut()).try_for_each(|(state, path)| -> Result<(), InferenceError> {
             let mut work = ChainWork::default();
-            let mut path = Vec::with_capacity((spec.steps + 1) * p);
-            path.extend_from_slice(state.estimate());
-            for _ in 0..spec.steps {
-                step(&ctx, &mut state, &mut work)?;
+            path.reserve(steps * state.theta.len());
+            for _ in 0..steps {
+                step(&ctx, state, &mut work)?;
                 path.extend_from_slice(state.estimate());
             }
             if let Some(f) = progress {
-                f();
+                f(steps as u64);
             }
-            Ok((path, state))
+            Ok(())
         })
-        .collect::<Result<_, _>>()?;
-    let ridged_steps = chains.iter().map(|(_, s)| s.ridged).sum();
-    let values: Vec<f64> = chains.iter().flat_map(|(path, _)| path.iter().copied()).collect();
-    let trajectories = Trajectories { chains: spec.chains, steps: spec.steps, p, values };
-    let finals: Vec<&[f64]> = chains.iter().map(|(_, s)| s.estimate()).collect();
-    let (params, cov_params) = mean_cov(&finals, p);
-    let mut fit = Fit {
-        spec: spec.clone(),
-        model: model.name().to_string(),
-        bse: (0..p).map(|j| cov_params[j * p + j].sqrt()).collect(),
-        params,
-        lower: vec![0.0; p],
-        upper: vec![0.0; p],
-        cov_params,
-        chain_intervals: None,
-        trajectories,
-        ridged_steps,
-    };
-    if spec.method == Method::RandomScaling {
-        let c = crate::random_scaling::critical_value(spec.level)?;
-        let t = spec.steps as f64;
-        let (mut lo, mut hi) = (Vec::with_capacity(spec.chains * p), Vec::with_capacity(spec.chains * p));
-        for (_, s) in &chains {
-            let v = s.random_scaling_variance().expect("at least one step");
-            for j in 0..p {
-                let half = c * (v[j * p + j].max(0.0) / t).sqrt();
-                lo.push(s.average[j] - half);
-                hi.push(s.average[j] + half);
+    }
+
+    /// What the finished chains estimate.
+    pub fn finish(&self) -> Result<Fit, InferenceError> {
+        let (spec, p) = (&self.spec, self.p);
+        let t = self.steps_done();
+        if t != spec.steps {
+            return Err(InferenceError::invalid("steps", t, format!("{} (the run is not finished)", spec.steps)));
+        }
+        let ridged_steps = self.states.iter().map(|s| s.ridged).sum();
+        let values: Vec<f64> = self.paths.iter().flat_map(|path| path.iter().copied()).collect();
+        let trajectories = Trajectories { chains: spec.chains, steps: spec.steps, p, values };
+        let finals: Vec<&[f64]> = self.states.iter().map(|s| s.estimate()).collect();
+        let (params, cov_params) = mean_cov(&finals, p);
+        let mut fit = Fit {
+            spec: spec.clone(),
+            model: self.model.clone(),
+            bse: (0..p).map(|j| cov_params[j * p + j].sqrt()).collect(),
+            params,
+            cov_params,
+            rs_scale: None,
+            trajectories,
+            ridged_steps,
+        };
+        if spec.method == Method::RandomScaling {
+            let tf = t as f64;
+            let mut scale = Vec::with_capacity(spec.chains * p);
+            for s in &self.states {
+                let v = s.random_scaling_variance().expect("at least one step");
+                scale.extend((0..p).map(|j| (v[j * p + j].max(0.0) / tf).sqrt()));
+            }
+            let v0 = self.states[0].random_scaling_variance().expect("at least one step");
+            fit.params = self.states[0].average.clone();
+            fit.bse = scale[..p].to_vec();
+            fit.cov_params = v0.iter().map(|v| v / tf).collect();
+            fit.rs_scale = Some(scale);
+        }
+        Ok(fit)
+    }
+}
+
+/// Restored-state invariants (a checkpoint's): a valid spec, every chain at the same step with a
+/// path of that length, finite values.
+impl gradfree_core::StateCheck for Runner {
+    fn check_state(&self) -> Result<(), String> {
+        self.spec.check(self.rows, self.p).map_err(|e| e.to_string())?;
+        let t = self.steps_done();
+        if t > self.spec.steps || self.states.len() != self.spec.chains || self.paths.len() != self.spec.chains {
+            return Err(format!(
+                "{} chain states at step {t} for {} chains of {} steps",
+                self.states.len(),
+                self.spec.chains,
+                self.spec.steps
+            ));
+        }
+        for (s, path) in self.states.iter().zip(&self.paths) {
+            let lengths_ok = s.theta.len() == self.p && path.len() == (t + 1) * self.p;
+            if s.steps as usize != t || !lengths_ok || path.iter().chain(&s.theta).any(|v| !v.is_finite()) {
+                return Err(format!("chain {} is inconsistent", s.chain));
             }
         }
-        let s0 = &chains[0].1;
-        let v0 = s0.random_scaling_variance().expect("at least one step");
-        fit.params = s0.average.clone();
-        fit.bse = (0..p).map(|j| (v0[j * p + j].max(0.0) / t).sqrt()).collect();
-        fit.cov_params = v0.iter().map(|v| v / t).collect();
-        fit.lower = lo[..p].to_vec();
-        fit.upper = hi[..p].to_vec();
-        fit.chain_intervals = Some((lo, hi));
-    } else {
-        let mut sample = Vec::with_capacity(spec.chains);
-        for j in 0..p {
-            sample.clear();
-            sample.extend(finals.iter().map(|f| f[j]));
-            let (_, lo, hi) = interval(&sample, spec.level, spec.interval);
-            fit.lower[j] = lo;
-            fit.upper[j] = hi;
-        }
+        Ok(())
     }
-    Ok(fit)
+}
+
+/// Runs the chains of `spec` for `model` on `data` (checked first) to the end, calling
+/// `progress(chain steps done)` as chains finish.
+pub fn run(model: &dyn Model, data: &Data, spec: &InferenceSpec, progress: Option<&(dyn Fn(u64) + Sync)>) -> Result<Fit, InferenceError> {
+    let mut runner = Runner::new(model, data, spec)?;
+    runner.advance(model, data, spec.steps, progress)?;
+    runner.finish()
 }
 
 /// The mean and the sample covariance (`p x p` row-major) of `rows`.
@@ -143,11 +285,4 @@ fn mean_cov(rows: &[&[f64]], p: usize) -> (Vec<f64>, Vec<f64>) {
         }
     }
     (mean, cov)
-}
-
-impl Fit {
-    /// Whether the intervals read off the chains are quantiles.
-    pub fn quantile_intervals(&self) -> bool {
-        self.spec.interval == IntervalKind::Quantile && self.spec.method != Method::RandomScaling
-    }
 }

@@ -27,8 +27,9 @@ pub mod population;
 pub mod process;
 pub mod random_scaling;
 pub mod spec;
+pub mod summary;
 
-pub use chains::{Fit, run};
+pub use chains::{Fit, Runner, run};
 pub use data::Data;
 pub use error::InferenceError;
 pub use model::{Family, GaussianMixture, Glm, Model, ReluNet};

@@ -139,13 +139,14 @@ fn random_scaling_intervals_cover_at_their_level() {
         ..InferenceSpec::default()
     };
     let fit = run(&Glm::new(Family::Linear, 3), &data, &spec, None).unwrap();
-    let (lo, hi) = fit.chain_intervals.as_ref().unwrap();
+    let (lo, hi) = fit.chain_intervals(0.95).unwrap();
     for (j, s) in star.iter().enumerate() {
         let covered = (0..200).filter(|k| lo[k * 3 + j] <= *s && *s <= hi[k * 3 + j]).count() as f64 / 200.0;
         assert!((0.9..=0.99).contains(&covered), "coordinate {j}: coverage {covered}");
     }
     // The first chain's interval is the fit's.
-    assert_eq!((fit.lower[0], fit.upper[0]), (lo[0], hi[0]));
+    let (l0, h0) = fit.conf_int(0.95).unwrap();
+    assert_eq!((l0[0], h0[0]), (lo[0], hi[0]));
 }
 
 /// Coordinate-descent lasso: `min (1/2N) |X w - y|^2 + lambda |w|_1`.
@@ -250,6 +251,29 @@ fn results_do_not_depend_on_the_thread_count() {
             pool.install(|| run(&model, &data, &spec, None).unwrap())
         };
         assert_eq!(go(1), go(2), "{method:?}");
+    }
+}
+
+/// A run advanced in parts, saved and restored between them, equals the run in one go.
+#[test]
+fn a_resumed_run_equals_the_uninterrupted_one() {
+    use gradfree_core::StateCheck;
+    use gradfree_inference::Runner;
+    let data = linear_data(150, &[1.0, 2.0, 0.5], &[0.5, 1.0, -1.0], 1.0, 13);
+    let model = Glm::new(Family::Linear, 3);
+    for method in [Method::Masgrad, Method::DiffMasgrad, Method::RandomScaling, Method::Madprox] {
+        let spec = InferenceSpec { method, chains: 6, steps: 30, batch_size: 10, step: 0.05, seed: 8, ..InferenceSpec::default() };
+        let whole = run(&model, &data, &spec, None).unwrap();
+        let mut part = Runner::new(&model, &data, &spec).unwrap();
+        part.advance(&model, &data, 12, None).unwrap();
+        let saved = serde_json::to_string(&part).unwrap();
+        let mut back: Runner = serde_json::from_str(&saved).unwrap();
+        back.check_state().unwrap();
+        back.check_against(&model, &data).unwrap();
+        back.advance(&model, &data, 100, None).unwrap();
+        assert_eq!(back.finish().unwrap(), whole, "{method:?}");
+        assert!(part.finish().is_err(), "an unfinished run has no fit");
+        assert!(back.check_against(&Glm::new(Family::Linear, 2), &data).is_err());
     }
 }
 
