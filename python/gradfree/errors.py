@@ -15,11 +15,16 @@ on the Rust error's kind; this module is where they are documented and imported 
   infinite under the ``error`` policy;
 - ``CheckpointError(GradfreeError, ValueError)``: a saved state (pickle, checkpoint) is corrupt,
   foreign or inconsistent;
-- ``ModelFitError(GradfreeError, ArithmeticError)``: a Gaussian process could not be fitted;
+- ``ModelFitError(GradfreeError, ArithmeticError)``: a Gaussian process could not be fitted, or a
+  moment-adjusted step's per-sample gradients had no spread at all;
+- ``DataError(GradfreeError, ValueError)``: data that cannot be used (no rows, NaN or infinite
+  values, responses outside the model's range, a stream that ended before one step); the message
+  names the row or the rule;
 - ``TooLargeError(GradfreeError, MemoryError)``: a size whose memory or running time this machine
   cannot afford; nothing was allocated.
 """
-from ._gradfree import (CheckpointError, GradfreeError, InvalidParameterError, ModelFitError, NonFiniteError,
-                        TooLargeError)
+from ._gradfree import (CheckpointError, DataError, GradfreeError, InvalidParameterError, ModelFitError,
+                        NonFiniteError, TooLargeError)
 
-__all__ = ["GradfreeError", "InvalidParameterError", "NonFiniteError", "CheckpointError", "ModelFitError", "TooLargeError"]
+__all__ = ["GradfreeError", "InvalidParameterError", "NonFiniteError", "CheckpointError", "ModelFitError", "TooLargeError",
+           "DataError"]

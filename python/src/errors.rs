@@ -29,6 +29,8 @@ pub(crate) enum Kind {
     ModelFit,
     /// `TooLargeError(GradfreeError, MemoryError)`.
     TooLarge,
+    /// `DataError(GradfreeError, ValueError)`.
+    Data,
 }
 
 /// The classes, made once by [`register`].
@@ -39,6 +41,7 @@ struct Classes {
     checkpoint: Py<PyType>,
     model_fit: Py<PyType>,
     too_large: Py<PyType>,
+    data: Py<PyType>,
 }
 
 static CLASSES: PyOnceLock<Classes> = PyOnceLock::new();
@@ -77,13 +80,20 @@ fn classes(py: Python<'_>) -> PyResult<&Classes> {
             model_fit: with(
                 py.get_type::<PyArithmeticError>(),
                 "ModelFitError",
-                "A surrogate model (a Gaussian process) could not be fitted: its kernel matrix stayed singular at every \
-                 jitter of the ladder (e.g. many duplicated points with zero noise).",
+                "A model could not be fitted: a Gaussian process whose kernel matrix stayed singular at every jitter of \
+                 the ladder (e.g. many duplicated points with zero noise), or a moment-adjusted step whose per-sample \
+                 gradients had no spread at all.",
             )?,
             too_large: with(
                 py.get_type::<PyMemoryError>(),
                 "TooLargeError",
                 "A size whose memory or running time this machine cannot afford; nothing was allocated.",
+            )?,
+            data: with(
+                py.get_type::<PyValueError>(),
+                "DataError",
+                "Data that cannot be used: no rows, NaN or infinite values, responses outside the model's range, a \
+                 stream that ended before one step; the message names the row or the rule.",
             )?,
             base,
         })
@@ -93,7 +103,7 @@ fn classes(py: Python<'_>) -> PyResult<&Classes> {
 /// Adds the classes to the extension module (`gradfree._gradfree.GradfreeError`, ...).
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let c = classes(m.py())?;
-    for cls in [&c.base, &c.invalid, &c.non_finite, &c.checkpoint, &c.model_fit, &c.too_large] {
+    for cls in [&c.base, &c.invalid, &c.non_finite, &c.checkpoint, &c.model_fit, &c.too_large, &c.data] {
         let cls = cls.bind(m.py());
         m.add(cls.getattr("__name__")?.extract::<String>()?, cls)?;
     }
@@ -112,6 +122,7 @@ pub(crate) fn new_err(kind: Kind, message: impl Into<String>) -> PyErr {
                 Kind::Checkpoint => &c.checkpoint,
                 Kind::ModelFit => &c.model_fit,
                 Kind::TooLarge => &c.too_large,
+                Kind::Data => &c.data,
             };
             PyErr::from_type(cls.bind(py).clone(), message)
         }
@@ -225,6 +236,26 @@ impl ToPyErr for gradfree_bo::BoError {
     }
 }
 
+impl ToPyErr for gradfree_inference::InferenceError {
+    fn kind(&self) -> Kind {
+        use gradfree_inference::InferenceError as I;
+        match self {
+            I::Core(c) => c.kind(),
+            I::Data(d) => d.kind(),
+            I::BadData(_) => Kind::Data,
+            I::SingularCovariance(_) => Kind::ModelFit,
+        }
+    }
+    fn message(&self) -> String {
+        use gradfree_inference::InferenceError as I;
+        match self {
+            I::Core(c) => c.message(),
+            I::Data(d) => d.message(),
+            e => e.to_string(),
+        }
+    }
+}
+
 impl ToPyErr for gradfree_experiments::ExperimentError {
     fn kind(&self) -> Kind {
         use gradfree_experiments::ExperimentError as E;
@@ -236,6 +267,7 @@ impl ToPyErr for gradfree_experiments::ExperimentError {
             E::Bo(e) => e.kind(),
             E::Problem(e) => e.kind(),
             E::Data(e) => e.kind(),
+            E::Inference(e) => e.kind(),
             E::Invalid(_) | E::Unknown { .. } => Kind::InvalidParameter,
             E::Io { .. } | E::Json(_) => Kind::Other,
         }
@@ -250,6 +282,7 @@ impl ToPyErr for gradfree_experiments::ExperimentError {
             E::Bo(e) => e.message(),
             E::Problem(e) => e.message(),
             E::Data(e) => e.message(),
+            E::Inference(e) => e.message(),
             e => e.to_string(),
         }
     }

@@ -85,7 +85,7 @@ pub fn run(a: &BoArgs) -> Result<()> {
         None => None,
     };
     let outputs = Outputs { log: a.log.clone(), checkpoint };
-    let mut progress = (!a.quiet && !a.json).then(|| RunProgress::new(Some(total), driver.evaluations()));
+    let mut progress = a.output.bar().then(|| RunProgress::new(Some(total), driver.evaluations()));
     let mut observers: Vec<&mut dyn Observer> = progress.iter_mut().map(|p| p as &mut dyn Observer).collect();
     let method = driver.optimizer().name();
     let (result, _) =
@@ -93,7 +93,7 @@ pub fn run(a: &BoArgs) -> Result<()> {
     let f_star = problem.minimum();
     let regret = f_star.map(|f| result.best_f - f);
     let rounds = result.generations.saturating_sub(1);
-    if a.json {
+    if a.output.json {
         let out = Output {
             method,
             problem: &spec.problem,

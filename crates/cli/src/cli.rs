@@ -44,6 +44,10 @@ pub enum Command {
     /// ARD Matern 5/2 kernel, an initial rank-1 lattice design, then batches chosen by BKOP,
     /// GP-BUCB, GP-UCB-PE, constant-weight UCB, Bull's non-adaptive method or expected improvement.
     Bo(Box<BoArgs>),
+    /// Confidence intervals from stochastic-gradient chains (Liang & Su 2019: MasGrad, SGD, their
+    /// diffusions, MadProx; averaged SGD with random scaling, Lee et al. 2022) for a linear,
+    /// logistic, Poisson, mixture or ReLU model on a .csv/.npy file, in memory or streamed.
+    Infer(Box<crate::infer::InferArgs>),
 }
 
 /// `gradfree bo`. Defaults are the library's ([`gradfree_bo::BoParams`],
@@ -108,12 +112,27 @@ pub struct BoArgs {
     /// --checkpoint and output options apply.
     #[arg(long)]
     pub resume: Option<PathBuf>,
+    /// Output.
+    #[command(flatten)]
+    pub output: RunOutput,
+}
+
+/// The output flags of the commands that run long.
+#[derive(Args, Debug)]
+pub struct RunOutput {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+}
+
+impl RunOutput {
+    /// Whether to draw a progress bar.
+    pub fn bar(&self) -> bool {
+        !self.quiet && !self.json
+    }
 }
 
 #[derive(Args, Debug)]
@@ -603,5 +622,8 @@ mod tests {
         let Command::Optimize(o) = parse(&["optimize", "--algo", "ingo", "--problem", "sphere", "--dim", "3"]) else { panic!("optimize") };
         assert_eq!(crate::optimize::stop_spec(&o), gradfree_core::StopSpec::default());
         assert!(o.sigma0.is_none() && o.x0.is_none() && o.bounds.is_none(), "the start and the bounds come from the problem");
+        let Command::Infer(i) = parse(&["infer", "--data", "d.csv", "--target", "y"]) else { panic!("infer") };
+        let run = crate::infer::run_spec(&i).unwrap();
+        assert_eq!((run.spec, run.model), (gradfree_inference::InferenceSpec::default(), gradfree_inference::ModelSpec::default()));
     }
 }

@@ -48,28 +48,74 @@ pub fn bo_flag(name: &str) -> Option<&'static str> {
     })
 }
 
+/// The flag of `gradfree infer` that sets a parameter of `gradfree_inference::InferenceSpec` or
+/// `ModelSpec` (an invalid parameter reported by the inference crate), if there is one.
+pub fn infer_flag(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "batch_size" => "--batch",
+        "step" => "--step",
+        "chains" => "--chains",
+        "steps" => "--steps",
+        "level" => "--level",
+        "lambda" => "--lambda",
+        "decay" => "--decay",
+        "theta0" => "--theta0",
+        "sampling" => "--sampling",
+        "moments" => "--moments",
+        "interval" => "--interval",
+        "prox_metric" => "--prox-metric",
+        "method" => "--method",
+        "model" => "--model",
+        "target" => "--target",
+        "intercept" => "--intercept",
+        "components" => "--components",
+        "sigma" => "--sigma",
+        "hidden" => "--hidden",
+        "data" => "--data",
+        "checkpoint_every" => "--checkpoint-every",
+        _ => return None,
+    })
+}
+
+/// Which crate's parameters an invalid parameter belongs to (each has its own flags).
+#[derive(Clone, Copy, PartialEq)]
+enum Origin {
+    Run,
+    Bo,
+    Inference,
+}
+
 /// The core error inside one error of a chain, if it is one of the library errors that carry one,
-/// and whether it came from Bayesian optimization (whose parameters have flags of their own).
-fn core_of<'a>(e: &'a (dyn Error + 'static)) -> Option<(&'a CoreError, bool)> {
+/// and which crate it came from.
+fn core_of<'a>(e: &'a (dyn Error + 'static)) -> Option<(&'a CoreError, Origin)> {
     use gradfree_bo::BoError;
     use gradfree_es::EsError;
     use gradfree_experiments::ExperimentError as X;
+    use gradfree_inference::InferenceError as I;
     if let Some(c) = e.downcast_ref::<CoreError>() {
-        return Some((c, false));
+        return Some((c, Origin::Run));
+    }
+    if let Some(I::Core(c)) | Some(I::Data(gradfree_data::DataError::Core(c))) = e.downcast_ref::<I>() {
+        return Some((c, Origin::Inference));
     }
     match (e.downcast_ref::<EsError>(), e.downcast_ref::<BoError>(), e.downcast_ref::<X>()) {
-        (Some(EsError::Core(c)), _, _) | (_, _, Some(X::Core(c) | X::Es(EsError::Core(c)))) => Some((c, false)),
-        (_, Some(BoError::Core(c)), _) | (_, _, Some(X::Bo(BoError::Core(c)))) => Some((c, true)),
+        (Some(EsError::Core(c)), _, _) | (_, _, Some(X::Core(c) | X::Es(EsError::Core(c)))) => Some((c, Origin::Run)),
+        (_, Some(BoError::Core(c)), _) | (_, _, Some(X::Bo(BoError::Core(c)))) => Some((c, Origin::Bo)),
+        (_, _, Some(X::Inference(I::Core(c)))) => Some((c, Origin::Inference)),
         _ => None,
     }
 }
 
 /// The message of one error of a chain, as the command line shows it.
 fn message(e: &(dyn Error + 'static)) -> String {
-    let Some((c, bo)) = core_of(e) else { return e.to_string() };
+    let Some((c, origin)) = core_of(e) else { return e.to_string() };
     match c {
         CoreError::InvalidParameter { name, value, expected } => {
-            let flag = if bo { bo_flag(name).or_else(|| core_flag(name)) } else { core_flag(name) };
+            let flag = match origin {
+                Origin::Bo => bo_flag(name).or_else(|| core_flag(name)),
+                Origin::Inference => infer_flag(name),
+                Origin::Run => core_flag(name),
+            };
             match flag {
                 Some(f) => format!("invalid {f} {value}: must be {expected}"),
                 None => c.to_string(),
@@ -102,5 +148,11 @@ mod tests {
         let bo = anyhow::Error::new(gradfree_bo::BoError::invalid("batch_size", 0, "an integer in 1..=1000"));
         assert_eq!(render(&bo), "invalid --batch 0: must be an integer in 1..=1000");
         assert_eq!(render(&anyhow::anyhow!("plain")), "plain");
+        let inf = anyhow::Error::new(gradfree_experiments::ExperimentError::Inference(gradfree_inference::InferenceError::invalid(
+            "batch_size",
+            1,
+            ">= 2 for masgrad",
+        )));
+        assert_eq!(render(&inf), "invalid --batch 1: must be >= 2 for masgrad");
     }
 }

@@ -12,6 +12,7 @@ mod bo;
 mod cli;
 mod features;
 mod flags;
+mod infer;
 mod integrate;
 mod lattice;
 mod list;
@@ -51,6 +52,7 @@ fn main() -> ExitCode {
         cli::Command::Integrate(a) => integrate::run(&a),
         cli::Command::Features(a) => features::run(&a),
         cli::Command::Bo(a) => bo::run(&a),
+        cli::Command::Infer(a) => infer::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

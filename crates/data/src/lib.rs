@@ -10,6 +10,8 @@
 //!   kernel-approximation experiments of thesis sec. 5.5.3 and 6.6, through the readers of their
 //!   formats ([`idx`], [`rdata`]).
 //! - [`matrix`]: user data matrices in `.csv` and `.npy` files, read and encoded.
+//! - [`stream`]: rows that arrive in chunks ([`RowSource`]): a CSV file read a block at a time,
+//!   or (in Python) a generator of batches, for data larger than memory.
 //!
 //! Every file reader refuses what is not a regular file (a FIFO, a device such as `/dev/zero`, a
 //! directory) before reading a byte, and a file larger than the memory available, with a
@@ -21,11 +23,13 @@ pub mod idx;
 pub mod labeled;
 pub mod matrix;
 pub mod rdata;
+pub mod stream;
 
 pub use bundled::{Dataset, NAMES, load};
 pub use error::DataError;
 pub use labeled::{LABELED_NAMES, Labeled, load_labeled};
 pub use matrix::{Matrix, Table, read_matrix, read_table};
+pub use stream::{Chunk, ChunkList, CsvStream, RowSource};
 
 use std::path::Path;
 

@@ -23,6 +23,9 @@ pub enum ExperimentError {
     /// From building a problem.
     #[error(transparent)]
     Problem(#[from] gradfree_problems::ProblemError),
+    /// From statistical inference (bad data, a singular covariance, bad parameters).
+    #[error(transparent)]
+    Inference(#[from] gradfree_inference::InferenceError),
     /// From loading a data set.
     #[error(transparent)]
     Data(#[from] gradfree_data::DataError),

@@ -20,6 +20,7 @@
 pub mod bo_run;
 pub mod catalog;
 pub mod error;
+pub mod infer_run;
 pub mod integration;
 #[cfg(feature = "progress")]
 pub mod progress;

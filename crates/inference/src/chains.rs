@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::intervals::{Trajectories, interval};
 use crate::process::{ChainState, ChainWork, Context, ProxMetricMatrices, prox_metric, step};
+
 use crate::spec::{InferenceSpec, IntervalKind, Method};
 use crate::{Data, InferenceError, model::Model};
 
@@ -44,6 +45,9 @@ pub struct Fit {
     /// Steps whose batch covariance was singular and ridged ([`crate::direction::RIDGE`]), over
     /// all chains.
     pub ridged_steps: u64,
+    /// Streamed runs: the rows read (each used once).
+    #[serde(default)]
+    pub streamed_rows: Option<u64>,
 }
 
 impl Fit {
@@ -181,7 +185,7 @@ impl Runner {
         if self.prox.is_none() {
             self.prox = prox_metric(model, data, &self.spec, &self.spec.start(self.p))?;
         }
-        let ctx = Context { model, data, spec: &self.spec, prox: self.prox.clone() };
+        let ctx = Context { model, data, spec: &self.spec, prox: self.prox.clone(), partition: false };
         self.states.par_iter_mut().zip(self.paths.par_iter_mut()).try_for_each(|(state, path)| -> Result<(), InferenceError> {
             let mut work = ChainWork::default();
             path.reserve(steps * state.theta.len());
@@ -198,41 +202,47 @@ impl Runner {
 
     /// What the finished chains estimate.
     pub fn finish(&self) -> Result<Fit, InferenceError> {
-        let (spec, p) = (&self.spec, self.p);
         let t = self.steps_done();
-        if t != spec.steps {
-            return Err(InferenceError::invalid("steps", t, format!("{} (the run is not finished)", spec.steps)));
+        if t != self.spec.steps {
+            return Err(InferenceError::invalid("steps", t, format!("{} (the run is not finished)", self.spec.steps)));
         }
-        let ridged_steps = self.states.iter().map(|s| s.ridged).sum();
         let values: Vec<f64> = self.paths.iter().flat_map(|path| path.iter().copied()).collect();
-        let trajectories = Trajectories { chains: spec.chains, steps: spec.steps, p, values };
-        let finals: Vec<&[f64]> = self.states.iter().map(|s| s.estimate()).collect();
-        let (params, cov_params) = mean_cov(&finals, p);
-        let mut fit = Fit {
-            spec: spec.clone(),
-            model: self.model.clone(),
-            bse: (0..p).map(|j| cov_params[j * p + j].sqrt()).collect(),
-            params,
-            cov_params,
-            rs_scale: None,
-            trajectories,
-            ridged_steps,
-        };
-        if spec.method == Method::RandomScaling {
-            let tf = t as f64;
-            let mut scale = Vec::with_capacity(spec.chains * p);
-            for s in &self.states {
-                let v = s.random_scaling_variance().expect("at least one step");
-                scale.extend((0..p).map(|j| (v[j * p + j].max(0.0) / tf).sqrt()));
-            }
-            let v0 = self.states[0].random_scaling_variance().expect("at least one step");
-            fit.params = self.states[0].average.clone();
-            fit.bse = scale[..p].to_vec();
-            fit.cov_params = v0.iter().map(|v| v / tf).collect();
-            fit.rs_scale = Some(scale);
-        }
-        Ok(fit)
+        let trajectories = Trajectories::every_step(self.spec.chains, t, self.p, values);
+        Ok(assemble(&self.spec, &self.model, &self.states, trajectories))
     }
+}
+
+/// The [`Fit`] of finished chains `states` with their recorded `trajectories`.
+pub(crate) fn assemble(spec: &InferenceSpec, model: &str, states: &[ChainState], trajectories: Trajectories) -> Fit {
+    let p = trajectories.p;
+    let ridged_steps = states.iter().map(|s| s.ridged).sum();
+    let finals: Vec<&[f64]> = states.iter().map(|s| s.estimate()).collect();
+    let (params, cov_params) = mean_cov(&finals, p);
+    let mut fit = Fit {
+        spec: spec.clone(),
+        model: model.to_string(),
+        bse: (0..p).map(|j| cov_params[j * p + j].sqrt()).collect(),
+        params,
+        cov_params,
+        rs_scale: None,
+        trajectories,
+        ridged_steps,
+        streamed_rows: None,
+    };
+    if spec.method == Method::RandomScaling {
+        let tf = states[0].steps as f64;
+        let mut scale = Vec::with_capacity(spec.chains * p);
+        for s in states {
+            let v = s.random_scaling_variance().expect("at least one step");
+            scale.extend((0..p).map(|j| (v[j * p + j].max(0.0) / tf).sqrt()));
+        }
+        let v0 = states[0].random_scaling_variance().expect("at least one step");
+        fit.params = states[0].average.clone();
+        fit.bse = scale[..p].to_vec();
+        fit.cov_params = v0.iter().map(|v| v / tf).collect();
+        fit.rs_scale = Some(scale);
+    }
+    fit
 }
 
 /// Restored-state invariants (a checkpoint's): a valid spec, every chain at the same step with a

@@ -41,6 +41,7 @@ pub enum Root {
 #[derive(Default)]
 pub struct DirectionWork {
     sigma: Vec<f64>,
+    center: Vec<f64>,
     values: Vec<f64>,
     vectors: Vec<f64>,
     eigen: EigenWork,
@@ -165,30 +166,56 @@ pub fn rank_one_root<'a>(v: &[f64], p: usize, center: Option<&[f64]>, work: &'a 
 }
 
 /// The plug-in moment-adjusted direction of the gradients `g` (`n x p` row-major, `n >= 2`) into
-/// `dir`, their mean into `b`.
+/// `dir`, their mean into `b` (sec. 6.1: `b` and `V` from the same batch).
 pub fn masgrad_direction(g: &[f64], p: usize, root: Root, b: &mut [f64], dir: &mut [f64], work: &mut DirectionWork) -> Outcome {
-    let n = g.len() / p;
-    mean_gradient(g, p, b);
-    match root {
+    adjusted_direction(g, g, p, root, b, dir, work)
+}
+
+/// The moment-adjusted direction `Vhat^{-1} bhat` with `bhat` the mean of the gradients `gb` and
+/// `Vhat` the covariance root of the gradients `gv` (`n x p` each, `n >= 2`): the same batch for
+/// sec. 6.1's plug-in ([`masgrad_direction`]), or an independent one.
+pub fn adjusted_direction(
+    gb: &[f64],
+    gv: &[f64],
+    p: usize,
+    root: Root,
+    b: &mut [f64],
+    dir: &mut [f64],
+    work: &mut DirectionWork,
+) -> Outcome {
+    let n = gv.len() / p;
+    mean_gradient(gb, p, b);
+    let same = std::ptr::eq(gb, gv);
+    let mut center = std::mem::take(&mut work.center);
+    center.resize(p, 0.0);
+    if same {
+        center.copy_from_slice(b);
+    } else {
+        mean_gradient(gv, p, &mut center);
+    }
+    let out = match root {
         Root::Symmetric => {
             let mut sigma = std::mem::take(&mut work.sigma);
-            covariance(g, p, b, (n - 1) as f64, &mut sigma);
+            covariance(gv, p, &center, (n - 1) as f64, &mut sigma);
             let out = sym_power_apply(&sigma, p, -0.5, b, 1.0, dir, work);
             work.sigma = sigma;
             out
         }
         Root::RankOne => {
-            if g.chunks_exact(p).all(|row| row.iter().zip(b.iter()).all(|(a, c)| a == c)) {
-                return Outcome::NoSpread;
+            if gv.chunks_exact(p).all(|row| row.iter().zip(center.iter()).all(|(a, c)| a == c)) {
+                Outcome::NoSpread
+            } else {
+                let s = ((n - 1) as f64).sqrt();
+                let h = rank_one_root(gv, p, Some(&center), work);
+                for (i, d) in dir.iter_mut().enumerate() {
+                    *d = s * h[i * p..(i + 1) * p].iter().zip(b.iter()).map(|(a, c)| a * c).sum::<f64>();
+                }
+                Outcome::Exact
             }
-            let s = ((n - 1) as f64).sqrt();
-            let h = rank_one_root(g, p, Some(b), work);
-            for (i, d) in dir.iter_mut().enumerate() {
-                *d = s * h[i * p..(i + 1) * p].iter().zip(b.iter()).map(|(a, c)| a * c).sum::<f64>();
-            }
-            Outcome::Exact
         }
-    }
+    };
+    work.center = center;
+    out
 }
 
 #[cfg(test)]

@@ -13,21 +13,44 @@ pub fn normal_quantile(q: f64) -> f64 {
     -std::f64::consts::SQRT_2 * statrs::function::erf::erfc_inv(2.0 * q)
 }
 
-/// Trajectories of `chains` chains over `steps + 1` times (the start included) in dimension `p`:
-/// value `(k, t, j)` at `k (steps + 1) p + t p + j`.
+/// Trajectories of `chains` chains over `steps + 1` records (the start included) in dimension
+/// `p`: value `(k, t, j)` at `k (steps + 1) p + t p + j`. Record `t` is the chain at step
+/// [`Trajectories::time`]`(t)`: every step for runs in memory, every `every`-th (and the last)
+/// for streamed runs, which thin their records to keep memory flat.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Trajectories {
     /// Chains `K`.
     pub chains: usize,
-    /// Steps `T` (times `0..=T`).
+    /// Records after the start (`0..=steps`); the steps themselves for runs in memory.
     pub steps: usize,
     /// Parameters `p`.
     pub p: usize,
     /// The values.
     pub values: Vec<f64>,
+    /// Steps between records (1 for runs in memory).
+    #[serde(default = "one")]
+    pub every: usize,
+    /// The step of the last record, when it is not `steps * every` (a streamed run that ended
+    /// between records).
+    #[serde(default)]
+    pub last: Option<usize>,
+}
+
+fn one() -> usize {
+    1
 }
 
 impl Trajectories {
+    /// Every step of `chains` chains of `steps` steps (`values` as in the type's documentation).
+    pub fn every_step(chains: usize, steps: usize, p: usize, values: Vec<f64>) -> Self {
+        Trajectories { chains, steps, p, values, every: 1, last: None }
+    }
+
+    /// The step of record `t`.
+    pub fn time(&self, t: usize) -> usize {
+        if t == self.steps { self.last.unwrap_or(t * self.every) } else { t * self.every }
+    }
+
     /// Coordinate `j` at time `t` of every chain into `out`.
     pub fn across_chains(&self, t: usize, j: usize, out: &mut Vec<f64>) {
         out.clear();
@@ -156,7 +179,7 @@ mod tests {
         assert_eq!(ks_distance(&[1.0, 2.0, 3.0], &[1.0, 2.0, 3.0]), 0.0);
         assert_eq!(ks_distance(&[1.0, 2.0], &[3.0, 4.0]), 1.0);
         assert!((ks_distance(&[1.0, 2.0, 3.0, 4.0], &[2.5, 3.5]) - 0.5).abs() < 1e-12);
-        let traj = Trajectories { chains: 3, steps: 1, p: 1, values: vec![0.0, 1.0, 0.0, 2.0, 0.0, 3.0] };
+        let traj = Trajectories::every_step(3, 1, 1, vec![0.0, 1.0, 0.0, 2.0, 0.0, 3.0]);
         let b = bands(&traj, 0.5, IntervalKind::Quantile);
         assert_eq!((b.center[1], b.lower[1], b.upper[1]), (2.0, 1.5, 2.5));
         assert_eq!(coverage(&b, &[2.0], 1), 1.0);

@@ -13,6 +13,7 @@
 //! - [`chains`]: `K` seeded chains in parallel and what they estimate ([`Fit`]);
 //! - [`intervals`]: pointwise intervals across chains, coverage, KS distances between processes;
 //! - [`random_scaling`]: the non-normal critical values of random scaling, at any level;
+//! - [`stream`]: runs on data that arrive in chunks ([`run_stream`]), memory flat in the rows;
 //! - [`spec`]: one run with its defaults ([`InferenceSpec`]).
 //!
 //! Algorithms do no I/O; every chain is seeded, so results do not depend on the thread count.
@@ -27,10 +28,12 @@ pub mod population;
 pub mod process;
 pub mod random_scaling;
 pub mod spec;
+pub mod stream;
 pub mod summary;
 
 pub use chains::{Fit, Runner, run};
 pub use data::Data;
 pub use error::InferenceError;
-pub use model::{Family, GaussianMixture, Glm, Model, ReluNet};
+pub use model::{Family, GaussianMixture, Glm, Model, ModelSpec, ReluNet};
 pub use spec::{InferenceSpec, IntervalKind, Method, Moments, ProxMetric, Sampling};
+pub use stream::run_stream;

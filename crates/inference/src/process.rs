@@ -18,7 +18,7 @@ use rand::RngExt;
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
-use crate::direction::{Outcome, masgrad_direction, mean_gradient};
+use crate::direction::{Outcome, adjusted_direction, mean_gradient};
 use crate::population::{PopulationWork, apply_root, moments};
 use crate::spec::{InferenceSpec, Method, Moments, ProxMetric, Sampling};
 use crate::{Data, InferenceError, model::Model};
@@ -95,6 +95,9 @@ pub struct Context<'a> {
     pub spec: &'a InferenceSpec,
     /// MadProx's metric.
     pub prox: Option<ProxMetricMatrices>,
+    /// Streamed data: `data` is one block of `K n` fresh rows and chain `k` takes rows
+    /// `k n..(k + 1) n` (every row used once, chains on disjoint samples) instead of drawing.
+    pub partition: bool,
 }
 
 /// Buffers of one chain, reused across steps.
@@ -103,16 +106,23 @@ pub struct ChainWork {
     idx: Vec<usize>,
     perm: Vec<usize>,
     grads: Vec<f64>,
+    grads_v: Vec<f64>,
     b: Vec<f64>,
     dir: Vec<f64>,
     noise: Vec<f64>,
     pop: PopulationWork,
 }
 
-/// Draws the step's mini-batch indices into `work.idx`.
-fn draw_batch(ctx: &Context<'_>, rng: &mut GfRng, work: &mut ChainWork) {
+/// Draws the step's mini-batch indices into `work.idx` (`second`: MasGrad's independent batch
+/// for `V`, which a streamed block holds after every chain's first batch).
+fn draw_batch(ctx: &Context<'_>, chain: u64, second: bool, rng: &mut GfRng, work: &mut ChainWork) {
     let (n, rows) = (ctx.spec.batch_size, ctx.data.len());
     work.idx.clear();
+    if ctx.partition {
+        let start = (chain as usize + if second { ctx.spec.chains } else { 0 }) * n;
+        work.idx.extend(start..start + n);
+        return;
+    }
     match ctx.spec.sampling {
         Sampling::WithReplacement => work.idx.extend((0..n).map(|_| rng.random_range(0..rows))),
         Sampling::WithoutReplacement => {
@@ -187,17 +197,24 @@ pub fn step(ctx: &Context<'_>, state: &mut ChainState, work: &mut ChainWork) -> 
     };
     match spec.method {
         Method::Sgd | Method::RandomScaling => {
-            draw_batch(ctx, &mut state.rng, work);
+            draw_batch(ctx, state.chain, false, &mut state.rng, work);
             batch_gradients(ctx, &state.theta, work);
             mean_gradient(&work.grads, p, &mut work.b);
             let eta_t = if spec.method == Method::RandomScaling { eta * (t as f64).powf(-spec.decay) } else { eta };
             state.theta.iter_mut().zip(&work.b).for_each(|(x, g)| *x -= eta_t * g);
         }
-        Method::Masgrad | Method::MasgradRankOne if spec.moments == Moments::Batch => {
-            draw_batch(ctx, &mut state.rng, work);
-            batch_gradients(ctx, &state.theta, work);
+        Method::Masgrad | Method::MasgradRankOne if spec.moments != Moments::Population => {
             let root = spec.method.root().expect("a MasGrad method");
-            match masgrad_direction(&work.grads, p, root, &mut work.b, &mut work.dir, &mut work.pop.dir) {
+            let independent = spec.moments == Moments::Independent;
+            if independent {
+                draw_batch(ctx, state.chain, true, &mut state.rng, work);
+                batch_gradients(ctx, &state.theta, work);
+                std::mem::swap(&mut work.grads, &mut work.grads_v);
+            }
+            draw_batch(ctx, state.chain, false, &mut state.rng, work);
+            batch_gradients(ctx, &state.theta, work);
+            let gv = if independent { &work.grads_v } else { &work.grads };
+            match adjusted_direction(&work.grads, gv, p, root, &mut work.b, &mut work.dir, &mut work.pop.dir) {
                 Outcome::NoSpread => return Err(singular(state)),
                 Outcome::Ridged(_) => state.ridged += 1,
                 Outcome::Exact => {}
@@ -206,7 +223,7 @@ pub fn step(ctx: &Context<'_>, state: &mut ChainState, work: &mut ChainWork) -> 
         }
         Method::Masgrad | Method::MasgradRankOne => {
             // Population V(theta) (App. C), the batch's mean gradient.
-            draw_batch(ctx, &mut state.rng, work);
+            draw_batch(ctx, state.chain, false, &mut state.rng, work);
             batch_gradients(ctx, &state.theta, work);
             mean_gradient(&work.grads, p, &mut work.b);
             let mut pop_b = std::mem::take(&mut work.dir);
@@ -246,7 +263,7 @@ pub fn step(ctx: &Context<'_>, state: &mut ChainState, work: &mut ChainWork) -> 
         }
         Method::Madprox => {
             let (m, m_inv) = ctx.prox.as_ref().expect("MadProx has its metric");
-            draw_batch(ctx, &mut state.rng, work);
+            draw_batch(ctx, state.chain, false, &mut state.rng, work);
             batch_gradients(ctx, &state.theta, work);
             mean_gradient(&work.grads, p, &mut work.b);
             // z = w - eta M^{-1} g, into dir.

@@ -88,6 +88,12 @@ pub enum Moments {
     Batch,
     /// The population `V(theta)` over all the data (App. C's experiments).
     Population,
+    /// The plug-in estimate from a second, independent mini-batch of the same size at the same
+    /// `theta`: twice the gradients, but `Vhat` is independent of `bhat`, so `E[Vhat^{-1} bhat] =
+    /// E[Vhat^{-1}] b` vanishes only where `b` does and the chains center on the optimum. With
+    /// the batch's own `Vhat` (sec. 6.1), `Vhat` and `bhat` are correlated (large gradients come
+    /// with large spread) and the stationary point moves away from the optimum.
+    Independent,
 }
 
 /// How pointwise intervals are read off the chains.
@@ -177,11 +183,23 @@ impl InferenceSpec {
     /// Checks every field against `rows` data rows and `p` parameters; errors name the field and
     /// the accepted range.
     pub fn check(&self, rows: usize, p: usize) -> Result<(), InferenceError> {
-        let min_batch = if self.method.root().is_some() && self.moments == Moments::Batch { 2 } else { 1 };
+        self.check_settings(Some(rows), p)?;
+        let stored = (self.chains as u128) * (self.steps as u128 + 1) * p as u128;
+        gradfree_core::memory::check_elements(&format!("{} chains of {} steps in dimension {p}", self.chains, self.steps), stored)?;
+        Ok(())
+    }
+
+    /// [`InferenceSpec::check`] without the memory the stored paths need, and with the data's
+    /// rows unknown (`None`) for streamed data.
+    pub fn check_settings(&self, rows: Option<usize>, p: usize) -> Result<(), InferenceError> {
+        let min_batch = if self.method.root().is_some() && self.moments != Moments::Population { 2 } else { 1 };
         if self.batch_size < min_batch {
             return Err(InferenceError::invalid("batch_size", self.batch_size, format!(">= {min_batch} for {}", self.method.name())));
         }
-        if self.sampling == Sampling::WithoutReplacement && self.batch_size > rows {
+        if let Some(rows) = rows
+            && self.sampling == Sampling::WithoutReplacement
+            && self.batch_size > rows
+        {
             return Err(InferenceError::invalid(
                 "batch_size",
                 self.batch_size,
@@ -214,8 +232,6 @@ impl InferenceSpec {
                 return Err(InferenceError::invalid("theta0", t[i], "finite values"));
             }
         }
-        let stored = (self.chains as u128) * (self.steps as u128 + 1) * p as u128;
-        gradfree_core::memory::check_elements(&format!("{} chains of {} steps in dimension {p}", self.chains, self.steps), stored)?;
         Ok(())
     }
 

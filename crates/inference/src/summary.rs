@@ -25,14 +25,14 @@ pub fn summary(fit: &Fit, names: &[String]) -> String {
     };
     let interval = match (s.method, s.interval) {
         (Method::RandomScaling, _) => "random scaling, chain 0".to_string(),
-        (_, IntervalKind::Quantile) => "quantiles across chains".to_string(),
-        (_, IntervalKind::Normal) => "normal, across chains".to_string(),
+        (_, IntervalKind::Quantile) => "chain quantiles".to_string(),
+        (_, IntervalKind::Normal) => "normal, chain sd".to_string(),
     };
     let mut out = String::new();
     let _ = writeln!(out, "{title:^width$}");
     let _ = writeln!(out, "{rule}");
     let beta = 2.0 * s.batch_size as f64 / s.step;
-    let row = |a: String, b: String| format!("{a:<39}{b}");
+    let row = |a: String, b: String| format!("{a:<w$}{b}", w = 39.max(a.chars().count() + 2));
     let _ = writeln!(out, "{}", row(format!("Method:     {}", s.method.name()), format!("Model:      {}", fit.model)));
     let step = if s.method == Method::RandomScaling {
         format!("{} t^-{}", s.step, s.decay)
@@ -41,10 +41,17 @@ pub fn summary(fit: &Fit, names: &[String]) -> String {
     };
     let _ = writeln!(out, "{}", row(format!("Batch size: {}", s.batch_size), format!("Step:       {step}")));
     let _ = writeln!(out, "{}", row(format!("Chains:     {}", s.chains), format!("Steps:      {}", s.steps)));
+    if let Some(rows) = fit.streamed_rows {
+        let _ = writeln!(out, "Streamed:   {rows} rows, each used once (chain k takes its own n rows per step)");
+    }
     let mut extra = format!("Interval:   {:.0}% {interval}", 100.0 * s.level);
     if s.method.root().is_some() {
         let root = if s.method == Method::Masgrad { "symmetric" } else { "rank-one (Prop. 6.2)" };
-        let v = if s.moments == Moments::Batch { "batch" } else { "population" };
+        let v = match s.moments {
+            Moments::Batch => "batch",
+            Moments::Independent => "independent batch",
+            Moments::Population => "population",
+        };
         extra = row(extra, format!("V:          {v}, {root} root"));
     } else if s.method == Method::Madprox {
         extra = row(extra, format!("lambda:     {}", s.lambda));
@@ -59,14 +66,26 @@ pub fn summary(fit: &Fit, names: &[String]) -> String {
     }
     let _ = writeln!(out, "{rule}");
     let (lo_q, hi_q) = ((1.0 - s.level) / 2.0, (1.0 + s.level) / 2.0);
-    let _ = writeln!(out, "{:<18}{:>14}{:>14}{:>16}{:>16}", "", "coef", "std err", format!("[{lo_q:.3}"), format!("{hi_q:.3}]"));
+    let rs = s.method == Method::RandomScaling;
+    let se = if rs { "scale" } else { "std err" };
+    let _ = writeln!(out, "{:<18}{:>14}{:>14}{:>16}{:>16}", "", "coef", se, format!("[{lo_q:.3}"), format!("{hi_q:.3}]"));
     let _ = writeln!(out, "{thin}");
     let (lower, upper) = fit.conf_int(s.level).unwrap_or_else(|_| (vec![f64::NAN; p], vec![f64::NAN; p]));
     for j in 0..p {
         let name = names.get(j).cloned().unwrap_or_else(|| format!("x{j}"));
         let _ = writeln!(out, "{name:<18}{:>14.6}{:>14.6}{:>16.6}{:>16.6}", fit.params[j], fit.bse[j], lower[j], upper[j]);
     }
-    let _ = write!(out, "{rule}");
+    let _ = writeln!(out, "{rule}");
+    let note = if rs {
+        let c = crate::random_scaling::critical_value(s.level).unwrap_or(f64::NAN);
+        format!("scale = sqrt(V_T,jj / T); the interval is coef +- {c:.3} scale: random scaling's limit is mixed normal, not normal.")
+    } else {
+        format!(
+            "std err = sd of the {} chains' final iterates: the process's spread at beta = 2n/eta, which is a sampling\nstandard error only at a matching temperature.",
+            s.chains
+        )
+    };
+    let _ = write!(out, "{note}");
     out
 }
 

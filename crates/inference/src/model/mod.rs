@@ -9,10 +9,12 @@
 //! - [`ReluNet`]: the two-layer ReLU network of sec. 7, `f_w(x) = relu(1 + W2 relu(1 + W1 x))`,
 //!   square loss, analytic gradients.
 
+pub mod build;
 pub mod glm;
 pub mod mixture;
 pub mod relu;
 
+pub use build::{Designed, MODEL_NAMES, ModelSpec};
 pub use glm::{Family, Glm};
 pub use mixture::GaussianMixture;
 pub use relu::ReluNet;

@@ -1,0 +1,298 @@
+//! `gradfree infer`: confidence intervals from stochastic-gradient chains (Liang & Su 2019; random
+//! scaling, Lee et al. 2022) for a model on a data file, in memory or streamed, with a progress
+//! bar, checkpoints between steps and resume. The run is [`InferRunSpec`]'s; defaults and ranges
+//! are the library's ([`InferenceSpec`], [`ModelSpec`]).
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use gradfree_core::{DriverState, load_checkpoint, save_checkpoint};
+use gradfree_data::matrix::{encode_csv, encode_npy};
+use gradfree_experiments::infer_run::InferRunSpec;
+use gradfree_experiments::progress::bar;
+use gradfree_inference::model::Designed;
+use gradfree_inference::summary::summary;
+use gradfree_inference::{Fit, InferenceError, InferenceSpec, Method, ModelSpec, Runner, run_stream};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+/// `gradfree infer`. Defaults are the library's ([`InferenceSpec`], [`ModelSpec`]), read from
+/// it, not written here.
+#[derive(Args, Debug)]
+pub struct InferArgs {
+    /// Model: linear, logistic, poisson (sec. 4.2), mixture (1-D Gaussian mixture, unknown means)
+    /// or relu (two-layer ReLU network, sec. 7).
+    #[arg(long, default_value_t = ModelSpec::default().model, conflicts_with = "resume")]
+    pub model: String,
+    /// Data: a .csv file (one row per line, optional header of names) or a .npy file.
+    #[arg(long, required_unless_present = "resume", conflicts_with = "resume")]
+    pub data: Option<PathBuf>,
+    /// The response column: a header name, a column number, or -1 for the last (not for mixture).
+    #[arg(long, allow_hyphen_values = true, conflicts_with = "resume")]
+    pub target: Option<String>,
+    /// GLMs: add a constant column `const` (as statsmodels' add_constant).
+    #[arg(long, conflicts_with = "resume")]
+    pub intercept: bool,
+    /// Process: masgrad (eq. 10, symmetric inverse root), masgrad-rank-one (Prop. 6.2), sgd,
+    /// diff-masgrad (eq. 11), diff-sgd (eq. 6), random-scaling (averaged SGD, Lee et al. 2022),
+    /// madprox (eq. 19-20, l1-regularized GLMs).
+    #[arg(long, default_value_t = InferenceSpec::default().method.name().to_string(), conflicts_with = "resume")]
+    pub method: String,
+    /// Mini-batch size n.
+    #[arg(long, default_value_t = InferenceSpec::default().batch_size, conflicts_with = "resume")]
+    pub batch: usize,
+    /// Step size eta (inverse temperature beta = 2n/eta); random scaling: eta in eta t^-decay.
+    #[arg(long, default_value_t = InferenceSpec::default().step, allow_negative_numbers = true, conflicts_with = "resume")]
+    pub step: f64,
+    /// Independent chains K.
+    #[arg(long, default_value_t = InferenceSpec::default().chains, conflicts_with = "resume")]
+    pub chains: usize,
+    /// Steps per chain T [default: 200; streamed: until the file ends]. With --resume: go on to
+    /// this many steps.
+    #[arg(long)]
+    pub steps: Option<usize>,
+    /// Seed (chain k draws from a seed derived from it and k).
+    #[arg(long, default_value_t = InferenceSpec::default().seed, conflicts_with = "resume")]
+    pub seed: u64,
+    /// Coverage of the intervals.
+    #[arg(long, default_value_t = InferenceSpec::default().level, allow_negative_numbers = true)]
+    pub level: f64,
+    /// Intervals from the chains: quantile (empirical) or normal (mean +- z sd).
+    #[arg(long, default_value = "quantile", conflicts_with = "resume")]
+    pub interval: String,
+    /// Mini-batches: with-replacement (the bootstrap of sec. 7) or without-replacement.
+    #[arg(long, default_value = "with-replacement", conflicts_with = "resume")]
+    pub sampling: String,
+    /// MasGrad's V: batch (plug-in from the step's batch, sec. 6.1), independent (from a second
+    /// batch: no bias from correlating with the gradient) or population (all rows, App. C).
+    #[arg(long, default_value = "batch", conflicts_with = "resume")]
+    pub moments: String,
+    /// MadProx: the l1 weight lambda.
+    #[arg(long, default_value_t = InferenceSpec::default().lambda, allow_negative_numbers = true, conflicts_with = "resume")]
+    pub lambda: f64,
+    /// MadProx: the metric, diagonal (soft-thresholding) or full.
+    #[arg(long, default_value = "diagonal", conflicts_with = "resume")]
+    pub prox_metric: String,
+    /// Random scaling: the step's decay a in eta t^-a, in (1/2, 1).
+    #[arg(long, default_value_t = InferenceSpec::default().decay, allow_negative_numbers = true, conflicts_with = "resume")]
+    pub decay: f64,
+    /// Start of every chain, comma-separated (default the origin).
+    #[arg(long, value_delimiter = ',', allow_negative_numbers = true, conflicts_with = "resume")]
+    pub theta0: Option<Vec<f64>>,
+    /// Mixture: components.
+    #[arg(long, default_value_t = ModelSpec::default().components, conflicts_with = "resume")]
+    pub components: usize,
+    /// Mixture: the components' known standard deviation.
+    #[arg(long, default_value_t = ModelSpec::default().sigma, allow_negative_numbers = true, conflicts_with = "resume")]
+    pub sigma: f64,
+    /// ReLU network: hidden units.
+    #[arg(long, default_value_t = ModelSpec::default().hidden, conflicts_with = "resume")]
+    pub hidden: usize,
+    /// Stream the .csv file a block at a time (memory flat in its rows): every step reads
+    /// chains x batch fresh rows, each used once.
+    #[arg(long, conflicts_with_all = ["resume", "checkpoint"])]
+    pub stream: bool,
+    /// Write the chains (one row per chain and recorded step: chain, step, then the parameters)
+    /// to a .csv or .npy file.
+    #[arg(long)]
+    pub chains_out: Option<PathBuf>,
+    /// Checkpoint file, written atomically every --checkpoint-every steps.
+    #[arg(long)]
+    pub checkpoint: Option<PathBuf>,
+    /// Steps between checkpoints.
+    #[arg(long, default_value_t = 10)]
+    pub checkpoint_every: usize,
+    /// Resume from a checkpoint: the run (model, data, method and its settings) comes from it.
+    #[arg(long)]
+    pub resume: Option<PathBuf>,
+    /// Output.
+    #[command(flatten)]
+    pub output: crate::cli::RunOutput,
+}
+
+/// A library enum from its name, with the accepted names in the error.
+fn named<T: DeserializeOwned>(field: &'static str, value: &str, accepted: &str) -> Result<T, InferenceError> {
+    serde_json::from_value(serde_json::Value::String(value.into())).map_err(|_| InferenceError::invalid(field, value, accepted.to_string()))
+}
+
+/// The run the flags give; everything left out is the library's default.
+pub fn run_spec(a: &InferArgs) -> Result<InferRunSpec> {
+    let d = InferenceSpec::default();
+    let spec = InferenceSpec {
+        method: Method::parse(&a.method)?,
+        batch_size: a.batch,
+        step: a.step,
+        chains: a.chains,
+        steps: a.steps.unwrap_or(d.steps),
+        seed: a.seed,
+        sampling: named("sampling", &a.sampling, "with-replacement, without-replacement")?,
+        moments: named("moments", &a.moments, "batch, independent, population")?,
+        level: a.level,
+        interval: named("interval", &a.interval, "quantile, normal")?,
+        lambda: a.lambda,
+        prox_metric: named("prox_metric", &a.prox_metric, "diagonal, full")?,
+        decay: a.decay,
+        theta0: a.theta0.clone(),
+    };
+    let model = ModelSpec { model: a.model.clone(), intercept: a.intercept, components: a.components, sigma: a.sigma, hidden: a.hidden };
+    let Some(data) = a.data.clone() else { bail!("give --data FILE (or --resume FILE)") };
+    Ok(InferRunSpec { model, data, target: a.target.clone(), spec })
+}
+
+#[derive(Serialize)]
+struct Output<'a> {
+    model: &'a str,
+    method: &'a str,
+    names: &'a [String],
+    params: &'a [f64],
+    bse: &'a [f64],
+    level: f64,
+    conf_int: Vec<[f64; 2]>,
+    cov_params: &'a [f64],
+    spec: &'a InferenceSpec,
+    ridged_steps: u64,
+    streamed_rows: Option<u64>,
+    seconds: f64,
+    resumed: bool,
+}
+
+/// The checkpoint's driver record: steps as generations, chain-steps as evaluations.
+fn driver_state(runner: &Runner, seconds: f64) -> DriverState {
+    let steps = runner.steps_done() as u64;
+    DriverState {
+        evaluations: steps * runner.spec.chains as u64,
+        generations: steps,
+        best_x: Vec::new(),
+        best_f: None,
+        recent_best: Default::default(),
+        seconds,
+        stopped: None,
+        flat_generations: 0,
+        history_best: Default::default(),
+        history_median: Default::default(),
+    }
+}
+
+/// Runs `gradfree infer`.
+pub fn run(a: &InferArgs) -> Result<()> {
+    let started = Instant::now();
+    let show = a.output.bar();
+    if a.checkpoint_every == 0 {
+        return Err(InferenceError::invalid("checkpoint_every", 0, ">= 1").into());
+    }
+    let (run, fit, names, resumed) = if a.stream {
+        let run = run_spec(a)?;
+        let (model, mut stream, names) = run.open_stream()?;
+        let mut source = Designed { source: &mut stream, spec: &run.model };
+        let pb = bar(None, "{spinner} [{elapsed_precise}] {pos} rows streamed  {per_sec}", show);
+        let progress = |rows: u64| pb.inc(rows);
+        let fit = run_stream(model.as_ref(), &mut source, &run.spec, a.steps, Some(&progress)).context("streaming the data")?;
+        pb.finish_and_clear();
+        (run, fit, names, false)
+    } else {
+        let (run, mut runner, earlier) = match &a.resume {
+            Some(path) => {
+                let ck = load_checkpoint::<Runner>(path)?;
+                let mut run: InferRunSpec = serde_json::from_value(ck.meta)
+                    .with_context(|| format!("{}: checkpoint metadata is not a gradfree infer run", path.display()))?;
+                let mut runner = ck.optimizer;
+                if let Some(steps) = a.steps {
+                    if steps < runner.steps_done() {
+                        return Err(InferenceError::invalid(
+                            "steps",
+                            steps,
+                            format!(">= the {} steps the saved run has done", runner.steps_done()),
+                        )
+                        .into());
+                    }
+                    run.spec.steps = steps;
+                    runner.spec.steps = steps;
+                }
+                (run, Some(runner), ck.driver.seconds)
+            }
+            None => (run_spec(a)?, None, 0.0),
+        };
+        let loaded = run.load()?;
+        let (model, data) = (loaded.model.as_ref(), &loaded.data);
+        let resumed = runner.is_some();
+        let mut runner = match runner.take() {
+            Some(r) => {
+                r.check_against(model, data).context("resuming the saved run")?;
+                r
+            }
+            None => Runner::new(model, data, &run.spec)?,
+        };
+        let (chains, steps) = (run.spec.chains as u64, run.spec.steps);
+        let pb = bar(Some(chains * steps as u64), "{spinner} [{elapsed_precise}] {bar:32} {pos}/{len} chain-steps  {eta}", show);
+        pb.set_position(chains * runner.steps_done() as u64);
+        let progress = |s: u64| pb.inc(s);
+        let checkpoint = a.checkpoint.clone().or_else(|| a.resume.clone());
+        // Segments small enough for a live bar, and ending at every checkpoint.
+        let segment = if checkpoint.is_some() { a.checkpoint_every } else { steps.div_ceil(50).max(1) };
+        while runner.steps_done() < steps {
+            runner.advance(model, data, segment, Some(&progress))?;
+            if let Some(path) = &checkpoint {
+                let seconds = earlier + started.elapsed().as_secs_f64();
+                save_checkpoint(path, &serde_json::to_value(&run)?, &runner, &driver_state(&runner, seconds))?;
+            }
+        }
+        pb.finish_and_clear();
+        (run, runner.finish()?, loaded.names, resumed)
+    };
+    if let Some(path) = &a.chains_out {
+        write_chains(path, &fit)?;
+    }
+    report(a, &run, &fit, &names, resumed, started.elapsed().as_secs_f64())
+}
+
+/// Writes the chains: one row per chain and record, `chain, step, params...`.
+fn write_chains(path: &std::path::Path, fit: &Fit) -> Result<()> {
+    let tr = &fit.trajectories;
+    let cols = tr.p + 2;
+    let mut values = Vec::with_capacity(tr.chains * (tr.steps + 1) * cols);
+    for k in 0..tr.chains {
+        for t in 0..=tr.steps {
+            values.push(k as f64);
+            values.push(tr.time(t) as f64);
+            values.extend_from_slice(tr.at(k, t));
+        }
+    }
+    let bytes = match path.extension().and_then(|e| e.to_str()) {
+        Some("csv") => encode_csv(cols, &values),
+        Some("npy") => encode_npy(values.len() / cols, cols, &values),
+        _ => bail!("--chains-out {}: use a .csv or .npy file name", path.display()),
+    };
+    gradfree_core::atomic_write(path, &bytes)?;
+    Ok(())
+}
+
+fn report(a: &InferArgs, run: &InferRunSpec, fit: &Fit, names: &[String], resumed: bool, seconds: f64) -> Result<()> {
+    let (lo, hi) = fit.conf_int(a.level)?;
+    if a.output.json {
+        let out = Output {
+            model: &fit.model,
+            method: fit.spec.method.name(),
+            names,
+            params: &fit.params,
+            bse: &fit.bse,
+            level: a.level,
+            conf_int: lo.iter().zip(&hi).map(|(l, h)| [*l, *h]).collect(),
+            cov_params: &fit.cov_params,
+            spec: &fit.spec,
+            ridged_steps: fit.ridged_steps,
+            streamed_rows: fit.streamed_rows,
+            seconds,
+            resumed,
+        };
+        outln!("{}", serde_json::to_string(&out)?);
+        return Ok(());
+    }
+    let mut shown = fit.clone();
+    shown.spec.level = a.level;
+    outln!("{}", summary(&shown, names).trim_end());
+    outln!("Data: {}{}", run.data.display(), run.target.as_ref().map(|t| format!(", response `{t}`")).unwrap_or_default());
+    outln!("Time: {seconds:.3} s{}", if resumed { " (this session, resumed)" } else { "" });
+    Ok(())
+}

@@ -1,0 +1,89 @@
+//! `gradfree infer` as a user runs it: the summary, `--json`, resume, streaming, bad input.
+
+use std::process::{Command, Output};
+
+fn gradfree(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gradfree")).args(args).output().expect("binary runs")
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    v.as_object_mut().unwrap().remove("seconds");
+    v.as_object_mut().unwrap().remove("resumed");
+    v
+}
+
+/// Test input (not a data set): 400 rows of a logistic model with a header, `y` in the middle.
+fn logistic_csv(dir: &std::path::Path) -> String {
+    let mut text = String::from("a,y,b\n");
+    let mut state = 12345u64;
+    let mut unif = || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    for _ in 0..400 {
+        let (a, b) = (2.0 * unif() - 1.0, 2.0 * unif() - 1.0);
+        let p = 1.0 / (1.0 + (-(1.5 * a - 1.0 * b + 0.3f64)).exp());
+        let y = u8::from(unif() < p);
+        text.push_str(&format!("{a},{y},{b}\n"));
+    }
+    let path = dir.join("d.csv");
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn infer_prints_a_summary_resumes_bit_for_bit_and_streams() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = logistic_csv(dir.path());
+    let base = ["infer", "--model", "logistic", "--data", &data, "--target", "y", "--intercept", "--chains", "20", "--batch", "10"];
+    let out = gradfree(&[&base[..], &["--steps", "40"]].concat());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success());
+    assert!(
+        text.contains("MasGrad inference") && text.contains("const") && text.contains("[0.025") && text.contains("Steps:      40"),
+        "{text}"
+    );
+    // A run checkpointed at 20 steps and resumed to 40 equals the run in one go.
+    let whole = json(&gradfree(&[&base[..], &["--steps", "40", "--json"]].concat()));
+    let ck = dir.path().join("ck.json");
+    let ck = ck.to_str().unwrap();
+    json(&gradfree(&[&base[..], &["--steps", "20", "--json", "--checkpoint", ck, "--checkpoint-every", "7"]].concat()));
+    let resumed = json(&gradfree(&["infer", "--resume", ck, "--steps", "40", "--json"]));
+    assert_eq!(resumed, whole);
+    assert_eq!(whole["names"], serde_json::json!(["const", "a", "b"]));
+    // Streamed: 400 rows are 2 steps of 20 chains x 10 rows; chains written to a file.
+    let chains = dir.path().join("chains.csv");
+    let s = json(&gradfree(&[&base[..], &["--stream", "--json", "--chains-out", chains.to_str().unwrap()]].concat()));
+    assert_eq!((s["streamed_rows"].as_u64(), s["spec"]["steps"].as_u64()), (Some(400), Some(2)));
+    assert_eq!(std::fs::read_to_string(&chains).unwrap().lines().count(), 20 * 3);
+}
+
+#[test]
+fn infer_names_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = logistic_csv(dir.path());
+    let bad = |extra: &[&str], needle: &str| {
+        let out = gradfree(&[&["infer", "--data", &data][..], extra].concat());
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(err.starts_with("error: ") && err.contains(needle) && !err.contains("panicked"), "{extra:?}: {err}");
+    };
+    bad(&["--target", "y", "--batch", "1"], "invalid --batch 1: must be >= 2 for masgrad");
+    bad(&["--target", "y", "--step", "-1"], "invalid --step -1");
+    bad(&["--target", "nope"], "invalid --target nope");
+    bad(&[], "invalid --target none");
+    bad(&["--target", "a"], "response 0 is");
+    bad(&["--target", "y", "--model", "poisson", "--stream", "--chains", "100"], "ended after 400 rows");
+    bad(&["--target", "y", "--sampling", "without-replacement", "--batch", "500"], "invalid --batch 500");
+    let nan = dir.path().join("nan.csv");
+    std::fs::write(&nan, "x,y\n1,0\nnan,1\n").unwrap();
+    let out = gradfree(&["infer", "--data", nan.to_str().unwrap(), "--target", "y"]);
+    assert!(String::from_utf8(out.stderr).unwrap().contains("row 1 column 0 is NaN"));
+    let empty = dir.path().join("empty.csv");
+    std::fs::write(&empty, "x,y\n").unwrap();
+    let out = gradfree(&["infer", "--data", empty.to_str().unwrap(), "--target", "y"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no rows"), "{err}");
+}

@@ -1,0 +1,177 @@
+//! Streamed runs ([`run_stream`]): the data arrive from a [`RowSource`] and are never all in
+//! memory. This is the setting of Liang & Su's theory, fresh samples from the population at every
+//! step: each step reads a block of `K n` new rows and chain `k` takes rows `k n..(k + 1) n` of it,
+//! so every row is used once and the chains see disjoint samples. Memory is one block plus the
+//! chains' records, which are thinned (every other record dropped, the stride doubled) whenever
+//! they pass [`MAX_RECORDS`], so it stays flat in the number of rows.
+//!
+//! What streams: SGD, both MasGrads with the batch's `V` (sec. 6.1), random scaling (the online
+//! method it was made for) and MadProx (its constant metric, Prop. 4.1, from the first block). The
+//! diffusions and MasGrad with the population `V` need every row at every step, so they need the
+//! data in memory.
+
+use gradfree_data::{Chunk, RowSource};
+use rayon::prelude::*;
+
+use crate::chains::{Fit, assemble};
+use crate::intervals::Trajectories;
+use crate::process::{ChainState, ChainWork, Context, prox_metric, step};
+use crate::spec::{InferenceSpec, Moments};
+use crate::{Data, InferenceError, model::Model};
+
+/// The records a streamed run keeps per chain, at most (the start included).
+pub const MAX_RECORDS: usize = 1025;
+
+/// Rows read from a source, cut into blocks of a fixed size.
+struct Blocks<'a> {
+    source: &'a mut dyn RowSource,
+    d: usize,
+    x: Vec<f64>,
+    y: Vec<f64>,
+    supervised: Option<bool>,
+    read: u64,
+    ended: bool,
+}
+
+impl Blocks<'_> {
+    /// The next `rows` rows as checked [`Data`], or `None` when the source ends first.
+    fn next(&mut self, rows: usize) -> Result<Option<Data>, InferenceError> {
+        while self.x.len() < rows * self.d && !self.ended {
+            match self.source.next_chunk()? {
+                None => self.ended = true,
+                Some(Chunk { x, y }) => self.push(x, y)?,
+            }
+        }
+        if self.x.len() < rows * self.d {
+            return Ok(None);
+        }
+        let first = self.read;
+        let x: Vec<f64> = self.x.drain(..rows * self.d).collect();
+        let y: Vec<f64> = if self.y.is_empty() { Vec::new() } else { self.y.drain(..rows).collect() };
+        self.read += rows as u64;
+        let in_rows = |e: InferenceError| match e {
+            InferenceError::BadData(m) => InferenceError::BadData(format!("in rows {first}..{} of the stream: {m}", first + rows as u64)),
+            e => e,
+        };
+        Data::new(x, self.d, y).map(Some).map_err(in_rows)
+    }
+
+    fn push(&mut self, x: Vec<f64>, y: Vec<f64>) -> Result<(), InferenceError> {
+        let bad = |m: String| InferenceError::BadData(format!("a chunk of the stream {m}"));
+        if !x.len().is_multiple_of(self.d) {
+            return Err(bad(format!("has {} values, not rows of {} features", x.len(), self.d)));
+        }
+        let rows = x.len() / self.d;
+        if rows == 0 {
+            return Ok(());
+        }
+        let supervised = !y.is_empty();
+        if supervised && y.len() != rows {
+            return Err(bad(format!("has {} responses for {rows} rows", y.len())));
+        }
+        match self.supervised {
+            Some(s) if s != supervised => {
+                return Err(bad("has responses where earlier chunks had none, or none where they had some".into()));
+            }
+            _ => self.supervised = Some(supervised),
+        }
+        self.x.extend(x);
+        self.y.extend(y);
+        Ok(())
+    }
+}
+
+/// Runs the chains of `spec` on the rows of `source` (see the module documentation) for at most
+/// `max_steps` steps, or until the source ends; `progress(rows)` is called after every step with
+/// the rows it read. The [`Fit`]'s `spec.steps` is the steps run, `streamed_rows` the rows read.
+pub fn run_stream(
+    model: &dyn Model,
+    source: &mut dyn RowSource,
+    spec: &InferenceSpec,
+    max_steps: Option<usize>,
+    progress: Option<&(dyn Fn(u64) + Sync)>,
+) -> Result<Fit, InferenceError> {
+    let p = model.dim();
+    spec.check_settings(None, p)?;
+    if spec.method.is_diffusion() {
+        return Err(InferenceError::invalid(
+            "method",
+            spec.method.name(),
+            "sgd, masgrad, masgrad-rank-one, random-scaling or madprox for streamed data (a diffusion needs every row at every step)",
+        ));
+    }
+    if spec.method.root().is_some() && spec.moments == Moments::Population {
+        return Err(InferenceError::invalid("moments", "population", "batch for streamed data (the population V needs every row)"));
+    }
+    if let Some(0) = max_steps {
+        return Err(InferenceError::invalid("steps", 0, ">= 1"));
+    }
+    let batches = if spec.method.root().is_some() && spec.moments == Moments::Independent { 2 } else { 1 };
+    let block_rows = spec.chains.checked_mul(spec.batch_size * batches).filter(|r| *r <= 1 << 30).ok_or_else(|| {
+        InferenceError::invalid("chains", spec.chains, format!("such that chains x batch_size <= 2^30 (batch_size {})", spec.batch_size))
+    })?;
+    let d = source.dim();
+    let mut blocks = Blocks { source, d, x: Vec::new(), y: Vec::new(), supervised: None, read: 0, ended: false };
+    let theta0 = spec.start(p);
+    let mut states: Vec<ChainState> = (0..spec.chains).map(|k| ChainState::new(k as u64, spec.seed, &theta0, spec.method)).collect();
+    let mut works: Vec<ChainWork> = (0..spec.chains).map(|_| ChainWork::default()).collect();
+    let mut records: Vec<Vec<f64>> = states.iter().map(|s| s.estimate().to_vec()).collect();
+    let (mut every, mut kept, mut steps) = (1usize, 1usize, 0usize);
+    let mut prox = None;
+    while max_steps.is_none_or(|m| steps < m) {
+        let Some(block) = blocks.next(block_rows)? else { break };
+        let first = blocks.read - block_rows as u64;
+        model.check(&block).map_err(|e| match e {
+            InferenceError::BadData(m) => InferenceError::BadData(format!("in rows {first}..{} of the stream: {m}", blocks.read)),
+            e => e,
+        })?;
+        if steps == 0 {
+            prox = prox_metric(model, &block, spec, &theta0)?;
+        }
+        let ctx = Context { model, data: &block, spec, prox: prox.clone(), partition: true };
+        states.par_iter_mut().zip(works.par_iter_mut()).try_for_each(|(s, w)| step(&ctx, s, w))?;
+        steps += 1;
+        if steps.is_multiple_of(every) {
+            for (r, s) in records.iter_mut().zip(&states) {
+                r.extend_from_slice(s.estimate());
+            }
+            kept += 1;
+            if kept > MAX_RECORDS {
+                for r in records.iter_mut() {
+                    let thinned: Vec<f64> = r.chunks_exact(p).step_by(2).flatten().copied().collect();
+                    *r = thinned;
+                }
+                kept = kept.div_ceil(2);
+                every *= 2;
+            }
+        }
+        if let Some(f) = progress {
+            f(block_rows as u64);
+        }
+    }
+    if steps == 0 {
+        return Err(InferenceError::BadData(format!(
+            "the stream ended after {} rows; one step needs chains x batch_size{} = {} x {}{} = {block_rows} rows",
+            blocks.read + (blocks.x.len() / d) as u64,
+            if batches == 2 { " x 2" } else { "" },
+            spec.chains,
+            spec.batch_size,
+            if batches == 2 { " x 2" } else { "" },
+        )));
+    }
+    let mut last = None;
+    if !steps.is_multiple_of(every) {
+        for (r, s) in records.iter_mut().zip(&states) {
+            r.extend_from_slice(s.estimate());
+        }
+        kept += 1;
+        last = Some(steps);
+    }
+    let mut spec = spec.clone();
+    spec.steps = steps;
+    let values: Vec<f64> = records.into_iter().flatten().collect();
+    let trajectories = Trajectories { chains: spec.chains, steps: kept - 1, p, values, every, last };
+    let mut fit = assemble(&spec, model.name(), &states, trajectories);
+    fit.streamed_rows = Some(blocks.read);
+    Ok(fit)
+}
