@@ -10,7 +10,7 @@ Evolution strategies with pycma's loop::
     print(es.result.fbest)
 
 Subsystems live in submodules (``gradfree.es``, ``gradfree.qmc``, ``gradfree.bo``,
-``gradfree.kernel_approximation``, ``gradfree.errors``); their
+``gradfree.kernel_approximation``, ``gradfree.inference``, ``gradfree.errors``); their
 public names are also available here. ``gradfree.experiments`` lists and runs the experiments of
 ``gradfree reproduce``.
 
@@ -22,9 +22,10 @@ QMC engines with scipy.stats.qmc's interface (``random``, ``reset``, ``fast_forw
 """
 from __future__ import annotations
 
-from . import bo, errors, es, experiments, qmc
+from . import bo, errors, es, experiments, inference, qmc
 from ._gradfree import Problem, run_builtin
-from .errors import CheckpointError, GradfreeError, InvalidParameterError, ModelFitError, NonFiniteError, TooLargeError
+from .errors import (CheckpointError, DataError, GradfreeError, InvalidParameterError, ModelFitError, NonFiniteError,
+                     TooLargeError)
 from .es import *  # noqa: F401,F403  (one class per registry entry)
 from .es import _METHODS, OptimizeResult, Result, algorithms, minimize  # noqa: F401
 from .qmc import (Halton, KorobovLattice, Rank1Lattice, SearchedLattice, Sobol, SubgroupLattice, discrepancy, korobov,
@@ -36,5 +37,5 @@ __all__ = [
     "SearchedLattice", "Problem", "algorithms", "discrepancy", "korobov", "lattice_search", "min_distance",
     "run_builtin", "subgroup_vector",
     "GradfreeError", "InvalidParameterError", "NonFiniteError", "CheckpointError", "ModelFitError", "TooLargeError",
-    "bo", "es", "qmc", "errors", "experiments",
+    "DataError", "bo", "es", "qmc", "errors", "experiments", "inference",
 ]

@@ -1,7 +1,7 @@
 //! `gradfree._gradfree`: the Rust core behind the `gradfree` Python package. Thin by design
 //! (developers' guide, style 8): validation and numerics live in the Rust crates; this layer maps
 //! arrays in and out, turns errors into the typed exceptions of `gradfree.errors` ([`errors`]), and releases
-//! the GIL around heavy work. One module per subsystem: [`es`], [`qmc`], [`features`], [`bo`], [`experiments`], and
+//! the GIL around heavy work. One module per subsystem: [`es`], [`qmc`], [`features`], [`bo`], [`inference`], [`experiments`], and
 //! [`logs`] for the core's run files.
 
 mod bo;
@@ -9,6 +9,7 @@ mod errors;
 mod es;
 mod experiments;
 mod features;
+mod inference;
 mod logs;
 mod qmc;
 
@@ -69,14 +70,16 @@ pub(crate) fn err(e: impl std::fmt::Display) -> PyErr {
 
 /// The library's defaults as JSON, for the Python layer to document and test itself against:
 /// `es` ([`gradfree_es::EsSpec`], its `stop` the [`gradfree_core::StopSpec`]), `bo`
-/// ([`gradfree_bo::BoParams`]) and `lattice_search`
-/// ([`gradfree_qmc::lattice::search::SearchSpec`]). Python signatures leave these `None`.
+/// ([`gradfree_bo::BoParams`]), `lattice_search`
+/// ([`gradfree_qmc::lattice::search::SearchSpec`]) and `inference` ([`gradfree_inference::InferenceSpec`] as `run`,
+/// [`gradfree_inference::ModelSpec`] as `model`). Python signatures leave these `None`.
 #[pyfunction]
 fn defaults_json() -> PyResult<String> {
     let all = serde_json::json!({
         "es": gradfree_es::EsSpec::default(),
         "bo": gradfree_bo::BoParams::default(),
         "lattice_search": gradfree_qmc::lattice::search::SearchSpec::default(),
+        "inference": {"run": gradfree_inference::InferenceSpec::default(), "model": gradfree_inference::ModelSpec::default()},
     });
     serde_json::to_string(&all).map_err(err)
 }
@@ -89,6 +92,7 @@ fn _gradfree(m: &Bound<'_, PyModule>) -> PyResult<()> {
     es::register(m)?;
     experiments::register(m)?;
     features::register(m)?;
+    inference::register(m)?;
     logs::register(m)?;
     qmc::register(m)?;
     Ok(())

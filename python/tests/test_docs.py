@@ -112,9 +112,11 @@ def test_front_end_defaults_are_the_librarys():
     """A keyword default of the Python front ends is None (the Rust library decides) or, where
     Python must show a value, the library's own; a default written here that drifts from the
     library's (or a new one that is neither) fails."""
-    from gradfree import _gradfree, bo, es, qmc
+    from gradfree import _gradfree, bo, es, inference, qmc
 
     lib = json.loads(_gradfree.defaults_json())
+    infer = {**lib["inference"]["run"], "model": lib["inference"]["model"]["model"],
+             "intercept": lib["inference"]["model"]["intercept"]}
     # (function, {keyword: the library's value}, keywords that are the front end's own choice).
     cases = [
         (es._ES.__init__, {"convergence": lib["es"]["stop"]["convergence"], "restarts": False},
@@ -124,6 +126,8 @@ def test_front_end_defaults_are_the_librarys():
         (bo.minimize, {}, {"n_calls"}),  # scikit-optimize's n_calls=100
         (qmc.lattice_search, {}, {"method"}),
         (qmc.SearchedLattice.__init__, {}, {"method", "shift"}),
+        (inference.fit, infer, {"progress"}),
+        (inference.fit_stream, infer, {"progress"}),
     ]
     assert lib["es"]["restarts"] is None  # restarts=False: no restarts, the library's default
     for fn, library, own in cases:

@@ -26,10 +26,14 @@ pub struct PopulationWork {
 fn all_gradients(model: &dyn Model, theta: &[f64], data: &Data, work: &mut PopulationWork) {
     let p = model.dim();
     work.grads.resize(data.len() * p, 0.0);
+    let block = |(k, out): (usize, &mut [f64])| {
+        let idx: Vec<usize> = (k * PARALLEL..(k * PARALLEL + out.len() / p)).collect();
+        model.batch_grad(theta, data, &idx, out);
+    };
     if data.len() >= PARALLEL {
-        work.grads.par_chunks_mut(p).enumerate().for_each(|(i, g)| model.grad(theta, data, i, g));
+        work.grads.par_chunks_mut(PARALLEL * p).enumerate().for_each(block);
     } else {
-        work.grads.chunks_exact_mut(p).enumerate().for_each(|(i, g)| model.grad(theta, data, i, g));
+        block((0, &mut work.grads));
     }
 }
 

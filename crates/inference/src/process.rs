@@ -148,9 +148,7 @@ fn draw_batch(ctx: &Context<'_>, chain: u64, second: bool, rng: &mut GfRng, work
 fn batch_gradients(ctx: &Context<'_>, theta: &[f64], work: &mut ChainWork) {
     let p = ctx.model.dim();
     work.grads.resize(work.idx.len() * p, 0.0);
-    for (g, &i) in work.grads.chunks_exact_mut(p).zip(&work.idx) {
-        ctx.model.grad(theta, ctx.data, i, g);
-    }
+    ctx.model.batch_grad(theta, ctx.data, &work.idx, &mut work.grads);
 }
 
 /// `sign(z) max(|z| - t, 0)`.

@@ -34,6 +34,15 @@ pub trait Model: Send + Sync {
     fn loss(&self, theta: &[f64], data: &Data, i: usize) -> f64;
     /// The gradient `grad_theta l(theta, z_i)` of sample `i` into `out` (length `p`).
     fn grad(&self, theta: &[f64], data: &Data, i: usize, out: &mut [f64]);
+    /// The gradients of the samples `idx` at `theta` into `out` (`idx.len() x p`, row-major): one
+    /// [`Model::grad`] per sample unless a model computes its gradients by batch (a Python
+    /// callable, called once per mini-batch).
+    fn batch_grad(&self, theta: &[f64], data: &Data, idx: &[usize], out: &mut [f64]) {
+        let p = self.dim();
+        for (g, &i) in out.chunks_exact_mut(p).zip(idx) {
+            self.grad(theta, data, i, g);
+        }
+    }
     /// The Hessian of `l(theta, z_i)` into `out` (`p x p`, column-major), if the model has one in
     /// closed form (`false` otherwise, `out` untouched).
     fn hessian(&self, _theta: &[f64], _data: &Data, _i: usize, _out: &mut [f64]) -> bool {

@@ -1,0 +1,346 @@
+//! Statistical-inference bindings: chains of `gradfree_inference` on numpy arrays, on a Python
+//! iterator of batches (streamed), or for a model whose per-sample gradients come from a Python
+//! callable; the result ([`InferenceFit`]) hands its arrays to `gradfree.inference.InferenceResults`.
+
+use std::sync::{Arc, Mutex};
+
+/// Where a Python exception raised inside a run waits to be re-raised.
+type Failure = Arc<Mutex<Option<PyErr>>>;
+
+fn keep(slot: &Failure, e: PyErr) {
+    slot.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+}
+
+use gradfree_data::{Chunk, DataError, RowSource};
+use gradfree_inference::model::Designed;
+use gradfree_inference::summary::summary;
+use gradfree_inference::{Data, Fit, InferenceError, InferenceSpec, Model, ModelSpec, Runner, run_stream};
+use numpy::ndarray::{Array2, Array3};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+
+use crate::errors::{Kind, ToPyErr, new_err};
+use crate::{err, interruptible};
+
+/// A model whose per-sample gradients come from `grad(theta, X, y) -> (n, p)`, called once per
+/// mini-batch. A Python exception is kept and the batch's gradients are NaN, which stops the run;
+/// the exception is then raised.
+struct PyModel {
+    grad: Py<PyAny>,
+    p: usize,
+    failure: Failure,
+}
+
+impl PyModel {
+    fn call(&self, theta: &[f64], data: &Data, idx: &[usize], out: &mut [f64]) -> PyResult<()> {
+        Python::attach(|py| {
+            let d = data.dim();
+            let mut x = Vec::with_capacity(idx.len() * d);
+            idx.iter().for_each(|&i| x.extend_from_slice(data.row(i)));
+            let x = Array2::from_shape_vec((idx.len(), d), x).map_err(err)?.into_pyarray(py);
+            let y = if data.has_responses() {
+                PyArray1::from_vec(py, idx.iter().map(|&i| data.response(i)).collect()).into_any()
+            } else {
+                py.None().into_bound(py)
+            };
+            let theta = PyArray1::from_slice(py, theta);
+            let g = self.grad.bind(py).call1((theta, x, y))?;
+            let np = py.import("numpy")?;
+            let g = np.call_method1("asarray", (g, "float64"))?;
+            let g: PyReadonlyArray2<'_, f64> = g.extract().map_err(|_| err("grad must return a 2-d array of shape (n, p)"))?;
+            if g.shape() != [idx.len(), self.p] {
+                return Err(err(format!(
+                    "grad returned shape {:?}; expected ({}, {}): one gradient per row of X",
+                    g.shape(),
+                    idx.len(),
+                    self.p
+                )));
+            }
+            out.copy_from_slice(g.as_array().as_standard_layout().as_slice().unwrap_or_default());
+            Ok(())
+        })
+    }
+}
+
+impl Model for PyModel {
+    fn name(&self) -> &'static str {
+        "python"
+    }
+    fn dim(&self) -> usize {
+        self.p
+    }
+    fn check(&self, _data: &Data) -> Result<(), InferenceError> {
+        Ok(())
+    }
+    fn loss(&self, _theta: &[f64], _data: &Data, _i: usize) -> f64 {
+        f64::NAN
+    }
+    fn grad(&self, theta: &[f64], data: &Data, i: usize, out: &mut [f64]) {
+        self.batch_grad(theta, data, &[i], out);
+    }
+    fn batch_grad(&self, theta: &[f64], data: &Data, idx: &[usize], out: &mut [f64]) {
+        if let Err(e) = self.call(theta, data, idx, out) {
+            out.iter_mut().for_each(|v| *v = f64::NAN);
+            keep(&self.failure, e);
+        }
+    }
+}
+
+/// The model: a named one from its JSON `ModelSpec`, or a Python gradient with `p` parameters.
+fn model_of(
+    model_json: &str,
+    grad: Option<Py<PyAny>>,
+    p: Option<usize>,
+    d: usize,
+    failure: &Failure,
+) -> PyResult<(Box<dyn Model>, ModelSpec)> {
+    let spec: ModelSpec = serde_json::from_str(model_json).map_err(err)?;
+    match grad {
+        Some(grad) => {
+            let p = p.filter(|p| *p > 0).ok_or_else(|| err("invalid n_params: a model given by its gradient needs n_params >= 1"))?;
+            Ok((Box::new(PyModel { grad, p, failure: failure.clone() }), spec))
+        }
+        None => Ok((spec.build(d).map_err(ToPyErr::to_py)?, spec)),
+    }
+}
+
+/// The Python exception raised inside the run (by a user's gradient or batches), if any, else `e`.
+fn raised(failure: &Failure, e: InferenceError) -> PyErr {
+    failure.lock().unwrap_or_else(|p| p.into_inner()).take().unwrap_or_else(|| e.to_py())
+}
+
+fn spec_of(spec_json: &str) -> PyResult<InferenceSpec> {
+    serde_json::from_str(spec_json).map_err(|e| err(format!("invalid inference options: {e}")))
+}
+
+/// What a run estimated, with its parameter names.
+#[pyclass(module = "gradfree._gradfree", frozen)]
+pub struct InferenceFit {
+    fit: Fit,
+    names: Vec<String>,
+}
+
+#[pymethods]
+impl InferenceFit {
+    /// The estimates, shape `(p,)`.
+    fn params<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_slice(py, &self.fit.params)
+    }
+    /// Their standard errors (random scaling: the scale of its interval), shape `(p,)`.
+    fn bse<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_slice(py, &self.fit.bse)
+    }
+    /// Covariance of the estimates, `(p, p)`.
+    fn cov_params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let p = self.fit.params.len();
+        Ok(Array2::from_shape_vec((p, p), self.fit.cov_params.clone()).map_err(err)?.into_pyarray(py))
+    }
+    /// The intervals at coverage `level`, `(p, 2)`.
+    fn conf_int<'py>(&self, py: Python<'py>, level: f64) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let (lo, hi) = self.fit.conf_int(level).map_err(ToPyErr::to_py)?;
+        let v: Vec<f64> = lo.iter().zip(&hi).flat_map(|(l, h)| [*l, *h]).collect();
+        Ok(Array2::from_shape_vec((lo.len(), 2), v).map_err(err)?.into_pyarray(py))
+    }
+    /// Random scaling: every chain's interval at `level`, `(K, p, 2)`.
+    fn chain_intervals<'py>(&self, py: Python<'py>, level: f64) -> PyResult<Bound<'py, PyArray3<f64>>> {
+        let (lo, hi) = self.fit.chain_intervals(level).map_err(ToPyErr::to_py)?;
+        let p = self.fit.params.len();
+        let v: Vec<f64> = lo.iter().zip(&hi).flat_map(|(l, h)| [*l, *h]).collect();
+        Ok(Array3::from_shape_vec((lo.len() / p, p, 2), v).map_err(err)?.into_pyarray(py))
+    }
+    /// The chains, `(K, records, p)`.
+    fn chains<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray3<f64>>> {
+        let t = &self.fit.trajectories;
+        Ok(Array3::from_shape_vec((t.chains, t.steps + 1, t.p), t.values.clone()).map_err(err)?.into_pyarray(py))
+    }
+    /// The step of every record, `(records,)`.
+    fn steps<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u64>> {
+        let t = &self.fit.trajectories;
+        PyArray1::from_vec(py, (0..=t.steps).map(|i| t.time(i) as u64).collect())
+    }
+    /// The summary table at coverage `level`.
+    fn summary(&self, level: f64) -> String {
+        let mut f = self.fit.clone();
+        f.spec.level = level;
+        summary(&f, &self.names)
+    }
+    /// The parameter names.
+    #[getter]
+    fn names(&self) -> Vec<String> {
+        self.names.clone()
+    }
+    /// The run's settings, as JSON.
+    #[getter]
+    fn spec_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.fit.spec).map_err(err)
+    }
+    /// The model's name.
+    #[getter]
+    fn model(&self) -> String {
+        self.fit.model.clone()
+    }
+    /// Steps whose batch covariance was singular and ridged.
+    #[getter]
+    fn ridged_steps(&self) -> u64 {
+        self.fit.ridged_steps
+    }
+    /// Streamed runs: the rows read.
+    #[getter]
+    fn streamed_rows(&self) -> Option<u64> {
+        self.fit.streamed_rows
+    }
+}
+
+/// `inference_fit(x, y, model_json, spec_json, names, grad, n_params, progress)`: the chains of
+/// the run on rows `x` (float64, C order) with responses `y`.
+#[pyfunction]
+#[pyo3(signature = (x, y, model_json, spec_json, names, grad = None, n_params = None, progress = false))]
+#[allow(clippy::too_many_arguments)]
+fn inference_fit(
+    py: Python<'_>,
+    x: PyReadonlyArray2<'_, f64>,
+    y: Option<PyReadonlyArray1<'_, f64>>,
+    model_json: &str,
+    spec_json: &str,
+    names: Vec<String>,
+    grad: Option<Py<PyAny>>,
+    n_params: Option<usize>,
+    progress: bool,
+) -> PyResult<InferenceFit> {
+    let spec = spec_of(spec_json)?;
+    let d = x.shape()[1];
+    let grad_model = grad.is_some();
+    let failure = Failure::default();
+    let (model, mspec) = model_of(model_json, grad, n_params, d, &failure)?;
+    let xs = x.as_slice().map_err(|_| err("X must be C-contiguous"))?;
+    let ys = match &y {
+        Some(y) => y.as_slice().map_err(|_| err("y must be contiguous"))?.to_vec(),
+        None => Vec::new(),
+    };
+    let x = if grad_model { xs.to_vec() } else { mspec.design(xs.to_vec(), d) };
+    let dd = if grad_model { d } else { d + usize::from(mspec.intercept && d > 0) };
+    let data = Data::new(x, dd, ys).map_err(ToPyErr::to_py)?;
+    let names = if grad_model { (0..model.dim()).map(|j| format!("x{j}")).collect() } else { mspec.parameter_names(&names) };
+    let pb = gradfree_experiments::progress::bar(
+        Some((spec.chains * spec.steps) as u64),
+        "{spinner} [{elapsed_precise}] {bar:32} {pos}/{len} chain-steps  {eta}",
+        progress,
+    );
+    let model_ref = model.as_ref();
+    let out = interruptible(py, |cancel| -> Result<Fit, InferenceError> {
+        let mut runner = Runner::new(model_ref, &data, &spec)?;
+        let tick = |s: u64| pb.inc(s);
+        let segment = spec.steps.div_ceil(50).max(1);
+        while runner.steps_done() < spec.steps {
+            if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+                return Err(InferenceError::BadData("interrupted".into()));
+            }
+            runner.advance(model_ref, &data, segment, Some(&tick))?;
+        }
+        runner.finish()
+    })?;
+    pb.finish_and_clear();
+    let fit = out.map_err(|e| raised(&failure, e))?;
+    Ok(InferenceFit { fit, names })
+}
+
+/// Batches from a Python iterator of `(X, y)` pairs (or `X` alone), converted to float64 by the
+/// Python layer.
+struct PyBatches {
+    iter: Py<PyAny>,
+    d: usize,
+    first: Option<Chunk>,
+    failure: Failure,
+}
+
+/// The next batch and its columns, `None` at the end.
+fn next_batch(py: Python<'_>, iter: &Py<PyAny>) -> PyResult<Option<(Chunk, usize)>> {
+    let item = match iter.bind(py).call_method0("__next__") {
+        Ok(item) => item,
+        Err(e) if e.is_instance_of::<pyo3::exceptions::PyStopIteration>(py) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let (x, y): (PyReadonlyArray2<'_, f64>, Option<PyReadonlyArray1<'_, f64>>) = item.extract()?;
+    let d = x.shape()[1];
+    let xs = x.as_array().as_standard_layout().iter().copied().collect();
+    let ys = y.map(|y| y.as_array().iter().copied().collect()).unwrap_or_default();
+    Ok(Some((Chunk { x: xs, y: ys }, d)))
+}
+
+impl RowSource for PyBatches {
+    fn dim(&self) -> usize {
+        self.d
+    }
+    fn next_chunk(&mut self) -> Result<Option<Chunk>, DataError> {
+        if let Some(c) = self.first.take() {
+            return Ok(Some(c));
+        }
+        let bad = |message: String| DataError::File { path: "the batches".into(), message };
+        match Python::attach(|py| next_batch(py, &self.iter)) {
+            Err(e) => {
+                let message = e.to_string();
+                keep(&self.failure, e);
+                Err(bad(message))
+            }
+            Ok(Some((_, d))) if d != self.d => Err(bad(format!("a batch has {d} columns; the first had {}", self.d))),
+            Ok(Some((chunk, _))) => Ok(Some(chunk)),
+            Ok(None) => Ok(None),
+        }
+    }
+}
+
+/// `inference_fit_stream(batches, model_json, spec_json, names, max_steps, grad, n_params,
+/// progress)`: the chains of the run on the rows of an iterator of `(X, y)` float64 batches.
+#[pyfunction]
+#[pyo3(signature = (batches, model_json, spec_json, names, max_steps = None, grad = None, n_params = None, progress = false))]
+#[allow(clippy::too_many_arguments)]
+fn inference_fit_stream(
+    py: Python<'_>,
+    batches: Py<PyAny>,
+    model_json: &str,
+    spec_json: &str,
+    names: Option<Vec<String>>,
+    max_steps: Option<usize>,
+    grad: Option<Py<PyAny>>,
+    n_params: Option<usize>,
+    progress: bool,
+) -> PyResult<InferenceFit> {
+    let spec = spec_of(spec_json)?;
+    let Some((first, d)) = next_batch(py, &batches)? else {
+        return Err(new_err(Kind::Data, "the batches are empty: no rows"));
+    };
+    let grad_model = grad.is_some();
+    let failure = Failure::default();
+    let (model, mspec) = model_of(model_json, grad, n_params, d, &failure)?;
+    let names = match (&names, grad_model) {
+        (_, true) => (0..model.dim()).map(|j| format!("x{j}")).collect(),
+        (Some(n), false) => mspec.parameter_names(n),
+        (None, false) => mspec.parameter_names(&(0..d).map(|j| format!("x{j}")).collect::<Vec<_>>()),
+    };
+    let mut source = PyBatches { iter: batches, d, first: Some(first), failure: failure.clone() };
+    let plain = ModelSpec { intercept: false, ..mspec.clone() };
+    let pb = gradfree_experiments::progress::bar(None, "{spinner} [{elapsed_precise}] {pos} rows streamed  {per_sec}", progress);
+    let model_ref = model.as_ref();
+    let out = interruptible(py, |_| {
+        let tick = |rows: u64| pb.inc(rows);
+        let mut designed = Designed { source: &mut source, spec: if grad_model { &plain } else { &mspec } };
+        run_stream(model_ref, &mut designed, &spec, max_steps, Some(&tick))
+    })?;
+    pb.finish_and_clear();
+    let fit = out.map_err(|e| raised(&failure, e))?;
+    Ok(InferenceFit { fit, names })
+}
+
+/// Random scaling's critical value at coverage `level` (6.747 at 0.95; Lee et al. 2022).
+#[pyfunction]
+fn random_scaling_critical_value(level: f64) -> PyResult<f64> {
+    gradfree_inference::random_scaling::critical_value(level).map_err(ToPyErr::to_py)
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<InferenceFit>()?;
+    m.add_function(wrap_pyfunction!(inference_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(inference_fit_stream, m)?)?;
+    m.add_function(wrap_pyfunction!(random_scaling_critical_value, m)?)?;
+    Ok(())
+}
