@@ -13,6 +13,9 @@
 //! - [`chains`]: `K` seeded chains in parallel and what they estimate ([`Fit`]);
 //! - [`intervals`]: pointwise intervals across chains, coverage, KS distances between processes;
 //! - [`random_scaling`]: the non-normal critical values of random scaling, at any level;
+//! - [`mle`]: GLM maximum likelihood and Wald intervals (the truths of the figures, the Wald
+//!   baseline);
+//! - [`simulate`]: the coverage-study protocol of Chen et al. (2020);
 //! - [`stream`]: runs on data that arrive in chunks ([`run_stream`]), memory flat in the rows;
 //! - [`spec`]: one run with its defaults ([`InferenceSpec`]).
 //!
@@ -23,10 +26,12 @@ pub mod data;
 pub mod direction;
 pub mod error;
 pub mod intervals;
+pub mod mle;
 pub mod model;
 pub mod population;
 pub mod process;
 pub mod random_scaling;
+pub mod simulate;
 pub mod spec;
 pub mod stream;
 pub mod summary;

@@ -180,6 +180,25 @@ fn prox(metric: ProxMetric, m: &[f64], eta: f64, lambda: f64, z: &[f64], w: &mut
     }
 }
 
+/// What a moment-adjusted step does with its inverse root's `outcome`: a ridged root counts in
+/// `state.ridged`; gradients with no spread at all and a zero mean `b` (a ReLU unit inactive on
+/// every row) give the zero direction, also counted; no spread with `b != 0` is an error (`Err`).
+fn settle(outcome: Outcome, b: &[f64], dir: &mut [f64], state: &mut ChainState) -> Result<(), ()> {
+    match outcome {
+        Outcome::Exact => Ok(()),
+        Outcome::Ridged(_) => {
+            state.ridged += 1;
+            Ok(())
+        }
+        Outcome::NoSpread if b.iter().all(|v| *v == 0.0) => {
+            dir.iter_mut().for_each(|d| *d = 0.0);
+            state.ridged += 1;
+            Ok(())
+        }
+        Outcome::NoSpread => Err(()),
+    }
+}
+
 /// One step of `state` (see the module documentation).
 pub fn step(ctx: &Context<'_>, state: &mut ChainState, work: &mut ChainWork) -> Result<(), InferenceError> {
     let (p, spec) = (ctx.model.dim(), ctx.spec);
@@ -212,11 +231,8 @@ pub fn step(ctx: &Context<'_>, state: &mut ChainState, work: &mut ChainWork) -> 
             draw_batch(ctx, state.chain, false, &mut state.rng, work);
             batch_gradients(ctx, &state.theta, work);
             let gv = if independent { &work.grads_v } else { &work.grads };
-            match adjusted_direction(&work.grads, gv, p, root, &mut work.b, &mut work.dir, &mut work.pop.dir) {
-                Outcome::NoSpread => return Err(singular(state)),
-                Outcome::Ridged(_) => state.ridged += 1,
-                Outcome::Exact => {}
-            }
+            let outcome = adjusted_direction(&work.grads, gv, p, root, &mut work.b, &mut work.dir, &mut work.pop.dir);
+            settle(outcome, &work.b, &mut work.dir, state).map_err(|()| singular(state))?;
             state.theta.iter_mut().zip(&work.dir).for_each(|(x, d)| *x -= eta * d);
         }
         Method::Masgrad | Method::MasgradRankOne => {
@@ -226,11 +242,8 @@ pub fn step(ctx: &Context<'_>, state: &mut ChainState, work: &mut ChainWork) -> 
             mean_gradient(&work.grads, p, &mut work.b);
             let mut pop_b = std::mem::take(&mut work.dir);
             moments(ctx.model, &state.theta, ctx.data, &mut pop_b, &mut work.pop);
-            match apply_root(p, -1.0, &work.b, 1.0, &mut pop_b, &mut work.pop) {
-                Outcome::NoSpread => return Err(singular(state)),
-                Outcome::Ridged(_) => state.ridged += 1,
-                Outcome::Exact => {}
-            }
+            let outcome = apply_root(p, -1.0, &work.b, 1.0, &mut pop_b, &mut work.pop);
+            settle(outcome, &work.b, &mut pop_b, state).map_err(|()| singular(state))?;
             state.theta.iter_mut().zip(&pop_b).for_each(|(x, d)| *x -= eta * d);
             work.dir = pop_b;
         }
@@ -249,11 +262,8 @@ pub fn step(ctx: &Context<'_>, state: &mut ChainState, work: &mut ChainWork) -> 
                 }
             } else {
                 // xi - eta V^{-1} b + (eta / sqrt(n)) g.
-                match apply_root(p, -1.0, &work.b, eta, &mut work.dir, &mut work.pop) {
-                    Outcome::NoSpread => return Err(singular(state)),
-                    Outcome::Ridged(_) => state.ridged += 1,
-                    Outcome::Exact => {}
-                }
+                let outcome = apply_root(p, -1.0, &work.b, eta, &mut work.dir, &mut work.pop);
+                settle(outcome, &work.b, &mut work.dir, state).map_err(|()| singular(state))?;
                 for ((x, d), g) in state.theta.iter_mut().zip(&work.dir).zip(&work.noise) {
                     *x += -d + scale * g;
                 }

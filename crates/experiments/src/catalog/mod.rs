@@ -13,6 +13,8 @@ pub mod kernel_error;
 pub mod lattice_kernel;
 pub mod lattice_search;
 pub mod lattice_tables;
+pub mod masgrad;
+pub mod masgrad_relu;
 pub mod mines_logistic;
 pub mod mines_synthetic;
 pub mod qmc_integration;
@@ -139,5 +141,29 @@ pub const ALL: &[Registered] = &[
         source: "thesis sec. 6.6.2, Fig. 6.3",
         summary: "Gram errors on Fashion-MNIST and DNA (Gaussian, arc-cosine 0/1), N = 2d..5d: Gaussian, Circulant, Halton, Sobol, SSF",
         run: ssf_accuracy::run,
+    },
+    Registered {
+        name: "masgrad-linear",
+        source: "Liang & Su 2019, sec. 7, Fig. 1, App. C",
+        summary: "fixed-design linear regression (cond 30.98): MasGrad, diff_MasGrad, SGD, diff_SGD chains with 95% bands; log error; KS to the diffusion",
+        run: masgrad::run_linear,
+    },
+    Registered {
+        name: "masgrad-logistic",
+        source: "Liang & Su 2019, sec. 7, Fig. 2, App. C",
+        summary: "logistic regression (N = 500, n = 25, eta = 0.2): the four processes with 95% bands; log error; KS to the diffusion",
+        run: masgrad::run_logistic,
+    },
+    Registered {
+        name: "masgrad-mixture",
+        source: "Liang & Su 2019, sec. 7, Fig. 3, App. C",
+        summary: "1-D Gaussian mixture, 3 unknown means, SNR 3.3 and 1: the four processes with 95% bands; log error; KS to the diffusion",
+        run: masgrad::run_mixture,
+    },
+    Registered {
+        name: "masgrad-relu",
+        source: "Liang & Su 2019, sec. 7, Fig. 4, App. C",
+        summary: "two-layer ReLU network: diff_MasGrad vs SGD population loss over 50 experiments (paper: 45 of 50); coordinates 2 and 6",
+        run: masgrad_relu::run_relu,
     },
 ];
