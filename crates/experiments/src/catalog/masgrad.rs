@@ -282,7 +282,7 @@ fn glm_chains(
     n: usize,
     etas: Option<(f64, f64)>,
     stream: u64,
-) -> Result<(Vec<Fit>, Vec<f64>, (f64, f64))> {
+) -> Result<GlmChains> {
     let model = Glm::new(family, data.dim());
     let truth = fit_glm(&model, data)?.params;
     let (eta_masgrad, eta_sgd) = etas.unwrap_or_else(|| theorem_steps(&model, data, &truth));
@@ -300,7 +300,14 @@ fn glm_chains(
         seed: derive_seed(ctx.seed, stream),
     };
     let fits = four_processes(ctx, &s)?;
-    Ok((fits, truth, (eta_masgrad, eta_sgd)))
+    Ok(GlmChains { fits, truth, etas: (eta_masgrad, eta_sgd) })
+}
+
+/// A GLM figure's chains, truth and steps (MasGrad's, SGD's).
+struct GlmChains {
+    fits: Vec<Fit>,
+    truth: Vec<f64>,
+    etas: (f64, f64),
 }
 
 /// `masgrad-linear` (Fig. 1; module documentation).
@@ -319,7 +326,7 @@ pub fn run_linear(ctx: &Ctx) -> Result<Report> {
         .collect();
     let data = Data::new(x, 4, y)?;
     let theta0 = gaussian_rows(&mut rng, 1, &[1.0; 4]);
-    let (fits, truth, (eta_m, eta_s)) = glm_chains(ctx, Family::Linear, &data, theta0, 50, None, 11)?;
+    let GlmChains { fits, truth, etas: (eta_m, eta_s) } = glm_chains(ctx, Family::Linear, &data, theta0, 50, None, 11)?;
     let (t, c) = figure("Fig. 1 linear", "masgrad_linear", &fits, &truth, &[0, 1, 2, 3]);
     let note = format!(
         "Linear: Sigma = diag(0.1, 3.098, 0.2, 1), w* = (1, -1, 0.5, 2), N = 500, n = 50; steps 1/gamma (Thm. 4.1) at the truth: MasGrad {eta_m:.4}, SGD {eta_s:.4}."
@@ -339,7 +346,7 @@ pub fn run_logistic(ctx: &Ctx) -> Result<Report> {
         .collect();
     let data = Data::new(x, 4, y)?;
     let theta0 = gaussian_rows(&mut rng, 1, &[1.0; 4]);
-    let (fits, truth, _) = glm_chains(ctx, Family::Logistic, &data, theta0, 25, Some((0.2, 0.2)), 12)?;
+    let GlmChains { fits, truth, .. } = glm_chains(ctx, Family::Logistic, &data, theta0, 25, Some((0.2, 0.2)), 12)?;
     let (t, c) = figure("Fig. 2 logistic", "masgrad_logistic", &fits, &truth, &[0, 1, 2, 3]);
     let note = format!(
         "Logistic: N = 500 rows N(0, I_4), w* = {w_star:.3?} (U[1, 2]), n = 25, eta = 0.2 (beta = 250); truth = population MLE {truth:.3?}."
