@@ -28,6 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
+from _timing import best_of
+
 FASHION = Path(os.environ.get("GRADFREE_FASHION_MNIST_DIR", "/usr/share/datasets/fashion-mnist"))
 
 
@@ -45,15 +47,6 @@ def fashion():
     xtr = idx(FASHION / "train-images-idx3-ubyte.gz").astype(np.float64) / 255.0
     xte = idx(FASHION / "t10k-images-idx3-ubyte.gz").astype(np.float64) / 255.0
     return xtr, idx(FASHION / "train-labels-idx1-ubyte.gz"), xte, idx(FASHION / "t10k-labels-idx1-ubyte.gz")
-
-
-def best_of(f, repeat):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = f()
-        best = min(best, time.perf_counter() - t)
-    return best, out
 
 
 def part1(repeat):

@@ -45,7 +45,7 @@ import numpy as np
 from . import _gradfree, _util
 from .errors import InvalidParameterError
 
-__all__ = ["fit", "fit_stream", "InferenceResults", "METHODS", "MODELS", "random_scaling_critical_value"]
+__all__ = ["fit", "fit_stream", "InferenceResults", "METHODS", "MODELS", "random_scaling_critical_value", "simulate"]
 
 #: The methods, by name.
 METHODS = ("masgrad", "masgrad-rank-one", "sgd", "diff-masgrad", "diff-sgd", "random-scaling", "madprox")
@@ -57,6 +57,18 @@ def random_scaling_critical_value(level: float = 0.95) -> float:
     """Random scaling's critical value at coverage ``level`` (6.747 at 0.95; Lee et al. 2022, Table 1),
     by Gil-Pelaez inversion of its mixed-normal limit."""
     return _gradfree.random_scaling_critical_value(float(level))
+
+
+def simulate(design: str, d: int, model: str, n: int, seed: int = 0):
+    """Simulated rows of the coverage protocol of Chen, Lee, Tong & Zhang (Ann. Statist. 2020, sec. 5).
+
+    Rows ``x ~ N(0, Sigma)`` with ``design`` ``"identity"``, ``"toeplitz"`` (``0.5^|i-j|``) or
+    ``"equicorrelation"`` (0.2 off the diagonal); ``theta*`` evenly spaced in ``[0, 1]``; ``y`` from
+    the ``"linear"`` (``x^T theta* + N(0, 1)``) or ``"logistic"`` model. Returns ``(X, y, theta*)``.
+    The same rows as ``gradfree reproduce inference-coverage`` for the same seed. Simulated data for
+    measuring coverage, not a stand-in for a real data set.
+    """
+    return _gradfree.inference_simulate(str(design), _util.count("d", d, 1), str(model), _util.count("n", n, 1), _util.seed(seed))
 
 
 class InferenceSummary:
@@ -214,7 +226,8 @@ def fit(X, y=None, model: str = "logistic", method: str = "masgrad", batch_size:
         moments: Optional[str] = None, interval: Optional[str] = None, lam: Optional[float] = None,
         prox_metric: Optional[str] = None, decay: Optional[float] = None, theta0=None, intercept: bool = False,
         components: Optional[int] = None, sigma: Optional[float] = None, hidden: Optional[int] = None,
-        grad: Optional[Callable] = None, n_params: Optional[int] = None, progress: bool = False) -> InferenceResults:
+        grad: Optional[Callable] = None, n_params: Optional[int] = None, progress: bool = False,
+        executor=None, n_parts: Optional[int] = None) -> InferenceResults:
     """Intervals from ``chains`` independent chains of a stochastic-gradient process on ``X, y``.
 
     Parameters
@@ -271,6 +284,14 @@ def fit(X, y=None, model: str = "logistic", method: str = "masgrad", batch_size:
         The number of parameters of ``grad``'s model.
     progress : bool, default False
         A progress bar on standard error (when it is a terminal).
+    executor : concurrent.futures.Executor or ray.util.multiprocessing.Pool, optional
+        Runs the chains in ``n_parts`` slices through ``executor.map`` (a process pool, a Ray
+        cluster); the slices are the chains of one run, so the result is the same as without.
+        ``grad`` must then be picklable. A process pool must not fork (use
+        ``mp_context=multiprocessing.get_context("spawn")`` or ``"forkserver"``): a forked copy of
+        a process whose Rust thread pool is running can deadlock.
+    n_parts : int, optional
+        Slices for ``executor`` (default its worker count, else 4; at most ``chains``).
 
     Returns
     -------
@@ -291,7 +312,28 @@ def fit(X, y=None, model: str = "logistic", method: str = "masgrad", batch_size:
                                    prox_metric, decay, theta0, intercept, components, sigma, hidden)
     names = names or [f"x{j}" for j in range(x.shape[1])]
     n_params = None if n_params is None else _util.count("n_params", n_params, 1)
-    return InferenceResults(_gradfree.inference_fit(x, yy, model_json, spec_json, names, grad, n_params, bool(progress)))
+    if executor is None:
+        return InferenceResults(_gradfree.inference_fit(x, yy, model_json, spec_json, names, grad, n_params, bool(progress)))
+    ctx = getattr(executor, "_mp_context", None)
+    if ctx is not None and ctx.get_start_method() == "fork":
+        raise InvalidParameterError("invalid parameter `executor`: a process pool that forks can deadlock (the Rust thread pool "
+                                    "does not survive fork); create it with mp_context=multiprocessing.get_context('spawn')")
+    spec = json.loads(spec_json)
+    total = spec.get("chains", json.loads(_gradfree.defaults_json())["inference"]["run"]["chains"])
+    parts = n_parts if n_parts is not None else (getattr(executor, "_max_workers", None) or getattr(executor, "_processes", None) or 4)
+    parts = min(_util.count("n_parts", parts, 1), total)
+    bounds = [total * i // parts for i in range(parts + 1)]
+    tasks = [(x, yy, model_json, json.dumps({**spec, "first_chain": lo, "chains": hi - lo}), names, grad, n_params)
+             for lo, hi in zip(bounds, bounds[1:])]
+    fits = list(executor.map(_fit_part, tasks))
+    return InferenceResults(_gradfree.inference_combine([f for f, _ in fits], fits[0][1]))
+
+
+def _fit_part(task):
+    """One slice of a run's chains, on a worker of an executor: the fit as JSON, and the names."""
+    x, yy, model_json, spec_json, names, grad, n_params = task
+    part = _gradfree.inference_fit(x, yy, model_json, spec_json, names, grad, n_params, False)
+    return part.fit_json, part.names
 
 
 def _batches(batches: Iterable):

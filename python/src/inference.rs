@@ -189,6 +189,23 @@ impl InferenceFit {
     fn streamed_rows(&self) -> Option<u64> {
         self.fit.streamed_rows
     }
+    /// The whole fit as JSON (what an executor's worker sends back).
+    #[getter]
+    fn fit_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.fit).map_err(err)
+    }
+}
+
+/// `inference_combine(parts, names)`: the fit of one run from the JSON fits of its chains run in
+/// slices (`first_chain`), in order ([`Fit::combine`]).
+#[pyfunction]
+fn inference_combine(parts: Vec<String>, names: Vec<String>) -> PyResult<InferenceFit> {
+    let fits: Vec<Fit> = parts
+        .iter()
+        .map(|p| serde_json::from_str(p))
+        .collect::<Result<_, _>>()
+        .map_err(|e| err(format!("invalid fit from a worker: {e}")))?;
+    Ok(InferenceFit { fit: Fit::combine(&fits).map_err(ToPyErr::to_py)?, names })
 }
 
 /// `inference_fit(x, y, model_json, spec_json, names, grad, n_params, progress)`: the chains of
@@ -331,6 +348,25 @@ fn inference_fit_stream(
     Ok(InferenceFit { fit, names })
 }
 
+/// Simulated rows, responses and truth.
+type Simulated<'py> = (Bound<'py, PyArray2<f64>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>);
+
+/// `simulate(design, d, model, n, seed)`: `n` rows of the coverage protocol of Chen et al.
+/// (2020) ([`gradfree_inference::simulate`]): `(X, y, theta*)`.
+#[pyfunction]
+fn inference_simulate<'py>(py: Python<'py>, design: &str, d: usize, model: &str, n: usize, seed: u64) -> PyResult<Simulated<'py>> {
+    use gradfree_inference::simulate::{Design, simulate};
+    let design = Design::parse(design).map_err(ToPyErr::to_py)?;
+    let family = match model {
+        "linear" => gradfree_inference::Family::Linear,
+        "logistic" => gradfree_inference::Family::Logistic,
+        other => return Err(err(format!("invalid parameter `model` = {other}: must be linear or logistic"))),
+    };
+    let (data, theta) = py.detach(|| simulate(design, d, family, n, seed)).map_err(ToPyErr::to_py)?;
+    let x = Array2::from_shape_vec((data.len(), data.dim()), data.rows().to_vec()).map_err(err)?.into_pyarray(py);
+    Ok((x, PyArray1::from_slice(py, data.responses()), PyArray1::from_vec(py, theta)))
+}
+
 /// Random scaling's critical value at coverage `level` (6.747 at 0.95; Lee et al. 2022).
 #[pyfunction]
 fn random_scaling_critical_value(level: f64) -> PyResult<f64> {
@@ -342,5 +378,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(inference_fit, m)?)?;
     m.add_function(wrap_pyfunction!(inference_fit_stream, m)?)?;
     m.add_function(wrap_pyfunction!(random_scaling_critical_value, m)?)?;
+    m.add_function(wrap_pyfunction!(inference_simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(inference_combine, m)?)?;
     Ok(())
 }

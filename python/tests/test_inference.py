@@ -60,6 +60,25 @@ def test_a_python_gradient_and_float32_rows_give_the_built_in_chains():
     np.testing.assert_array_equal(a.chains, b.chains)
 
 
+def test_chains_through_an_executor_are_the_chains_of_one_run():
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+    X, y = logistic_rows(500)
+    one = fit(X, y, intercept=True, chains=10, steps=20)
+    with ThreadPoolExecutor(3) as ex:
+        threaded = fit(X, y, intercept=True, chains=10, steps=20, executor=ex)
+    # "spawn": a forked child of a process whose Rust thread pool is running can deadlock.
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as ex:
+        processes = fit(X, y, intercept=True, chains=10, steps=20, executor=ex, n_parts=4)
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as ex:
+        with pytest.raises(InvalidParameterError, match="spawn"):
+            fit(X, y, executor=ex)
+    for other in (threaded, processes):
+        np.testing.assert_array_equal(other.chains, one.chains)
+        np.testing.assert_array_equal(other.conf_int(), one.conf_int())
+        assert other.names == one.names and other.spec["chains"] == 10
+
+
 def test_streamed_batches_use_every_row_once_and_errors_come_through():
     X, y = logistic_rows(4000)
 
@@ -107,7 +126,7 @@ def test_bad_input_is_a_typed_error_naming_it():
     with pytest.raises(DataError, match="count >= 0"):
         fit(X, -y - 1, model="poisson")
     with pytest.raises(ModelFitError, match="no moment-adjusted direction"):
-        fit(np.zeros((50, 3)), np.zeros(50), model="linear")
+        fit(np.ones((50, 3)), np.ones(50), model="linear")
     with pytest.raises(InvalidParameterError, match="`method`"):
         fit(X, y, method="newton")
     with pytest.raises(InvalidParameterError, match="step"):

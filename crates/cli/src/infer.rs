@@ -135,6 +135,7 @@ pub fn run_spec(a: &InferArgs) -> Result<InferRunSpec> {
         prox_metric: named("prox_metric", &a.prox_metric, "diagonal, full")?,
         decay: a.decay,
         theta0: a.theta0.clone(),
+        first_chain: d.first_chain,
     };
     let model = ModelSpec { model: a.model.clone(), intercept: a.intercept, components: a.components, sigma: a.sigma, hidden: a.hidden };
     let Some(data) = a.data.clone() else { bail!("give --data FILE (or --resume FILE)") };

@@ -94,6 +94,58 @@ impl Fit {
         }
     }
 
+    /// The fit of one run of all the chains of `parts`: runs of the same spec on the same data that
+    /// differ only in `chains` and `first_chain`, given in order of `first_chain` and together
+    /// covering chains `0..K` (workers of an executor each running a slice). Equal, bit for bit,
+    /// to the fit of one run of `K` chains.
+    pub fn combine(parts: &[Fit]) -> Result<Fit, InferenceError> {
+        let bad = |m: String| InferenceError::invalid("parts", format!("{} fits", parts.len()), m);
+        let first = parts.first().ok_or_else(|| bad("at least one fit".into()))?;
+        let same = |f: &Fit| InferenceSpec { chains: 0, first_chain: 0, ..f.spec.clone() };
+        let mut next = 0;
+        for f in parts {
+            if same(f) != same(first)
+                || f.model != first.model
+                || f.trajectories.steps != first.trajectories.steps
+                || f.streamed_rows.is_some()
+            {
+                return Err(bad("runs of one spec, model and number of steps, in memory".into()));
+            }
+            if f.spec.first_chain != next {
+                return Err(bad(format!(
+                    "consecutive chains from 0; a part starts at chain {} where {next} was expected",
+                    f.spec.first_chain
+                )));
+            }
+            next += f.spec.chains as u64;
+        }
+        let p = first.params.len();
+        let mut spec = first.spec.clone();
+        spec.chains = next as usize;
+        let values: Vec<f64> = parts.iter().flat_map(|f| f.trajectories.values.iter().copied()).collect();
+        let trajectories = Trajectories::every_step(spec.chains, first.trajectories.steps, p, values);
+        let finals: Vec<&[f64]> = (0..spec.chains).map(|k| trajectories.at(k, trajectories.steps)).collect();
+        let (params, cov_params) = mean_cov(&finals, p);
+        let mut fit = Fit {
+            bse: (0..p).map(|j| cov_params[j * p + j].sqrt()).collect(),
+            params,
+            cov_params,
+            rs_scale: None,
+            ridged_steps: parts.iter().map(|f| f.ridged_steps).sum(),
+            streamed_rows: None,
+            model: first.model.clone(),
+            spec,
+            trajectories,
+        };
+        if first.spec.method == Method::RandomScaling {
+            fit.params = first.params.clone();
+            fit.bse = first.bse.clone();
+            fit.cov_params = first.cov_params.clone();
+            fit.rs_scale = Some(parts.iter().flat_map(|f| f.rs_scale.iter().flatten().copied()).collect());
+        }
+        Ok(fit)
+    }
+
     /// Whether the intervals read off the chains are quantiles.
     pub fn quantile_intervals(&self) -> bool {
         self.spec.interval == IntervalKind::Quantile && self.spec.method != Method::RandomScaling
@@ -134,7 +186,8 @@ impl Runner {
         }
         let theta0 = spec.start(p);
         let prox = prox_metric(model, data, spec, &theta0)?;
-        let states: Vec<ChainState> = (0..spec.chains).map(|k| ChainState::new(k as u64, spec.seed, &theta0, spec.method)).collect();
+        let states: Vec<ChainState> =
+            (0..spec.chains).map(|k| ChainState::new(spec.first_chain + k as u64, spec.seed, &theta0, spec.method)).collect();
         let paths = states.iter().map(|s| s.estimate().to_vec()).collect();
         Ok(Runner { spec: spec.clone(), model: model.name().to_string(), p, rows: data.len(), states, paths, prox })
     }

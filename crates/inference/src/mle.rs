@@ -29,7 +29,8 @@ impl GlmFit {
 }
 
 /// Newton's method on the negative log-likelihood of `model` over `data` from the origin, with
-/// step halving, to a gradient of relative size `1e-10`; then the Wald covariance.
+/// step halving, until the Newton decrement `g^T H^-1 g` (twice the predicted decrease) is below
+/// `1e-13 max(1, |L|)` or no step decreases the loss; then the Wald covariance.
 pub fn fit_glm(model: &Glm, data: &Data) -> Result<GlmFit, InferenceError> {
     model.check(data)?;
     let (p, n) = (model.dim(), data.len());
@@ -46,19 +47,20 @@ pub fn fit_glm(model: &Glm, data: &Data) -> Result<GlmFit, InferenceError> {
             g.iter_mut().zip(&gi).for_each(|(a, b)| *a += b);
             h.iter_mut().zip(&hi).for_each(|(a, b)| *a += b);
         }
-        let gnorm = g.iter().map(|v| v * v).sum::<f64>().sqrt();
-        if gnorm <= 1e-10 * n as f64 {
-            return Ok(GlmFit { cov: wald_cov(model, data, &w, &h)?, params: w, iterations: it });
-        }
         let mut step = g.clone();
         if !gradfree_core::linalg::solve_dense(&mut h.clone(), p, &mut step) {
             return Err(InferenceError::SingularCovariance("the GLM's Hessian is singular (collinear features, or separable data)".into()));
+        }
+        // The Newton decrement g^T H^-1 g: half of it is the predicted decrease of the loss.
+        let decrement: f64 = g.iter().zip(&step).map(|(a, b)| a * b).sum();
+        if decrement <= 1e-13 * f.abs().max(1.0) || !decrement.is_finite() {
+            return Ok(GlmFit { cov: wald_cov(model, data, &w, &h)?, params: w, iterations: it });
         }
         let mut t = 1.0;
         loop {
             let trial: Vec<f64> = w.iter().zip(&step).map(|(a, s)| a - t * s).collect();
             let ft = total(&trial);
-            if ft.is_finite() && ft <= f {
+            if ft.is_finite() && ft < f {
                 w = trial;
                 f = ft;
                 break;

@@ -119,7 +119,7 @@ fn draw_batch(ctx: &Context<'_>, chain: u64, second: bool, rng: &mut GfRng, work
     let (n, rows) = (ctx.spec.batch_size, ctx.data.len());
     work.idx.clear();
     if ctx.partition {
-        let start = (chain as usize + if second { ctx.spec.chains } else { 0 }) * n;
+        let start = ((chain - ctx.spec.first_chain) as usize + if second { ctx.spec.chains } else { 0 }) * n;
         work.idx.extend(start..start + n);
         return;
     }

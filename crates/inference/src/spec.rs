@@ -156,6 +156,9 @@ pub struct InferenceSpec {
     pub decay: f64,
     /// Start of every chain (default the origin).
     pub theta0: Option<Vec<f64>>,
+    /// Index of this run's first chain (default 0): a run of chains `first_chain..first_chain +
+    /// chains`, so chains split across workers ([`crate::Fit::combine`]) are the chains of one run.
+    pub first_chain: u64,
 }
 
 impl Default for InferenceSpec {
@@ -175,6 +178,7 @@ impl Default for InferenceSpec {
             prox_metric: ProxMetric::Diagonal,
             decay: 0.505,
             theta0: None,
+            first_chain: 0,
         }
     }
 }
@@ -223,6 +227,9 @@ impl InferenceSpec {
         }
         if !(self.decay > 0.5 && self.decay < 1.0) {
             return Err(InferenceError::invalid("decay", self.decay, "in (1/2, 1)"));
+        }
+        if self.first_chain > 1 << 40 {
+            return Err(InferenceError::invalid("first_chain", self.first_chain, "<= 2^40"));
         }
         if let Some(t) = &self.theta0 {
             if t.len() != p {

@@ -103,6 +103,13 @@ pub fn run_stream(
     if spec.method.root().is_some() && spec.moments == Moments::Population {
         return Err(InferenceError::invalid("moments", "population", "batch for streamed data (the population V needs every row)"));
     }
+    if spec.first_chain != 0 {
+        return Err(InferenceError::invalid(
+            "first_chain",
+            spec.first_chain,
+            "0 for streamed data (every chain reads its rows from the one stream)",
+        ));
+    }
     if let Some(0) = max_steps {
         return Err(InferenceError::invalid("steps", 0, ">= 1"));
     }
@@ -113,7 +120,8 @@ pub fn run_stream(
     let d = source.dim();
     let mut blocks = Blocks { source, d, x: Vec::new(), y: Vec::new(), supervised: None, read: 0, ended: false };
     let theta0 = spec.start(p);
-    let mut states: Vec<ChainState> = (0..spec.chains).map(|k| ChainState::new(k as u64, spec.seed, &theta0, spec.method)).collect();
+    let mut states: Vec<ChainState> =
+        (0..spec.chains).map(|k| ChainState::new(spec.first_chain + k as u64, spec.seed, &theta0, spec.method)).collect();
     let mut works: Vec<ChainWork> = (0..spec.chains).map(|_| ChainWork::default()).collect();
     let mut records: Vec<Vec<f64>> = states.iter().map(|s| s.estimate().to_vec()).collect();
     let (mut every, mut kept, mut steps) = (1usize, 1usize, 0usize);

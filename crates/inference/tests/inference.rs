@@ -370,3 +370,19 @@ fn streamed_runs_are_reproducible_flat_in_memory_and_cover() {
     let pop = InferenceSpec { moments: Moments::Population, ..spec.clone() };
     assert!(run_stream(&model, &mut linear_stream(100, 7), &pop, None, None).unwrap_err().to_string().contains("`moments`"));
 }
+
+/// Chains split across workers (`first_chain`) and combined are the chains of one run.
+#[test]
+fn split_chains_combine_into_the_single_run() {
+    use gradfree_inference::Fit;
+    let data = linear_data(120, &[1.0, 2.0], &[0.5, -1.0], 1.0, 17);
+    let model = Glm::new(Family::Linear, 2);
+    for method in [Method::Masgrad, Method::RandomScaling, Method::DiffSgd] {
+        let whole = InferenceSpec { method, chains: 8, steps: 25, batch_size: 10, step: 0.05, seed: 4, ..InferenceSpec::default() };
+        let part =
+            |first: u64, chains: usize| run(&model, &data, &InferenceSpec { first_chain: first, chains, ..whole.clone() }, None).unwrap();
+        let combined = Fit::combine(&[part(0, 3), part(3, 5)]).unwrap();
+        assert_eq!(combined, run(&model, &data, &whole, None).unwrap(), "{method:?}");
+        assert!(Fit::combine(&[part(3, 5), part(0, 3)]).unwrap_err().to_string().contains("consecutive"));
+    }
+}

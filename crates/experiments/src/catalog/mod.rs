@@ -6,6 +6,7 @@ pub mod bo_runs;
 pub mod bo_synthetic;
 pub mod bo_tasks;
 pub mod boltzmann;
+pub mod inference_coverage;
 pub mod ingo_discrete;
 pub mod ingo_rl;
 pub mod ingo_synthetic;
@@ -165,5 +166,11 @@ pub const ALL: &[Registered] = &[
         source: "Liang & Su 2019, sec. 7, Fig. 4, App. C",
         summary: "two-layer ReLU network: diff_MasGrad vs SGD population loss over 50 experiments (paper: 45 of 50); coordinates 2 and 6",
         run: masgrad_relu::run_relu,
+    },
+    Registered {
+        name: "inference-coverage",
+        source: "Chen, Lee, Tong & Zhang 2020 sec. 5 protocol; Liang & Su 2019; Lee et al. 2022",
+        summary: "coverage and width of 95% intervals, linear and logistic, 3 designs, d = 5 and 20: Wald, random scaling, MasGrad (defaults, beta = N)",
+        run: inference_coverage::run_coverage,
     },
 ];
