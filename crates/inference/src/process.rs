@@ -95,8 +95,9 @@ pub struct Context<'a> {
     pub spec: &'a InferenceSpec,
     /// MadProx's metric.
     pub prox: Option<ProxMetricMatrices>,
-    /// Streamed data: `data` is one block of `K n` fresh rows and chain `k` takes rows
-    /// `k n..(k + 1) n` (every row used once, chains on disjoint samples) instead of drawing.
+    /// Streamed data: `data` is a block of fresh rows, `K n` per step (twice that with an
+    /// independent `V`), and chain `k` takes rows `k n..(k + 1) n` of its step's part (every row
+    /// used once, chains on disjoint samples) instead of drawing.
     pub partition: bool,
 }
 
@@ -111,6 +112,8 @@ pub struct ChainWork {
     dir: Vec<f64>,
     noise: Vec<f64>,
     pop: PopulationWork,
+    /// Streamed runs: the step within the current block (its rows start at `block_step K n`).
+    pub block_step: usize,
 }
 
 /// Draws the step's mini-batch indices into `work.idx` (`second`: MasGrad's independent batch
@@ -119,7 +122,9 @@ fn draw_batch(ctx: &Context<'_>, chain: u64, second: bool, rng: &mut GfRng, work
     let (n, rows) = (ctx.spec.batch_size, ctx.data.len());
     work.idx.clear();
     if ctx.partition {
-        let start = ((chain - ctx.spec.first_chain) as usize + if second { ctx.spec.chains } else { 0 }) * n;
+        let batches = if ctx.spec.moments == crate::spec::Moments::Independent && ctx.spec.method.root().is_some() { 2 } else { 1 };
+        let step_start = work.block_step * ctx.spec.chains * batches;
+        let start = (step_start + (chain - ctx.spec.first_chain) as usize + if second { ctx.spec.chains } else { 0 }) * n;
         work.idx.extend(start..start + n);
         return;
     }

@@ -22,7 +22,7 @@ use crate::{Data, InferenceError, model::Model};
 /// The records a streamed run keeps per chain, at most (the start included).
 pub const MAX_RECORDS: usize = 1025;
 
-/// Rows read from a source, cut into blocks of a fixed size.
+/// Rows read from a source, cut into blocks of whole steps.
 struct Blocks<'a> {
     source: &'a mut dyn RowSource,
     d: usize,
@@ -34,15 +34,22 @@ struct Blocks<'a> {
 }
 
 impl Blocks<'_> {
-    /// The next `rows` rows as checked [`Data`], or `None` when the source ends first.
-    fn next(&mut self, rows: usize) -> Result<Option<Data>, InferenceError> {
-        while self.x.len() < rows * self.d && !self.ended {
+    /// Rows buffered.
+    fn buffered(&self) -> usize {
+        self.x.len() / self.d
+    }
+
+    /// The next `units x unit` rows as checked [`Data`] (fewer whole units at the end of the
+    /// source; `None` when not one is left).
+    fn next(&mut self, unit: usize, units: usize) -> Result<Option<Data>, InferenceError> {
+        while self.buffered() < unit * units && !self.ended {
             match self.source.next_chunk()? {
                 None => self.ended = true,
                 Some(Chunk { x, y }) => self.push(x, y)?,
             }
         }
-        if self.x.len() < rows * self.d {
+        let rows = (self.buffered() / unit).min(units) * unit;
+        if rows == 0 {
             return Ok(None);
         }
         let first = self.read;
@@ -78,6 +85,33 @@ impl Blocks<'_> {
         self.x.extend(x);
         self.y.extend(y);
         Ok(())
+    }
+}
+
+/// One chain of a streamed run: its state, buffers and records (every `every`-th step, `kept`
+/// of them; every chain takes the same steps, so their records stay aligned).
+struct Chain {
+    state: ChainState,
+    work: ChainWork,
+    records: Vec<f64>,
+    kept: usize,
+    every: usize,
+}
+
+impl Chain {
+    /// Records the estimate after step `t` if it falls on the stride, thinning past
+    /// [`MAX_RECORDS`].
+    fn record(&mut self, t: usize, p: usize) {
+        if !t.is_multiple_of(self.every) {
+            return;
+        }
+        self.records.extend_from_slice(self.state.estimate());
+        self.kept += 1;
+        if self.kept > MAX_RECORDS {
+            self.records = self.records.chunks_exact(p).step_by(2).flatten().copied().collect();
+            self.kept = self.kept.div_ceil(2);
+            self.every *= 2;
+        }
     }
 }
 
@@ -120,15 +154,20 @@ pub fn run_stream(
     let d = source.dim();
     let mut blocks = Blocks { source, d, x: Vec::new(), y: Vec::new(), supervised: None, read: 0, ended: false };
     let theta0 = spec.start(p);
-    let mut states: Vec<ChainState> =
-        (0..spec.chains).map(|k| ChainState::new(spec.first_chain + k as u64, spec.seed, &theta0, spec.method)).collect();
-    let mut works: Vec<ChainWork> = (0..spec.chains).map(|_| ChainWork::default()).collect();
-    let mut records: Vec<Vec<f64>> = states.iter().map(|s| s.estimate().to_vec()).collect();
-    let (mut every, mut kept, mut steps) = (1usize, 1usize, 0usize);
+    let mut chains: Vec<Chain> = (0..spec.chains)
+        .map(|k| {
+            let state = ChainState::new(k as u64, spec.seed, &theta0, spec.method);
+            Chain { records: state.estimate().to_vec(), state, work: ChainWork::default(), kept: 1, every: 1 }
+        })
+        .collect();
+    // Whole steps per block: at least 4096 rows, so a step of one row costs no more than its work.
+    let steps_per_block = 4096usize.div_ceil(block_rows).max(1);
+    let mut steps = 0usize;
     let mut prox = None;
     while max_steps.is_none_or(|m| steps < m) {
-        let Some(block) = blocks.next(block_rows)? else { break };
-        let first = blocks.read - block_rows as u64;
+        let units = max_steps.map_or(steps_per_block, |m| steps_per_block.min(m - steps));
+        let Some(block) = blocks.next(block_rows, units)? else { break };
+        let first = blocks.read - block.len() as u64;
         model.check(&block).map_err(|e| match e {
             InferenceError::BadData(m) => InferenceError::BadData(format!("in rows {first}..{} of the stream: {m}", blocks.read)),
             e => e,
@@ -137,24 +176,18 @@ pub fn run_stream(
             prox = prox_metric(model, &block, spec, &theta0)?;
         }
         let ctx = Context { model, data: &block, spec, prox: prox.clone(), partition: true };
-        states.par_iter_mut().zip(works.par_iter_mut()).try_for_each(|(s, w)| step(&ctx, s, w))?;
-        steps += 1;
-        if steps.is_multiple_of(every) {
-            for (r, s) in records.iter_mut().zip(&states) {
-                r.extend_from_slice(s.estimate());
+        let block_steps = block.len() / block_rows;
+        chains.par_iter_mut().try_for_each(|c| -> Result<(), InferenceError> {
+            for s in 0..block_steps {
+                c.work.block_step = s;
+                step(&ctx, &mut c.state, &mut c.work)?;
+                c.record(steps + s + 1, p);
             }
-            kept += 1;
-            if kept > MAX_RECORDS {
-                for r in records.iter_mut() {
-                    let thinned: Vec<f64> = r.chunks_exact(p).step_by(2).flatten().copied().collect();
-                    *r = thinned;
-                }
-                kept = kept.div_ceil(2);
-                every *= 2;
-            }
-        }
+            Ok(())
+        })?;
+        steps += block_steps;
         if let Some(f) = progress {
-            f(block_rows as u64);
+            f(block.len() as u64);
         }
     }
     if steps == 0 {
@@ -167,18 +200,20 @@ pub fn run_stream(
             if batches == 2 { " x 2" } else { "" },
         )));
     }
+    let (every, mut kept) = (chains[0].every, chains[0].kept);
     let mut last = None;
     if !steps.is_multiple_of(every) {
-        for (r, s) in records.iter_mut().zip(&states) {
-            r.extend_from_slice(s.estimate());
+        for c in chains.iter_mut() {
+            c.records.extend_from_slice(c.state.estimate());
         }
         kept += 1;
         last = Some(steps);
     }
     let mut spec = spec.clone();
     spec.steps = steps;
-    let values: Vec<f64> = records.into_iter().flatten().collect();
+    let values: Vec<f64> = chains.iter().flat_map(|c| c.records.iter().copied()).collect();
     let trajectories = Trajectories { chains: spec.chains, steps: kept - 1, p, values, every, last };
+    let states: Vec<ChainState> = chains.into_iter().map(|c| c.state).collect();
     let mut fit = assemble(&spec, model.name(), &states, trajectories);
     fit.streamed_rows = Some(blocks.read);
     Ok(fit)

@@ -69,7 +69,14 @@ fn replication(data: &Data, truth: &[f64], family: Family, rows: usize, chains: 
     let wald = fit_glm(&model, data)?.wald(0.95);
     // eta_0 L E||x||^2 = 2 with L the loss's curvature bound (1 linear, 1/4 logistic).
     let curvature = if family == Family::Linear { 1.0 } else { 0.25 };
-    let rs_spec = InferenceSpec { method: Method::RandomScaling, batch_size: 1, step: 2.0 / (curvature * d as f64), chains: 1, seed, ..InferenceSpec::default() };
+    let rs_spec = InferenceSpec {
+        method: Method::RandomScaling,
+        batch_size: 1,
+        step: 2.0 / (curvature * d as f64),
+        chains: 1,
+        seed,
+        ..InferenceSpec::default()
+    };
     let mut one_pass = ChunkList::new(d, vec![Chunk { x: data.rows().to_vec(), y: data.responses().to_vec() }]);
     let rs = run_stream(&model, &mut one_pass, &rs_spec, None, None)?;
     let defaults = InferenceSpec { chains, seed, interval: IntervalKind::Normal, ..InferenceSpec::default() };
