@@ -267,8 +267,10 @@ fn fmt_pow10(v: f64) -> String {
     if (v - v.round()).abs() < 1e-9 { format!("1e{}", v.round() as i64) } else { format!("{:.1e}", 10f64.powf(v)) }
 }
 
-/// Tick labels: integers without decimals, otherwise 3 significant digits.
+/// Tick labels: integers without decimals, otherwise 3 significant digits; a tick within rounding
+/// of zero (`-5.55e-17` from stepping an axis by 0.1) is `0`.
 fn fmt_tick(v: f64) -> String {
+    let v = if v.abs() < 1e-12 { 0.0 } else { v };
     if v == v.round() && v.abs() < 1e9 {
         format!("{v:.0}")
     } else if v != 0.0 && (v.abs() < 1e-2 || v.abs() >= 1e5) {

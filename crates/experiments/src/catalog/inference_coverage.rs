@@ -157,6 +157,7 @@ pub fn run_coverage(ctx: &Ctx) -> Result<Report> {
         series,
     };
     let notes = vec![
+        "Figure: configurations 1-6 are linear, 7-12 logistic, each identity, Toeplitz, equicorrelation with d = 5 then 20 (the table's order).".into(),
         format!("Replication r of configuration c uses data seed {} + 1000 c + r; benches/inference_coverage_statsmodels.py fits statsmodels' GLM on the same rows.", ctx.seed),
         "MasGrad's chains spread like the process at inverse temperature beta = 2n/eta, not like an estimator: near the optimum its diffusion d theta = -A theta dt + sqrt(2/beta) dB, A = V^-1 H, has the stationary covariance C with A C + C A^T = (2/beta) I (C = A^-1 / beta when A is symmetric), while the estimator's is H^-1 V^2 H^-1 / N.".into(),
         "Linear model with identity design (V = H^1/2 up to the noise level): both are I/N when beta = N, so 'beta = N' covers there; with correlated rows, or logistic weights (V^2 = H, so (1/beta) H^-1/2 vs H^-1/N), they differ and coverage misses. Random scaling and Wald are built to cover.".into(),
