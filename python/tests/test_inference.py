@@ -123,7 +123,7 @@ def test_bad_input_is_a_typed_error_naming_it():
         fit(X, y, batch_size=500, sampling="without-replacement")
     with pytest.raises(DataError, match="response 0 is"):
         fit(X, y + 2)
-    with pytest.raises(DataError, match="count >= 0"):
+    with pytest.raises(DataError, match="counts >= 0"):
         fit(X, -y - 1, model="poisson")
     with pytest.raises(ModelFitError, match="no moment-adjusted direction"):
         fit(np.ones((50, 3)), np.ones(50), model="linear")

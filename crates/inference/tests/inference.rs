@@ -293,7 +293,7 @@ fn bad_input_is_named() {
     assert!(e(InferenceSpec::default(), &half).contains("response 1 is 0.5"));
     let poisson = Glm::new(Family::Poisson, 2);
     let neg = Data::new(vec![0.1, 0.2, 0.3, 0.4], 2, vec![1.0, -3.0]).unwrap();
-    assert!(run(&poisson, &neg, &InferenceSpec::default(), None).unwrap_err().to_string().contains("count >= 0"));
+    assert!(run(&poisson, &neg, &InferenceSpec::default(), None).unwrap_err().to_string().contains("counts >= 0"));
     assert!(Method::parse("newton").unwrap_err().to_string().contains("masgrad, masgrad-rank-one, sgd"));
     assert_eq!(model.dim(), 2);
 }

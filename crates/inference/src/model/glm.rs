@@ -99,7 +99,7 @@ impl Model for Glm {
         let bad = match self.family {
             Family::Linear => None,
             Family::Logistic => data.responses().iter().position(|&y| y != 0.0 && y != 1.0).map(|i| (i, "in {0, 1}")),
-            Family::Poisson => data.responses().iter().position(|&y| y < 0.0).map(|i| (i, "a count >= 0")),
+            Family::Poisson => data.responses().iter().position(|&y| y < 0.0).map(|i| (i, "that are counts >= 0")),
         };
         match bad {
             Some((i, expected)) => Err(InferenceError::BadData(format!(
@@ -183,7 +183,7 @@ mod tests {
         let e = Glm::new(Family::Logistic, 3).check(&data(vec![1.0, 0.5, 0.0])).unwrap_err().to_string();
         assert!(e.contains("response 1 is 0.5") && e.contains("{0, 1}"), "{e}");
         let e = Glm::new(Family::Poisson, 3).check(&data(vec![1.0, -2.0, 0.0])).unwrap_err().to_string();
-        assert!(e.contains("response 1 is -2") && e.contains("count >= 0"), "{e}");
+        assert!(e.contains("response 1 is -2") && e.contains("counts >= 0"), "{e}");
         assert!(Glm::new(Family::Linear, 2).check(&data(vec![0.0; 3])).unwrap_err().to_string().contains("3 features"));
         assert!(Glm::new(Family::Linear, 3).check(&Data::new(vec![1.0; 3], 3, vec![]).unwrap()).is_err());
         // Extreme natural parameters stay finite.
