@@ -4,7 +4,7 @@
 //! ours show all four, in the same colours as the coordinate panels), and the KS
 //! distance between each process and its diffusion (Thm. 3.1).
 //!
-//! Choices where the paper is silent (NOTES c.5), also printed under the tables:
+//! Choices where the paper is silent (App. C leaves them out), also printed under the tables:
 //! - MasGrad uses the population `V(theta)` (App. C: "V is easy to evaluate" on the population);
 //!   the bands are the empirical 2.5% and 97.5% quantiles across chains (the paper's remark on the
 //!   negatively skewed log error suggests quantiles, not mean +- 1.96 sd).

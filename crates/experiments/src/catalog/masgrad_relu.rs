@@ -5,7 +5,7 @@
 //! diff_MasGrad and of SGD; an experiment is won by the process whose chains end at the lower mean
 //! population loss.
 //!
-//! Choices where the paper is silent (NOTES c.5): `d = 2` inputs and `k = 2` hidden units (`p = 6`,
+//! Choices where the paper is silent (App. C leaves them out): `d = 2` inputs and `k = 2` hidden units (`p = 6`,
 //! the smallest network with a "coordinate 6"), rows `x ~ N(0, I_2)`, true weights `N(0, 1)` (one
 //! seeded draw), noise `N(0, 0.01^2)` ("very small"). The coordinate panels show experiment 1 with
 //! all four processes (MasGrad with the population `V`). `V` of a ReLU network is singular where a
