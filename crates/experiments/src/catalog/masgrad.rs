@@ -21,7 +21,7 @@
 
 use gradfree_core::linalg::{EigenWork, sym_eigen};
 use gradfree_core::{derive_seed, rng_from_seed};
-use gradfree_inference::intervals::{Trajectories, bands, ks_by_step};
+use gradfree_inference::intervals::{Bands, Trajectories, bands, ks_by_step};
 use gradfree_inference::mle::fit_glm;
 use gradfree_inference::population::{PopulationWork, covariance_matrix, moments};
 use gradfree_inference::{Data, Family, Fit, GaussianMixture, Glm, InferenceSpec, IntervalKind, Method, Model, Moments, run};
@@ -92,31 +92,35 @@ pub fn log_errors(t: &Trajectories, truth: &[f64]) -> Trajectories {
     Trajectories::every_step(t.chains, t.steps, 1, values)
 }
 
-/// A band as a line (the mean) with whiskers (the 95% quantiles) at about 12 steps, offset by
-/// `shift` steps so the whiskers of several processes do not overlap.
-fn band_series(label: &str, t: &Trajectories, j: usize, shift: usize) -> Series {
-    let b = bands(t, 0.95, IntervalKind::Quantile);
-    let p = t.p;
-    let every = (t.steps / 12).max(1);
+/// A band (coordinate `j` of `b`, over `steps + 1` times) as a line (the mean) with whiskers (the
+/// 95% quantiles) at about 12 steps, offset by `shift` steps so the whiskers of several processes
+/// do not overlap.
+fn band_series(label: &str, b: &Bands, steps: usize, j: usize, shift: usize) -> Series {
+    let p = b.center.len() / (steps + 1);
+    let every = (steps / 12).max(1);
     Series {
         label: label.into(),
-        points: (0..=t.steps).map(|s| (s as f64, b.center[s * p + j])).collect(),
-        errors: (0..=t.steps)
+        points: (0..=steps).map(|s| (s as f64, b.center[s * p + j])).collect(),
+        errors: (0..=steps)
             .filter(|s| s % every == shift % every && *s > 0)
             .map(|s| (s as f64, b.lower[s * p + j], b.upper[s * p + j]))
             .collect(),
     }
 }
 
-/// The report of one figure: a chart per coordinate, the diffusions' log-error chart, and a table
-/// of errors, band widths, coverage of the truth and KS distances at three steps.
+/// The report of one figure: a chart per coordinate, the log-error chart, and a table of errors,
+/// band widths, coverage of the truth and KS distances at three steps.
 pub fn figure(name: &str, slug: &str, fits: &[Fit], truth: &[f64], coords: &[usize]) -> (Table, Vec<Chart>) {
     let p = truth.len();
     let steps = fits[0].trajectories.steps;
+    // Each process's bands and log errors, once.
+    let coord_bands: Vec<Bands> = fits.iter().map(|f| bands(&f.trajectories, 0.95, IntervalKind::Quantile)).collect();
+    let errors: Vec<Trajectories> = fits.iter().map(|f| log_errors(&f.trajectories, truth)).collect();
+    let labels = PROCESSES.map(|(_, label)| label);
     let mut charts = Vec::new();
     for &j in coords {
         let mut series: Vec<Series> =
-            PROCESSES.iter().zip(fits).enumerate().map(|(k, ((_, label), f))| band_series(label, &f.trajectories, j, k)).collect();
+            labels.iter().zip(&coord_bands).enumerate().map(|(k, (l, b))| band_series(l, b, steps, j, k)).collect();
         series.push(Series { label: "truth".into(), points: vec![(0.0, truth[j]), (steps as f64, truth[j])], errors: Vec::new() });
         charts.push(Chart {
             title: format!("{name}: coordinate {}", j + 1),
@@ -126,11 +130,11 @@ pub fn figure(name: &str, slug: &str, fits: &[Fit], truth: &[f64], coords: &[usi
             series,
         });
     }
-    let err_series = PROCESSES
+    let err_series = labels
         .iter()
-        .zip(fits)
+        .zip(&errors)
         .enumerate()
-        .map(|(k, ((_, label), f))| band_series(label, &log_errors(&f.trajectories, truth), 0, k))
+        .map(|(k, (l, e))| band_series(l, &bands(e, 0.95, IntervalKind::Quantile), steps, 0, k))
         .collect();
     charts.push(Chart {
         title: format!("{name}: log error"),
@@ -144,28 +148,24 @@ pub fn figure(name: &str, slug: &str, fits: &[Fit], truth: &[f64], coords: &[usi
         slug,
         &["process", "t", "median ln error", "mean band width", "truth in band", "KS to its diffusion (mean over coordinates)"],
     );
-    let ks_masgrad = ks_by_step(&fits[0].trajectories, &fits[1].trajectories);
-    let ks_sgd = ks_by_step(&fits[2].trajectories, &fits[3].trajectories);
+    // Processes 0 and 1 (MasGrad and its diffusion), 2 and 3 (SGD and its diffusion).
+    let ks = [ks_by_step(&fits[0].trajectories, &fits[1].trajectories), ks_by_step(&fits[2].trajectories, &fits[3].trajectories)];
+    let mut errs = Vec::new();
     for t in [steps / 10, steps / 2, steps] {
-        for (k, ((_, label), f)) in PROCESSES.iter().zip(fits).enumerate() {
-            let b = bands(&f.trajectories, 0.95, IntervalKind::Quantile);
+        for (k, label) in labels.iter().enumerate() {
+            let b = &coord_bands[k];
             let width = (0..p).map(|j| b.upper[t * p + j] - b.lower[t * p + j]).sum::<f64>() / p as f64;
             let covered = (0..p).filter(|&j| b.lower[t * p + j] <= truth[j] && truth[j] <= b.upper[t * p + j]).count();
-            let mut errs = Vec::new();
-            log_errors(&f.trajectories, truth).across_chains(t, 0, &mut errs);
+            errors[k].across_chains(t, 0, &mut errs);
             let median = gradfree_core::stats::median(&errs);
-            let ks = match k {
-                0 | 1 => Some(&ks_masgrad),
-                _ => Some(&ks_sgd),
-            }
-            .map(|v| v[t * p..(t + 1) * p].iter().sum::<f64>() / p as f64);
+            let ks_mean = ks[k / 2][t * p..(t + 1) * p].iter().sum::<f64>() / p as f64;
             table.push(vec![
                 label.to_string(),
                 t.to_string(),
                 format!("{median:.3}"),
                 format!("{width:.4}"),
                 format!("{covered}/{p}"),
-                ks.map_or("-".into(), |v| format!("{v:.3}")),
+                format!("{ks_mean:.3}"),
             ]);
         }
     }
