@@ -122,8 +122,7 @@ fn draw_batch(ctx: &Context<'_>, chain: u64, second: bool, rng: &mut GfRng, work
     let (n, rows) = (ctx.spec.batch_size, ctx.data.len());
     work.idx.clear();
     if ctx.partition {
-        let batches = if ctx.spec.moments == crate::spec::Moments::Independent && ctx.spec.method.root().is_some() { 2 } else { 1 };
-        let step_start = work.block_step * ctx.spec.chains * batches;
+        let step_start = work.block_step * ctx.spec.chains * ctx.spec.batches_per_step();
         let start = (step_start + (chain - ctx.spec.first_chain) as usize + if second { ctx.spec.chains } else { 0 }) * n;
         work.idx.extend(start..start + n);
         return;

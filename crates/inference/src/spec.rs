@@ -242,6 +242,11 @@ impl InferenceSpec {
         Ok(())
     }
 
+    /// Mini-batches drawn per step: 2 for MasGrad with `V` from an independent batch, else 1.
+    pub fn batches_per_step(&self) -> usize {
+        if self.method.root().is_some() && self.moments == Moments::Independent { 2 } else { 1 }
+    }
+
     /// The start of every chain.
     pub fn start(&self, p: usize) -> Vec<f64> {
         self.theta0.clone().unwrap_or_else(|| vec![0.0; p])

@@ -39,9 +39,9 @@ impl Blocks<'_> {
         self.x.len() / self.d
     }
 
-    /// The next `units x unit` rows as checked [`Data`] (fewer whole units at the end of the
-    /// source; `None` when not one is left).
-    fn next(&mut self, unit: usize, units: usize) -> Result<Option<Data>, InferenceError> {
+    /// The next `units x unit` rows as [`Data`] checked for `model` (fewer whole units at the end
+    /// of the source; `None` when not one is left); errors name the rows of the stream.
+    fn next(&mut self, unit: usize, units: usize, model: &dyn Model) -> Result<Option<Data>, InferenceError> {
         while self.buffered() < unit * units && !self.ended {
             match self.source.next_chunk()? {
                 None => self.ended = true,
@@ -60,7 +60,9 @@ impl Blocks<'_> {
             InferenceError::BadData(m) => InferenceError::BadData(format!("in rows {first}..{} of the stream: {m}", first + rows as u64)),
             e => e,
         };
-        Data::new(x, self.d, y).map(Some).map_err(in_rows)
+        let data = Data::new(x, self.d, y).map_err(in_rows)?;
+        model.check(&data).map_err(in_rows)?;
+        Ok(Some(data))
     }
 
     fn push(&mut self, x: Vec<f64>, y: Vec<f64>) -> Result<(), InferenceError> {
@@ -147,7 +149,7 @@ pub fn run_stream(
     if let Some(0) = max_steps {
         return Err(InferenceError::invalid("steps", 0, ">= 1"));
     }
-    let batches = if spec.method.root().is_some() && spec.moments == Moments::Independent { 2 } else { 1 };
+    let batches = spec.batches_per_step();
     let block_rows = spec.chains.checked_mul(spec.batch_size * batches).filter(|r| *r <= 1 << 30).ok_or_else(|| {
         InferenceError::invalid("chains", spec.chains, format!("such that chains x batch_size <= 2^30 (batch_size {})", spec.batch_size))
     })?;
@@ -166,12 +168,7 @@ pub fn run_stream(
     let mut prox = None;
     while max_steps.is_none_or(|m| steps < m) {
         let units = max_steps.map_or(steps_per_block, |m| steps_per_block.min(m - steps));
-        let Some(block) = blocks.next(block_rows, units)? else { break };
-        let first = blocks.read - block.len() as u64;
-        model.check(&block).map_err(|e| match e {
-            InferenceError::BadData(m) => InferenceError::BadData(format!("in rows {first}..{} of the stream: {m}", blocks.read)),
-            e => e,
-        })?;
+        let Some(block) = blocks.next(block_rows, units, model)? else { break };
         if steps == 0 {
             prox = prox_metric(model, &block, spec, &theta0)?;
         }
