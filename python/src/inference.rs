@@ -160,9 +160,7 @@ impl InferenceFit {
     }
     /// The summary table at coverage `level`.
     fn summary(&self, level: f64) -> String {
-        let mut f = self.fit.clone();
-        f.spec.level = level;
-        summary(&f, &self.names)
+        summary(&self.fit, &self.names, level)
     }
     /// The parameter names.
     #[getter]

@@ -290,9 +290,7 @@ fn report(a: &InferArgs, run: &InferRunSpec, fit: &Fit, names: &[String], resume
         outln!("{}", serde_json::to_string(&out)?);
         return Ok(());
     }
-    let mut shown = fit.clone();
-    shown.spec.level = a.level;
-    outln!("{}", summary(&shown, names).trim_end());
+    outln!("{}", summary(fit, names, a.level).trim_end());
     outln!("Data: {}{}", run.data.display(), run.target.as_ref().map(|t| format!(", response `{t}`")).unwrap_or_default());
     outln!("Time: {seconds:.3} s{}", if resumed { " (this session, resumed)" } else { "" });
     Ok(())

@@ -8,8 +8,9 @@ use std::fmt::Write as _;
 use crate::Fit;
 use crate::spec::{IntervalKind, Method, Moments};
 
-/// The summary of `fit` with the parameters named `names` (`x0, x1, ...` where missing).
-pub fn summary(fit: &Fit, names: &[String]) -> String {
+/// The summary of `fit` with the parameters named `names` (`x0, x1, ...` where missing) and
+/// intervals at coverage `level` (the run's `spec.level` unless the caller asks for another).
+pub fn summary(fit: &Fit, names: &[String], level: f64) -> String {
     let s = &fit.spec;
     let p = fit.params.len();
     let width = 78;
@@ -44,7 +45,7 @@ pub fn summary(fit: &Fit, names: &[String]) -> String {
     if let Some(rows) = fit.streamed_rows {
         let _ = writeln!(out, "Streamed:   {rows} rows, each used once (chain k takes its own n rows per step)");
     }
-    let mut extra = format!("Interval:   {:.0}% {interval}", 100.0 * s.level);
+    let mut extra = format!("Interval:   {:.0}% {interval}", 100.0 * level);
     if s.method.root().is_some() {
         let root = if s.method == Method::Masgrad { "symmetric" } else { "rank-one (Prop. 6.2)" };
         let v = match s.moments {
@@ -65,19 +66,19 @@ pub fn summary(fit: &Fit, names: &[String]) -> String {
         );
     }
     let _ = writeln!(out, "{rule}");
-    let (lo_q, hi_q) = ((1.0 - s.level) / 2.0, (1.0 + s.level) / 2.0);
+    let (lo_q, hi_q) = ((1.0 - level) / 2.0, (1.0 + level) / 2.0);
     let rs = s.method == Method::RandomScaling;
     let se = if rs { "scale" } else { "std err" };
     let _ = writeln!(out, "{:<18}{:>14}{:>14}{:>16}{:>16}", "", "coef", se, format!("[{lo_q:.3}"), format!("{hi_q:.3}]"));
     let _ = writeln!(out, "{thin}");
-    let (lower, upper) = fit.conf_int(s.level).unwrap_or_else(|_| (vec![f64::NAN; p], vec![f64::NAN; p]));
+    let (lower, upper) = fit.conf_int(level).unwrap_or_else(|_| (vec![f64::NAN; p], vec![f64::NAN; p]));
     for j in 0..p {
         let name = names.get(j).cloned().unwrap_or_else(|| format!("x{j}"));
         let _ = writeln!(out, "{name:<18}{:>14.6}{:>14.6}{:>16.6}{:>16.6}", fit.params[j], fit.bse[j], lower[j], upper[j]);
     }
     let _ = writeln!(out, "{rule}");
     let note = if rs {
-        let c = crate::random_scaling::critical_value(s.level).unwrap_or(f64::NAN);
+        let c = crate::random_scaling::critical_value(level).unwrap_or(f64::NAN);
         format!("scale = sqrt(V_T,jj / T); the interval is coef +- {c:.3} scale: random scaling's limit is mixed normal, not normal.")
     } else {
         format!(
@@ -101,7 +102,7 @@ mod tests {
         let data = Data::new(x, 2, y).unwrap();
         let spec = InferenceSpec { chains: 8, steps: 20, batch_size: 5, ..InferenceSpec::default() };
         let fit = run(&Glm::new(Family::Linear, 2), &data, &spec, None).unwrap();
-        let text = summary(&fit, &["age".to_string()]);
+        let text = summary(&fit, &["age".to_string()], fit.spec.level);
         assert!(text.contains("MasGrad inference") && text.contains("Batch size: 5") && text.contains("beta = 2n/eta = 50"), "{text}");
         assert!(text.contains("[0.025") && text.contains("0.975]") && text.contains("age") && text.contains("x1"), "{text}");
     }
