@@ -58,10 +58,6 @@ fn score(lo: &[f64], hi: &[f64], truth: &[f64]) -> (f64, f64) {
     (covered / d, width)
 }
 
-fn chain_interval(fit: &Fit) -> Result<(Vec<f64>, Vec<f64>)> {
-    Ok(fit.conf_int(0.95)?)
-}
-
 /// The four methods' (coverage, width) on one data set.
 fn replication(data: &Data, truth: &[f64], family: Family, rows: usize, chains: usize, seed: u64) -> Result<[(f64, f64); 4]> {
     let d = truth.len();
@@ -91,19 +87,11 @@ fn replication(data: &Data, truth: &[f64], family: Family, rows: usize, chains: 
         ..InferenceSpec::default()
     };
     let tempered = run(&model, data, &matched, None)?;
-    let rs_ci = rs.conf_int(0.95)?;
-    Ok([
-        score(&wald.0, &wald.1, truth),
-        score(&rs_ci.0, &rs_ci.1, truth),
-        {
-            let (l, h) = chain_interval(&masgrad)?;
-            score(&l, &h, truth)
-        },
-        {
-            let (l, h) = chain_interval(&tempered)?;
-            score(&l, &h, truth)
-        },
-    ])
+    let scored = |fit: &Fit| -> Result<(f64, f64)> {
+        let (l, h) = fit.conf_int(0.95)?;
+        Ok(score(&l, &h, truth))
+    };
+    Ok([score(&wald.0, &wald.1, truth), scored(&rs)?, scored(&masgrad)?, scored(&tempered)?])
 }
 
 /// Runs the experiment of the module documentation.
