@@ -124,19 +124,7 @@ impl Fit {
         spec.chains = next as usize;
         let values: Vec<f64> = parts.iter().flat_map(|f| f.trajectories.values.iter().copied()).collect();
         let trajectories = Trajectories::every_step(spec.chains, first.trajectories.steps, p, values);
-        let finals: Vec<&[f64]> = (0..spec.chains).map(|k| trajectories.at(k, trajectories.steps)).collect();
-        let (params, cov_params) = mean_cov(&finals, p);
-        let mut fit = Fit {
-            bse: (0..p).map(|j| cov_params[j * p + j].sqrt()).collect(),
-            params,
-            cov_params,
-            rs_scale: None,
-            ridged_steps: parts.iter().map(|f| f.ridged_steps).sum(),
-            streamed_rows: None,
-            model: first.model.clone(),
-            spec,
-            trajectories,
-        };
+        let mut fit = Fit::of_chains(spec, first.model.clone(), trajectories, parts.iter().map(|f| f.ridged_steps).sum());
         if first.spec.method == Method::RandomScaling {
             fit.params = first.params.clone();
             fit.bse = first.bse.clone();
@@ -144,6 +132,25 @@ impl Fit {
             fit.rs_scale = Some(parts.iter().flat_map(|f| f.rs_scale.iter().flatten().copied()).collect());
         }
         Ok(fit)
+    }
+
+    /// The fit read off the chains' final records: their mean, covariance and its diagonal's
+    /// root (random scaling's own estimates are set by the caller).
+    fn of_chains(spec: InferenceSpec, model: String, trajectories: Trajectories, ridged_steps: u64) -> Fit {
+        let p = trajectories.p;
+        let finals: Vec<&[f64]> = (0..trajectories.chains).map(|k| trajectories.at(k, trajectories.steps)).collect();
+        let (params, cov_params) = mean_cov(&finals, p);
+        Fit {
+            bse: (0..p).map(|j| cov_params[j * p + j].sqrt()).collect(),
+            params,
+            cov_params,
+            rs_scale: None,
+            ridged_steps,
+            streamed_rows: None,
+            model,
+            spec,
+            trajectories,
+        }
     }
 
     /// Whether the intervals read off the chains are quantiles.
@@ -268,20 +275,8 @@ impl Runner {
 /// The [`Fit`] of finished chains `states` with their recorded `trajectories`.
 pub(crate) fn assemble(spec: &InferenceSpec, model: &str, states: &[ChainState], trajectories: Trajectories) -> Fit {
     let p = trajectories.p;
-    let ridged_steps = states.iter().map(|s| s.ridged).sum();
-    let finals: Vec<&[f64]> = states.iter().map(|s| s.estimate()).collect();
-    let (params, cov_params) = mean_cov(&finals, p);
-    let mut fit = Fit {
-        spec: spec.clone(),
-        model: model.to_string(),
-        bse: (0..p).map(|j| cov_params[j * p + j].sqrt()).collect(),
-        params,
-        cov_params,
-        rs_scale: None,
-        trajectories,
-        ridged_steps,
-        streamed_rows: None,
-    };
+    // The last record of every chain is its final estimate, in memory and streamed alike.
+    let mut fit = Fit::of_chains(spec.clone(), model.to_string(), trajectories, states.iter().map(|s| s.ridged).sum());
     if spec.method == Method::RandomScaling {
         let tf = states[0].steps as f64;
         let mut scale = Vec::with_capacity(spec.chains * p);
