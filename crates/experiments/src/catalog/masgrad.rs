@@ -19,7 +19,7 @@
 //!   the ordered optimum.
 //! - Every start: one draw (seeded) shared by all chains and processes; `K = 100` chains.
 
-use gradfree_core::linalg::{EigenWork, sym_eigen};
+use gradfree_core::linalg::{EigenWork, gemm, sym_eigen};
 use gradfree_core::{derive_seed, rng_from_seed};
 use gradfree_inference::intervals::{Bands, Trajectories, bands, ks_by_step};
 use gradfree_inference::mle::fit_glm;
@@ -188,16 +188,6 @@ fn sym_fn(a: &[f64], p: usize, f: impl Fn(f64) -> f64) -> Vec<f64> {
     out
 }
 
-fn matmul(a: &[f64], b: &[f64], p: usize) -> Vec<f64> {
-    let mut out = vec![0.0; p * p];
-    for i in 0..p {
-        for j in 0..p {
-            out[j * p + i] = (0..p).map(|k| a[k * p + i] * b[j * p + k]).sum();
-        }
-    }
-    out
-}
-
 fn largest_eigenvalue(a: &[f64], p: usize) -> f64 {
     let mut values = vec![0.0; p];
     sym_eigen(a, p, &mut values, None, &mut EigenWork::default());
@@ -217,7 +207,9 @@ pub fn theorem_steps(model: &dyn Model, data: &Data, theta: &[f64]) -> (f64, f64
     let mut b = vec![0.0; p];
     moments(model, theta, data, &mut b, &mut work);
     let s = sym_fn(covariance_matrix(&work), p, |l| l.max(1e-300).powf(-0.25));
-    let m = matmul(&matmul(&s, &h, p), &s, p);
+    let (mut sh, mut m) = (vec![0.0; p * p], vec![0.0; p * p]);
+    gemm(&s, p, p, &h, p, &mut sh);
+    gemm(&sh, p, p, &s, p, &mut m);
     (1.0 / largest_eigenvalue(&m, p), 1.0 / largest_eigenvalue(&h, p))
 }
 
