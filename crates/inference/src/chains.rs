@@ -205,7 +205,8 @@ impl Runner {
     }
 
     /// Whether a restored run belongs to `model` and `data` (same model, parameters and rows)
-    /// and is consistent (every chain at the same step, paths of that length).
+    /// and is consistent ([`gradfree_core::StateCheck::check_state`]: a valid spec, every chain at
+    /// the same step with a path of that length, finite values).
     pub fn check_against(&self, model: &dyn Model, data: &Data) -> Result<(), InferenceError> {
         let bad = |m: String| InferenceError::BadData(format!("the saved run does not fit: {m}"));
         if self.model != model.name() || self.p != model.dim() || self.rows != data.len() {
@@ -219,17 +220,7 @@ impl Runner {
                 data.len()
             )));
         }
-        self.spec.check(self.rows, self.p)?;
-        let t = self.steps_done();
-        if self.states.len() != self.spec.chains || self.paths.len() != self.spec.chains {
-            return Err(bad(format!("{} chain states for {} chains", self.states.len(), self.spec.chains)));
-        }
-        for (s, path) in self.states.iter().zip(&self.paths) {
-            if s.steps as usize != t || path.len() != (t + 1) * self.p || s.theta.len() != self.p || path.iter().any(|v| !v.is_finite()) {
-                return Err(bad(format!("chain {} is inconsistent", s.chain)));
-            }
-        }
-        Ok(())
+        gradfree_core::StateCheck::check_state(self).map_err(bad)
     }
 
     /// Advances every chain by `steps` (at most to `spec.steps`) in parallel, calling
