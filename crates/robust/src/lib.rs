@@ -27,3 +27,6 @@ pub use error::RobustError;
 pub use estimate::{NoiseEstimate, anchor_transition, rate_from_anchors, rate_from_transition, rate_from_trusted};
 pub use noise::{LabelNoise, NoiseKind, NoisyLabels, flip_labels};
 pub use selection::{Selection, Selector, TrainOn, partial_objective, select};
+
+#[cfg(feature = "train")]
+pub mod train;

@@ -1,0 +1,425 @@
+//! The training loop as a state machine: [`Trainer::run_epoch`] runs one epoch of a [`Method`]
+//! and returns its [`EpochRecord`]; printing, logs, progress and checkpoints live with the caller.
+//! The whole state ([`TrainerState`]: flat parameters, optimizer moments, the data-order
+//! generator, the history) serializes, so a run resumed between epochs is bit-identical to one
+//! that never stopped.
+
+use burn::prelude::*;
+use burn::tensor::TensorData;
+use gradfree_core::{GfRng, StateCheck, derive_seed, rng_from_seed};
+use rand::seq::SliceRandom;
+use serde::{Deserialize, Serialize};
+
+use super::method::Method;
+use super::net::{Arch, Net, cnn_side};
+use super::optim::{OptimizerSpec, OptimizerState, Schedule};
+use crate::curriculum::Threshold;
+use crate::error::{Result, RobustError};
+use crate::hinge;
+use crate::noise::check_labels;
+use crate::selection::Selector;
+
+/// One training run: network, method, optimizer and data order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TrainSpec {
+    /// The network.
+    pub arch: Arch,
+    /// The method (loss and selection).
+    pub method: Method,
+    /// The optimizer.
+    pub optimizer: OptimizerSpec,
+    /// The learning-rate plan; `None` is Co-teaching's plan for `epochs` ([`Schedule::co_teaching`]).
+    pub schedule: Option<Schedule>,
+    /// Epochs.
+    pub epochs: usize,
+    /// Mini-batch size `m` (128 in the thesis).
+    pub batch_size: usize,
+    /// Seed of the initialization and the data order.
+    pub seed: u64,
+}
+
+impl TrainSpec {
+    /// A run of `method` with the thesis' settings: the MLP, Adam at 1e-3 on Co-teaching's plan,
+    /// batches of 128.
+    pub fn new(method: Method, epochs: usize, seed: u64) -> Self {
+        TrainSpec { arch: Arch::mlp(), method, optimizer: OptimizerSpec::ADAM, schedule: None, epochs, batch_size: 128, seed }
+    }
+
+    /// The learning-rate plan in force.
+    pub fn schedule(&self) -> Schedule {
+        self.schedule.unwrap_or_else(|| Schedule::co_teaching(self.epochs))
+    }
+
+    /// Checks every setting for data of `d` features.
+    pub fn check(&self, d: usize) -> Result<()> {
+        self.method.check()?;
+        self.optimizer.check()?;
+        if self.batch_size == 0 {
+            return Err(RobustError::invalid("batch_size", 0, "an integer >= 1"));
+        }
+        if self.epochs == 0 {
+            return Err(RobustError::invalid("epochs", 0, "an integer >= 1"));
+        }
+        match &self.arch {
+            Arch::Cnn if cnn_side(d).is_none() => Err(RobustError::invalid(
+                "model",
+                "cnn",
+                format!("square images whose side is a multiple of 4 (d = 64, 784, ...); these rows have {d} features"),
+            )),
+            Arch::Mlp { hidden } if hidden.contains(&0) => Err(RobustError::invalid("hidden", 0, "layer widths >= 1")),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Training rows: row-major `n x d` features and labels (possibly noisy) in `0..k`; the clean
+/// labels, where known, give the label precision.
+#[derive(Clone, Copy, Debug)]
+pub struct TrainSet<'a> {
+    /// Features.
+    pub x: &'a [f32],
+    /// Features per row.
+    pub d: usize,
+    /// The labels trained on.
+    pub labels: &'a [u32],
+    /// The true labels, if known (benchmarks with injected noise).
+    pub clean: Option<&'a [u32]>,
+    /// Classes.
+    pub k: usize,
+}
+
+impl TrainSet<'_> {
+    /// Checks shapes, values and labels, naming the argument at fault.
+    pub fn check(&self) -> Result<()> {
+        let n = self.labels.len();
+        if n == 0 || self.d == 0 {
+            return Err(RobustError::bad(format!("X is empty ({n} rows of {} features): need at least one row and one feature", self.d)));
+        }
+        if self.x.len() != n * self.d {
+            return Err(RobustError::bad(format!("X has {} values, not {n} rows x {} features: X and y disagree in length", self.x.len(), self.d)));
+        }
+        if let Some(i) = self.x.iter().position(|v| !v.is_finite()) {
+            return Err(RobustError::bad(format!("X[{}, {}] = {}: features must be finite", i / self.d, i % self.d, self.x[i])));
+        }
+        if self.k < 2 {
+            return Err(RobustError::invalid("classes", self.k, "at least 2 classes"));
+        }
+        check_labels("y", self.labels, self.k)?;
+        if let Some(c) = self.clean {
+            if c.len() != n {
+                return Err(RobustError::bad(format!("{} clean labels for {n} rows", c.len())));
+            }
+            check_labels("clean labels", c, self.k)?;
+        }
+        Ok(())
+    }
+}
+
+/// One epoch's metrics.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EpochRecord {
+    /// Epoch number, starting at 1.
+    pub epoch: usize,
+    /// Mean over the batches of the minimized loss.
+    pub train_loss: f64,
+    /// Accuracy on the training labels (noisy where the labels are).
+    pub train_accuracy: f64,
+    /// Test accuracy after the epoch (network 1 for Co-teaching), if a test set was given.
+    pub test_accuracy: Option<f64>,
+    /// `#clean selected / #selected` over the epoch, where clean labels are known.
+    pub label_precision: Option<f64>,
+    /// Fraction of the samples the steps used.
+    pub selected_fraction: f64,
+    /// Learning rate of the epoch.
+    pub lr: f64,
+    /// Seconds the epoch took (training and test).
+    pub seconds: f64,
+}
+
+/// Everything a resumed run needs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TrainerState {
+    /// The run.
+    pub spec: TrainSpec,
+    /// Features per row.
+    pub d: usize,
+    /// Classes.
+    pub k: usize,
+    /// Rows.
+    pub n: usize,
+    /// Epochs done.
+    pub epoch: usize,
+    /// Each network's parameters.
+    pub params: Vec<Vec<f32>>,
+    /// Each network's optimizer state.
+    pub optim: Vec<OptimizerState>,
+    /// The generator of the data order.
+    pub rng: GfRng,
+    /// Every epoch so far.
+    pub history: Vec<EpochRecord>,
+    /// Whether each row was used by the last epoch's step (network 1's selection for
+    /// Co-teaching).
+    pub selected: Vec<bool>,
+}
+
+impl StateCheck for TrainerState {
+    fn check_state(&self) -> std::result::Result<(), String> {
+        let nets = self.spec.method.networks();
+        if self.params.len() != nets || self.optim.len() != nets {
+            return Err(format!("{} parameter vectors and {} optimizer states for {nets} networks", self.params.len(), self.optim.len()));
+        }
+        if self.selected.len() != self.n || self.history.len() != self.epoch || self.epoch > self.spec.epochs {
+            return Err("selection, history and epoch count disagree".into());
+        }
+        if self.params.iter().flatten().any(|v| !v.is_finite()) {
+            return Err("parameters that are not finite".into());
+        }
+        self.spec.check(self.d).map_err(|e| e.to_string())
+    }
+}
+
+/// A training run in progress: the state and the live networks.
+pub struct Trainer {
+    state: TrainerState,
+    nets: Vec<Net>,
+    device: Device,
+    selector: Selector,
+}
+
+/// The device the networks train on: burn's pure-Rust CPU backend with gradients.
+pub fn device() -> Device {
+    Device::flex().autodiff()
+}
+
+impl Trainer {
+    /// A fresh run on `data`.
+    pub fn new(spec: TrainSpec, data: &TrainSet) -> Result<Self> {
+        data.check()?;
+        spec.check(data.d)?;
+        let device = device();
+        let mut init = rng_from_seed(derive_seed(spec.seed, 0x1417));
+        let nets: Vec<Net> = (0..spec.method.networks()).map(|_| Net::new(&spec.arch, data.d, data.k, &device, &mut init)).collect();
+        let params: Vec<Vec<f32>> = nets.iter().map(Net::params).collect();
+        let optim = params.iter().map(|p| OptimizerState::new(&spec.optimizer, p.len())).collect();
+        let state = TrainerState {
+            rng: rng_from_seed(derive_seed(spec.seed, 0x0DE4)),
+            spec,
+            d: data.d,
+            k: data.k,
+            n: data.labels.len(),
+            epoch: 0,
+            params,
+            optim,
+            history: Vec::new(),
+            selected: vec![true; data.labels.len()],
+        };
+        Ok(Trainer { state, nets, device, selector: Selector::new() })
+    }
+
+    /// A run resumed from its state.
+    pub fn from_state(state: TrainerState) -> Result<Self> {
+        state.check_state().map_err(|m| RobustError::bad(format!("training state: {m}")))?;
+        let device = device();
+        let mut scratch = rng_from_seed(0);
+        let nets = state
+            .params
+            .iter()
+            .map(|p| Net::new(&state.spec.arch, state.d, state.k, &device, &mut scratch).with_params(p, &device))
+            .collect();
+        Ok(Trainer { state, nets, device, selector: Selector::new() })
+    }
+
+    /// The state (for checkpoints).
+    pub fn state(&self) -> &TrainerState {
+        &self.state
+    }
+
+    /// Whether every epoch has run.
+    pub fn finished(&self) -> bool {
+        self.state.epoch >= self.state.spec.epochs
+    }
+
+    /// Runs the next epoch on `data` (the same rows every epoch) and measures the test accuracy
+    /// on `test`, if given.
+    pub fn run_epoch(&mut self, data: &TrainSet, test: Option<(&[f32], &[u32])>) -> Result<EpochRecord> {
+        if data.labels.len() != self.state.n || data.d != self.state.d || data.k != self.state.k {
+            return Err(RobustError::bad("the training rows differ from the ones the run started on"));
+        }
+        let start = std::time::Instant::now();
+        let st = &mut self.state;
+        let spec = st.spec.clone();
+        let e = st.epoch;
+        let (lr, beta1) = spec.schedule().at(&spec.optimizer, e, spec.epochs);
+        let (n, d, k, m) = (st.n, st.d, st.k, spec.batch_size);
+        let mut order: Vec<usize> = (0..n).collect();
+        order.shuffle(&mut st.rng);
+        let nets = spec.method.networks();
+        let step_loss = spec.method.step_loss();
+        let (mut loss_sum, mut batches, mut correct, mut used, mut used_clean) = (0.0, 0usize, 0usize, 0usize, 0usize);
+        let mut xb = Vec::with_capacity(m * d);
+        let mut onehot = Vec::with_capacity(m * k);
+        let mut grad = Vec::new();
+        let mut row = vec![0.0f64; k];
+        let mut losses: Vec<Vec<f64>> = vec![Vec::with_capacity(m); nets];
+        let mut negs: Vec<Vec<f32>> = vec![Vec::with_capacity(m); nets];
+        let mut masks: Vec<Vec<bool>> = vec![Vec::with_capacity(m); nets];
+        for chunk in order.chunks(m) {
+            let b = chunk.len();
+            xb.clear();
+            onehot.clear();
+            for &i in chunk {
+                xb.extend_from_slice(&data.x[i * d..(i + 1) * d]);
+                onehot.extend((0..k).map(|c| if c == data.labels[i] as usize { 1.0f32 } else { 0.0 }));
+            }
+            let x = Tensor::<2>::from_data(TensorData::new(xb.clone(), [b, d]), &self.device);
+            let oh = Tensor::<2>::from_data(TensorData::new(onehot.clone(), [b, k]), &self.device);
+            let logits: Vec<Tensor<2>> = self.nets.iter().map(|net| net.forward(x.clone())).collect();
+            // Margins and selection losses from the forward values.
+            for j in 0..nets {
+                let values = logits[j].to_data().convert::<f32>();
+                let values = values.as_slice::<f32>().map_err(|e| RobustError::bad(format!("logits: {e:?}")))?;
+                losses[j].clear();
+                negs[j].clear();
+                for (r, &i) in chunk.iter().enumerate() {
+                    for c in 0..k {
+                        row[c] = f64::from(values[r * k + c]);
+                    }
+                    if row.iter().any(|v| !v.is_finite()) {
+                        return Err(RobustError::bad(format!("epoch {}: the network's outputs are not finite (diverged; lower lr)", e + 1)));
+                    }
+                    let y = data.labels[i] as usize;
+                    let u = hinge::margin(&row, y);
+                    negs[j].push(if u < 0.0 { 1.0 } else { 0.0 });
+                    if j == 0 && u > 0.0 {
+                        correct += 1;
+                    }
+                    losses[j].push(match spec.method {
+                        Method::CoTeaching { .. } => hinge::cross_entropy(&row, y),
+                        _ => hinge::hard_hinge(&row, y),
+                    });
+                }
+            }
+            // Which samples each network's step uses.
+            for j in 0..nets {
+                masks[j].clear();
+                masks[j].resize(b, true);
+            }
+            match spec.method {
+                Method::Npcl { eps, burn_in, train_on } if e >= burn_in => {
+                    let misclassified = negs[0].iter().filter(|v| **v > 0.0).count();
+                    let c = Threshold::NoisePrunedAdaptive { eps }.value(b, misclassified);
+                    self.selector.select(&losses[0], c, train_on, &mut masks[0])?;
+                }
+                Method::CoTeaching { eps, t_k } => {
+                    let rate = eps * (e as f64 / t_k as f64).min(1.0);
+                    let keep = ((1.0 - rate) * b as f64) as usize;
+                    let mut picks: Vec<Vec<bool>> = Vec::with_capacity(2);
+                    for l in &losses {
+                        let mut idx: Vec<usize> = (0..b).collect();
+                        idx.sort_unstable_by(|&a, &c| l[a].total_cmp(&l[c]).then(a.cmp(&c)));
+                        let mut pick = vec![false; b];
+                        for &r in &idx[..keep] {
+                            pick[r] = true;
+                        }
+                        picks.push(pick);
+                    }
+                    // Each network learns from its peer's pick; precision is network 1's pick.
+                    masks[0] = picks[1].clone();
+                    masks[1] = picks[0].clone();
+                }
+                _ => {}
+            }
+            let own = if nets == 2 { &masks[1] } else { &masks[0] };
+            for (r, &i) in chunk.iter().enumerate() {
+                st.selected[i] = own[r];
+                if own[r] {
+                    used += 1;
+                    if data.clean.is_some_and(|c| c[i] == data.labels[i]) {
+                        used_clean += 1;
+                    }
+                }
+            }
+            // One gradient step per network on the mean loss of its samples.
+            for (j, logit) in logits.into_iter().enumerate() {
+                let count = masks[j].iter().filter(|s| **s).count();
+                if count == 0 {
+                    continue;
+                }
+                let w: Vec<f32> = masks[j].iter().map(|s| if *s { 1.0 / count as f32 } else { 0.0 }).collect();
+                let w = Tensor::<1>::from_data(TensorData::new(w, [b]), &self.device);
+                let neg = Tensor::<1>::from_data(TensorData::new(negs[j].clone(), [b]), &self.device);
+                let objective = (step_loss.forward(logit, oh.clone(), neg) * w).sum();
+                if j == 0 {
+                    loss_sum += f64::from(objective.clone().into_scalar::<f32>());
+                }
+                let grads = objective.backward();
+                self.nets[j].grads_into(&grads, &mut grad);
+                st.optim[j].step(&spec.optimizer, &mut st.params[j], &grad, lr, beta1);
+                let net = self.nets.remove(j);
+                self.nets.insert(j, net.with_params(&st.params[j], &self.device));
+            }
+            batches += 1;
+        }
+        if st.params.iter().flatten().any(|v| !v.is_finite()) {
+            return Err(RobustError::bad(format!("epoch {}: the parameters are no longer finite (diverged; lower lr)", e + 1)));
+        }
+        st.epoch += 1;
+        let test_accuracy = match test {
+            Some((x, y)) => Some(accuracy(&self.nets[0], &self.device, x, y, d, k)?),
+            None => None,
+        };
+        let rec = EpochRecord {
+            epoch: st.epoch,
+            train_loss: loss_sum / batches.max(1) as f64,
+            train_accuracy: correct as f64 / n as f64,
+            test_accuracy,
+            label_precision: data.clean.map(|_| if used == 0 { 0.0 } else { used_clean as f64 / used as f64 }),
+            selected_fraction: used as f64 / n as f64,
+            lr,
+            seconds: start.elapsed().as_secs_f64(),
+        };
+        st.history.push(rec.clone());
+        Ok(rec)
+    }
+
+    /// The logits `n x k` of network 1 on the rows `x`.
+    pub fn logits(&self, x: &[f32]) -> Result<Vec<f32>> {
+        logits(&self.nets[0], &self.device, x, self.state.d, self.state.k)
+    }
+}
+
+fn logits(net: &Net, device: &Device, x: &[f32], d: usize, k: usize) -> Result<Vec<f32>> {
+    if x.len() % d != 0 {
+        return Err(RobustError::bad(format!("X has {} values, not a multiple of {d} features", x.len())));
+    }
+    if let Some(i) = x.iter().position(|v| !v.is_finite()) {
+        return Err(RobustError::bad(format!("X[{}, {}] = {}: features must be finite", i / d, i % d, x[i])));
+    }
+    let _ = k;
+    let valid = net.clone().valid();
+    let inner = device.clone().inner();
+    let mut out = Vec::with_capacity(x.len() / d * k);
+    for block in x.chunks(1024 * d) {
+        let rows = block.len() / d;
+        let t = Tensor::<2>::from_data(TensorData::new(block.to_vec(), [rows, d]), &inner);
+        let data = valid.forward(t).into_data().convert::<f32>();
+        out.extend_from_slice(data.as_slice::<f32>().map_err(|e| RobustError::bad(format!("logits: {e:?}")))?);
+    }
+    Ok(out)
+}
+
+fn accuracy(net: &Net, device: &Device, x: &[f32], y: &[u32], d: usize, k: usize) -> Result<f64> {
+    let out = logits(net, device, x, d, k)?;
+    if out.len() != y.len() * k {
+        return Err(RobustError::bad(format!("test set: {} rows of features for {} labels", out.len() / k, y.len())));
+    }
+    let hits = out
+        .chunks(k)
+        .zip(y)
+        .filter(|(row, y)| {
+            let best = row.iter().enumerate().fold(0, |b, (c, v)| if *v > row[b] { c } else { b });
+            best == **y as usize
+        })
+        .count();
+    Ok(hits as f64 / y.len().max(1) as f64)
+}
