@@ -59,6 +59,19 @@ pub fn load(name: &str) -> Result<Dataset, DataError> {
     }
 }
 
+/// The digits with their ten classes, as a [`crate::Labeled`] set (pixels / 16).
+pub(crate) fn load_multiclass_digits() -> Result<crate::Labeled, DataError> {
+    let ds = parse("digits", DIGITS, false, |c| c)?;
+    Ok(crate::Labeled {
+        name: "digits",
+        n: ds.n,
+        d: ds.d,
+        x: ds.x.iter().map(|&v| (v / 16.0) as f32).collect(),
+        labels: ds.y.iter().map(|&c| c as u32).collect(),
+        classes: (0..10).map(|c| c.to_string()).collect(),
+    })
+}
+
 impl Dataset {
     /// Standardizes every feature to mean 0 and standard deviation 1 using the statistics of the
     /// rows in `fit_rows` (constant features become 0).
@@ -120,5 +133,10 @@ mod tests {
         let m: f64 = tr.iter().map(|&i| s.x[i * 30 + 3]).sum::<f64>() / tr.len() as f64;
         assert!(m.abs() < 1e-12);
         assert!(load("nope").is_err());
+        let m = load_multiclass_digits().unwrap();
+        assert_eq!((m.n, m.d, m.classes.len()), (1797, 64, 10));
+        // scikit-learn: np.bincount(load_digits().target)[:3] == [178, 182, 177].
+        assert_eq!([0, 1, 2].map(|c| m.labels.iter().filter(|&&y| y == c).count()), [178, 182, 177]);
+        assert!(m.x.iter().all(|v| (0.0..=1.0).contains(v)));
     }
 }

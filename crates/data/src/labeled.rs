@@ -51,13 +51,15 @@ impl Labeled {
 }
 
 /// Names accepted by [`load_labeled`].
-pub const LABELED_NAMES: &[&str] = &["fashion-mnist", "dna"];
+pub const LABELED_NAMES: &[&str] = &["fashion-mnist", "dna", "digits"];
 
-/// Loads `fashion-mnist` or `dna` from the files their Debian packages install.
+/// Loads `fashion-mnist` or `dna` from the files their Debian packages install, or `digits` from
+/// the copy shipped with the crate ([`digits`]).
 pub fn load_labeled(name: &str) -> Result<Labeled, DataError> {
     match name {
         "fashion-mnist" => fashion_mnist(),
         "dna" => dna(),
+        "digits" => digits(),
         _ => Err(DataError::Unknown { name: name.to_string(), known: LABELED_NAMES.join(", ") }),
     }
 }
@@ -115,6 +117,14 @@ fn gunzip_if_needed(bytes: Vec<u8>) -> Result<Vec<u8>, String> {
     } else {
         Ok(bytes)
     }
+}
+
+/// The UCI optical digits as scikit-learn bundles them (shipped with this crate, see
+/// `bundled/README.md`): 1,797 grey 8 x 8 images, pixel counts 0..16 scaled to `[0, 1]`, classes
+/// 0-9 (`sklearn.datasets.load_digits`). Small enough for tests of the training stack.
+pub fn digits() -> Result<Labeled, DataError> {
+    let ds = crate::bundled::load_multiclass_digits()?;
+    Ok(ds)
 }
 
 /// StatLog DNA from `/usr/lib/R/site-library/mlbench/data` (or `$GRADFREE_MLBENCH_DIR`).

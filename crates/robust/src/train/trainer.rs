@@ -96,7 +96,11 @@ impl TrainSet<'_> {
             return Err(RobustError::bad(format!("X is empty ({n} rows of {} features): need at least one row and one feature", self.d)));
         }
         if self.x.len() != n * self.d {
-            return Err(RobustError::bad(format!("X has {} values, not {n} rows x {} features: X and y disagree in length", self.x.len(), self.d)));
+            return Err(RobustError::bad(format!(
+                "X has {} values, not {n} rows x {} features: X and y disagree in length",
+                self.x.len(),
+                self.d
+            )));
         }
         if let Some(i) = self.x.iter().position(|v| !v.is_finite()) {
             return Err(RobustError::bad(format!("X[{}, {}] = {}: features must be finite", i / self.d, i % self.d, self.x[i])));
@@ -285,7 +289,10 @@ impl Trainer {
                         row[c] = f64::from(values[r * k + c]);
                     }
                     if row.iter().any(|v| !v.is_finite()) {
-                        return Err(RobustError::bad(format!("epoch {}: the network's outputs are not finite (diverged; lower lr)", e + 1)));
+                        return Err(RobustError::bad(format!(
+                            "epoch {}: the network's outputs are not finite (diverged; lower lr)",
+                            e + 1
+                        )));
                     }
                     let y = data.labels[i] as usize;
                     let u = hinge::margin(&row, y);

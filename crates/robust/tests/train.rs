@@ -1,0 +1,199 @@
+//! The training stack on real data (scikit-learn's digits, shipped with gradfree-data): it
+//! learns, the tensor losses equal the `f64` references, resumed runs are bit-identical, the same
+//! seed gives the same model, NPCL prunes the flipped labels, and bad input is a clear error.
+#![cfg(feature = "train")]
+
+use gradfree_core::rng_from_seed;
+use gradfree_robust::hinge;
+use gradfree_robust::train::{Arch, Method, OptimizerSpec, SampleLoss, Schedule, TrainSet, TrainSpec, Trainer, TrainerState};
+use gradfree_robust::{LabelNoise, TrainOn, flip_labels};
+use rand::RngExt;
+use rand::seq::SliceRandom;
+
+struct Split {
+    x: Vec<f32>,
+    y: Vec<u32>,
+    xt: Vec<f32>,
+    yt: Vec<u32>,
+}
+
+fn digits() -> Split {
+    let ds = gradfree_data::labeled::digits().unwrap();
+    let mut idx: Vec<usize> = (0..ds.n).collect();
+    idx.shuffle(&mut rng_from_seed(5));
+    let (tr, te) = idx.split_at(1400);
+    let take = |rows: &[usize]| -> (Vec<f32>, Vec<u32>) {
+        (rows.iter().flat_map(|&i| ds.row(i).to_vec()).collect(), rows.iter().map(|&i| ds.labels[i]).collect())
+    };
+    let (x, y) = take(tr);
+    let (xt, yt) = take(te);
+    Split { x, y, xt, yt }
+}
+
+fn set<'a>(s: &'a Split, labels: &'a [u32], clean: Option<&'a [u32]>) -> TrainSet<'a> {
+    TrainSet { x: &s.x, d: 64, labels, clean, k: 10 }
+}
+
+fn one_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(f)
+}
+
+#[test]
+fn tensor_losses_equal_the_references() {
+    use burn::prelude::*;
+    use burn::tensor::TensorData;
+    let dev = gradfree_robust::train::trainer::device();
+    let mut rng = rng_from_seed(3);
+    let (b, k) = (64, 7);
+    let t: Vec<f32> = (0..b * k).map(|_| (rng.random::<f32>() - 0.5) * 6.0).collect();
+    let y: Vec<usize> = (0..b).map(|_| rng.random_range(0..k)).collect();
+    let onehot: Vec<f32> = (0..b * k).map(|i| if y[i / k] == i % k { 1.0 } else { 0.0 }).collect();
+    let rows: Vec<Vec<f64>> = t.chunks(k).map(|r| r.iter().map(|v| f64::from(*v)).collect()).collect();
+    let neg: Vec<f32> = rows.iter().zip(&y).map(|(r, &c)| if hinge::margin(r, c) < 0.0 { 1.0 } else { 0.0 }).collect();
+    let cases: [(SampleLoss, Box<dyn Fn(&[f64], usize) -> f64>); 5] = [
+        (SampleLoss::CrossEntropy, Box::new(hinge::cross_entropy)),
+        (SampleLoss::Gce { q: 0.7 }, Box::new(|r, c| hinge::generalized_cross_entropy(r, c, 0.7))),
+        (SampleLoss::Hinge { beta: 0.0 }, Box::new(hinge::hard_hinge)),
+        (SampleLoss::Hinge { beta: 1.0 }, Box::new(hinge::soft_hinge)),
+        (SampleLoss::Hinge { beta: 0.3 }, Box::new(|r, c| hinge::mixed_hinge(r, c, 0.3))),
+    ];
+    for (loss, reference) in cases {
+        let out = loss.forward(
+            Tensor::<2>::from_data(TensorData::new(t.clone(), [b, k]), &dev),
+            Tensor::<2>::from_data(TensorData::new(onehot.clone(), [b, k]), &dev),
+            Tensor::<1>::from_data(TensorData::new(neg.clone(), [b]), &dev),
+        );
+        let got = out.into_data().convert::<f32>().try_into_vec::<f32>().unwrap();
+        for i in 0..b {
+            let want = reference(&rows[i], y[i]);
+            assert!((f64::from(got[i]) - want).abs() < 1e-4 * (1.0 + want.abs()), "{loss:?} row {i}: {} vs {want}", got[i]);
+        }
+    }
+}
+
+#[test]
+fn cross_entropy_mlp_learns_digits() {
+    let s = digits();
+    let data = set(&s, &s.y, None);
+    let mut spec = TrainSpec::new(Method::Ce, 15, 1);
+    spec.batch_size = 64;
+    let mut tr = Trainer::new(spec, &data).unwrap();
+    let mut last = None;
+    while !tr.finished() {
+        last = Some(tr.run_epoch(&data, Some((&s.xt, &s.yt))).unwrap());
+    }
+    let last = last.unwrap();
+    assert!(last.test_accuracy.unwrap() > 0.93, "{last:?}");
+    assert_eq!(last.selected_fraction, 1.0);
+}
+
+#[test]
+fn resumed_training_is_bit_identical_and_seeded() {
+    let s = digits();
+    let noisy = flip_labels(&s.y, 10, "pair:0.35".parse().unwrap(), 2).unwrap().labels;
+    for (method, arch) in [
+        (Method::Npcl { eps: 0.35, burn_in: 1, train_on: TrainOn::OneMore }, Arch::Cnn),
+        (Method::CoTeaching { eps: 0.35, t_k: 2 }, Arch::mlp()),
+    ] {
+        let data = set(&s, &noisy, Some(&s.y));
+        let mut spec = TrainSpec::new(method, 4, 9);
+        spec.arch = arch;
+        let straight = one_thread(|| {
+            let mut t = Trainer::new(spec.clone(), &data).unwrap();
+            while !t.finished() {
+                t.run_epoch(&data, None).unwrap();
+            }
+            t.state().clone()
+        });
+        let resumed = one_thread(|| {
+            let mut t = Trainer::new(spec.clone(), &data).unwrap();
+            t.run_epoch(&data, None).unwrap();
+            t.run_epoch(&data, None).unwrap();
+            let json = serde_json::to_string(t.state()).unwrap();
+            let state: TrainerState = serde_json::from_str(&json).unwrap();
+            let mut t = Trainer::from_state(state).unwrap();
+            while !t.finished() {
+                t.run_epoch(&data, None).unwrap();
+            }
+            t.state().clone()
+        });
+        assert_eq!(straight.params, resumed.params, "{method:?}");
+        assert_eq!(straight.optim, resumed.optim);
+        assert_eq!(straight.selected, resumed.selected);
+        let strip = |h: &[gradfree_robust::train::EpochRecord]| h.iter().map(|r| (r.train_loss, r.label_precision)).collect::<Vec<_>>();
+        assert_eq!(strip(&straight.history), strip(&resumed.history));
+        // Same seed, same model; another seed, another model.
+        let again = one_thread(|| {
+            let mut t = Trainer::new(spec.clone(), &data).unwrap();
+            while !t.finished() {
+                t.run_epoch(&data, None).unwrap();
+            }
+            t.state().params.clone()
+        });
+        assert_eq!(again, straight.params);
+        let mut other = spec.clone();
+        other.seed = 10;
+        assert_ne!(Trainer::new(other, &data).unwrap().state().params, Trainer::new(spec, &data).unwrap().state().params);
+    }
+}
+
+#[test]
+fn npcl_prunes_the_flipped_labels() {
+    // Three well separated Gaussian classes in 2-d (a synthetic problem, not a data set), 30%
+    // symmetric noise: after the burn-in NPCL keeps about 1 - eps of each batch, nearly all clean.
+    let mut rng = rng_from_seed(11);
+    let n = 1500;
+    let centres = [(-4.0f32, 0.0f32), (4.0, 0.0), (0.0, 6.0)];
+    let y: Vec<u32> = (0..n).map(|i| (i % 3) as u32).collect();
+    let x: Vec<f32> = y
+        .iter()
+        .flat_map(|&c| {
+            let (a, b) = centres[c as usize];
+            [a + rng.random::<f32>() - 0.5, b + rng.random::<f32>() - 0.5]
+        })
+        .collect();
+    let noisy = flip_labels(&y, 3, LabelNoise { kind: gradfree_robust::NoiseKind::Symmetric, rate: 0.3 }, 4).unwrap();
+    let data = TrainSet { x: &x, d: 2, labels: &noisy.labels, clean: Some(&y), k: 3 };
+    let mut spec = TrainSpec::new(Method::Npcl { eps: 0.3, burn_in: 3, train_on: TrainOn::Selected }, 12, 3);
+    spec.arch = Arch::Mlp { hidden: vec![16] };
+    spec.optimizer = OptimizerSpec::Adam { lr: 1e-2, beta1: 0.9, beta2: 0.999, eps: 1e-8 };
+    spec.schedule = Some(Schedule::Constant);
+    let mut t = Trainer::new(spec, &data).unwrap();
+    let mut rec = None;
+    while !t.finished() {
+        rec = Some(t.run_epoch(&data, Some((&x, &y))).unwrap());
+    }
+    let rec = rec.unwrap();
+    assert!(rec.test_accuracy.unwrap() > 0.98, "{rec:?}");
+    assert!(rec.label_precision.unwrap() > 0.97, "{rec:?}");
+    assert!((rec.selected_fraction - 0.7).abs() < 0.08, "{rec:?}");
+    // Of the flipped labels, the last epoch's selection dropped nearly all.
+    let sel = &t.state().selected;
+    let flipped_kept = noisy.flipped.iter().zip(sel).filter(|(f, s)| **f && **s).count();
+    let flipped = noisy.flipped.iter().filter(|f| **f).count();
+    assert!((flipped_kept as f64) < 0.08 * flipped as f64, "{flipped_kept} of {flipped} flipped labels kept");
+}
+
+#[test]
+fn bad_input_is_a_clear_error() {
+    let s = digits();
+    let spec = TrainSpec::new(Method::Ce, 1, 0);
+    let err = |data: TrainSet, spec: &TrainSpec| Trainer::new(spec.clone(), &data).err().expect("an error").to_string();
+    let mut y = s.y.clone();
+    y[3] = 10;
+    assert!(err(set(&s, &y, None), &spec).contains("y[3] = 10 is outside the classes 0..10"));
+    assert!(err(TrainSet { x: &[], d: 64, labels: &[], clean: None, k: 10 }, &spec).contains("empty"));
+    let mut x = s.x.clone();
+    x[70] = f32::NAN;
+    assert!(err(TrainSet { x: &x, d: 64, labels: &s.y, clean: None, k: 10 }, &spec).contains("X[1, 6] = NaN"));
+    assert!(err(TrainSet { x: &s.x, d: 64, labels: &s.y[1..], clean: None, k: 10 }, &spec).contains("disagree"));
+    let mut zero = spec.clone();
+    zero.batch_size = 0;
+    assert!(err(set(&s, &s.y, None), &zero).contains("batch_size"));
+    assert!(Method::from_name("npcl", 1.0, 5).unwrap_err().to_string().contains("[0, 1)"));
+    assert!(Method::from_name("mse", 0.2, 5).unwrap_err().to_string().contains("npcl, cl, ce, gce, coteaching, hinge"));
+    let mut cnn = spec.clone();
+    cnn.arch = Arch::Cnn;
+    let odd = vec![0.0f32; 10 * 50];
+    assert!(err(TrainSet { x: &odd, d: 50, labels: &[0; 10], clean: None, k: 10 }, &cnn).contains("square images"));
+}
