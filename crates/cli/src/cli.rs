@@ -48,6 +48,9 @@ pub enum Command {
     /// diffusions, MadProx; averaged SGD with random scaling, Lee et al. 2022) for a linear,
     /// logistic, Poisson, mixture or ReLU model on a .csv/.npy file, in memory or streamed.
     Infer(Box<crate::infer::InferArgs>),
+    /// Train a classifier on noisy labels: the curriculum loss and NPCL (thesis ch. 8, Algorithm
+    /// 14) or a baseline (cross-entropy, GCE, Co-teaching, hinge), with seeded label noise.
+    Train(Box<crate::train::TrainArgs>),
 }
 
 /// `gradfree bo`. Defaults are the library's ([`gradfree_bo::BoParams`],

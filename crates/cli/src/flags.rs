@@ -77,12 +77,31 @@ pub fn infer_flag(name: &str) -> Option<&'static str> {
     })
 }
 
+/// The flag of `gradfree train` that sets a parameter of `gradfree_experiments::train_run::TrainRunSpec`
+/// or of the robust-learning crate (an invalid parameter reported by it), if there is one.
+pub fn train_flag(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "data" => "--data",
+        "model" => "--model",
+        "loss" => "--loss",
+        "noise" | "noise rate" => "--noise",
+        "noise_rate" | "eps" => "--noise-rate",
+        "epochs" => "--epochs",
+        "batch_size" => "--batch-size",
+        "optimizer" => "--optimizer",
+        "lr" => "--lr",
+        "schedule" => "--schedule",
+        _ => return None,
+    })
+}
+
 /// Which crate's parameters an invalid parameter belongs to (each has its own flags).
 #[derive(Clone, Copy, PartialEq)]
 enum Origin {
     Run,
     Bo,
     Inference,
+    Robust,
 }
 
 /// The core error inside one error of a chain, if it is one of the library errors that carry one,
@@ -97,6 +116,14 @@ fn core_of<'a>(e: &'a (dyn Error + 'static)) -> Option<(&'a CoreError, Origin)> 
     }
     if let Some(I::Core(c)) | Some(I::Data(gradfree_data::DataError::Core(c))) = e.downcast_ref::<I>() {
         return Some((c, Origin::Inference));
+    }
+    if let Some(gradfree_robust::RobustError::Core(c)) =
+        e.downcast_ref::<gradfree_robust::RobustError>().or_else(|| match e.downcast_ref::<X>() {
+            Some(X::Robust(r)) => Some(r),
+            _ => None,
+        })
+    {
+        return Some((c, Origin::Robust));
     }
     match (e.downcast_ref::<EsError>(), e.downcast_ref::<BoError>(), e.downcast_ref::<X>()) {
         (Some(EsError::Core(c)), _, _) | (_, _, Some(X::Core(c) | X::Es(EsError::Core(c)))) => Some((c, Origin::Run)),
@@ -114,6 +141,7 @@ fn message(e: &(dyn Error + 'static)) -> String {
             let flag = match origin {
                 Origin::Bo => bo_flag(name).or_else(|| core_flag(name)),
                 Origin::Inference => infer_flag(name),
+                Origin::Robust => train_flag(name),
                 Origin::Run => core_flag(name),
             };
             match flag {

@@ -22,6 +22,7 @@ mod plot_cmd;
 mod points_io;
 mod reproduce;
 mod sample;
+mod train;
 
 use std::process::ExitCode;
 
@@ -53,6 +54,7 @@ fn main() -> ExitCode {
         cli::Command::Features(a) => features::run(&a),
         cli::Command::Bo(a) => bo::run(&a),
         cli::Command::Infer(a) => infer::run(&a),
+        cli::Command::Train(a) => train::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

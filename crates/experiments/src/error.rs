@@ -26,6 +26,9 @@ pub enum ExperimentError {
     /// From statistical inference (bad data, a singular covariance, bad parameters).
     #[error(transparent)]
     Inference(#[from] gradfree_inference::InferenceError),
+    /// From robust learning (bad labels or data, bad parameters, a diverged run).
+    #[error(transparent)]
+    Robust(#[from] gradfree_robust::RobustError),
     /// From loading a data set.
     #[error(transparent)]
     Data(#[from] gradfree_data::DataError),

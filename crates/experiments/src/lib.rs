@@ -27,6 +27,8 @@ pub mod progress;
 pub mod report;
 pub mod run_spec;
 pub mod runs;
+#[cfg(feature = "train")]
+pub mod train_run;
 pub mod tuning;
 
 use std::path::PathBuf;

@@ -1,0 +1,235 @@
+//! `gradfree train`: a classifier trained on labels corrupted by seeded noise, with the curriculum
+//! losses of thesis ch. 8 or a baseline, a progress bar, a JSON-lines log of every epoch,
+//! checkpoints between epochs and resume. The run is [`TrainRunSpec`]'s; defaults and ranges are
+//! the library's.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use gradfree_core::{DriverState, JsonLinesLog, load_checkpoint, save_checkpoint};
+use gradfree_experiments::progress::bar;
+use gradfree_experiments::train_run::TrainRunSpec;
+use gradfree_robust::train::{EpochRecord, Trainer, TrainerState};
+use serde::Serialize;
+
+use crate::cli::RunOutput;
+
+/// `gradfree train`. Defaults are [`TrainRunSpec`]'s.
+#[derive(Args, Debug)]
+pub struct TrainArgs {
+    /// Data: fashion-mnist (Debian package dataset-fashion-mnist) or digits (shipped).
+    #[arg(long, default_value_t = TrainRunSpec::default().data, conflicts_with = "resume")]
+    pub data: String,
+    /// Network: mlp (784-256-256-10) or cnn (two 3x3 conv + pool layers, dense 128).
+    #[arg(long, default_value_t = TrainRunSpec::default().model, conflicts_with = "resume")]
+    pub model: String,
+    /// Loss: npcl (eq. 8.21, Algorithm 14), cl (eq. 8.9), ce, gce (q = 0.7), coteaching, hinge
+    /// (soft multi-class hinge, app. 10.37).
+    #[arg(long, default_value_t = TrainRunSpec::default().loss, conflicts_with = "resume")]
+    pub loss: String,
+    /// Label noise injected into the training labels: none, symmetric:RATE or pair:RATE.
+    #[arg(long, default_value_t = TrainRunSpec::default().noise, conflicts_with = "resume")]
+    pub noise: String,
+    /// eps of npcl and coteaching [default: the injected rate].
+    #[arg(long, allow_negative_numbers = true, conflicts_with = "resume")]
+    pub noise_rate: Option<f64>,
+    /// Epochs.
+    #[arg(long, default_value_t = TrainRunSpec::default().epochs, conflicts_with = "resume")]
+    pub epochs: usize,
+    /// Mini-batch size.
+    #[arg(long, default_value_t = TrainRunSpec::default().batch_size, conflicts_with = "resume")]
+    pub batch_size: usize,
+    /// npcl/cl: epochs on every sample before the selection starts.
+    #[arg(long, default_value_t = TrainRunSpec::default().burn_in, conflicts_with = "resume")]
+    pub burn_in: usize,
+    /// Optimizer: adam (lr 1e-3) or sgd (lr 1e-2, momentum 0.9).
+    #[arg(long, default_value_t = TrainRunSpec::default().optimizer, conflicts_with = "resume")]
+    pub optimizer: String,
+    /// Learning rate [default: the optimizer's].
+    #[arg(long, allow_negative_numbers = true, conflicts_with = "resume")]
+    pub lr: Option<f64>,
+    /// Learning-rate plan: co-teaching (linear decay over the last 60% of the epochs) or constant.
+    #[arg(long, default_value_t = TrainRunSpec::default().schedule, conflicts_with = "resume")]
+    pub schedule: String,
+    /// Seed of the noise, the initialization and the data order.
+    #[arg(long, default_value_t = TrainRunSpec::default().seed, conflicts_with = "resume")]
+    pub seed: u64,
+    /// Write every epoch's metrics to this JSON-lines file.
+    #[arg(long)]
+    pub log: Option<PathBuf>,
+    /// Save a checkpoint to this file after every epoch.
+    #[arg(long)]
+    pub checkpoint: Option<PathBuf>,
+    /// Resume the run saved in this checkpoint (and keep saving to it).
+    #[arg(long)]
+    pub resume: Option<PathBuf>,
+    /// Output.
+    #[command(flatten)]
+    pub output: RunOutput,
+}
+
+#[derive(Serialize)]
+struct Start<'a> {
+    run: &'a TrainRunSpec,
+    transition: &'a [Vec<f64>],
+    actual_noise_rate: f64,
+}
+
+#[derive(Serialize)]
+struct EpochLine<'a> {
+    generation: usize,
+    #[serde(flatten)]
+    record: &'a EpochRecord,
+}
+
+#[derive(Serialize)]
+struct Output<'a> {
+    run: &'a TrainRunSpec,
+    transition: &'a [Vec<f64>],
+    actual_noise_rate: f64,
+    last_epoch_accuracy: Option<f64>,
+    best_epoch_accuracy: Option<f64>,
+    best_epoch: Option<usize>,
+    history: &'a [EpochRecord],
+    seconds: f64,
+    resumed: bool,
+}
+
+fn driver_state(state: &TrainerState, seconds: f64) -> DriverState {
+    let mut d = DriverState::fresh();
+    d.generations = state.epoch as u64;
+    d.evaluations = (state.epoch * state.n) as u64;
+    d.seconds = seconds;
+    d
+}
+
+/// Runs `gradfree train`.
+pub fn run(a: &TrainArgs) -> Result<()> {
+    let started = Instant::now();
+    let (run, state, earlier) = match &a.resume {
+        Some(path) => {
+            let ck = load_checkpoint::<TrainerState>(path)?;
+            let run: TrainRunSpec = serde_json::from_value(ck.meta)
+                .with_context(|| format!("{}: checkpoint metadata is not a gradfree train run", path.display()))?;
+            (run, Some(ck.optimizer), ck.driver.seconds)
+        }
+        None => {
+            let run = TrainRunSpec {
+                data: a.data.clone(),
+                model: a.model.clone(),
+                loss: a.loss.clone(),
+                noise: a.noise.clone(),
+                noise_rate: a.noise_rate,
+                epochs: a.epochs,
+                batch_size: a.batch_size,
+                burn_in: a.burn_in,
+                optimizer: a.optimizer.clone(),
+                lr: a.lr,
+                schedule: a.schedule.clone(),
+                seed: a.seed,
+            };
+            (run, None, 0.0)
+        }
+    };
+    let spec = run.train_spec()?;
+    let loaded = run.load()?;
+    let data = loaded.train_set();
+    let resumed = state.is_some();
+    let mut trainer = match state {
+        Some(s) => {
+            if s.spec != spec || s.n != loaded.clean.len() {
+                anyhow::bail!("the checkpoint's training state does not match its run");
+            }
+            Trainer::from_state(s)?
+        }
+        None => Trainer::new(spec, &data)?,
+    };
+    let mut log = match &a.log {
+        Some(p) if resumed => Some(JsonLinesLog::resume(p, trainer.state().epoch as u64)?),
+        Some(p) => {
+            let mut l = JsonLinesLog::create(p)?;
+            l.write("start", &Start { run: &run, transition: &loaded.noisy.transition, actual_noise_rate: loaded.noisy.actual_rate })?;
+            Some(l)
+        }
+        None => None,
+    };
+    let checkpoint = a.checkpoint.clone().or_else(|| a.resume.clone());
+    let pb = bar(Some(run.epochs as u64), "{spinner} [{elapsed_precise}] {bar:32} {pos}/{len} epochs  {msg}  {eta}", a.output.bar());
+    pb.set_position(trainer.state().epoch as u64);
+    while !trainer.finished() {
+        let rec = trainer.run_epoch(&data, Some((&loaded.x_test, &loaded.y_test)))?;
+        if let Some(l) = &mut log {
+            l.write("generation", &EpochLine { generation: rec.epoch, record: &rec })?;
+        }
+        if let Some(path) = &checkpoint {
+            let seconds = earlier + started.elapsed().as_secs_f64();
+            save_checkpoint(path, &serde_json::to_value(&run)?, trainer.state(), &driver_state(trainer.state(), seconds))?;
+        }
+        pb.set_message(format!(
+            "test acc {:.4}, label precision {:.3}",
+            rec.test_accuracy.unwrap_or(f64::NAN),
+            rec.label_precision.unwrap_or(f64::NAN)
+        ));
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    let history = &trainer.state().history;
+    let last = history.last().and_then(|r| r.test_accuracy);
+    let best = history.iter().filter_map(|r| r.test_accuracy.map(|a| (r.epoch, a))).fold(None, |b: Option<(usize, f64)>, (e, a)| match b {
+        Some((_, ba)) if ba >= a => b,
+        _ => Some((e, a)),
+    });
+    let seconds = started.elapsed().as_secs_f64();
+    if let Some(l) = &mut log {
+        l.write(
+            "finish",
+            &serde_json::json!({ "last_epoch_accuracy": last, "best_epoch_accuracy": best.map(|b| b.1), "best_epoch": best.map(|b| b.0) }),
+        )?;
+    }
+    if a.output.json {
+        let out = Output {
+            run: &run,
+            transition: &loaded.noisy.transition,
+            actual_noise_rate: loaded.noisy.actual_rate,
+            last_epoch_accuracy: last,
+            best_epoch_accuracy: best.map(|b| b.1),
+            best_epoch: best.map(|b| b.0),
+            history,
+            seconds,
+            resumed,
+        };
+        outln!("{}", serde_json::to_string(&out)?);
+        return Ok(());
+    }
+    outln!("epoch  train loss  train acc (noisy)  label precision  selected  test acc  seconds");
+    for r in history {
+        outln!(
+            "{:>5}  {:>10.4}  {:>17.4}  {:>15}  {:>8.3}  {:>8}  {:>7.2}",
+            r.epoch,
+            r.train_loss,
+            r.train_accuracy,
+            r.label_precision.map_or("-".into(), |p| format!("{p:.4}")),
+            r.selected_fraction,
+            r.test_accuracy.map_or("-".into(), |p| format!("{p:.4}")),
+            r.seconds
+        );
+    }
+    outln!(
+        "Noise: {} (realized rate {:.4}); loss {}{}",
+        run.noise,
+        loaded.noisy.actual_rate,
+        run.loss,
+        if matches!(run.loss.as_str(), "npcl" | "coteaching") {
+            format!(" with eps = {}", run.noise_rate.unwrap_or(run.label_noise()?.rate))
+        } else {
+            String::new()
+        }
+    );
+    if let (Some(l), Some((be, ba))) = (last, best) {
+        outln!("Test accuracy: last epoch {l:.4}; best epoch {ba:.4} (epoch {be}; picking it needs clean held-out labels)");
+    }
+    outln!("Time: {seconds:.1} s{}", if resumed { " (this session, resumed)" } else { "" });
+    Ok(())
+}
