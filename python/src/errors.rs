@@ -256,6 +256,25 @@ impl ToPyErr for gradfree_inference::InferenceError {
     }
 }
 
+impl ToPyErr for gradfree_robust::RobustError {
+    fn kind(&self) -> Kind {
+        use gradfree_robust::RobustError as R;
+        match self {
+            R::Core(c) => c.kind(),
+            R::Data(d) => d.kind(),
+            R::BadData(_) => Kind::Data,
+        }
+    }
+    fn message(&self) -> String {
+        use gradfree_robust::RobustError as R;
+        match self {
+            R::Core(c) => c.message(),
+            R::Data(d) => d.message(),
+            e => e.to_string(),
+        }
+    }
+}
+
 impl ToPyErr for gradfree_experiments::ExperimentError {
     fn kind(&self) -> Kind {
         use gradfree_experiments::ExperimentError as E;
@@ -268,6 +287,7 @@ impl ToPyErr for gradfree_experiments::ExperimentError {
             E::Problem(e) => e.kind(),
             E::Data(e) => e.kind(),
             E::Inference(e) => e.kind(),
+            E::Robust(e) => e.kind(),
             E::Invalid(_) | E::Unknown { .. } => Kind::InvalidParameter,
             E::Io { .. } | E::Json(_) => Kind::Other,
         }
@@ -283,6 +303,7 @@ impl ToPyErr for gradfree_experiments::ExperimentError {
             E::Problem(e) => e.message(),
             E::Data(e) => e.message(),
             E::Inference(e) => e.message(),
+            E::Robust(e) => e.message(),
             e => e.to_string(),
         }
     }

@@ -94,7 +94,7 @@ pub fn anchor_transition(probs: &[f64], k: usize, quantile: f64) -> Result<Vec<V
     if !(quantile > 0.0 && quantile <= 1.0) {
         return Err(RobustError::invalid("quantile", quantile, "a quantile in (0, 1]"));
     }
-    if probs.is_empty() || probs.len() % k != 0 {
+    if probs.is_empty() || !probs.len().is_multiple_of(k) {
         return Err(RobustError::bad(format!("probabilities: {} values is not a non-empty n x {k} matrix", probs.len())));
     }
     if let Some(i) = probs.iter().position(|p| !(p.is_finite() && (0.0..=1.0).contains(p))) {
@@ -172,7 +172,7 @@ mod tests {
                 _ => [a, 0.0, 1.0 - a],
             };
             for j in 0..3 {
-                probs.push((0..3).map(|i| clean[i] * t[i][j]).sum::<f64>());
+                probs.push(clean.iter().zip(&t).map(|(c, row)| c * row[j]).sum::<f64>());
             }
         }
         let est = anchor_transition(&probs, 3, 1.0).unwrap();

@@ -50,7 +50,8 @@ fn tensor_losses_equal_the_references() {
     let onehot: Vec<f32> = (0..b * k).map(|i| if y[i / k] == i % k { 1.0 } else { 0.0 }).collect();
     let rows: Vec<Vec<f64>> = t.chunks(k).map(|r| r.iter().map(|v| f64::from(*v)).collect()).collect();
     let neg: Vec<f32> = rows.iter().zip(&y).map(|(r, &c)| if hinge::margin(r, c) < 0.0 { 1.0 } else { 0.0 }).collect();
-    let cases: [(SampleLoss, Box<dyn Fn(&[f64], usize) -> f64>); 5] = [
+    type Reference = Box<dyn Fn(&[f64], usize) -> f64>;
+    let cases: [(SampleLoss, Reference); 5] = [
         (SampleLoss::CrossEntropy, Box::new(hinge::cross_entropy)),
         (SampleLoss::Gce { q: 0.7 }, Box::new(|r, c| hinge::generalized_cross_entropy(r, c, 0.7))),
         (SampleLoss::Hinge { beta: 0.0 }, Box::new(hinge::hard_hinge)),

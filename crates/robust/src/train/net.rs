@@ -79,7 +79,9 @@ impl Cnn {
     }
 }
 
-/// A network of either architecture.
+/// A network of either architecture. (burn's `Module` derive cannot box a variant; a network
+/// is built once per run, so the size difference costs nothing.)
+#[allow(clippy::large_enum_variant)]
 #[derive(Module, Debug)]
 pub enum Net {
     /// A perceptron.
@@ -91,7 +93,7 @@ pub enum Net {
 /// The side of a square image of `d` pixels usable by the CNN, if any.
 pub fn cnn_side(d: usize) -> Option<usize> {
     let s = (d as f64).sqrt().round() as usize;
-    (s * s == d && s >= 4 && s % 4 == 0).then_some(s)
+    (s * s == d && s >= 4 && s.is_multiple_of(4)).then_some(s)
 }
 
 impl Net {

@@ -307,9 +307,9 @@ impl Trainer {
                 }
             }
             // Which samples each network's step uses.
-            for j in 0..nets {
-                masks[j].clear();
-                masks[j].resize(b, true);
+            for mask in &mut masks {
+                mask.clear();
+                mask.resize(b, true);
             }
             match spec.method {
                 Method::Npcl { eps, burn_in, train_on } if e >= burn_in => {
@@ -396,7 +396,7 @@ impl Trainer {
 }
 
 fn logits(net: &Net, device: &Device, x: &[f32], d: usize, k: usize) -> Result<Vec<f32>> {
-    if x.len() % d != 0 {
+    if !x.len().is_multiple_of(d) {
         return Err(RobustError::bad(format!("X has {} values, not a multiple of {d} features", x.len())));
     }
     if let Some(i) = x.iter().position(|v| !v.is_finite()) {
