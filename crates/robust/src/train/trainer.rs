@@ -225,11 +225,16 @@ impl Trainer {
         state.check_state().map_err(|m| RobustError::bad(format!("training state: {m}")))?;
         let device = device();
         let mut scratch = rng_from_seed(0);
-        let nets = state
-            .params
-            .iter()
-            .map(|p| Net::new(&state.spec.arch, state.d, state.k, &device, &mut scratch).with_params(p, &device))
-            .collect();
+        let mut nets = Vec::with_capacity(state.params.len());
+        for (p, o) in state.params.iter().zip(&state.optim) {
+            let net = Net::new(&state.spec.arch, state.d, state.k, &device, &mut scratch);
+            let want = net.params().len();
+            let adam = matches!(state.spec.optimizer, OptimizerSpec::Adam { .. });
+            if p.len() != want || o.m.len() != want || o.v.len() != if adam { want } else { 0 } {
+                return Err(RobustError::bad(format!("training state: {} parameters for a network of {want}", p.len())));
+            }
+            nets.push(net.with_params(p, &device));
+        }
         Ok(Trainer { state, nets, device, selector: Selector::new() })
     }
 
