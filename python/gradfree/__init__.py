@@ -10,7 +10,7 @@ Evolution strategies with pycma's loop::
     print(es.result.fbest)
 
 Subsystems live in submodules (``gradfree.es``, ``gradfree.qmc``, ``gradfree.bo``,
-``gradfree.kernel_approximation``, ``gradfree.inference``, ``gradfree.errors``); their
+``gradfree.kernel_approximation``, ``gradfree.inference``, ``gradfree.robust``, ``gradfree.errors``); their
 public names are also available here. ``gradfree.experiments`` lists and runs the experiments of
 ``gradfree reproduce``.
 

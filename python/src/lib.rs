@@ -1,7 +1,7 @@
 //! `gradfree._gradfree`: the Rust core behind the `gradfree` Python package. Thin by design
 //! (developers' guide, style 8): validation and numerics live in the Rust crates; this layer maps
 //! arrays in and out, turns errors into the typed exceptions of `gradfree.errors` ([`errors`]), and releases
-//! the GIL around heavy work. One module per subsystem: [`es`], [`qmc`], [`features`], [`bo`], [`inference`], [`experiments`], and
+//! the GIL around heavy work. One module per subsystem: [`es`], [`qmc`], [`features`], [`bo`], [`inference`], [`robust`], [`experiments`], and
 //! [`logs`] for the core's run files.
 
 mod bo;
@@ -12,6 +12,7 @@ mod features;
 mod inference;
 mod logs;
 mod qmc;
+mod robust;
 
 use pyo3::prelude::*;
 use std::sync::atomic::AtomicBool;
@@ -72,7 +73,8 @@ pub(crate) fn err(e: impl std::fmt::Display) -> PyErr {
 /// `es` ([`gradfree_es::EsSpec`], its `stop` the [`gradfree_core::StopSpec`]), `bo`
 /// ([`gradfree_bo::BoParams`]), `lattice_search`
 /// ([`gradfree_qmc::lattice::search::SearchSpec`]) and `inference` ([`gradfree_inference::InferenceSpec`] as `run`,
-/// [`gradfree_inference::ModelSpec`] as `model`). Python signatures leave these `None`.
+/// [`gradfree_inference::ModelSpec`] as `model`) and `robust`
+/// ([`gradfree_experiments::train_run::TrainRunSpec`]). Python signatures leave these `None`.
 #[pyfunction]
 fn defaults_json() -> PyResult<String> {
     let all = serde_json::json!({
@@ -80,6 +82,7 @@ fn defaults_json() -> PyResult<String> {
         "bo": gradfree_bo::BoParams::default(),
         "lattice_search": gradfree_qmc::lattice::search::SearchSpec::default(),
         "inference": {"run": gradfree_inference::InferenceSpec::default(), "model": gradfree_inference::ModelSpec::default()},
+        "robust": gradfree_experiments::train_run::TrainRunSpec::default(),
     });
     serde_json::to_string(&all).map_err(err)
 }
@@ -95,5 +98,6 @@ fn _gradfree(m: &Bound<'_, PyModule>) -> PyResult<()> {
     inference::register(m)?;
     logs::register(m)?;
     qmc::register(m)?;
+    robust::register(m)?;
     Ok(())
 }

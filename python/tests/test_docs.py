@@ -13,8 +13,10 @@ import gradfree.es
 import gradfree.experiments
 import gradfree.kernel_approximation
 import gradfree.qmc
+import gradfree.robust
 
-MODULES = [gradfree, gradfree.es, gradfree.qmc, gradfree.experiments, gradfree.errors, gradfree.kernel_approximation]
+MODULES = [gradfree, gradfree.es, gradfree.qmc, gradfree.experiments, gradfree.errors, gradfree.kernel_approximation,
+           gradfree.robust]
 
 
 def _ours(obj) -> bool:
@@ -112,7 +114,7 @@ def test_front_end_defaults_are_the_librarys():
     """A keyword default of the Python front ends is None (the Rust library decides) or, where
     Python must show a value, the library's own; a default written here that drifts from the
     library's (or a new one that is neither) fails."""
-    from gradfree import _gradfree, bo, es, inference, qmc
+    from gradfree import _gradfree, bo, es, inference, qmc, robust
 
     lib = json.loads(_gradfree.defaults_json())
     infer = {**lib["inference"]["run"], "model": lib["inference"]["model"]["model"],
@@ -128,6 +130,8 @@ def test_front_end_defaults_are_the_librarys():
         (qmc.SearchedLattice.__init__, {}, {"method", "shift"}),
         (inference.fit, infer, {"progress"}),
         (inference.fit_stream, infer, {"progress"}),
+        # noise_rate=0.2 is the issue's example value; the command line's default is the injected rate.
+        (robust._Classifier.__init__, lib["robust"], {"noise_rate", "verbose"}),
     ]
     assert lib["es"]["restarts"] is None  # restarts=False: no restarts, the library's default
     for fn, library, own in cases:

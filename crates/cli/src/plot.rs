@@ -155,6 +155,14 @@ where
                     })
                     .collect();
                 let cap = 0.006 * (x1 - x0);
+                // Bars at every point of a long series are a band: shaded, no whiskers.
+                let band = bars.len() == s.points.len() && bars.len() > 12;
+                if band {
+                    let outline: Vec<(f64, f64)> =
+                        bars.iter().map(|&(x, lo, _)| (x, lo)).chain(bars.iter().rev().map(|&(x, _, hi)| (x, hi))).collect();
+                    c.draw_series(std::iter::once(Polygon::new(outline, col.mix(0.18).filled()))).map_err(e)?;
+                }
+                let bars = if band { Vec::new() } else { bars };
                 c.draw_series(bars.iter().flat_map(|&(x, lo, hi)| {
                     [
                         PathElement::new(vec![(x, lo), (x, hi)], col.stroke_width(1)),

@@ -25,8 +25,11 @@ pub struct TrainArgs {
     /// Network: mlp (784-256-256-10) or cnn (two 3x3 conv + pool layers, dense 128).
     #[arg(long, default_value_t = TrainRunSpec::default().model, conflicts_with = "resume")]
     pub model: String,
+    /// The MLP's hidden-layer widths, comma-separated [default: 256,256].
+    #[arg(long, value_delimiter = ',', num_args = 1.., conflicts_with = "resume")]
+    pub hidden: Option<Vec<usize>>,
     /// Loss: npcl (eq. 8.21, Algorithm 14), cl (eq. 8.9), ce, gce (q = 0.7), coteaching, hinge
-    /// (soft multi-class hinge, app. 10.37).
+    /// (soft multi-class hinge, app. 10.37) or hinge-hard.
     #[arg(long, default_value_t = TrainRunSpec::default().loss, conflicts_with = "resume")]
     pub loss: String,
     /// Label noise injected into the training labels: none, symmetric:RATE or pair:RATE.
@@ -119,6 +122,7 @@ pub fn run(a: &TrainArgs) -> Result<()> {
             let run = TrainRunSpec {
                 data: a.data.clone(),
                 model: a.model.clone(),
+                hidden: a.hidden.clone(),
                 loss: a.loss.clone(),
                 noise: a.noise.clone(),
                 noise_rate: a.noise_rate,

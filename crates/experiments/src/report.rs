@@ -76,7 +76,8 @@ pub struct Series {
     /// Points `(x, y)`.
     pub points: Vec<(f64, f64)>,
     /// Error bars `(x, low, high)`, drawn as vertical whiskers in the series' colour (e.g. mean ±
-    /// one standard deviation over runs); empty for none.
+    /// one standard deviation over runs); empty for none. A series of more than 12 points with a
+    /// bar at every point is drawn with a shaded band instead ([`Series::band`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<(f64, f64, f64)>,
 }
@@ -97,6 +98,18 @@ impl Series {
                 .filter(|(k, _)| k % every == every - 1 || *k + 1 == stats.len())
                 .map(|(_, &(x, m, s))| (x, if log_axis { (m - s).max(0.1 * m) } else { m - s }, m + s))
                 .collect(),
+        }
+    }
+}
+
+impl Series {
+    /// The mean of `(x, mean, std)` points with mean ± one standard deviation at every point,
+    /// drawn as a shaded band (a series of more than 12 points).
+    pub fn band(label: &str, stats: &[(f64, f64, f64)]) -> Self {
+        Series {
+            label: label.into(),
+            points: stats.iter().map(|&(x, m, _)| (x, m)).collect(),
+            errors: stats.iter().map(|&(x, m, s)| (x, m - s, m + s)).collect(),
         }
     }
 }

@@ -25,7 +25,10 @@ pub struct TrainRunSpec {
     pub data: String,
     /// `mlp` (two hidden layers of 256) or `cnn`.
     pub model: String,
-    /// `npcl`, `cl`, `ce`, `gce`, `coteaching` or `hinge`.
+    /// The MLP's hidden-layer widths; `None` is 256, 256 (Co-teaching's MLP).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hidden: Option<Vec<usize>>,
+    /// `npcl`, `cl`, `ce`, `gce`, `coteaching`, `hinge` (soft) or `hinge-hard`.
     pub loss: String,
     /// Label noise injected into the training labels: `none`, `symmetric:RATE`, `pair:RATE`.
     pub noise: String,
@@ -53,6 +56,7 @@ impl Default for TrainRunSpec {
         TrainRunSpec {
             data: "fashion-mnist".into(),
             model: "mlp".into(),
+            hidden: None,
             loss: "npcl".into(),
             noise: "symmetric:0.5".into(),
             noise_rate: None,
@@ -67,8 +71,9 @@ impl Default for TrainRunSpec {
     }
 }
 
-/// A run's rows in memory: training features with clean and noisy labels, and the test set.
-pub struct LoadedTrain {
+/// A data set's rows split into training and test rows, before any noise: loaded once and
+/// shared by every run on it ([`load_base`]).
+pub struct BaseData {
     /// Training features, row-major.
     pub x: Vec<f32>,
     /// Features per row.
@@ -77,19 +82,49 @@ pub struct LoadedTrain {
     pub k: usize,
     /// The true training labels.
     pub clean: Vec<u32>,
-    /// The injected noise: labels, transition matrix, realized rate.
-    pub noisy: NoisyLabels,
     /// Test features.
     pub x_test: Vec<f32>,
     /// Test labels (never corrupted).
     pub y_test: Vec<u32>,
 }
 
+/// A run's rows in memory: the data set and the noisy training labels of this run.
+pub struct LoadedTrain {
+    /// The data set, split.
+    pub base: std::sync::Arc<BaseData>,
+    /// The injected noise: labels, transition matrix, realized rate.
+    pub noisy: NoisyLabels,
+}
+
+impl std::ops::Deref for LoadedTrain {
+    type Target = BaseData;
+    fn deref(&self) -> &BaseData {
+        &self.base
+    }
+}
+
 impl LoadedTrain {
     /// The training set as the trainer reads it.
     pub fn train_set(&self) -> TrainSet<'_> {
-        TrainSet { x: &self.x, d: self.d, labels: &self.noisy.labels, clean: Some(&self.clean), k: self.k }
+        TrainSet { x: &self.base.x, d: self.base.d, labels: &self.noisy.labels, clean: Some(&self.base.clean), k: self.base.k }
     }
+}
+
+/// Loads data set `data` ([`TRAIN_DATA`]) and splits it: Fashion-MNIST's own split (the first
+/// 60,000 rows train), the digits by a fixed seeded shuffle into 1,400 training and 397 test
+/// images.
+pub fn load_base(data: &str) -> Result<BaseData> {
+    let ds = match data {
+        "fashion-mnist" | "digits" => gradfree_data::load_labeled(data)?,
+        other => return Err(RobustError::invalid("data", other, TRAIN_DATA.join(" or ")).into()),
+    };
+    let (train, test) = split(&ds);
+    let take = |rows: &[usize]| -> (Vec<f32>, Vec<u32>) {
+        (rows.iter().flat_map(|&i| ds.row(i).iter().copied()).collect(), rows.iter().map(|&i| ds.labels[i]).collect())
+    };
+    let (x, clean) = take(&train);
+    let (x_test, y_test) = take(&test);
+    Ok(BaseData { x, d: ds.d, k: ds.classes.len(), clean, x_test, y_test })
 }
 
 impl TrainRunSpec {
@@ -104,7 +139,13 @@ impl TrainRunSpec {
         let eps = self.noise_rate.unwrap_or(noise.rate);
         let method = Method::from_name(&self.loss, eps, self.burn_in)?;
         let arch = match self.model.as_str() {
-            "mlp" => Arch::mlp(),
+            "mlp" => match &self.hidden {
+                Some(h) => Arch::Mlp { hidden: h.clone() },
+                None => Arch::mlp(),
+            },
+            "cnn" if self.hidden.is_some() => {
+                return Err(RobustError::invalid("hidden", "a list of widths", "no value with model cnn").into());
+            }
             "cnn" => Arch::Cnn,
             m => return Err(RobustError::invalid("model", m, "mlp or cnn").into()),
         };
@@ -137,22 +178,19 @@ impl TrainRunSpec {
 
     /// Loads the data, splits it, and corrupts the training labels (seeded by `seed`).
     pub fn load(&self) -> Result<LoadedTrain> {
+        self.label_noise()?;
+        if !TRAIN_DATA.contains(&self.data.as_str()) {
+            return Err(RobustError::invalid("data", &self.data, TRAIN_DATA.join(" or ")).into());
+        }
+        self.corrupt(std::sync::Arc::new(load_base(&self.data)?))
+    }
+
+    /// This run's noisy labels on `base` (loaded from [`TrainRunSpec::data`]), seeded by `seed`.
+    pub fn corrupt(&self, base: std::sync::Arc<BaseData>) -> Result<LoadedTrain> {
         let noise = self.label_noise()?;
-        let ds = match self.data.as_str() {
-            "fashion-mnist" | "digits" => gradfree_data::load_labeled(&self.data)?,
-            other => return Err(RobustError::invalid("data", other, TRAIN_DATA.join(" or ")).into()),
-        };
-        let (train, test) = split(&ds);
-        let take = |rows: &[usize]| -> (Vec<f32>, Vec<u32>) {
-            (rows.iter().flat_map(|&i| ds.row(i).iter().copied()).collect(), rows.iter().map(|&i| ds.labels[i]).collect())
-        };
-        let (x, clean) = take(&train);
-        let (x_test, y_test) = take(&test);
-        let k = ds.classes.len();
-        let noisy = flip_labels(&clean, k, noise, derive_seed(self.seed, 0x4015E))?;
-        let loaded = LoadedTrain { x, d: ds.d, k, clean, noisy, x_test, y_test };
-        self.train_spec()?.check(loaded.d)?;
-        Ok(loaded)
+        let noisy = flip_labels(&base.clean, base.k, noise, derive_seed(self.seed, 0x4015E))?;
+        self.train_spec()?.check(base.d)?;
+        Ok(LoadedTrain { base, noisy })
     }
 }
 

@@ -6,6 +6,8 @@ pub mod bo_runs;
 pub mod bo_synthetic;
 pub mod bo_tasks;
 pub mod boltzmann;
+#[cfg(feature = "train")]
+pub mod curriculum;
 pub mod inference_coverage;
 pub mod ingo_discrete;
 pub mod ingo_rl;
@@ -19,13 +21,38 @@ pub mod masgrad_relu;
 pub mod mines_logistic;
 pub mod mines_synthetic;
 pub mod qmc_integration;
+#[cfg(feature = "train")]
+pub mod soft_hinge;
 pub mod sphere_coherence;
 pub mod ssf_accuracy;
 pub mod ssf_convergence;
 pub mod ssf_speedup;
 pub mod test_functions;
+#[cfg(feature = "train")]
+pub mod train_runs;
 
 use crate::Registered;
+
+/// The robust-learning experiments' computations, or an error saying how to build them.
+#[cfg(feature = "train")]
+mod trained {
+    pub use super::curriculum::{run_misspecified, run_noise};
+    pub use super::soft_hinge::run as run_soft_hinge;
+}
+#[cfg(not(feature = "train"))]
+#[allow(non_upper_case_globals)]
+mod trained {
+    use crate::{Ctx, Report, Result};
+    fn needs_train(_: &Ctx) -> Result<Report> {
+        Err(crate::ExperimentError::Invalid(
+            "this experiment trains neural networks: build gradfree-experiments with its `train` feature (the gradfree binary has it)"
+                .into(),
+        ))
+    }
+    pub const run_noise: fn(&Ctx) -> Result<Report> = needs_train;
+    pub const run_misspecified: fn(&Ctx) -> Result<Report> = needs_train;
+    pub const run_soft_hinge: fn(&Ctx) -> Result<Report> = needs_train;
+}
 
 /// Every experiment, in the order `reproduce all` runs them.
 pub const ALL: &[Registered] = &[
@@ -172,5 +199,23 @@ pub const ALL: &[Registered] = &[
         source: "Chen, Lee, Tong & Zhang 2020 sec. 5 protocol; Liang & Su 2019; Lee et al. 2022",
         summary: "coverage and width of 95% intervals, linear and logistic, 3 designs, d = 5 and 20: Wald, random scaling, MasGrad (defaults, beta = N)",
         run: inference_coverage::run_coverage,
+    },
+    Registered {
+        name: "curriculum-noise",
+        source: "thesis sec. 8.3.1, Figs. 8.1-8.3",
+        summary: "Fashion-MNIST with Symmetry-20/50% and Pair-35/45% label noise: CE, GCE, Co-teaching, CL, NPCL; test accuracy and label precision per epoch",
+        run: trained::run_noise,
+    },
+    Registered {
+        name: "curriculum-misspecified",
+        source: "thesis sec. 8.3.1, Table 8.4",
+        summary: "NPCL with eps at 0.5-1.5 x the true rate; the noise rate estimated from 500 trusted labels and from anchor points",
+        run: trained::run_misspecified,
+    },
+    Registered {
+        name: "soft-hinge",
+        source: "thesis app. 10.38, Fig. 10.1",
+        summary: "soft vs hard multi-class hinge, Adam and SGD, clean Fashion-MNIST: training and test accuracy per epoch",
+        run: trained::run_soft_hinge,
     },
 ];

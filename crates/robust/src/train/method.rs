@@ -49,11 +49,12 @@ pub enum Method {
 }
 
 /// The names of [`Method::from_name`], as the CLI and Python spell them.
-pub const METHOD_NAMES: &[&str] = &["npcl", "cl", "ce", "gce", "coteaching", "hinge"];
+pub const METHOD_NAMES: &[&str] = &["npcl", "cl", "ce", "gce", "coteaching", "hinge", "hinge-hard"];
 
 impl Method {
     /// A method by name with the thesis' settings: `npcl` (with `noise_rate`), `cl`, `ce`, `gce`
-    /// (`q = 0.7`), `coteaching` (forget rate `noise_rate`, `t_k = 10`), `hinge` (soft). `burn_in`
+    /// (`q = 0.7`), `coteaching` (forget rate `noise_rate`, `t_k = 10`), `hinge` (soft), `hinge-hard`
+    /// (the hard multi-class hinge of Crammer & Singer 2001, app. 10.37's comparison). `burn_in`
     /// applies to `npcl` and `cl`.
     pub fn from_name(name: &str, noise_rate: f64, burn_in: usize) -> Result<Self> {
         let m = match name {
@@ -63,6 +64,7 @@ impl Method {
             "gce" => Method::Gce { q: 0.7 },
             "coteaching" => Method::CoTeaching { eps: noise_rate, t_k: 10 },
             "hinge" => Method::Hinge { beta: 1.0 },
+            "hinge-hard" => Method::Hinge { beta: 0.0 },
             _ => return Err(RobustError::invalid("loss", name, format!("one of {}", METHOD_NAMES.join(", ")))),
         };
         m.check()?;
