@@ -508,15 +508,16 @@ pub struct OptimizeArgs {
 
 #[derive(Args, Debug)]
 pub struct PlotArgs {
-    /// JSON-lines logs written by `gradfree optimize --log` or `gradfree bo --log`.
+    /// JSON-lines logs written by `gradfree optimize --log` or `gradfree bo --log` (best f vs
+    /// evaluations), or by `gradfree train --log` (test accuracy and label precision per epoch).
     #[arg(required = true)]
     pub logs: Vec<PathBuf>,
     /// Output image (.png or .svg).
     #[arg(short, long)]
     pub output: PathBuf,
-    /// Chart title.
-    #[arg(long, default_value = "best f vs evaluations")]
-    pub title: String,
+    /// Chart title [default: best f vs evaluations; training logs: test accuracy and label precision per epoch].
+    #[arg(long)]
+    pub title: Option<String>,
     /// Linear instead of log y axis.
     #[arg(long)]
     pub linear: bool,

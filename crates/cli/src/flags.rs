@@ -91,6 +91,8 @@ pub fn train_flag(name: &str) -> Option<&'static str> {
         "optimizer" => "--optimizer",
         "lr" => "--lr",
         "schedule" => "--schedule",
+        "hidden" => "--hidden",
+        "burn_in" => "--burn-in",
         _ => return None,
     })
 }

@@ -11,6 +11,11 @@ pub fn run(args: &PlotArgs) -> Result<()> {
         bail!("invalid --f-star {f}: expected a finite number");
     }
     let shift = args.f_star.unwrap_or(0.0);
+    if let Some(first) = args.logs.first()
+        && train_log(first)?.is_some()
+    {
+        return plot_training(args);
+    }
     let mut series = Vec::new();
     for path in &args.logs {
         let records = read_generation_log(path)?;
@@ -33,7 +38,8 @@ pub fn run(args: &PlotArgs) -> Result<()> {
     if log_y && series.iter().all(|s| s.points.iter().all(|p| p.1 <= 0.0)) {
         bail!("every {y_label} is <= 0: a log axis cannot show them; use --linear");
     }
-    line_chart(&args.output, &LineChart { title: &args.title, x_label: "evaluations", y_label, log_y, series: &series })?;
+    let title = args.title.as_deref().unwrap_or("best f vs evaluations");
+    line_chart(&args.output, &LineChart { title, x_label: "evaluations", y_label, log_y, series: &series })?;
     if args.json {
         let series: Vec<_> = series.iter().map(|s| serde_json::json!({"label": s.label, "points": s.points.len()})).collect();
         outln!("{}", serde_json::json!({"output": args.output, "series": series}));
@@ -54,4 +60,57 @@ fn log_algorithm(path: &std::path::Path) -> Option<String> {
     let first = std::io::BufReader::new(file).lines().next()?.ok()?;
     let v: serde_json::Value = serde_json::from_str(&first).ok()?;
     (v.get("type")?.as_str()? == "start").then(|| v.get("algorithm")?.as_str().map(str::to_string)).flatten()
+}
+
+/// The per-epoch records of a `gradfree train --log` file (`None` for any other log): the run's
+/// label (loss and noise) and `(epoch, test accuracy, label precision)`.
+type TrainCurve = (String, Vec<(f64, Option<f64>, Option<f64>)>);
+
+fn train_log(path: &std::path::Path) -> Result<Option<TrainCurve>> {
+    let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let mut lines = text.lines().map(serde_json::from_str::<serde_json::Value>);
+    let Some(Ok(start)) = lines.next() else { return Ok(None) };
+    let Some(run) = start.get("run").filter(|_| start.get("type").and_then(|t| t.as_str()) == Some("start")) else {
+        return Ok(None);
+    };
+    let Some(loss) = run.get("loss").and_then(|l| l.as_str()) else { return Ok(None) };
+    let noise = run.get("noise").and_then(|l| l.as_str()).unwrap_or("");
+    let mut points = Vec::new();
+    for (i, v) in lines.enumerate() {
+        let v = v.map_err(|e| anyhow::anyhow!("{}: line {}: {e}", path.display(), i + 2))?;
+        if v.get("type").and_then(|t| t.as_str()) == Some("generation") {
+            let epoch = v.get("epoch").and_then(|e| e.as_f64()).unwrap_or(f64::NAN);
+            points.push((epoch, v.get("test_accuracy").and_then(|a| a.as_f64()), v.get("label_precision").and_then(|a| a.as_f64())));
+        }
+    }
+    Ok(Some((format!("{loss}, {noise}"), points)))
+}
+
+/// Test accuracy and label precision per epoch of `gradfree train` logs (linear axis).
+fn plot_training(args: &PlotArgs) -> Result<()> {
+    let mut series = Vec::new();
+    for path in &args.logs {
+        let Some((label, points)) = train_log(path)? else {
+            bail!("{}: not a `gradfree train --log` file; training and optimization logs cannot share a plot", path.display());
+        };
+        if points.is_empty() {
+            bail!("{}: no epoch records", path.display());
+        }
+        let label = if args.logs.len() > 1 { format!("{label} ({})", stem(path)) } else { label };
+        let test: Vec<(f64, f64)> = points.iter().filter_map(|p| p.1.map(|a| (p.0, a))).collect();
+        let precision: Vec<(f64, f64)> = points.iter().filter_map(|p| p.2.map(|a| (p.0, a))).collect();
+        series.push(Series { label: format!("test accuracy: {label}"), points: test, errors: Vec::new() });
+        if !precision.is_empty() {
+            series.push(Series { label: format!("label precision: {label}"), points: precision, errors: Vec::new() });
+        }
+    }
+    let title = args.title.as_deref().unwrap_or("test accuracy and label precision per epoch");
+    line_chart(&args.output, &LineChart { title, x_label: "epoch", y_label: "accuracy / precision", log_y: false, series: &series })?;
+    if args.json {
+        let series: Vec<_> = series.iter().map(|s| serde_json::json!({"label": s.label, "points": s.points.len()})).collect();
+        outln!("{}", serde_json::json!({"output": args.output, "series": series}));
+    } else {
+        outln!("wrote {}", args.output.display());
+    }
+    Ok(())
 }
