@@ -67,7 +67,8 @@ fn log_algorithm(path: &std::path::Path) -> Option<String> {
 type TrainCurve = (String, Vec<(f64, Option<f64>, Option<f64>)>);
 
 fn train_log(path: &std::path::Path) -> Result<Option<TrainCurve>> {
-    let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let bytes = gradfree_core::read_regular_file(path)?;
+    let text = String::from_utf8_lossy(&bytes);
     let mut lines = text.lines().map(serde_json::from_str::<serde_json::Value>);
     let Some(Ok(start)) = lines.next() else { return Ok(None) };
     let Some(run) = start.get("run").filter(|_| start.get("type").and_then(|t| t.as_str()) == Some("start")) else {
