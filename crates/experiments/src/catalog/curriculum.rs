@@ -251,7 +251,7 @@ pub fn run_misspecified(ctx: &Ctx) -> Result<Report> {
         ]);
     }
     let chart = Chart {
-        title: "NPCL with eps = factor x the true rate: mean test accuracy over the last 10 epochs".into(),
+        title: "NPCL, eps = factor x true rate: last 10 epochs".into(),
         x_label: "eps / true rate".into(),
         y_label: "test accuracy".into(),
         log_y: false,
