@@ -11,7 +11,8 @@
 //!   10.37, cross-entropy and the generalized cross-entropy of the GCE baseline, as `f64`
 //!   references;
 //! - [`noise`]: seeded symmetric and pair label flipping with their transition matrices;
-//! - [`estimate`]: the noise rate from a trusted subset or from anchor points.
+//! - [`estimate`]: the noise rate from a trusted subset or from anchor points;
+//! - [`nok`]: the neural optimization kernel block of chapter 7 (robustness to input noise).
 //!
 //! Algorithms do no I/O.
 
@@ -20,6 +21,7 @@ pub mod error;
 pub mod estimate;
 pub mod hinge;
 pub mod noise;
+pub mod nok;
 pub mod selection;
 
 pub use curriculum::{Threshold, curriculum_value, curriculum_value_batched, zero_one};
