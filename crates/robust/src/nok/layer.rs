@@ -1,0 +1,166 @@
+//! The structured layer of the neural optimization kernel (thesis sec. 7.3): with
+//! `W = sqrt(d) R^T B` (7.7), `B` a `d x N` matrix with unit columns and `B B^T = (N/d) I_d`, and
+//! `R` orthogonal, one layer is the proximal-gradient step (7.9)
+//!
+//! `y_{t+1} = h(W^T x + (I_N - W^T W / N) y_t)`, `y_0 = 0`,
+//!
+//! on the objective (7.8) `Q(y) = 1/2 ||x - W y / N||^2 + (1/N) sum_i phi(y_i)`, which it never
+//! increases (Thm 23). `B` is any [`LinearOp`] whose rows are `B`'s columns (`apply` is `B^T`,
+//! `apply_adjoint` is `B`), so a structured `B` (SSF's FFT, thesis Thm 20) costs `O(N log N)`
+//! per step and a dense one `O(N d)`.
+
+use gradfree_core::GfRng;
+use gradfree_features::projection::DenseProjection;
+use gradfree_features::{LinearOp, Workspace};
+use rand::RngExt;
+
+use super::prox::Activation;
+use crate::error::{Result, RobustError};
+
+/// `W = sqrt(d) R^T B` and the activation of one block.
+#[derive(Debug)]
+pub struct NokLayer {
+    b: Box<dyn LinearOp>,
+    /// `R`, row-major `d x d`.
+    r: Vec<f64>,
+    act: Activation,
+}
+
+/// Per-call buffers of [`NokLayer`].
+#[derive(Debug, Default)]
+pub struct LayerScratch {
+    rx: Vec<f64>,
+    wy: Vec<f64>,
+    back: Vec<f64>,
+    resid: Vec<f64>,
+    ws: Workspace,
+}
+
+/// `B = [Q_1, ..., Q_{N/d}]`, blocks of independent Haar orthogonal `d x d` matrices (thesis
+/// sec. 7.3, choice (i); Yu et al. 2016): unit columns and `B B^T = (N/d) I_d`. Needs `d | N`.
+pub fn block_orthogonal(d: usize, n: usize, rng: &mut GfRng) -> Result<DenseProjection> {
+    if d == 0 || n < d || !n.is_multiple_of(d) {
+        return Err(RobustError::invalid("n_components", n, format!("a multiple of d = {d} (N >= d), for blocks of orthogonal matrices")));
+    }
+    let mut rows = Vec::with_capacity(n * d);
+    for _ in 0..n / d {
+        rows.extend(gradfree_core::linalg::random_orthogonal(d, rng.random::<u64>()));
+    }
+    DenseProjection::from_rows(rows, d).map_err(|e| RobustError::bad(e.to_string()))
+}
+
+impl NokLayer {
+    /// A layer with `B` (rows: `B`'s columns, unit norm), `R = I` and activation `act`.
+    pub fn new(b: Box<dyn LinearOp>, act: Activation) -> Result<Self> {
+        act.check()?;
+        let d = b.dim_in();
+        if b.dim_out() < d {
+            return Err(RobustError::invalid("n_components", b.dim_out(), format!(">= d = {d}")));
+        }
+        let mut r = vec![0.0; d * d];
+        (0..d).for_each(|i| r[i * d + i] = 1.0);
+        Ok(NokLayer { b, r, act })
+    }
+
+    /// Input dimension `d`.
+    pub fn dim(&self) -> usize {
+        self.b.dim_in()
+    }
+
+    /// Code dimension `N`.
+    pub fn width(&self) -> usize {
+        self.b.dim_out()
+    }
+
+    /// The activation.
+    pub fn activation(&self) -> Activation {
+        self.act
+    }
+
+    /// `R`, row-major.
+    pub fn rotation(&self) -> &[f64] {
+        &self.r
+    }
+
+    /// Replaces `R` (row-major `d x d`; must be orthogonal to `1e-8`).
+    pub fn set_rotation(&mut self, r: Vec<f64>) -> Result<()> {
+        let d = self.dim();
+        if r.len() != d * d || r.iter().any(|v| !v.is_finite()) {
+            return Err(RobustError::bad(format!("R must be a finite {d} x {d} matrix")));
+        }
+        for i in 0..d {
+            for j in 0..d {
+                let dot: f64 = (0..d).map(|k| r[i * d + k] * r[j * d + k]).sum();
+                if (dot - if i == j { 1.0 } else { 0.0 }).abs() > 1e-8 {
+                    return Err(RobustError::bad("R must be orthogonal (R R^T = I)"));
+                }
+            }
+        }
+        self.r = r;
+        Ok(())
+    }
+
+    /// `out = W^T x = sqrt(d) B^T R x` (`N` values).
+    pub fn wt(&self, x: &[f64], out: &mut [f64], s: &mut LayerScratch) {
+        let d = self.dim();
+        s.rx.clear();
+        s.rx.extend((0..d).map(|i| self.r[i * d..(i + 1) * d].iter().zip(x).map(|(a, b)| a * b).sum::<f64>()));
+        self.b.apply(&s.rx, (d as f64).sqrt(), out, &mut s.ws);
+    }
+
+    /// `out = W y = sqrt(d) R^T B y` (`d` values).
+    pub fn w(&self, y: &[f64], out: &mut [f64], s: &mut LayerScratch) {
+        let d = self.dim();
+        s.back.resize(d, 0.0);
+        self.b.apply_adjoint(y, (d as f64).sqrt(), &mut s.back, &mut s.ws);
+        for (j, o) in out.iter_mut().enumerate().take(d) {
+            *o = (0..d).map(|i| self.r[i * d + j] * s.back[i]).sum();
+        }
+    }
+
+    /// One step (7.9): `y_next = h(W^T x + y - W^T W y / N)`.
+    pub fn step(&self, x: &[f64], y: &[f64], y_next: &mut [f64], s: &mut LayerScratch) {
+        let (d, n) = (self.dim(), self.width());
+        let mut wy = std::mem::take(&mut s.wy);
+        wy.resize(d, 0.0);
+        self.w(y, &mut wy, s);
+        // W^T (x - W y / N) + y, then h.
+        let mut resid = std::mem::take(&mut s.resid);
+        resid.clear();
+        resid.extend(x.iter().zip(&wy).map(|(a, b)| a - b / n as f64));
+        self.wt(&resid, y_next, s);
+        for (o, yi) in y_next.iter_mut().zip(y) {
+            *o = self.act.prox(*o + yi);
+        }
+        s.wy = wy;
+        s.resid = resid;
+    }
+
+    /// The objective (7.8) at `y`.
+    pub fn objective(&self, x: &[f64], y: &[f64], s: &mut LayerScratch) -> f64 {
+        let (d, n) = (self.dim(), self.width());
+        let mut wy = vec![0.0; d];
+        self.w(y, &mut wy, s);
+        let fit: f64 = x.iter().zip(&wy).map(|(a, b)| (a - b / n as f64).powi(2)).sum::<f64>() / 2.0;
+        fit + y.iter().map(|v| self.act.phi(*v)).sum::<f64>() / n as f64
+    }
+
+    /// `T` steps from `y_0 = 0`: the code `y_T` of `x` and the objective after each step.
+    pub fn encode(&self, x: &[f64], layers: usize, s: &mut LayerScratch) -> Result<(Vec<f64>, Vec<f64>)> {
+        if x.len() != self.dim() {
+            return Err(RobustError::bad(format!("x has {} values; the layer takes d = {}", x.len(), self.dim())));
+        }
+        if let Some(i) = x.iter().position(|v| !v.is_finite()) {
+            return Err(RobustError::bad(format!("x[{i}] = {}: inputs must be finite", x[i])));
+        }
+        let n = self.width();
+        let (mut y, mut next) = (vec![0.0; n], vec![0.0; n]);
+        let mut trace = Vec::with_capacity(layers);
+        for _ in 0..layers {
+            self.step(x, &y, &mut next, s);
+            std::mem::swap(&mut y, &mut next);
+            trace.push(self.objective(x, &y, s));
+        }
+        Ok((y, trace))
+    }
+}
