@@ -89,3 +89,46 @@ fn bad_shapes_are_errors() {
     assert!(l.encode(&[1.0, 2.0], 3, &mut s).is_err());
     assert!(l.encode(&[1.0, f64::NAN, 0.0, 0.0], 3, &mut s).unwrap_err().to_string().contains("x[1]"));
 }
+
+/// The unsupervised alternation (7.16-7.17): T1 layers on every row, then the Procrustes R-step;
+/// the R-step never increases the objective, R stays orthogonal, and the alternation as a whole is
+/// monotone (each Y-phase warm-started from the last codes).
+#[test]
+fn procrustes_step_never_increases_the_objective() {
+    let (d, n, rows) = (6, 18, 40);
+    let mut l = layer(d, n, Activation::L1 { lambda: 0.05 }, 11);
+    let mut rng = rng_from_seed(12);
+    let xs: Vec<f64> = (0..rows * d).map(|_| StandardNormal.sample(&mut rng)).collect();
+    let mut s = LayerScratch::default();
+    let total = |l: &NokLayer, ys: &[f64], s: &mut LayerScratch| -> f64 {
+        xs.chunks_exact(d).zip(ys.chunks_exact(n)).map(|(x, y)| l.objective(x, y, s)).sum()
+    };
+    let mut ys = vec![0.0; rows * n];
+    let mut last = total(&l, &ys, &mut s);
+    let mut next = vec![0.0; n];
+    for round in 0..6 {
+        for (x, y) in xs.chunks_exact(d).zip(ys.chunks_exact_mut(n)) {
+            for _ in 0..3 {
+                l.step(x, y, &mut next, &mut s);
+                y.copy_from_slice(&next);
+            }
+        }
+        let after_y = total(&l, &ys, &mut s);
+        l.procrustes_step(&xs, &ys, &mut s).unwrap();
+        let after_r = total(&l, &ys, &mut s);
+        assert!(after_y <= last + 1e-10 && after_r <= after_y + 1e-10, "round {round}: {last} -> {after_y} -> {after_r}");
+        if round == 0 {
+            // From R = a random rotation, the first R-step makes real progress.
+            assert!(after_r < after_y - 1e-4, "{after_y} -> {after_r}");
+        }
+        let r = l.rotation();
+        for i in 0..d {
+            for j in 0..d {
+                let dot: f64 = (0..d).map(|k| r[i * d + k] * r[j * d + k]).sum();
+                assert!((dot - if i == j { 1.0 } else { 0.0 }).abs() < 1e-10);
+            }
+        }
+        last = after_r;
+    }
+    assert!(l.procrustes_step(&xs[..5], &ys, &mut s).is_err());
+}

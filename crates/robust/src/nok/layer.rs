@@ -163,4 +163,44 @@ impl NokLayer {
         }
         Ok((y, trace))
     }
+
+    /// The unsupervised R-step (7.16-7.17), orthogonal Procrustes: with the codes `ys` (`n x N`,
+    /// row-major) of the rows `xs` (`n x d`) fixed, the orthogonal `R` minimizing
+    /// `1/2 sum_k ||x_k - (sqrt(d)/N) R^T B y_k||^2` is `R = U V^T` from the SVD
+    /// `(sqrt(d)/N) B Y X^T = U Gamma V^T`. Replaces `R`; the objective never increases.
+    pub fn procrustes_step(&mut self, xs: &[f64], ys: &[f64], s: &mut LayerScratch) -> Result<()> {
+        let (d, n) = (self.dim(), self.width());
+        let rows = xs.len() / d;
+        if xs.len() != rows * d || ys.len() != rows * n || rows == 0 {
+            return Err(RobustError::bad(format!(
+                "{} inputs and {} code values do not make rows of d = {d} and N = {n}",
+                xs.len(),
+                ys.len()
+            )));
+        }
+        let mut m = vec![0.0; d * d];
+        s.back.resize(d, 0.0);
+        for (x, y) in xs.chunks_exact(d).zip(ys.chunks_exact(n)) {
+            self.b.apply_adjoint(y, (d as f64).sqrt() / n as f64, &mut s.back, &mut s.ws);
+            for i in 0..d {
+                for j in 0..d {
+                    m[i * d + j] += s.back[i] * x[j];
+                }
+            }
+        }
+        if m.iter().any(|v| !v.is_finite()) {
+            return Err(RobustError::bad("the Procrustes matrix is not finite"));
+        }
+        let svd = faer::Mat::from_fn(d, d, |i, j| m[i * d + j]).svd().map_err(|e| RobustError::bad(format!("SVD failed: {e:?}")))?;
+        let (u, v) = (svd.U(), svd.V());
+        let mut r = vec![0.0; d * d];
+        for i in 0..d {
+            for j in 0..d {
+                r[i * d + j] = (0..d).map(|k| u[(i, k)] * v[(j, k)]).sum();
+            }
+        }
+        // R maximizes tr(R^T M): the layer uses R as W = sqrt(d) R^T B.
+        self.r = r;
+        Ok(())
+    }
 }
