@@ -173,7 +173,7 @@ impl RobustModel {
 
 /// `robust_fit(x, y, n_classes, spec_json, progress) -> RobustModel`: trains a network on
 /// float32 rows `x` and labels `y` in `[0, n_classes)` with the options of `spec_json` (fields of
-/// [`TrainRunSpec`]; the ones given replace its defaults; `data` and `noise` are not used). Runs
+/// [`TrainRunSpec`]; the ones missing take its defaults; `data` and `noise` are not used). Runs
 /// without the GIL; Ctrl-C stops it between batches of epochs.
 #[pyfunction]
 #[pyo3(signature = (x, y, n_classes, spec_json, progress = false))]
@@ -185,14 +185,7 @@ fn robust_fit(
     spec_json: &str,
     progress: bool,
 ) -> PyResult<RobustModel> {
-    let given: serde_json::Value = serde_json::from_str(spec_json).map_err(err)?;
-    let mut merged = serde_json::to_value(TrainRunSpec::default()).map_err(err)?;
-    if let (Some(m), Some(g)) = (merged.as_object_mut(), given.as_object()) {
-        for (k, v) in g {
-            m.insert(k.clone(), v.clone());
-        }
-    }
-    let run: TrainRunSpec = serde_json::from_value(merged).map_err(|e| err(format!("invalid training options: {e}")))?;
+    let run: TrainRunSpec = serde_json::from_str(spec_json).map_err(|e| err(format!("invalid training options: {e}")))?;
     let spec = run.train_spec().map_err(ToPyErr::to_py)?;
     let (n, d) = (x.shape()[0], x.shape()[1]);
     if y.len() != n {

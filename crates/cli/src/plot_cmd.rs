@@ -11,9 +11,7 @@ pub fn run(args: &PlotArgs) -> Result<()> {
         bail!("invalid --f-star {f}: expected a finite number");
     }
     let shift = args.f_star.unwrap_or(0.0);
-    if let Some(first) = args.logs.first()
-        && train_log(first)?.is_some()
-    {
+    if args.logs.first().and_then(|p| start_record(p)).is_some_and(|v| train_label(&v).is_some()) {
         return plot_training(args);
     }
     let mut series = Vec::new();
@@ -39,9 +37,14 @@ pub fn run(args: &PlotArgs) -> Result<()> {
         bail!("every {y_label} is <= 0: a log axis cannot show them; use --linear");
     }
     let title = args.title.as_deref().unwrap_or("best f vs evaluations");
-    line_chart(&args.output, &LineChart { title, x_label: "evaluations", y_label, log_y, series: &series })?;
+    draw(args, &LineChart { title, x_label: "evaluations", y_label, log_y, series: &series })
+}
+
+/// Draws the chart to `--output` and says so (one JSON object with `--json`).
+fn draw(args: &PlotArgs, chart: &LineChart) -> Result<()> {
+    line_chart(&args.output, chart)?;
     if args.json {
-        let series: Vec<_> = series.iter().map(|s| serde_json::json!({"label": s.label, "points": s.points.len()})).collect();
+        let series: Vec<_> = chart.series.iter().map(|s| serde_json::json!({"label": s.label, "points": s.points.len()})).collect();
         outln!("{}", serde_json::json!({"output": args.output, "series": series}));
     } else {
         outln!("wrote {}", args.output.display());
@@ -53,13 +56,29 @@ fn stem(path: &std::path::Path) -> String {
     path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
-/// The algorithm a log's start record names (`gradfree optimize --log` writes it first), if any.
-fn log_algorithm(path: &std::path::Path) -> Option<String> {
-    use std::io::BufRead;
+/// A log's first record if it is a start record (`gradfree optimize`, `bo` and `train` write
+/// one first); only regular files are read, and only their first line (at most 1 MiB).
+fn start_record(path: &std::path::Path) -> Option<serde_json::Value> {
+    use std::io::{BufRead, Read};
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
     let file = std::fs::File::open(path).ok()?;
-    let first = std::io::BufReader::new(file).lines().next()?.ok()?;
+    let first = std::io::BufReader::new(file.take(1 << 20)).lines().next()?.ok()?;
     let v: serde_json::Value = serde_json::from_str(&first).ok()?;
-    (v.get("type")?.as_str()? == "start").then(|| v.get("algorithm")?.as_str().map(str::to_string)).flatten()
+    (v.get("type")?.as_str()? == "start").then_some(v)
+}
+
+/// The algorithm a log's start record names, if any.
+fn log_algorithm(path: &std::path::Path) -> Option<String> {
+    start_record(path)?.get("algorithm")?.as_str().map(str::to_string)
+}
+
+/// A `gradfree train` start record's label (loss and noise); `None` for other start records.
+fn train_label(start: &serde_json::Value) -> Option<String> {
+    let run = start.get("run")?;
+    let loss = run.get("loss")?.as_str()?;
+    Some(format!("{loss}, {}", run.get("noise").and_then(|l| l.as_str()).unwrap_or("")))
 }
 
 /// The per-epoch records of a `gradfree train --log` file (`None` for any other log): the run's
@@ -71,11 +90,9 @@ fn train_log(path: &std::path::Path) -> Result<Option<TrainCurve>> {
     let text = String::from_utf8_lossy(&bytes);
     let mut lines = text.lines().map(serde_json::from_str::<serde_json::Value>);
     let Some(Ok(start)) = lines.next() else { return Ok(None) };
-    let Some(run) = start.get("run").filter(|_| start.get("type").and_then(|t| t.as_str()) == Some("start")) else {
+    let Some(label) = train_label(&start).filter(|_| start.get("type").and_then(|t| t.as_str()) == Some("start")) else {
         return Ok(None);
     };
-    let Some(loss) = run.get("loss").and_then(|l| l.as_str()) else { return Ok(None) };
-    let noise = run.get("noise").and_then(|l| l.as_str()).unwrap_or("");
     let mut points = Vec::new();
     for (i, v) in lines.enumerate() {
         let v = v.map_err(|e| anyhow::anyhow!("{}: line {}: {e}", path.display(), i + 2))?;
@@ -84,7 +101,7 @@ fn train_log(path: &std::path::Path) -> Result<Option<TrainCurve>> {
             points.push((epoch, v.get("test_accuracy").and_then(|a| a.as_f64()), v.get("label_precision").and_then(|a| a.as_f64())));
         }
     }
-    Ok(Some((format!("{loss}, {noise}"), points)))
+    Ok(Some((label, points)))
 }
 
 /// Test accuracy and label precision per epoch of `gradfree train` logs (linear axis).
@@ -106,12 +123,5 @@ fn plot_training(args: &PlotArgs) -> Result<()> {
         }
     }
     let title = args.title.as_deref().unwrap_or("test accuracy and label precision per epoch");
-    line_chart(&args.output, &LineChart { title, x_label: "epoch", y_label: "accuracy / precision", log_y: false, series: &series })?;
-    if args.json {
-        let series: Vec<_> = series.iter().map(|s| serde_json::json!({"label": s.label, "points": s.points.len()})).collect();
-        outln!("{}", serde_json::json!({"output": args.output, "series": series}));
-    } else {
-        outln!("wrote {}", args.output.display());
-    }
-    Ok(())
+    draw(args, &LineChart { title, x_label: "epoch", y_label: "accuracy / precision", log_y: false, series: &series })
 }

@@ -3,6 +3,9 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+mod common;
+use common::assert_clean_error;
+
 fn gradfree(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gradfree")).args(args).output().expect("binary runs")
 }
@@ -34,15 +37,6 @@ fn json_with_threads(args: &[&str], threads: &str) -> serde_json::Value {
     let mut v = json(&out);
     v.as_object_mut().unwrap().remove("seconds");
     v
-}
-
-/// Exits with code 2 and one line `error: ...` on stderr, never a panic.
-fn assert_clean_error(out: &Output, needle: &str) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
-    assert!(!err.contains("panicked"), "{err}");
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(err.starts_with("error: ") && err.contains(needle), "{err}");
 }
 
 #[test]

@@ -4,6 +4,9 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+mod common;
+use common::assert_clean_error;
+
 fn gradfree(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gradfree")).args(args).env("RAYON_NUM_THREADS", "1").output().expect("binary runs")
 }
@@ -22,14 +25,6 @@ fn strip(mut v: serde_json::Value) -> serde_json::Value {
         r.as_object_mut().unwrap().remove("seconds");
     }
     v
-}
-
-fn assert_clean_error(out: &Output, needle: &str) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
-    assert!(!err.contains("panicked"), "{err}");
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(err.starts_with("error: ") && err.contains(needle), "{err}");
 }
 
 const RUN: [&str; 12] =

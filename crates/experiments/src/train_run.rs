@@ -17,8 +17,9 @@ pub const TRAIN_DATA: &[&str] = &["fashion-mnist", "digits"];
 
 /// One `gradfree train` run, with the thesis' settings as defaults (sec. 8.3.1: batches of 128,
 /// Adam on Co-teaching's plan, NPCL after a 5-epoch burn-in, the true noise rate as `eps`).
+/// Fields missing from a JSON document take these defaults.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct TrainRunSpec {
     /// `fashion-mnist` (60,000 training and 10,000 test images) or `digits` (1,797 images, 1,400
     /// for training).
@@ -26,7 +27,7 @@ pub struct TrainRunSpec {
     /// `mlp` (two hidden layers of 256) or `cnn`.
     pub model: String,
     /// The MLP's hidden-layer widths; `None` is 256, 256 (Co-teaching's MLP).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub hidden: Option<Vec<usize>>,
     /// `npcl`, `cl`, `ce`, `gce`, `coteaching`, `hinge` (soft) or `hinge-hard`.
     pub loss: String,

@@ -407,7 +407,6 @@ fn logits(net: &Net, device: &Device, x: &[f32], d: usize, k: usize) -> Result<V
     if let Some(i) = x.iter().position(|v| !v.is_finite()) {
         return Err(RobustError::bad(format!("X[{}, {}] = {}: features must be finite", i / d, i % d, x[i])));
     }
-    let _ = k;
     let valid = net.clone().valid();
     let inner = device.clone().inner();
     let mut out = Vec::with_capacity(x.len() / d * k);
