@@ -277,9 +277,10 @@ class SSFSampler(_Sampler):
     frequencies : {"optimized", "subgroup", "random"}, default="optimized"
         DFT rows: Algorithm 12 (coordinate ascent on the log-energy, eq. 6.34), the closed-form
         subgroup (needs a prime n with d/2 | n - 1), or uniformly random.
-    rotation : {"signs", "haar"}, default="signs"
-        Random sign flips (the thesis; O(d) per row) or a Haar-random rotation (O(d^2) per row;
-        exactly unbiased estimates).
+    rotation : {"signs", "haar", "phase"}, default="signs"
+        Random sign flips (the thesis; O(d) per row), a Haar-random rotation (O(d^2) per row;
+        exactly unbiased estimates), or random phases per frequency after a random coordinate
+        permutation (thesis app. 10.26; O(d) per row, keeps the point set's inner products).
 """ + _ATTRIBUTES + """    frequencies_ : list of int
         The DFT rows in use.
 """)

@@ -53,7 +53,8 @@ impl FeatureMap {
         let rotation = match rotation {
             "signs" => SsfRotation::Signs,
             "haar" => SsfRotation::Haar,
-            other => return Err(err(format!("invalid rotation = {other}: expected signs or haar"))),
+            "phase" => SsfRotation::Phase,
+            other => return Err(err(format!("invalid rotation = {other}: expected signs, haar or phase"))),
         };
         let spec = FeatureSpec {
             radial_points,

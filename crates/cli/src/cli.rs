@@ -206,6 +206,8 @@ pub enum SsfRotationArg {
     Signs,
     /// Haar-random orthogonal matrix.
     Haar,
+    /// Random phases and a coordinate permutation (thesis app. 10.26).
+    Phase,
 }
 
 #[derive(Args, Debug)]

@@ -63,6 +63,7 @@ pub fn run(a: &FeaturesArgs) -> Result<()> {
         rotation: match a.rotation {
             SsfRotationArg::Signs => SsfRotation::Signs,
             SsfRotationArg::Haar => SsfRotation::Haar,
+            SsfRotationArg::Phase => SsfRotation::Phase,
         },
     };
     let spec = FeatureSpec { radial_points: a.radial_points, ssf, ..FeatureSpec::new(kernel, method, a.dim_out, a.seed) };

@@ -59,6 +59,11 @@ pub enum SsfRotation {
     Signs,
     /// A Haar-random orthogonal matrix; O(d^2).
     Haar,
+    /// The diagonal rotation of thesis app. 10.26: a uniform phase `e^{i theta_s}` on each
+    /// frequency `k_s` (a 2 x 2 rotation of the coordinate pair `(s, m + s)`) after a uniform
+    /// permutation of the `d` coordinates. Keeps `V^T V` (pairwise inner products) and the tight
+    /// frame `V V^T = (N/d) I`, at O(d) storage and O(d) time on top of the FFT.
+    Phase,
 }
 
 /// `V^T D x` (or `V^T R x`), `N` values per input.
@@ -70,6 +75,11 @@ pub struct SsfProjection {
     signs: Vec<f64>,
     /// Row-major `d_pad x d` rotation (Haar), or empty.
     rotation: Vec<f64>,
+    /// [`SsfRotation::Phase`]: coordinate `l` of the permuted input is `x[perm[l]]` (`perm` over
+    /// the `d_pad` coordinates; indexes `>= d` are the zero padding) ...
+    perm: Vec<usize>,
+    /// ... and `(cos theta_s, sin theta_s)` rotates the pair `(s, m + s)`. Empty otherwise.
+    phase: Vec<(f64, f64)>,
 }
 
 /// Buffers of one worker thread for [`SsfProjection::project_row`] and
@@ -128,8 +138,20 @@ impl SsfProjection {
     pub fn with_sphere(d: usize, n_out: usize, sphere: FourierSphere, rotation: SsfRotation, rng: &mut GfRng) -> Self {
         let d_pad = sphere.dim();
         assert!(d_pad == d + d % 2 && n_out <= sphere.len(), "sphere does not fit d and n_out");
+        let (mut perm, mut phase) = (Vec::new(), Vec::new());
         let (signs, rot) = match rotation {
             SsfRotation::Signs => ((0..d).map(|_| if rng.random::<bool>() { 1.0 } else { -1.0 }).collect(), Vec::new()),
+            SsfRotation::Phase => {
+                perm = (0..d_pad).collect();
+                perm.shuffle(rng);
+                phase = (0..d_pad / 2)
+                    .map(|_| {
+                        let t = std::f64::consts::TAU * rng.random::<f64>();
+                        (t.cos(), t.sin())
+                    })
+                    .collect();
+                (Vec::new(), Vec::new())
+            }
             SsfRotation::Haar => {
                 // A Haar rotation of R^{d_pad}, restricted to the first d input coordinates.
                 let q = gradfree_core::linalg::random_orthogonal(d_pad, rng.random::<u64>());
@@ -140,7 +162,7 @@ impl SsfProjection {
                 (Vec::new(), r)
             }
         };
-        SsfProjection { d, n_out, sphere, signs, rotation: rot }
+        SsfProjection { d, n_out, sphere, signs, rotation: rot, perm, phase }
     }
 
     /// Input dimension `d`.
@@ -173,7 +195,18 @@ impl SsfProjection {
             s.full.resize(n2, 0.0);
         }
         let target: &mut [f64] = if full { out } else { &mut s.full };
-        if self.rotation.is_empty() {
+        if !self.phase.is_empty() {
+            let m = self.phase.len();
+            s.rotated.resize(2 * m, 0.0);
+            let at = |l: usize| if self.perm[l] < d { x(self.perm[l]) } else { 0.0 };
+            for (k, &(c, sn)) in self.phase.iter().enumerate() {
+                let (a, b) = (at(k), at(m + k));
+                s.rotated[k] = c * a - sn * b;
+                s.rotated[m + k] = sn * a + c * b;
+            }
+            let rotated = &s.rotated;
+            self.sphere.project_with(|l| rotated[l], scale, target, &mut s.buf, &mut s.fft);
+        } else if self.rotation.is_empty() {
             let signs = &self.signs;
             self.sphere.project_with(|l| if l < d { signs[l] * x(l) } else { 0.0 }, scale, target, &mut s.buf, &mut s.fft);
         } else {
@@ -203,7 +236,19 @@ impl SsfProjection {
         s.rotated.resize(d_pad, 0.0);
         let n_out = self.n_out;
         self.sphere.adjoint_with(|i| if i < n_out { y[i] } else { 0.0 }, scale, &mut s.rotated, &mut s.buf, &mut s.fft);
-        if self.rotation.is_empty() {
+        if !self.phase.is_empty() {
+            // out = P G^T (V y): undo the pair rotations, then scatter through the permutation.
+            let m = self.phase.len();
+            for (k, &(c, sn)) in self.phase.iter().enumerate() {
+                let (a, b) = (s.rotated[k], s.rotated[m + k]);
+                let (u, v) = (c * a + sn * b, -sn * a + c * b);
+                for (l, val) in [(k, u), (m + k, v)] {
+                    if self.perm[l] < d {
+                        out[self.perm[l]] = val;
+                    }
+                }
+            }
+        } else if self.rotation.is_empty() {
             for ((o, v), sign) in out.iter_mut().zip(&s.rotated).zip(&self.signs) {
                 *o = sign * v;
             }
@@ -263,6 +308,64 @@ mod tests {
             for (i, o) in out.iter().enumerate() {
                 let dense: f64 = (0..d).map(|j| v[i * dp + j] * p.signs[j] * x[j]).sum::<f64>() * 1.5;
                 assert!((dense - o).abs() < 1e-10, "d = {d}, column {i}");
+            }
+        }
+    }
+
+    /// App. 10.26's rotation: the FFT path equals the dense `H^T x` with `H` the permuted,
+    /// phase-rotated `V`; `H^T H = V^T V` and `H H^T = (N/d) I`; the adjoint is the transpose.
+    #[test]
+    fn phase_rotation_matches_dense_and_keeps_the_frame() {
+        for &(d, n_out) in &[(8usize, 10usize), (7, 16), (10, 22)] {
+            let mut rng = rng_from_seed(d as u64 + 50);
+            let p = SsfProjection::new(d, n_out, SsfFrequencies::Random, SsfRotation::Phase, &mut rng).unwrap();
+            let (dp, m) = (p.sphere().dim(), p.sphere().dim() / 2);
+            let v = p.sphere().points();
+            // Dense H^T rows: column i of H at input coordinate perm[l] is (G^T v_i)_l.
+            let mut h = vec![0.0; n_out * d];
+            for i in 0..n_out {
+                for (k, &(c, sn)) in p.phase.iter().enumerate() {
+                    let (a, b) = (v[i * dp + k], v[i * dp + m + k]);
+                    for (l, val) in [(k, c * a + sn * b), (m + k, -sn * a + c * b)] {
+                        if p.perm[l] < d {
+                            h[i * d + p.perm[l]] = val;
+                        }
+                    }
+                }
+            }
+            let x: Vec<f64> = (0..d).map(|j| (j as f64 * 0.7 + 0.3).cos()).collect();
+            let mut out = vec![0.0; n_out];
+            let mut s = SsfScratch::default();
+            p.project_row(|j| x[j], 2.0, &mut out, &mut s);
+            for i in 0..n_out {
+                let dense: f64 = 2.0 * (0..d).map(|j| h[i * d + j] * x[j]).sum::<f64>();
+                assert!((dense - out[i]).abs() < 1e-10, "d = {d}, column {i}");
+            }
+            // Pairwise inner products of the columns are V's (for even d, no padding lost).
+            if d % 2 == 0 {
+                for i in 0..n_out {
+                    for j in 0..n_out {
+                        let hh: f64 = (0..d).map(|l| h[i * d + l] * h[j * d + l]).sum();
+                        let vv: f64 = (0..d).map(|l| v[i * dp + l] * v[j * dp + l]).sum();
+                        assert!((hh - vv).abs() < 1e-10);
+                    }
+                }
+            }
+            if n_out == 2 * (m + 1) || n_out == p.sphere().len() {
+                for a in 0..d {
+                    for b in 0..d {
+                        let g: f64 = (0..n_out).map(|i| h[i * d + a] * h[i * d + b]).sum();
+                        let want = if a == b { n_out as f64 / dp as f64 } else { 0.0 };
+                        assert!((g - want).abs() < 1e-9, "H H^T[{a},{b}] = {g}");
+                    }
+                }
+            }
+            let y: Vec<f64> = (0..n_out).map(|i| (i as f64 * 1.3).sin()).collect();
+            let mut back = vec![0.0; d];
+            p.adjoint_row(&y, 2.0, &mut back, &mut s);
+            for j in 0..d {
+                let dense: f64 = 2.0 * (0..n_out).map(|i| h[i * d + j] * y[i]).sum::<f64>();
+                assert!((dense - back[j]).abs() < 1e-10, "adjoint, d = {d}, coordinate {j}");
             }
         }
     }

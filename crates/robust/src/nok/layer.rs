@@ -102,10 +102,7 @@ impl NokLayer {
 
     /// `out = W^T x = sqrt(d) B^T R x` (`N` values).
     pub fn wt(&self, x: &[f64], out: &mut [f64], s: &mut LayerScratch) {
-        let d = self.dim();
-        s.rx.clear();
-        s.rx.extend((0..d).map(|i| self.r[i * d..(i + 1) * d].iter().zip(x).map(|(a, b)| a * b).sum::<f64>()));
-        self.b.apply(&s.rx, (d as f64).sqrt(), out, &mut s.ws);
+        self.inject_with(&self.r, x, out, s);
     }
 
     /// `out = W y = sqrt(d) R^T B y` (`d` values).
@@ -134,6 +131,47 @@ impl NokLayer {
         }
         s.wy = wy;
         s.resid = resid;
+    }
+
+    /// The input injection `c = W^T x` of one layer (`N` values): the only place `R` enters a
+    /// step, since `W^T W = d B^T B` does not depend on `R` (thesis sec. 7.5). Computed once per
+    /// input and rotation, `O(d^2)` for the rotation plus `B^T`'s cost.
+    pub fn inject(&self, x: &[f64], c: &mut [f64], s: &mut LayerScratch) {
+        self.wt(x, c, s);
+    }
+
+    /// [`NokLayer::inject`] with the rotation `r` (row-major `d x d`, orthogonal) in place of the
+    /// layer's: `c = sqrt(d) B^T r x`. Lets one `B` serve the phases of a block.
+    pub fn inject_with(&self, r: &[f64], x: &[f64], c: &mut [f64], s: &mut LayerScratch) {
+        let d = self.dim();
+        s.rx.clear();
+        s.rx.extend((0..d).map(|i| r[i * d..(i + 1) * d].iter().zip(x).map(|(a, b)| a * b).sum::<f64>()));
+        self.b.apply(&s.rx, (d as f64).sqrt(), c, &mut s.ws);
+    }
+
+    /// One step (7.9) from the injection `c = W^T x`: `y_next = h(c + y - (d/N) B^T B y)`, at
+    /// `B`'s cost only: `O(N log N)` for the Fourier structure, `O(N d)` for a dense `B`.
+    pub fn step_injected(&self, c: &[f64], y: &[f64], y_next: &mut [f64], s: &mut LayerScratch) {
+        let (d, n) = (self.dim(), self.width());
+        s.back.resize(d, 0.0);
+        self.b.apply_adjoint(y, 1.0, &mut s.back, &mut s.ws);
+        self.b.apply(&s.back, d as f64 / n as f64, y_next, &mut s.ws);
+        for ((o, ci), yi) in y_next.iter_mut().zip(c).zip(y) {
+            *o = self.act.prox(ci + yi - *o);
+        }
+    }
+
+    /// The reconstruction `W y / N = (sqrt(d) / N) R^T B y` (`d` values): the block's denoised
+    /// input.
+    pub fn reconstruct(&self, y: &[f64], out: &mut [f64], s: &mut LayerScratch) {
+        self.w(y, out, s);
+        let n = self.width() as f64;
+        out.iter_mut().for_each(|v| *v /= n);
+    }
+
+    /// `B^T` as an operator (rows: `B`'s columns).
+    pub fn basis(&self) -> &dyn LinearOp {
+        self.b.as_ref()
     }
 
     /// The objective (7.8) at `y`.
@@ -178,16 +216,18 @@ impl NokLayer {
                 ys.len()
             )));
         }
+        // Z = (sqrt(d)/N) Y B^T (rows: B y_k), then M = Z^T X (d x d).
+        let mut z = vec![0.0; rows * d];
+        self.b.apply_adjoint(ys, (d as f64).sqrt() / n as f64, &mut z, &mut s.ws);
         let mut m = vec![0.0; d * d];
-        s.back.resize(d, 0.0);
-        for (x, y) in xs.chunks_exact(d).zip(ys.chunks_exact(n)) {
-            self.b.apply_adjoint(y, (d as f64).sqrt() / n as f64, &mut s.back, &mut s.ws);
-            for i in 0..d {
-                for j in 0..d {
-                    m[i * d + j] += s.back[i] * x[j];
-                }
-            }
-        }
+        faer::linalg::matmul::matmul(
+            faer::MatMut::from_row_major_slice_mut(&mut m, d, d),
+            faer::Accum::Replace,
+            faer::MatRef::from_row_major_slice(&z, rows, d).transpose(),
+            faer::MatRef::from_row_major_slice(xs, rows, d),
+            1.0,
+            faer::Par::Seq,
+        );
         if m.iter().any(|v| !v.is_finite()) {
             return Err(RobustError::bad("the Procrustes matrix is not finite"));
         }
