@@ -31,6 +31,10 @@ al. 2017). That estimate is biased: on Fashion-MNIST we measured it up to 0.06 t
 network trained for 5 epochs, and far too low from one that has memorized the noisy labels.
 ``gradfree reproduce curriculum-misspecified`` measures both estimates and what a wrong rate
 costs.
+
+Robustness to input noise: :class:`NOKDenoiser`, the neural optimization kernel block of thesis
+ch. 7 as a scikit-learn transformer (``fit`` learns its rotations without labels, ``transform``
+returns the denoised rows, ``codes`` the block's features), and :func:`nok_kernel`, its kernel.
 """
 from __future__ import annotations
 
@@ -41,8 +45,10 @@ import numpy as np
 from . import _gradfree, _util
 from .errors import DataError, InvalidParameterError
 
+from ._nok import ACTIVATIONS, STRUCTURES, NOKDenoiser, nok_kernel
+
 __all__ = ["RobustClassifier", "flip_labels", "curriculum_selection", "npcl_threshold", "estimate_noise_rate",
-           "estimate_noise_rate_anchors", "LOSSES"]
+           "estimate_noise_rate_anchors", "LOSSES", "NOKDenoiser", "nok_kernel", "ACTIVATIONS", "STRUCTURES"]
 
 #: The losses of :class:`RobustClassifier`, by name.
 LOSSES = ("npcl", "cl", "ce", "gce", "coteaching", "hinge", "hinge-hard")

@@ -11,6 +11,7 @@ mod experiments;
 mod features;
 mod inference;
 mod logs;
+mod nok;
 mod qmc;
 mod robust;
 
@@ -73,8 +74,9 @@ pub(crate) fn err(e: impl std::fmt::Display) -> PyErr {
 /// `es` ([`gradfree_es::EsSpec`], its `stop` the [`gradfree_core::StopSpec`]), `bo`
 /// ([`gradfree_bo::BoParams`]), `lattice_search`
 /// ([`gradfree_qmc::lattice::search::SearchSpec`]) and `inference` ([`gradfree_inference::InferenceSpec`] as `run`,
-/// [`gradfree_inference::ModelSpec`] as `model`) and `robust`
-/// ([`gradfree_experiments::train_run::TrainRunSpec`]). Python signatures leave these `None`.
+/// [`gradfree_inference::ModelSpec`] as `model`), `robust`
+/// ([`gradfree_experiments::train_run::TrainRunSpec`]) and `nok` ([`gradfree_robust::nok::NokSpec`]).
+/// Python signatures leave these `None`.
 #[pyfunction]
 fn defaults_json() -> PyResult<String> {
     let all = serde_json::json!({
@@ -83,6 +85,7 @@ fn defaults_json() -> PyResult<String> {
         "lattice_search": gradfree_qmc::lattice::search::SearchSpec::default(),
         "inference": {"run": gradfree_inference::InferenceSpec::default(), "model": gradfree_inference::ModelSpec::default()},
         "robust": gradfree_experiments::train_run::TrainRunSpec::default(),
+        "nok": gradfree_robust::nok::NokSpec::default(),
     });
     serde_json::to_string(&all).map_err(err)
 }
@@ -99,5 +102,6 @@ fn _gradfree(m: &Bound<'_, PyModule>) -> PyResult<()> {
     logs::register(m)?;
     qmc::register(m)?;
     robust::register(m)?;
+    nok::register(m)?;
     Ok(())
 }

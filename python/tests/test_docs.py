@@ -114,7 +114,7 @@ def test_front_end_defaults_are_the_librarys():
     """A keyword default of the Python front ends is None (the Rust library decides) or, where
     Python must show a value, the library's own; a default written here that drifts from the
     library's (or a new one that is neither) fails."""
-    from gradfree import _gradfree, bo, es, inference, qmc, robust
+    from gradfree import _gradfree, _nok, bo, es, inference, qmc, robust
 
     lib = json.loads(_gradfree.defaults_json())
     infer = {**lib["inference"]["run"], "model": lib["inference"]["model"]["model"],
@@ -132,6 +132,9 @@ def test_front_end_defaults_are_the_librarys():
         (inference.fit_stream, infer, {"progress"}),
         # noise_rate=0.2 is the issue's example value; the command line's default is the injected rate.
         (robust._Classifier.__init__, lib["robust"], {"noise_rate", "verbose"}),
+        (_nok._Denoiser.__init__, lib["nok"], set()),
+        # One ReLU layer: the kernel whose limit is the arc-cosine kernel (thesis sec. 7.5).
+        (robust.nok_kernel, lib["nok"], {"activation", "layers"}),
     ]
     assert lib["es"]["restarts"] is None  # restarts=False: no restarts, the library's default
     for fn, library, own in cases:
@@ -143,4 +146,8 @@ def test_front_end_defaults_are_the_librarys():
     # The documented defaults are the library's.
     assert lib["bo"]["batch_size"] == 5 and "batch_size : int, default 5" in bo.Optimizer.__doc__
     assert lib["es"]["sigma0"] == 0.5 and "sigma0 : float, default 0.5" in es._ES.__doc__
+    nok = lib["nok"]
+    doc = robust.NOKDenoiser.__doc__
+    assert (nok["lambda"], nok["layers"], nok["alternations"], nok["structure"], nok["rotation"]) == (0.1, 3, 2, "auto", "phase")
+    assert "(default 0.1;" in doc and "(default 3)" in doc and "(default 2)" in doc and '``"auto"`` (default)' in doc
     assert (lib["lattice_search"]["primes"], lib["lattice_search"]["sweeps"], lib["lattice_search"]["top"]) == (50, 3, 64)

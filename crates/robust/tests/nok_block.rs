@@ -141,7 +141,7 @@ fn results_do_not_depend_on_the_thread_count() {
     // Same seed, same B: a block rebuilt from its parts gives the same codes.
     let mut b = NokBlock::new(spec("l1", 0.1, Structure::Ssf, 24), d).unwrap();
     b.fit(&x).unwrap();
-    let again = NokBlock::from_parts(b.spec().clone(), d, b.rotations().to_vec(), b.fit_trace().to_vec()).unwrap();
+    let again = NokBlock::from_state(serde_json::from_str(&serde_json::to_string(&b.state()).unwrap()).unwrap()).unwrap();
     assert_eq!(b.codes(&x).unwrap(), again.codes(&x).unwrap());
 }
 
@@ -217,10 +217,15 @@ fn bad_input_is_an_error_naming_the_argument() {
     assert!(msg(NokSpec { lambda: f64::NAN, ..NokSpec::default() }, d).contains("lambda"));
     assert!(msg(NokSpec { activation: "gelu".into(), ..NokSpec::default() }, d).contains("activation"));
     assert!(msg(NokSpec { n_components: 4, ..NokSpec::default() }, d).contains("n_components"));
-    assert!(msg(NokSpec { n_components: 6, ..NokSpec::default() }, d).contains("n_components"), "ssf needs N >= d + 2");
-    assert!(msg(NokSpec { n_components: 13, ..NokSpec::default() }, d).contains("n_components"));
+    let ssf = NokSpec { structure: Structure::Ssf, ..NokSpec::default() };
+    assert!(msg(NokSpec { n_components: 6, ..ssf.clone() }, d).contains("n_components"), "ssf needs N >= d + 2");
+    assert!(msg(NokSpec { n_components: 13, ..ssf.clone() }, d).contains("n_components"));
     assert!(msg(NokSpec { n_components: 9, structure: Structure::Orthogonal, ..NokSpec::default() }, d).contains("n_components"));
-    assert!(msg(NokSpec::default(), 7).contains("structure"), "odd d with the Fourier structure");
+    assert!(msg(ssf, 7).contains("structure"), "odd d with the Fourier structure");
+    // Auto: the Fourier structure where it applies, blocks of orthogonal matrices elsewhere.
+    assert_eq!(Structure::Auto.resolve(6, 12), Structure::Ssf);
+    assert_eq!(Structure::Auto.resolve(7, 14), Structure::Orthogonal);
+    assert_eq!(Structure::Auto.resolve(6, 6), Structure::Orthogonal);
     assert!(msg(NokSpec { layers: 0, ..NokSpec::default() }, d).contains("layers"));
     assert!(msg(NokSpec { alternations: 0, ..NokSpec::default() }, d).contains("alternations"));
     assert!(Structure::from_name("fourier").unwrap_err().to_string().contains("structure"));

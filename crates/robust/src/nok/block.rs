@@ -59,11 +59,24 @@ impl Default for NokSpec {
             gamma: None,
             layers: 3,
             alternations: 2,
-            structure: Structure::Ssf,
+            structure: Structure::Auto,
             rotation: SsfRotation::Phase,
             seed: 0,
         }
     }
+}
+
+/// A block's saved form ([`NokBlock::state`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NokState {
+    /// The spec.
+    pub spec: NokSpec,
+    /// Input dimension.
+    pub d: usize,
+    /// `R_0, ..., R_{T2}`.
+    pub rotations: Vec<Vec<f64>>,
+    /// The fit's objective trace.
+    pub trace: Vec<f64>,
 }
 
 /// A block: `B`, the activation, and the rotations `R_0, ..., R_{T2}` of its phases.
@@ -108,8 +121,15 @@ impl NokBlock {
         Ok(NokBlock { spec, layer, rotations, trace: Vec::new() })
     }
 
-    /// A fitted block from its spec and rotations (as [`NokBlock::rotations`] returned them).
-    pub fn from_parts(spec: NokSpec, d: usize, rotations: Vec<Vec<f64>>, trace: Vec<f64>) -> Result<Self> {
+    /// What a block is, to save: `B` is rebuilt from the spec's seed.
+    pub fn state(&self) -> NokState {
+        NokState { spec: self.spec.clone(), d: self.dim(), rotations: self.rotations.clone(), trace: self.trace.clone() }
+    }
+
+    /// The block [`NokBlock::state`] saved; an inconsistent state (shapes, a rotation that is not
+    /// orthogonal) is an error.
+    pub fn from_state(state: NokState) -> Result<Self> {
+        let NokState { spec, d, rotations, trace } = state;
         let mut block = Self::new(spec, d)?;
         if rotations.len() != block.rotations.len() {
             return Err(RobustError::bad(format!(
@@ -266,7 +286,7 @@ impl NokBlock {
 /// matrices, an even number `>= d + 2` for the Fourier ones).
 fn default_width(structure: Structure, d: usize) -> usize {
     match structure {
-        Structure::Orthogonal => 2 * d,
+        Structure::Auto | Structure::Orthogonal => 2 * d,
         Structure::Ssf | Structure::Subgroup => (2 * d).max(d + 2 + d % 2),
     }
 }

@@ -10,7 +10,7 @@ pub mod layer;
 pub mod prox;
 pub mod structure;
 
-pub use block::{NokBlock, NokSpec};
+pub use block::{NokBlock, NokSpec, NokState};
 pub use layer::{LayerScratch, NokLayer, block_orthogonal};
 pub use prox::{ACTIVATION_NAMES, Activation};
 pub use structure::{STRUCTURE_NAMES, Structure};

@@ -26,22 +26,26 @@ use crate::error::{Result, RobustError};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Structure {
+    /// [`Structure::Ssf`] where it applies (`d` even, `N` even and `>= d + 2`), else
+    /// [`Structure::Orthogonal`].
+    #[default]
+    Auto,
     /// Blocks of Haar orthogonal `d x d` matrices; `d | N`.
     Orthogonal,
     /// SSF's DFT rows with Algorithm 12's frequencies (FFT products).
-    #[default]
     Ssf,
     /// SSF's DFT rows with the subgroup frequencies of eq. 5.26 (FFT products).
     Subgroup,
 }
 
 /// The names of [`Structure`]s.
-pub const STRUCTURE_NAMES: &[&str] = &["orthogonal", "ssf", "subgroup"];
+pub const STRUCTURE_NAMES: &[&str] = &["auto", "orthogonal", "ssf", "subgroup"];
 
 impl Structure {
     /// A structure by name.
     pub fn from_name(name: &str) -> Result<Self> {
         match name {
+            "auto" => Ok(Structure::Auto),
             "orthogonal" => Ok(Structure::Orthogonal),
             "ssf" => Ok(Structure::Ssf),
             "subgroup" => Ok(Structure::Subgroup),
@@ -52,9 +56,19 @@ impl Structure {
     /// Its name.
     pub fn name(&self) -> &'static str {
         match self {
+            Structure::Auto => "auto",
             Structure::Orthogonal => "orthogonal",
             Structure::Ssf => "ssf",
             Structure::Subgroup => "subgroup",
+        }
+    }
+
+    /// What [`Structure::Auto`] stands for at `d` and `N` (other structures stand for themselves).
+    pub fn resolve(&self, d: usize, n: usize) -> Structure {
+        match self {
+            Structure::Auto if d.is_multiple_of(2) && n.is_multiple_of(2) && n >= d + 2 => Structure::Ssf,
+            Structure::Auto => Structure::Orthogonal,
+            s => *s,
         }
     }
 
@@ -77,8 +91,8 @@ impl Structure {
             }
             Ok(())
         };
-        match self {
-            Structure::Orthogonal => Ok(Box::new(block_orthogonal(d, n, rng)?)),
+        match self.resolve(d, n) {
+            Structure::Auto | Structure::Orthogonal => Ok(Box::new(block_orthogonal(d, n, rng)?)),
             Structure::Ssf => {
                 fourier("ssf")?;
                 let freq = SsfFrequencies::Optimized { max_sweeps: 5, candidates: Some(128) };
