@@ -21,33 +21,29 @@ except ImportError:  # pragma: no cover - exercised only without scikit-learn
 ACTIVATIONS = ("l0", "l1", "mcp", "capped-l1", "scad", "mcp0", "relu")
 #: Choices of the structured matrix B.
 STRUCTURES = ("auto", "orthogonal", "ssf", "subgroup")
+#: Randomizations of the Fourier structures.
+ROTATIONS = ("phase", "signs", "haar")
+
+
+def _choice(name, value, allowed):
+    if value not in allowed:
+        raise InvalidParameterError(f"invalid {name} = {value!r}: must be one of {', '.join(allowed)}")
+    return value
 
 
 def _spec(n_components, activation, alpha, gamma, layers, alternations, structure, rotation, random_state):
     """The options as the Rust block reads them (defaults: ``gradfree.defaults()["nok"]``)."""
-    spec = {}
-    if n_components is not None:
-        spec["n_components"] = _util.count("n_components", n_components, 1)
-    if activation is not None:
-        if activation not in ACTIVATIONS:
-            raise InvalidParameterError(f"invalid activation = {activation!r}: must be one of {', '.join(ACTIVATIONS)}")
-        spec["activation"] = activation
-    if alpha is not None:
-        spec["lambda"] = _util.positive("alpha", alpha)
-    if gamma is not None:
-        spec["gamma"] = _util.positive("gamma", gamma)
-    if layers is not None:
-        spec["layers"] = _util.count("layers", layers, 1)
-    if alternations is not None:
-        spec["alternations"] = _util.count("alternations", alternations, 1)
-    if structure is not None:
-        if structure not in STRUCTURES:
-            raise InvalidParameterError(f"invalid structure = {structure!r}: must be one of {', '.join(STRUCTURES)}")
-        spec["structure"] = structure
-    if rotation is not None:
-        if rotation not in ("signs", "phase", "haar"):
-            raise InvalidParameterError(f"invalid rotation = {rotation!r}: must be signs, phase or haar")
-        spec["rotation"] = rotation
+    checks = {
+        "n_components": (n_components, lambda v: _util.count("n_components", v, 1)),
+        "activation": (activation, lambda v: _choice("activation", v, ACTIVATIONS)),
+        "lambda": (alpha, lambda v: _util.positive("alpha", v)),
+        "gamma": (gamma, lambda v: _util.positive("gamma", v)),
+        "layers": (layers, lambda v: _util.count("layers", v, 1)),
+        "alternations": (alternations, lambda v: _util.count("alternations", v, 1)),
+        "structure": (structure, lambda v: _choice("structure", v, STRUCTURES)),
+        "rotation": (rotation, lambda v: _choice("rotation", v, ROTATIONS)),
+    }
+    spec = {key: check(value) for key, (value, check) in checks.items() if value is not None}
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) and random_state >= 0:
         spec["seed"] = int(random_state)
     else:
