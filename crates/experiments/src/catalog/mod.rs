@@ -20,6 +20,7 @@ pub mod masgrad;
 pub mod masgrad_relu;
 pub mod mines_logistic;
 pub mod mines_synthetic;
+pub mod nok_descent;
 pub mod qmc_integration;
 #[cfg(feature = "train")]
 pub mod soft_hinge;
@@ -211,6 +212,12 @@ pub const ALL: &[Registered] = &[
         source: "thesis sec. 8.3.1, Table 8.4",
         summary: "NPCL with eps at 0.5-1.5 x the true rate; the noise rate estimated from 500 trusted labels and from anchor points",
         run: trained::run_misspecified,
+    },
+    Registered {
+        name: "nok-descent",
+        source: "thesis sec. 7.2-7.3, Theorems 21 and 23; eq. 7.16-7.17",
+        summary: "the NOK objective (7.8) per layer for every activation of Table 7.1 and ReLU, SSF and orthogonal B, on images; the unsupervised fit's objective per layer and R-step",
+        run: nok_descent::run,
     },
     Registered {
         name: "soft-hinge",
