@@ -93,6 +93,8 @@ pub fn train_flag(name: &str) -> Option<&'static str> {
         "schedule" => "--schedule",
         "hidden" => "--hidden",
         "burn_in" => "--burn-in",
+        "front" => "--block",
+        "block activation" | "block lambda" | "block layers" | "block width" | "block patch" | "block at" => "--block-param",
         _ => return None,
     })
 }

@@ -11,7 +11,7 @@ use clap::Args;
 use gradfree_core::{DriverState, JsonLinesLog, load_checkpoint, save_checkpoint};
 use gradfree_experiments::progress::bar;
 use gradfree_experiments::train_run::TrainRunSpec;
-use gradfree_robust::train::{EpochRecord, Trainer, TrainerState};
+use gradfree_robust::train::{EpochRecord, FrontSpec, NokPlug, Trainer, TrainerState};
 use serde::Serialize;
 
 use crate::cli::RunOutput;
@@ -59,6 +59,15 @@ pub struct TrainArgs {
     /// Seed of the noise, the initialization and the data order.
     #[arg(long, default_value_t = TrainRunSpec::default().seed, conflicts_with = "resume")]
     pub seed: u64,
+    /// In front of the first learnable layer: none, mean or median (3x3 filters on the input), or
+    /// nok (the neural optimization kernel block, thesis ch. 7; square images).
+    #[arg(long, default_value = "none", conflicts_with = "resume")]
+    pub block: String,
+    /// A setting of the NOK block, KEY=VALUE (repeatable): at (input, conv1, both), patch,
+    /// activation (l1, l0, relu), lambda (relative to sqrt(d)), width (N = width * d), layers,
+    /// learn_rotation (true/false), structure (auto, ssf, subgroup, orthogonal).
+    #[arg(long = "block-param", value_name = "KEY=VALUE", conflicts_with = "resume")]
+    pub block_param: Vec<String>,
     /// Write every epoch's metrics to this JSON-lines file.
     #[arg(long)]
     pub log: Option<PathBuf>,
@@ -108,6 +117,32 @@ fn driver_state(state: &TrainerState, seconds: f64) -> DriverState {
     d
 }
 
+/// The front of `--block` with the settings of `--block-param` (values read as JSON where they
+/// parse, as strings otherwise; unknown keys are an error naming the accepted ones).
+fn block(name: &str, params: &[String]) -> Result<Option<FrontSpec>> {
+    let spec = match name {
+        "none" => None,
+        "mean" => Some(FrontSpec::Mean),
+        "median" => Some(FrontSpec::Median),
+        "nok" => {
+            let mut map = serde_json::Map::new();
+            for p in params {
+                let (k, v) = p.split_once('=').with_context(|| format!("invalid --block-param {p:?}: expected KEY=VALUE"))?;
+                let value = serde_json::from_str(v).unwrap_or_else(|_| serde_json::Value::String(v.to_string()));
+                map.insert(k.trim().to_string(), value);
+            }
+            let plug: NokPlug =
+                serde_json::from_value(serde_json::Value::Object(map)).map_err(|e| anyhow::anyhow!("invalid --block-param: {e}"))?;
+            Some(FrontSpec::Nok(plug))
+        }
+        other => anyhow::bail!("invalid value {other:?} for --block: expected none, mean, median or nok"),
+    };
+    if !params.is_empty() && name != "nok" {
+        anyhow::bail!("--block-param sets the NOK block's settings: use it with --block nok");
+    }
+    Ok(spec)
+}
+
 /// Runs `gradfree train`.
 pub fn run(a: &TrainArgs) -> Result<()> {
     let started = Instant::now();
@@ -133,6 +168,7 @@ pub fn run(a: &TrainArgs) -> Result<()> {
                 lr: a.lr,
                 schedule: a.schedule.clone(),
                 seed: a.seed,
+                block: block(&a.block, &a.block_param)?,
             };
             (run, None, 0.0)
         }

@@ -5,7 +5,7 @@
 
 use gradfree_core::{derive_seed, rng_from_seed};
 use gradfree_data::Labeled;
-use gradfree_robust::train::{Arch, Method, OptimizerSpec, Schedule, TrainSet, TrainSpec};
+use gradfree_robust::train::{Arch, FrontSpec, Method, OptimizerSpec, Schedule, TrainSet, TrainSpec};
 use gradfree_robust::{LabelNoise, NoisyLabels, RobustError, flip_labels};
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
@@ -50,6 +50,10 @@ pub struct TrainRunSpec {
     pub schedule: String,
     /// Seed of the noise, the initialization and the data order.
     pub seed: u64,
+    /// A 3 x 3 mean or median filter, or the NOK block, in front of the first learnable layer
+    /// (thesis sec. 7.6); `None`: nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block: Option<FrontSpec>,
 }
 
 impl Default for TrainRunSpec {
@@ -68,6 +72,7 @@ impl Default for TrainRunSpec {
             lr: None,
             schedule: "co-teaching".into(),
             seed: 1,
+            block: None,
         }
     }
 }
@@ -173,6 +178,7 @@ impl TrainRunSpec {
             epochs: self.epochs,
             batch_size: self.batch_size,
             seed: self.seed,
+            front: self.block.clone(),
         };
         Ok(spec)
     }

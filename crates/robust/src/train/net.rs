@@ -1,7 +1,8 @@
 //! The networks of the training stack, on burn: a multi-layer perceptron and a small
 //! convolutional network, with every parameter read and written as one flat `f32` vector (the
 //! optimizers of [`super::optim`] and the checkpoints work on that vector), and a seeded
-//! initialization independent of burn's own generator.
+//! initialization independent of burn's own generator. A [`Front`] (filter or NOK block) can sit
+//! in front of the first learnable layer.
 
 use burn::module::{Module, ModuleMapper, ModuleVisitor, Param};
 use burn::nn::conv::{Conv2d, Conv2dConfig};
@@ -13,6 +14,9 @@ use burn::tensor::TensorData;
 use gradfree_core::GfRng;
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
+
+use super::front::{Front, FrontPass};
+use crate::error::Result;
 
 /// An architecture and its sizes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -43,7 +47,11 @@ pub struct Mlp {
 }
 
 impl Mlp {
-    fn forward(&self, mut x: Tensor<2>) -> Tensor<2> {
+    fn forward_front(&self, x: Tensor<2>, front: Option<&Front>, pass: &mut Option<&mut FrontPass>) -> Result<Tensor<2>> {
+        let mut x = match front {
+            Some(f) => f.input(x, pass)?,
+            None => x,
+        };
         let last = self.layers.len() - 1;
         for (i, l) in self.layers.iter().enumerate() {
             x = l.forward(x);
@@ -51,7 +59,7 @@ impl Mlp {
                 x = self.act.forward(x);
             }
         }
-        x
+        Ok(x)
     }
 }
 
@@ -67,15 +75,25 @@ pub struct Cnn {
     side: usize,
 }
 
+/// Channels of the CNN's first convolution.
+pub const CONV1_CHANNELS: usize = 32;
+
 impl Cnn {
-    fn forward(&self, x: Tensor<2>) -> Tensor<2> {
+    fn forward_front(&self, x: Tensor<2>, front: Option<&Front>, pass: &mut Option<&mut FrontPass>) -> Result<Tensor<2>> {
         let b = x.dims()[0];
         let s = self.side;
-        let x = x.reshape([b, 1, s, s]);
-        let x = self.pool.forward(self.act.forward(self.c1.forward(x)));
+        let x = match front {
+            Some(f) => f.input(x, pass)?,
+            None => x,
+        };
+        let mut x = self.c1.forward(x.reshape([b, 1, s, s]));
+        if let Some(f) = front {
+            x = f.features(x, pass)?;
+        }
+        let x = self.pool.forward(self.act.forward(x));
         let x = self.pool.forward(self.act.forward(self.c2.forward(x)));
         let x = x.reshape([b, 64 * (s / 4) * (s / 4)]);
-        self.f2.forward(self.act.forward(self.f1.forward(x)))
+        Ok(self.f2.forward(self.act.forward(self.f1.forward(x))))
     }
 }
 
@@ -111,8 +129,8 @@ impl Net {
             Arch::Cnn => {
                 let side = cnn_side(d).expect("checked by the caller");
                 Net::Cnn(Cnn {
-                    c1: Conv2dConfig::new([1, 32], [3, 3]).with_padding(PaddingConfig2d::Same).init(device),
-                    c2: Conv2dConfig::new([32, 64], [3, 3]).with_padding(PaddingConfig2d::Same).init(device),
+                    c1: Conv2dConfig::new([1, CONV1_CHANNELS], [3, 3]).with_padding(PaddingConfig2d::Same).init(device),
+                    c2: Conv2dConfig::new([CONV1_CHANNELS, 64], [3, 3]).with_padding(PaddingConfig2d::Same).init(device),
                     pool: MaxPool2dConfig::new([2, 2]).with_strides([2, 2]).init(),
                     f1: LinearConfig::new(64 * (side / 4) * (side / 4), 128).init(device),
                     f2: LinearConfig::new(128, k).init(device),
@@ -127,10 +145,21 @@ impl Net {
 
     /// The logits `[batch, k]` of the rows `x` `[batch, d]`.
     pub fn forward(&self, x: Tensor<2>) -> Tensor<2> {
+        self.forward_front(x, None, &mut None).expect("no front, no error")
+    }
+
+    /// The logits with `front` in front of the first learnable layer (and after the first
+    /// convolution, where the front acts there); `pass` collects what the front's gradients need.
+    pub fn forward_front(&self, x: Tensor<2>, front: Option<&Front>, pass: &mut Option<&mut FrontPass>) -> Result<Tensor<2>> {
         match self {
-            Net::Mlp(m) => m.forward(x),
-            Net::Cnn(c) => c.forward(x),
+            Net::Mlp(m) => m.forward_front(x, front, pass),
+            Net::Cnn(c) => c.forward_front(x, front, pass),
         }
+    }
+
+    /// Channels of the first convolution, if the network has one.
+    pub fn conv1(arch: &Arch) -> Option<usize> {
+        matches!(arch, Arch::Cnn).then_some(CONV1_CHANNELS)
     }
 
     /// Every parameter, in the module's visiting order, as one vector.

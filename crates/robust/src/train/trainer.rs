@@ -10,6 +10,7 @@ use gradfree_core::{GfRng, StateCheck, derive_seed, rng_from_seed};
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
+use super::front::{Front, FrontPass, FrontSpec};
 use super::method::Method;
 use super::net::{Arch, Net, cnn_side};
 use super::optim::{OptimizerSpec, OptimizerState, Schedule};
@@ -18,6 +19,12 @@ use crate::error::{Result, RobustError};
 use crate::hinge;
 use crate::noise::check_labels;
 use crate::selection::Selector;
+
+/// The side of a square image of `d` pixels, if the rows are square images.
+pub fn image_side(d: usize) -> Option<usize> {
+    let s = (d as f64).sqrt().round() as usize;
+    (s * s == d && s >= 2).then_some(s)
+}
 
 /// One training run: network, method, optimizer and data order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -36,13 +43,16 @@ pub struct TrainSpec {
     pub batch_size: usize,
     /// Seed of the initialization and the data order.
     pub seed: u64,
+    /// A filter or NOK block in front of the first learnable layer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub front: Option<FrontSpec>,
 }
 
 impl TrainSpec {
     /// A run of `method` with the thesis' settings: the MLP, Adam at 1e-3 on Co-teaching's plan,
     /// batches of 128.
     pub fn new(method: Method, epochs: usize, seed: u64) -> Self {
-        TrainSpec { arch: Arch::mlp(), method, optimizer: OptimizerSpec::ADAM, schedule: None, epochs, batch_size: 128, seed }
+        TrainSpec { arch: Arch::mlp(), method, optimizer: OptimizerSpec::ADAM, schedule: None, epochs, batch_size: 128, seed, front: None }
     }
 
     /// The learning-rate plan in force.
@@ -59,6 +69,9 @@ impl TrainSpec {
         }
         if self.epochs == 0 {
             return Err(RobustError::invalid("epochs", 0, "an integer >= 1"));
+        }
+        if let Some(front) = &self.front {
+            front.check(image_side(d), Net::conv1(&self.arch))?;
         }
         match &self.arch {
             Arch::Cnn if cnn_side(d).is_none() => Err(RobustError::invalid(
@@ -186,6 +199,9 @@ impl StateCheck for TrainerState {
 pub struct Trainer {
     state: TrainerState,
     nets: Vec<Net>,
+    /// Each network's front (filter or NOK block), if any; its parameters follow the network's
+    /// in the flat vector.
+    fronts: Vec<Option<Front>>,
     device: Device,
     selector: Selector,
 }
@@ -203,7 +219,16 @@ impl Trainer {
         let device = device();
         let mut init = rng_from_seed(derive_seed(spec.seed, 0x1417));
         let nets: Vec<Net> = (0..spec.method.networks()).map(|_| Net::new(&spec.arch, data.d, data.k, &device, &mut init)).collect();
-        let params: Vec<Vec<f32>> = nets.iter().map(Net::params).collect();
+        let fronts = make_fronts(&spec, data.d)?;
+        let params: Vec<Vec<f32>> = nets
+            .iter()
+            .zip(&fronts)
+            .map(|(n, f)| {
+                let mut p = n.params();
+                p.extend(f.as_ref().map(Front::params).unwrap_or_default());
+                p
+            })
+            .collect();
         let optim = params.iter().map(|p| OptimizerState::new(&spec.optimizer, p.len())).collect();
         let state = TrainerState {
             rng: rng_from_seed(derive_seed(spec.seed, 0x0DE4)),
@@ -217,7 +242,7 @@ impl Trainer {
             history: Vec::new(),
             selected: vec![true; data.labels.len()],
         };
-        Ok(Trainer { state, nets, device, selector: Selector::new() })
+        Ok(Trainer { state, nets, fronts, device, selector: Selector::new() })
     }
 
     /// A run resumed from its state.
@@ -226,16 +251,21 @@ impl Trainer {
         let device = device();
         let mut scratch = rng_from_seed(0);
         let mut nets = Vec::with_capacity(state.params.len());
-        for (p, o) in state.params.iter().zip(&state.optim) {
+        let mut fronts = make_fronts(&state.spec, state.d)?;
+        for ((p, o), front) in state.params.iter().zip(&state.optim).zip(&mut fronts) {
             let net = Net::new(&state.spec.arch, state.d, state.k, &device, &mut scratch);
-            let want = net.params().len();
+            let k = net.params().len();
+            let want = k + front.as_ref().map_or(0, Front::n_params);
             let adam = matches!(state.spec.optimizer, OptimizerSpec::Adam { .. });
             if p.len() != want || o.m.len() != want || o.v.len() != if adam { want } else { 0 } {
                 return Err(RobustError::bad(format!("training state: {} parameters for a network of {want}", p.len())));
             }
-            nets.push(net.with_params(p, &device));
+            if let Some(f) = front {
+                f.set_params(&p[k..]);
+            }
+            nets.push(net.with_params(&p[..k], &device));
         }
-        Ok(Trainer { state, nets, device, selector: Selector::new() })
+        Ok(Trainer { state, nets, fronts, device, selector: Selector::new() })
     }
 
     /// The state (for checkpoints).
@@ -282,7 +312,11 @@ impl Trainer {
             }
             let x = Tensor::<2>::from_data(TensorData::new(xb.clone(), [b, d]), &self.device);
             let oh = Tensor::<2>::from_data(TensorData::new(onehot.clone(), [b, k]), &self.device);
-            let logits: Vec<Tensor<2>> = self.nets.iter().map(|net| net.forward(x.clone())).collect();
+            let mut passes: Vec<FrontPass> = (0..nets).map(|_| FrontPass::default()).collect();
+            let mut logits: Vec<Tensor<2>> = Vec::with_capacity(nets);
+            for ((net, front), pass) in self.nets.iter().zip(&self.fronts).zip(&mut passes) {
+                logits.push(net.forward_front(x.clone(), front.as_ref(), &mut Some(pass))?);
+            }
             // Margins and selection losses from the forward values.
             for j in 0..nets {
                 let values = logits[j].to_data().convert::<f32>();
@@ -366,9 +400,16 @@ impl Trainer {
                 }
                 let grads = objective.backward();
                 self.nets[j].grads_into(&grads, &mut grad);
+                let k_net = grad.len();
+                if let Some(front) = &self.fronts[j] {
+                    front.grads(&passes[j], &grads, &mut grad)?;
+                }
                 st.optim[j].step(&spec.optimizer, &mut st.params[j], &grad, lr, beta1);
                 let net = self.nets.remove(j);
-                self.nets.insert(j, net.with_params(&st.params[j], &self.device));
+                self.nets.insert(j, net.with_params(&st.params[j][..k_net], &self.device));
+                if let Some(front) = &mut self.fronts[j] {
+                    front.set_params(&st.params[j][k_net..]);
+                }
             }
             batches += 1;
         }
@@ -377,7 +418,7 @@ impl Trainer {
         }
         st.epoch += 1;
         let test_accuracy = match test {
-            Some((x, y)) => Some(accuracy(&self.nets[0], &self.device, x, y, d, k)?),
+            Some((x, y)) => Some(accuracy(&self.nets[0], self.fronts[0].as_ref(), &self.device, x, y, d, k)?),
             None => None,
         };
         let rec = EpochRecord {
@@ -396,31 +437,93 @@ impl Trainer {
 
     /// The logits `n x k` of network 1 on the rows `x`.
     pub fn logits(&self, x: &[f32]) -> Result<Vec<f32>> {
-        logits(&self.nets[0], &self.device, x, self.state.d, self.state.k)
+        logits(&self.nets[0], self.fronts[0].as_ref(), &self.device, x, self.state.d, self.state.k)
+    }
+
+    /// The test accuracy of network 1 on the rows `x` with labels `y`.
+    pub fn accuracy(&self, x: &[f32], y: &[u32]) -> Result<f64> {
+        accuracy(&self.nets[0], self.fronts[0].as_ref(), &self.device, x, y, self.state.d, self.state.k)
+    }
+
+    /// FGSM (Goodfellow et al. 2015), white-box through network 1 and its front: each row of `x`
+    /// moved by `eps * sign(grad_x CE(f(x), y))`, the step that increases the cross-entropy of
+    /// its label `y` fastest in the max norm.
+    pub fn fgsm(&self, x: &[f32], y: &[u32], eps: f32) -> Result<Vec<f32>> {
+        let (d, k) = (self.state.d, self.state.k);
+        check_rows(x, d)?;
+        if x.len() != y.len() * d {
+            return Err(RobustError::bad(format!("{} rows of features for {} labels", x.len() / d, y.len())));
+        }
+        check_labels("y", y, k)?;
+        if !(eps.is_finite() && eps >= 0.0) {
+            return Err(RobustError::invalid("eps", eps, "a finite number >= 0"));
+        }
+        let mut out = Vec::with_capacity(x.len());
+        for (xb, yb) in x.chunks(512 * d).zip(y.chunks(512)) {
+            let b = yb.len();
+            let xt = Tensor::<2>::from_data(TensorData::new(xb.to_vec(), [b, d]), &self.device).require_grad();
+            let onehot: Vec<f32> = yb.iter().flat_map(|&c| (0..k).map(move |j| if j == c as usize { 1.0 } else { 0.0 })).collect();
+            let oh = Tensor::<2>::from_data(TensorData::new(onehot, [b, k]), &self.device);
+            let logits = self.nets[0].forward_front(xt.clone(), self.fronts[0].as_ref(), &mut None)?;
+            let loss = (burn::tensor::activation::log_softmax(logits, 1) * oh).sum().neg();
+            let grads = loss.backward();
+            let g = xt.grad(&grads).ok_or_else(|| RobustError::bad("FGSM: no gradient reached the input"))?;
+            let g = g.into_data().convert::<f32>();
+            let g = g.as_slice::<f32>().map_err(|e| RobustError::bad(format!("FGSM: {e:?}")))?;
+            out.extend(xb.iter().zip(g).map(|(v, gi)| {
+                v + eps
+                    * if *gi > 0.0 {
+                        1.0
+                    } else if *gi < 0.0 {
+                        -1.0
+                    } else {
+                        0.0
+                    }
+            }));
+        }
+        Ok(out)
     }
 }
 
-fn logits(net: &Net, device: &Device, x: &[f32], d: usize, k: usize) -> Result<Vec<f32>> {
+/// Each network's front, seeded by the run's seed (the same `B` for every network).
+fn make_fronts(spec: &TrainSpec, d: usize) -> Result<Vec<Option<Front>>> {
+    (0..spec.method.networks())
+        .map(|_| match &spec.front {
+            Some(f) => {
+                let side = image_side(d).ok_or_else(|| RobustError::invalid("front", f.name(), "square images"))?;
+                Front::new(f, side, Net::conv1(&spec.arch), derive_seed(spec.seed, 0xf407)).map(Some)
+            }
+            None => Ok(None),
+        })
+        .collect()
+}
+
+fn check_rows(x: &[f32], d: usize) -> Result<()> {
     if !x.len().is_multiple_of(d) {
         return Err(RobustError::bad(format!("X has {} values, not a multiple of {d} features", x.len())));
     }
     if let Some(i) = x.iter().position(|v| !v.is_finite()) {
         return Err(RobustError::bad(format!("X[{}, {}] = {}: features must be finite", i / d, i % d, x[i])));
     }
+    Ok(())
+}
+
+fn logits(net: &Net, front: Option<&Front>, device: &Device, x: &[f32], d: usize, k: usize) -> Result<Vec<f32>> {
+    check_rows(x, d)?;
     let valid = net.clone().valid();
     let inner = device.clone().inner();
     let mut out = Vec::with_capacity(x.len() / d * k);
     for block in x.chunks(1024 * d) {
         let rows = block.len() / d;
         let t = Tensor::<2>::from_data(TensorData::new(block.to_vec(), [rows, d]), &inner);
-        let data = valid.forward(t).into_data().convert::<f32>();
+        let data = valid.forward_front(t, front, &mut None)?.into_data().convert::<f32>();
         out.extend_from_slice(data.as_slice::<f32>().map_err(|e| RobustError::bad(format!("logits: {e:?}")))?);
     }
     Ok(out)
 }
 
-fn accuracy(net: &Net, device: &Device, x: &[f32], y: &[u32], d: usize, k: usize) -> Result<f64> {
-    let out = logits(net, device, x, d, k)?;
+fn accuracy(net: &Net, front: Option<&Front>, device: &Device, x: &[f32], y: &[u32], d: usize, k: usize) -> Result<f64> {
+    let out = logits(net, front, device, x, d, k)?;
     if out.len() != y.len() * k {
         return Err(RobustError::bad(format!("test set: {} rows of features for {} labels", out.len() / k, y.len())));
     }
