@@ -267,6 +267,12 @@ class _Classifier:
     schedule : {"co-teaching", "constant"}, optional
         Default ``"co-teaching"``: linear decay to 0 over the last 60% of the epochs, Adam's beta1
         0.1 there.
+    block : {"mean", "median", "nok"} or dict, optional
+        In front of the first learnable layer (square images): a 3x3 mean or median filter, or the
+        neural optimization kernel block (thesis ch. 7; 4x4 input patches, soft thresholding,
+        rotation learned through the Cayley map). A dict sets the block's options (keys ``at``
+        in {"input", "conv1", "both"}, ``patch``, ``activation``, ``lambda``, ``width``,
+        ``layers``, ``learn_rotation``, ``structure``; see ``gradfree train --help``).
     random_state : int, RandomState or None
         Seeds the initialization and the data order.
     verbose : bool, default=False
@@ -290,7 +296,7 @@ class _Classifier:
     """
 
     def __init__(self, *, loss="npcl", noise_rate=0.2, model="mlp", hidden_layer_sizes=None, epochs=None, batch_size=128,
-                 burn_in=None, optimizer=None, learning_rate=None, schedule=None, random_state=None, verbose=False):
+                 burn_in=None, optimizer=None, learning_rate=None, schedule=None, block=None, random_state=None, verbose=False):
         self.loss = loss
         self.noise_rate = noise_rate
         self.model = model
@@ -301,6 +307,7 @@ class _Classifier:
         self.optimizer = optimizer
         self.learning_rate = learning_rate
         self.schedule = schedule
+        self.block = block
         self.random_state = random_state
         self.verbose = verbose
 
@@ -322,6 +329,13 @@ class _Classifier:
             spec["lr"] = _util.positive("learning_rate", self.learning_rate)
         if self.schedule is not None:
             spec["schedule"] = self.schedule
+        if self.block is not None:
+            if isinstance(self.block, dict):
+                spec["block"] = {"kind": "nok", **self.block}
+            elif self.block in ("mean", "median", "nok"):
+                spec["block"] = {"kind": self.block}
+            else:
+                raise InvalidParameterError(f"invalid block = {self.block!r}: must be 'mean', 'median', 'nok' or a dict of NOK options")
         rs = self.random_state
         if isinstance(rs, numbers.Integral) and not isinstance(rs, bool) and rs >= 0:
             spec["seed"] = int(rs)

@@ -123,6 +123,11 @@ def test_bad_input_is_a_typed_error_naming_the_argument():
         (dict(loss="focal"), X, noisy, gradfree.InvalidParameterError, "loss"),
         (dict(model="cnn"), X[:, :50], noisy, gradfree.InvalidParameterError, "model"),
         (dict(optimizer="lbfgs"), X, noisy, gradfree.InvalidParameterError, "optimizer"),
+        (dict(block="gauss"), X, noisy, gradfree.InvalidParameterError, "block"),
+        (dict(block={"lambda": 0.0}), X, noisy, gradfree.InvalidParameterError, "lambda"),
+        (dict(block={"depth": 3}), X, noisy, gradfree.InvalidParameterError, "depth"),
+        (dict(block={"at": "conv1"}), X, noisy, gradfree.InvalidParameterError, "conv1"),
+        (dict(block="mean"), X[:, :50], noisy, gradfree.InvalidParameterError, "square images"),
         ({}, X, noisy[:-1], gradfree.DataError, "rows"),
         ({}, X[:0], noisy[:0], gradfree.DataError, "empty"),
         ({}, np.where(np.arange(X.size).reshape(X.shape) == 70, np.nan, X), noisy, gradfree.DataError, r"X\[1, 6\]"),
@@ -142,6 +147,15 @@ def test_bad_input_is_a_typed_error_naming_the_argument():
         curriculum_selection([0.1, np.nan], 1.0)
     with pytest.raises(gradfree.CheckpointError):
         gradfree._gradfree.RobustModel.from_bytes(b'{"spec": 1}')
+
+
+def test_cnn_with_a_block_learns_and_pickles():
+    X, y, _, Xt, yt = _digits(0.0)
+    for block in ("median", {"at": "both", "lambda": 0.2}):
+        clf = RobustClassifier(loss="ce", model="cnn", block=block, epochs=6, random_state=0).fit(X, y)
+        assert clf.score(Xt, yt) > 0.6, block  # a 3x3 median filter on 8x8 digits costs ~15 points
+        again = pickle.loads(pickle.dumps(clf))
+        np.testing.assert_array_equal(again.predict_proba(Xt), clf.predict_proba(Xt))
 
 
 def test_numpy_loop_example():

@@ -92,6 +92,36 @@ fn a_killed_run_resumes_bit_identically() {
 }
 
 #[test]
+fn a_cnn_with_the_nok_block_runs_from_the_command_line() {
+    let out = gradfree(&[
+        "train",
+        "--data",
+        "digits",
+        "--model",
+        "cnn",
+        "--loss",
+        "ce",
+        "--noise",
+        "none",
+        "--epochs",
+        "3",
+        "--block",
+        "nok",
+        "--block-param",
+        "at=both",
+        "--block-param",
+        "layers=1",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = json(&out);
+    assert_eq!(v["run"]["block"]["kind"], "nok");
+    assert_eq!(v["run"]["block"]["at"], "both");
+    assert_eq!(v["run"]["block"]["layers"], 1);
+    assert!(v["last_epoch_accuracy"].as_f64().unwrap() > 0.5, "{v}");
+}
+
+#[test]
 fn bad_input_names_the_flag() {
     let base = ["train", "--epochs", "1"];
     let cases: &[(&[&str], &str)] = &[
@@ -107,6 +137,13 @@ fn bad_input_names_the_flag() {
         (&["--lr", "-1"], "--lr"),
         (&["--data", "cifar10"], "--data"),
         (&["--hidden", "0"], "--hidden"),
+        (&["--block", "gauss"], "--block"),
+        (&["--block-param", "lambda=0.5"], "--block-param"),
+        (&["--model", "cnn", "--block", "nok", "--block-param", "lambda=0"], "--block-param"),
+        (&["--model", "cnn", "--block", "nok", "--block-param", "depth=2"], "--block-param"),
+        (&["--model", "cnn", "--block", "nok", "--block-param", "patch=3"], "--block-param"),
+        (&["--block", "nok", "--block-param", "at=conv1"], "--block-param"),
+        (&["--model", "cnn", "--block", "nok", "--block-param", "lambda"], "--block-param"),
     ];
     for (extra, flag) in cases {
         let data: &[&str] = if extra.contains(&"--data") { &[] } else { &["--data", "digits"] };

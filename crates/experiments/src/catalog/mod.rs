@@ -21,6 +21,8 @@ pub mod masgrad_relu;
 pub mod mines_logistic;
 pub mod mines_synthetic;
 pub mod nok_descent;
+#[cfg(feature = "train")]
+pub mod nok_noise;
 pub mod qmc_integration;
 #[cfg(feature = "train")]
 pub mod soft_hinge;
@@ -38,6 +40,7 @@ use crate::Registered;
 #[cfg(feature = "train")]
 mod trained {
     pub use super::curriculum::{run_misspecified, run_noise};
+    pub use super::nok_noise::run as run_nok_noise;
     pub use super::soft_hinge::run as run_soft_hinge;
 }
 #[cfg(not(feature = "train"))]
@@ -53,6 +56,7 @@ mod trained {
     pub const run_noise: fn(&Ctx) -> Result<Report> = needs_train;
     pub const run_misspecified: fn(&Ctx) -> Result<Report> = needs_train;
     pub const run_soft_hinge: fn(&Ctx) -> Result<Report> = needs_train;
+    pub const run_nok_noise: fn(&Ctx) -> Result<Report> = needs_train;
 }
 
 /// Every experiment, in the order `reproduce all` runs them.
@@ -218,6 +222,12 @@ pub const ALL: &[Registered] = &[
         source: "thesis sec. 7.2-7.3, Theorems 21 and 23; eq. 7.16-7.17",
         summary: "the NOK objective (7.8) per layer for every activation of Table 7.1 and ReLU, SSF and orthogonal B, on images; the unsupervised fit's objective per layer and R-step",
         run: nok_descent::run,
+    },
+    Registered {
+        name: "nok-noise",
+        source: "thesis sec. 7.6 (small scale)",
+        summary: "CNN on Fashion-MNIST: vanilla, + 3x3 mean / median filter, + NOK block; test accuracy under Gaussian and Laplace input noise and white-box FGSM, 5 seeds x stored models",
+        run: trained::run_nok_noise,
     },
     Registered {
         name: "soft-hinge",

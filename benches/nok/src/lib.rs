@@ -1,0 +1,1 @@
+//! Benchmarks of the neural optimization kernel layer: `cargo bench -p gradfree-nok-bench`.
