@@ -7,8 +7,7 @@
 #![allow(missing_docs)]
 
 use gradfree_core::rng_from_seed;
-use gradfree_features::projection::{DenseProjection, SsfRotation};
-use gradfree_features::Workspace;
+use gradfree_features::projection::{DenseProjection, SsfRotation, dense_rows};
 use gradfree_robust::nok::{Activation, LayerScratch, NokLayer, Structure};
 
 const D: usize = 784;
@@ -22,16 +21,7 @@ fn layers(factor: usize) -> (NokLayer, NokLayer) {
     let n = factor * D;
     let op = Structure::Ssf.build(D, n, SsfRotation::Phase, &mut rng_from_seed(1)).unwrap();
     // The same B, dense.
-    let mut bt = vec![0.0; n * D];
-    let mut col = vec![0.0; n];
-    let mut ws = Workspace::default();
-    for j in 0..D {
-        let e: Vec<f64> = (0..D).map(|i| if i == j { 1.0 } else { 0.0 }).collect();
-        op.apply(&e, 1.0, &mut col, &mut ws);
-        for i in 0..n {
-            bt[i * D + j] = col[i];
-        }
-    }
+    let bt = dense_rows(op.as_ref());
     let act = Activation::L1 { lambda: 0.5 };
     let dense = NokLayer::new(Box::new(DenseProjection::from_rows(bt, D).unwrap()), act).unwrap();
     (NokLayer::new(op, act).unwrap(), dense)

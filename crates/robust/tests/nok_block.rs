@@ -6,8 +6,7 @@
 
 use gradfree_core::rng_from_seed;
 use gradfree_features::kernel::Kernel;
-use gradfree_features::projection::{DenseProjection, SsfRotation};
-use gradfree_features::{LinearOp, Workspace};
+use gradfree_features::projection::{DenseProjection, SsfRotation, dense_rows};
 use gradfree_robust::nok::cayley::{cayley, cayley_grad, n_params};
 use gradfree_robust::nok::{Activation, LayerScratch, NokBlock, NokLayer, NokSpec, Structure};
 use rand_distr::{Distribution, StandardNormal};
@@ -15,21 +14,6 @@ use rand_distr::{Distribution, StandardNormal};
 fn gaussian(n: usize, seed: u64) -> Vec<f64> {
     let mut rng = rng_from_seed(seed);
     (0..n).map(|_| StandardNormal.sample(&mut rng)).collect()
-}
-
-/// `B^T` as a dense `N x d` matrix, by applying the operator to the unit vectors.
-fn dense_of(op: &dyn LinearOp) -> Vec<f64> {
-    let (d, n) = (op.dim_in(), op.dim_out());
-    let mut bt = vec![0.0; n * d];
-    let mut col = vec![0.0; n];
-    for j in 0..d {
-        let e: Vec<f64> = (0..d).map(|i| if i == j { 1.0 } else { 0.0 }).collect();
-        op.apply(&e, 1.0, &mut col, &mut Workspace::default());
-        for i in 0..n {
-            bt[i * d + j] = col[i];
-        }
-    }
-    bt
 }
 
 #[test]
@@ -43,7 +27,7 @@ fn fourier_structures_are_tight_frames_and_the_fft_layer_equals_the_dense_one() 
     ] {
         let op = structure.build(d, n, rotation, &mut rng_from_seed(4)).unwrap();
         let n = op.dim_out();
-        let bt = dense_of(op.as_ref());
+        let bt = dense_rows(op.as_ref());
         // Unit columns of B and B B^T = (N/d) I.
         for i in 0..n {
             let norm: f64 = bt[i * d..(i + 1) * d].iter().map(|v| v * v).sum();

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 pub use circulant::{CirculantProjection, CirculantScratch};
 pub use dense::DenseProjection;
-pub use op::{Directions, LinearOp, Workspace};
+pub use op::{Directions, LinearOp, Workspace, dense_rows};
 pub use ssf::{SsfFrequencies, SsfProjection, SsfRotation, SsfScratch};
 
 use crate::FeatureError;

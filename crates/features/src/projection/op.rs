@@ -71,6 +71,24 @@ impl Workspace {
     }
 }
 
+/// The matrix of `op` (`N x d`, row-major: row `i` is the `i`-th direction), by applying it to
+/// the unit vectors: for tests, benchmarks and callers that want the dense form of a structured
+/// operator (e.g. a small `B` used in a tensor library).
+pub fn dense_rows(op: &dyn LinearOp) -> Vec<f64> {
+    let (d, n) = (op.dim_in(), op.dim_out());
+    let mut w = vec![0.0; n * d];
+    let (mut e, mut col) = (vec![0.0; d], vec![0.0; n]);
+    let mut ws = Workspace::default();
+    for j in 0..d {
+        e.iter_mut().enumerate().for_each(|(i, v)| *v = if i == j { 1.0 } else { 0.0 });
+        op.apply(&e, 1.0, &mut col, &mut ws);
+        for (i, v) in col.iter().enumerate() {
+            w[i * d + j] = *v;
+        }
+    }
+    w
+}
+
 /// Applies `f(row, out_row)` to each row of `input` (rows of `n_in`) and its row of `out` (rows of
 /// `n_out`), after the shape checks of [`rows`]: the loop of operators applied row by row.
 pub(crate) fn row_by_row(input: &[f64], n_in: usize, out: &mut [f64], n_out: usize, mut f: impl FnMut(&[f64], &mut [f64])) {

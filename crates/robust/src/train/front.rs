@@ -20,8 +20,7 @@ use burn::tensor::activation::relu;
 use burn::tensor::module::{avg_pool2d, unfold4d};
 use burn::tensor::ops::{AvgPoolOptions, UnfoldOptions};
 use gradfree_core::{derive_seed, rng_from_seed};
-use gradfree_features::Workspace;
-use gradfree_features::projection::SsfRotation;
+use gradfree_features::projection::{SsfRotation, dense_rows};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, RobustError};
@@ -143,17 +142,9 @@ impl PlugBlock {
         let n = spec.width * d;
         let op = spec.structure.build(d, n, SsfRotation::Phase, &mut rng_from_seed(seed))?;
         let n = op.dim_out();
-        // B^T rows are B's columns: apply B^T to the unit vectors.
-        let mut b = vec![0.0f32; d * n];
-        let mut col = vec![0.0; n];
-        let mut ws = Workspace::default();
-        for j in 0..d {
-            let e: Vec<f64> = (0..d).map(|i| if i == j { 1.0 } else { 0.0 }).collect();
-            op.apply(&e, 1.0, &mut col, &mut ws);
-            for (i, v) in col.iter().enumerate() {
-                b[j * n + i] = *v as f32;
-            }
-        }
+        // B (d x N, row-major) is the transpose of the operator's N x d matrix.
+        let bt = dense_rows(op.as_ref());
+        let b: Vec<f32> = (0..d * n).map(|k| bt[(k % n) * d + k / n] as f32).collect();
         let theta = if spec.learn_rotation { vec![0.0; n_params(d)] } else { Vec::new() };
         Ok(PlugBlock { d, n, b, theta })
     }
