@@ -2,6 +2,7 @@
 //! parameter vector, Algorithm 14 and the baselines of thesis sec. 8.3 as one epoch loop.
 
 pub mod front;
+pub mod generative;
 pub mod loss;
 pub mod method;
 pub mod net;
