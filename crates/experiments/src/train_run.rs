@@ -202,8 +202,8 @@ impl TrainRunSpec {
 }
 
 /// Fashion-MNIST's own split (the first 60,000 rows train); the digits split by a fixed seeded
-/// shuffle into 1,400 training and 397 test images.
-fn split(ds: &Labeled) -> (Vec<usize>, Vec<usize>) {
+/// shuffle into 1,400 training and 397 test images. The split every training experiment uses.
+pub fn split(ds: &Labeled) -> (Vec<usize>, Vec<usize>) {
     match ds.name {
         "fashion-mnist" => ((0..60_000.min(ds.n)).collect(), (60_000.min(ds.n)..ds.n).collect()),
         _ => {

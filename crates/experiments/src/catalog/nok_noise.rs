@@ -70,17 +70,12 @@ struct Data {
 
 fn load(quick: bool, seed: u64) -> Result<Data> {
     let ds = gradfree_data::load_labeled(if quick { "digits" } else { "fashion-mnist" })?;
-    let (train, test): (Vec<usize>, Vec<usize>) = if quick {
-        let mut idx: Vec<usize> = (0..ds.n).collect();
-        idx.shuffle(&mut rng_from_seed(5));
-        let test = idx.split_off(1400);
-        (idx, test)
-    } else {
-        let mut tr: Vec<usize> = (0..60_000).collect();
-        tr.shuffle(&mut rng_from_seed(derive_seed(seed, 0x7a1)));
-        tr.truncate(12_000);
-        (tr, (60_000..62_000).collect())
-    };
+    let (mut train, mut test) = crate::train_run::split(&ds);
+    if !quick {
+        train.shuffle(&mut rng_from_seed(derive_seed(seed, 0x7a1)));
+        train.truncate(12_000);
+        test.truncate(2000);
+    }
     let take = |rows: &[usize]| -> (Vec<f32>, Vec<u32>) {
         (rows.iter().flat_map(|&i| ds.row(i).to_vec()).collect(), rows.iter().map(|&i| ds.labels[i]).collect())
     };
@@ -239,7 +234,17 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
                 ratio(4, 2 * nl),
                 ratio(4, 2 * nl + 2)
             ),
-            "The NOK block: 4 x 4 input patches (and the 32-channel vectors after the first convolution), N = 2d, T = 2 layers of soft thresholding at 0.25 sqrt(d), SSF B with app. 10.26's rotation, R learned through the Cayley map with the task loss.".into(),
+            {
+                let p = NokPlug::default();
+                format!(
+                    "The NOK block: {0} x {0} input patches (and the 32-channel vectors after the first convolution), N = {1}d, T = {2} layers of {3} thresholding at {4} sqrt(d), SSF B with app. 10.26's rotation, R learned through the Cayley map with the task loss.",
+                    p.patch,
+                    p.width,
+                    p.layers,
+                    if p.activation == "l1" { "soft" } else { "hard" },
+                    p.lambda
+                )
+            },
         ],
     })
 }

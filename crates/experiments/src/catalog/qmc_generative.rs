@@ -13,7 +13,6 @@
 
 use gradfree_core::{derive_seed, rng_from_seed};
 use gradfree_robust::train::generative::{AeSpec, Autoencoder, EpsSampler};
-use rand::seq::SliceRandom;
 use rand_distr::{Distribution, StandardNormal};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -50,14 +49,8 @@ struct Data {
 fn load(quick: bool) -> Result<Data> {
     let ds = gradfree_data::load_labeled(if quick { "digits" } else { "fashion-mnist" })?;
     let max = ds.x.iter().fold(0.0f32, |m, v| m.max(*v)).max(1e-12);
-    let (train, test): (Vec<usize>, Vec<usize>) = if quick {
-        let mut idx: Vec<usize> = (0..ds.n).collect();
-        idx.shuffle(&mut rng_from_seed(5));
-        let test = idx.split_off(1400);
-        (idx, test)
-    } else {
-        ((0..60_000).collect(), (60_000..62_000).collect())
-    };
+    let (train, mut test) = crate::train_run::split(&ds);
+    test.truncate(2000);
     let take = |rows: &[usize]| -> Vec<f32> { rows.iter().flat_map(|&i| ds.row(i).iter().map(|v| v / max)).collect() };
     Ok(Data { x: take(&train), xt: take(&test), d: ds.d })
 }

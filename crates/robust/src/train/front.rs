@@ -51,6 +51,9 @@ pub struct NokPlug {
     pub activation: String,
     /// `lambda` relative to `sqrt(d)`, the RMS of the codes `W^T x` of unit-variance inputs:
     /// the soft threshold is `lambda sqrt(d)`; the hard threshold is at `lambda sqrt(d)` too.
+    /// Default 0.5, from a pilot (Fashion-MNIST CNN, 12,000 images, 6 epochs, one seed; test
+    /// accuracy clean / under Gaussian noise of std 1.0): vanilla 0.883 / 0.535, lambda 0.1
+    /// 0.879 / 0.521, 0.25 0.877 / 0.599, 0.5 0.874 / 0.682, 1.0 0.864 / 0.713.
     pub lambda: f64,
     /// `N = width * d`.
     pub width: usize,
@@ -68,7 +71,7 @@ impl Default for NokPlug {
             at: NokAt::Input,
             patch: 4,
             activation: "l1".into(),
-            lambda: 0.25,
+            lambda: 0.5,
             width: 2,
             layers: 2,
             learn_rotation: true,
