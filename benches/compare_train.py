@@ -12,7 +12,9 @@ images (pixels / 255), cross-entropy, Adam at lr 1e-3, batches of 128 in a seede
 the MLP 784-256-256-10 (ReLU) and the CNN conv3x3(32)-ReLU-maxpool2-conv3x3(64)-ReLU-maxpool2-
 dense(128)-ReLU-dense(10) with 'same' padding. One epoch is timed after one warm-up epoch
 (`--epochs` timed epochs, the best is reported); the CNN uses the first `--cnn-rows` images
-(default all). Each measurement runs in a fresh process with the thread count set
+(default all); `cnn+nok` and `cnn+nok2` time our CNN with the neural optimization kernel block
+(thesis ch. 7) at the input, or at the input and after the first convolution, against PyTorch's
+plain CNN. Each measurement runs in a fresh process with the thread count set
 (`RAYON_NUM_THREADS` for gradfree, `torch.set_num_threads` and `OMP_NUM_THREADS` for PyTorch).
 gradfree's epoch is `RobustClassifier(loss="ce").fit(...)`'s per-epoch time (`history_`), which
 includes its per-epoch bookkeeping (selection masks, training accuracy); PyTorch's is the bare
@@ -40,15 +42,17 @@ GRADFREE = LOAD + r"""
 import json, sys
 from gradfree.robust import RobustClassifier
 model, rows, epochs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+block = {"cnn+nok": {"at": "input"}, "cnn+nok2": {"at": "both"}}.get(model)
 x, y = load(rows)
-clf = RobustClassifier(loss="ce", model=model, epochs=epochs + 1, batch_size=128, schedule="constant", random_state=0).fit(x, y)
+clf = RobustClassifier(loss="ce", model=model.split("+")[0], block=block, epochs=epochs + 1, batch_size=128, schedule="constant",
+                       random_state=0).fit(x, y)
 print(json.dumps([r["seconds"] for r in clf.history_[1:]]))
 """
 
 TORCH = LOAD + r"""
 import json, sys, time, torch
 from torch import nn
-model, rows, epochs, threads = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+model, rows, epochs, threads = sys.argv[1].split("+")[0], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 torch.set_num_threads(threads)
 torch.manual_seed(0)
 x, y = load(rows)
@@ -89,11 +93,13 @@ def main():
     ap.add_argument("--threads", default="1,2", help="comma-separated thread counts")
     ap.add_argument("--epochs", type=int, default=1, help="timed epochs after one warm-up (best is reported)")
     ap.add_argument("--cnn-rows", type=int, default=60000)
-    ap.add_argument("--models", default="mlp,cnn")
+    ap.add_argument("--models", default="mlp,cnn",
+                    help="comma-separated: mlp, cnn, cnn+nok (the NOK block on the input patches), cnn+nok2 (input and "
+                         "after the first convolution); PyTorch always runs the plain network")
     a = ap.parse_args()
     if not os.path.exists(f"{DATA}/train-images-idx3-ubyte.gz"):
         sys.exit(f"{DATA}: not found; install the Debian package dataset-fashion-mnist")
-    rows = {"mlp": 60000, "cnn": a.cnn_rows}
+    rows = {"mlp": 60000, "cnn": a.cnn_rows, "cnn+nok": a.cnn_rows, "cnn+nok2": a.cnn_rows}
     print(f"{'model':5s} {'rows':>6s} {'threads':>7s} {'gradfree s/epoch':>17s} {'PyTorch s/epoch':>16s} {'ratio':>6s}")
     for model in a.models.split(","):
         for threads in map(int, a.threads.split(",")):
