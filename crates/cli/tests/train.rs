@@ -104,7 +104,9 @@ fn a_cnn_with_the_nok_block_runs_from_the_command_line() {
         "--noise",
         "none",
         "--epochs",
-        "3",
+        "8",
+        "--schedule",
+        "constant",
         "--block",
         "nok",
         "--block-param",
@@ -118,7 +120,7 @@ fn a_cnn_with_the_nok_block_runs_from_the_command_line() {
     assert_eq!(v["run"]["block"]["kind"], "nok");
     assert_eq!(v["run"]["block"]["at"], "both");
     assert_eq!(v["run"]["block"]["layers"], 1);
-    assert!(v["last_epoch_accuracy"].as_f64().unwrap() > 0.5, "{v}");
+    assert!(v["last_epoch_accuracy"].as_f64().unwrap() > 0.6, "{v}"); // chance: 0.1
 }
 
 #[test]
