@@ -1,8 +1,8 @@
 //! One layer (7.9) of the neural optimization kernel per input, `y <- h(c + y - (d/N) B^T B y)`,
 //! with `B` the SSF DFT rows (one FFT of length N/2 each way: O(N log N)) vs the same `B` as a
 //! dense matrix (O(N d)), d = 784 (a Fashion-MNIST image), N = 2d, 4d, 8d; and the backward
-//! pass of the same step (the adjoint products `B^T B` again, the same cost). The crossover: the
-//! FFT wins from N = 2d on at this d; its advantage grows with N.
+//! pass of the same step (the adjoint products `B^T B` again, the same cost); and N = 2d for
+//! d = 16 ... 784, where the crossover lies.
 //! Run: `cargo bench -p gradfree-nok-bench`.
 #![allow(missing_docs)]
 
@@ -12,24 +12,27 @@ use gradfree_robust::nok::{Activation, LayerScratch, NokLayer, Structure};
 
 const D: usize = 784;
 const WIDTHS: &[usize] = &[2, 4, 8];
+/// Input dimensions for the crossover at N = 2d (the NOK front's 4 x 4 patches are d = 16, its
+/// channel vectors d = 32).
+const DIMS: &[usize] = &[16, 32, 64, 256, 784];
 
 fn main() {
     divan::main();
 }
 
-fn layers(factor: usize) -> (NokLayer, NokLayer) {
-    let n = factor * D;
-    let op = Structure::Ssf.build(D, n, SsfRotation::Phase, &mut rng_from_seed(1)).unwrap();
+fn layers(d: usize, factor: usize) -> (NokLayer, NokLayer) {
+    let n = factor * d;
+    let op = Structure::Ssf.build(d, n, SsfRotation::Phase, &mut rng_from_seed(1)).unwrap();
     // The same B, dense.
     let bt = dense_rows(op.as_ref());
     let act = Activation::L1 { lambda: 0.5 };
-    let dense = NokLayer::new(Box::new(DenseProjection::from_rows(bt, D).unwrap()), act).unwrap();
+    let dense = NokLayer::new(Box::new(DenseProjection::from_rows(bt, d).unwrap()), act).unwrap();
     (NokLayer::new(op, act).unwrap(), dense)
 }
 
 fn bench_step(b: divan::Bencher, layer: &NokLayer) {
-    let n = layer.width();
-    let x: Vec<f64> = (0..D).map(|i| ((i * 7919) % 255) as f64 / 255.0 - 0.5).collect();
+    let (n, d) = (layer.width(), layer.dim());
+    let x: Vec<f64> = (0..d).map(|i| ((i * 7919) % 255) as f64 / 255.0 - 0.5).collect();
     let mut s = LayerScratch::default();
     let (mut c, mut y, mut next) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
     layer.inject(&x, &mut c, &mut s);
@@ -40,12 +43,26 @@ fn bench_step(b: divan::Bencher, layer: &NokLayer) {
     });
 }
 
+/// d = 784, N = factor * d.
 #[divan::bench(args = WIDTHS)]
 fn step_fft(b: divan::Bencher, factor: usize) {
-    bench_step(b, &layers(factor).0);
+    bench_step(b, &layers(D, factor).0);
 }
 
+/// d = 784, N = factor * d.
 #[divan::bench(args = WIDTHS)]
 fn step_dense(b: divan::Bencher, factor: usize) {
-    bench_step(b, &layers(factor).1);
+    bench_step(b, &layers(D, factor).1);
+}
+
+/// N = 2d, d as given.
+#[divan::bench(args = DIMS)]
+fn step_fft_by_d(b: divan::Bencher, d: usize) {
+    bench_step(b, &layers(d, 2).0);
+}
+
+/// N = 2d, d as given.
+#[divan::bench(args = DIMS)]
+fn step_dense_by_d(b: divan::Bencher, d: usize) {
+    bench_step(b, &layers(d, 2).1);
 }

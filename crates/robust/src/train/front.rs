@@ -8,7 +8,8 @@
 //! non-overlapping `p x p` patch of the one-channel image is a vector `x` in `R^{p^2}`; after the
 //! first convolution, each pixel's channel vector is one. Per vector, `T` layers of (7.9) from
 //! `y_0 = 0` with `W = sqrt(d) R^T B` (`B` from [`crate::nok::Structure`], materialized as a
-//! dense `d x N` matrix: at these `d` a matrix product beats an FFT), and the output is the
+//! dense `d x N` matrix: burn has no FFT, and at these `d` a batched matrix product over all
+//! patches is cheap), and the output is the
 //! reconstruction `W y_T / N` (7.8). `R` is learned with the task loss through the Cayley map
 //! (7.15): `R = cayley(theta)` is made for each step and its gradient mapped back to `theta`
 //! ([`crate::nok::cayley::cayley_grad`]), so `theta` sits in the flat parameter vector with the
