@@ -203,7 +203,7 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
     let mut panels = Vec::new();
     let nl = LEVELS.len();
     for (title, first, xs) in
-        [("Gaussian noise", 1, LEVELS.to_vec()), ("Laplace noise", 4, LEVELS.to_vec()), ("FGSM (white-box)", 7, EPS.to_vec())]
+        [("Gaussian noise", 1, LEVELS.to_vec()), ("Laplace noise", 1 + nl, LEVELS.to_vec()), ("FGSM (white-box)", 1 + 2 * nl, EPS.to_vec())]
     {
         let series = ms
             .iter()
