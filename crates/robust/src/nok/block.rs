@@ -187,16 +187,28 @@ impl NokBlock {
         Ok(x.len() / d)
     }
 
-    /// Runs `layers` layers (7.9) with rotation `r` on all rows from the codes `y` (in place).
-    fn phase(layer: &NokLayer, r: &[f64], x: &[f64], y: &mut [f64], layers: usize) {
+    /// The injections `c = W^T x = sqrt(d) B^T r x` of all rows (`rows x N`), once per phase.
+    fn inject_all(layer: &NokLayer, r: &[f64], x: &[f64]) -> Vec<f64> {
         let (d, n) = (layer.dim(), layer.width());
-        y.par_chunks_mut(CHUNK * n).zip(x.par_chunks(CHUNK * d)).for_each_init(
-            || (LayerScratch::default(), vec![0.0; n], vec![0.0; n]),
-            |(s, c, next), (yb, xb)| {
-                for (yr, xr) in yb.chunks_exact_mut(n).zip(xb.chunks_exact(d)) {
-                    layer.inject_with(r, xr, c, s);
+        let mut c = vec![0.0; x.len() / d * n];
+        c.par_chunks_mut(CHUNK * n).zip(x.par_chunks(CHUNK * d)).for_each_init(LayerScratch::default, |s, (cb, xb)| {
+            for (cr, xr) in cb.chunks_exact_mut(n).zip(xb.chunks_exact(d)) {
+                layer.inject_with(r, xr, cr, s);
+            }
+        });
+        c
+    }
+
+    /// Runs `layers` layers (7.9) on all rows from the codes `y` (in place), given their
+    /// injections `c`: `B`'s cost per layer only.
+    fn steps(layer: &NokLayer, c: &[f64], y: &mut [f64], layers: usize) {
+        let n = layer.width();
+        y.par_chunks_mut(CHUNK * n).zip(c.par_chunks(CHUNK * n)).for_each_init(
+            || (LayerScratch::default(), vec![0.0; n]),
+            |(s, next), (yb, cb)| {
+                for (yr, cr) in yb.chunks_exact_mut(n).zip(cb.chunks_exact(n)) {
                     for _ in 0..layers {
-                        layer.step_injected(c, yr, next, s);
+                        layer.step_injected(cr, yr, next, s);
                         yr.copy_from_slice(next);
                     }
                 }
@@ -228,9 +240,9 @@ impl NokBlock {
         self.trace = vec![Self::mean_objective(&self.layer, x, &y)];
         let mut s = LayerScratch::default();
         for _ in 0..self.spec.alternations {
-            let r = self.layer.rotation().to_vec();
+            let c = Self::inject_all(&self.layer, self.layer.rotation(), x);
             for _ in 0..self.spec.layers {
-                Self::phase(&self.layer, &r, x, &mut y, 1);
+                Self::steps(&self.layer, &c, &mut y, 1);
                 self.trace.push(Self::mean_objective(&self.layer, x, &y));
             }
             self.layer.procrustes_step(x, &y, &mut s)?;
@@ -245,7 +257,8 @@ impl NokBlock {
         let rows = self.check_rows(x, "X")?;
         let mut y = vec![0.0; rows * self.width()];
         for r in &self.rotations[..self.spec.alternations] {
-            Self::phase(&self.layer, r, x, &mut y, self.spec.layers);
+            let c = Self::inject_all(&self.layer, r, x);
+            Self::steps(&self.layer, &c, &mut y, self.spec.layers);
         }
         Ok(y)
     }
