@@ -149,17 +149,6 @@ class _Denoiser:
         X = self._check(X)
         return self._block.kernel(X, X if Y is None else self._check(Y))
 
-    def __getstate__(self):
-        state = self.__dict__.copy()
-        if "_block" in state:
-            state["_block"] = bytes(state["_block"].to_bytes())
-        return state
-
-    def __setstate__(self, state):
-        if isinstance(state.get("_block"), bytes):
-            state = dict(state, _block=_gradfree.NokModel.from_bytes(state["_block"]))
-        self.__dict__.update(state)
-
 
 def nok_kernel(X, Y=None, *, n_components=None, activation="relu", alpha=None, gamma=None, layers=1, structure=None,
                rotation=None, random_state=None):

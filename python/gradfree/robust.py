@@ -399,17 +399,6 @@ class _Classifier:
         t = self._logits(X)
         return self.classes_[np.argmax(t, axis=1)]
 
-    def __getstate__(self):
-        state = self.__dict__.copy()
-        if "_model" in state:
-            state["_model"] = bytes(state["_model"].to_bytes())
-        return state
-
-    def __setstate__(self, state):
-        if isinstance(state.get("_model"), bytes):
-            state = dict(state, _model=_gradfree.RobustModel.from_bytes(state["_model"]))
-        self.__dict__.update(state)
-
 
 if BaseEstimator is not None:
     class RobustClassifier(ClassifierMixin, _Classifier, BaseEstimator):
