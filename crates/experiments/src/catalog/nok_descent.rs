@@ -99,14 +99,17 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
     for (si, structure) in [Structure::Ssf, Structure::Orthogonal].into_iter().enumerate() {
         let mut rng = gradfree_core::rng_from_seed(derive_seed(ctx.seed, 0x70c + si as u64));
         let b = structure.build(d, n, SsfRotation::Phase, &mut rng).map_err(|e| ExperimentError::Invalid(e.to_string()))?;
-        let probe = NokLayer::new(b, Activation::Relu).map_err(|e| ExperimentError::Invalid(e.to_string()))?;
+        let mut layer = NokLayer::new(b, Activation::Relu).map_err(|e| ExperimentError::Invalid(e.to_string()))?;
+        layer
+            .set_rotation(gradfree_core::linalg::random_orthogonal(d, derive_seed(ctx.seed, 0x707)))
+            .map_err(|e| ExperimentError::Invalid(e.to_string()))?;
         // s: RMS of the entries of W^T x over the rows.
         let mut s = LayerScratch::default();
         let mut c = vec![0.0; n];
         let s_rms = (x
             .chunks_exact(d)
             .map(|r| {
-                probe.inject(r, &mut c, &mut s);
+                layer.inject(r, &mut c, &mut s);
                 c.iter().map(|v| v * v).sum::<f64>()
             })
             .sum::<f64>()
@@ -117,23 +120,16 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         }
         let mut series = Vec::new();
         for (name, act) in activations(s_rms) {
-            let mut rng = gradfree_core::rng_from_seed(derive_seed(ctx.seed, 0x70c + si as u64));
-            let b = structure.build(d, n, SsfRotation::Phase, &mut rng).map_err(|e| ExperimentError::Invalid(e.to_string()))?;
-            let mut layer = NokLayer::new(b, act).map_err(|e| ExperimentError::Invalid(e.to_string()))?;
-            layer
-                .set_rotation(gradfree_core::linalg::random_orthogonal(d, derive_seed(ctx.seed, 0x707)))
-                .map_err(|e| ExperimentError::Invalid(e.to_string()))?;
+            layer.set_activation(act).map_err(|e| ExperimentError::Invalid(e.to_string()))?;
             let traces: Vec<RowTrace> = x.par_chunks(d).map_init(LayerScratch::default, |s, r| trace_row(&layer, r, s)).collect();
             let mean_q: Vec<f64> = (0..=LAYERS).map(|l| traces.iter().map(|tr| tr.q[l]).sum::<f64>() / rows as f64).collect();
             let up: usize = traces.iter().map(|tr| tr.increases).sum();
             let broken: usize = traces.iter().map(|tr| tr.margin_fails).sum();
             total_up += up + broken;
-            let lambda = match act {
-                Activation::Relu => "-".to_string(),
-                Activation::Mcp { lambda, gamma } | Activation::Scad { lambda, gamma } | Activation::CappedL1 { lambda, gamma } => {
-                    format!("{lambda:.3} (gamma {gamma:.3})")
-                }
-                Activation::L0 { lambda } | Activation::L1 { lambda } | Activation::Mcp0 { lambda } => format!("{lambda:.3}"),
+            let lambda = match (act.lambda(), act.gamma()) {
+                (None, _) => "-".to_string(),
+                (Some(l), None) => format!("{l:.3}"),
+                (Some(l), Some(g)) => format!("{l:.3} (gamma {g:.3})"),
             };
             t.push(vec![
                 structure.name().into(),
@@ -163,13 +159,7 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
     );
     let mut fit_series = Vec::new();
     for (name, act) in activations(s_ssf).into_iter().filter(|(n, _)| ["l1", "l0", "scad", "relu"].contains(n)) {
-        let (lambda, gamma) = match act {
-            Activation::L0 { lambda } | Activation::L1 { lambda } | Activation::Mcp0 { lambda } => (lambda, None),
-            Activation::Mcp { lambda, gamma } | Activation::Scad { lambda, gamma } | Activation::CappedL1 { lambda, gamma } => {
-                (lambda, Some(gamma))
-            }
-            Activation::Relu => (1.0, None),
-        };
+        let (lambda, gamma) = (act.lambda().unwrap_or(1.0), act.gamma());
         let spec = NokSpec {
             n_components: n,
             activation: name.into(),

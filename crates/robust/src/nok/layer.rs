@@ -77,6 +77,13 @@ impl NokLayer {
         self.act
     }
 
+    /// Replaces the activation (checked), keeping `B` and `R`.
+    pub fn set_activation(&mut self, act: Activation) -> Result<()> {
+        act.check()?;
+        self.act = act;
+        Ok(())
+    }
+
     /// `R`, row-major.
     pub fn rotation(&self) -> &[f64] {
         &self.r

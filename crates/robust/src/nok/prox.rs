@@ -75,6 +75,23 @@ impl Activation {
         Ok(a)
     }
 
+    /// `lambda` (`None` for ReLU).
+    pub fn lambda(&self) -> Option<f64> {
+        match *self {
+            Activation::L0 { lambda } | Activation::L1 { lambda } | Activation::Mcp0 { lambda } => Some(lambda),
+            Activation::Mcp { lambda, .. } | Activation::CappedL1 { lambda, .. } | Activation::Scad { lambda, .. } => Some(lambda),
+            Activation::Relu => None,
+        }
+    }
+
+    /// `gamma`, for the penalties that have one (MCP, capped l1, SCAD).
+    pub fn gamma(&self) -> Option<f64> {
+        match *self {
+            Activation::Mcp { gamma, .. } | Activation::CappedL1 { gamma, .. } | Activation::Scad { gamma, .. } => Some(gamma),
+            _ => None,
+        }
+    }
+
     /// Checks `lambda > 0` and each `gamma`'s range.
     pub fn check(&self) -> Result<()> {
         let lam = |l: f64| {
