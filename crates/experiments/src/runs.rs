@@ -164,6 +164,26 @@ fn slug(label: &str) -> String {
     label.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect()
 }
 
+/// One cached run: the run stored in `file` under `key` when `ctx` reuses runs, else the result
+/// of `compute`, then stored in `file` (atomically); `ctx`'s progress hears of it either way.
+pub(crate) fn cached_run<R: serde::Serialize + serde::de::DeserializeOwned>(
+    ctx: &crate::Ctx,
+    file: &Path,
+    key: &serde_json::Value,
+    compute: impl FnOnce() -> Result<R>,
+) -> Result<R> {
+    if ctx.reuse_runs
+        && let Some(run) = read_cached::<R>(file, key)
+    {
+        ctx.finished_one_cached();
+        return Ok(run);
+    }
+    let run = compute()?;
+    gradfree_core::atomic_write(file, &serde_json::to_vec(&serde_json::json!({ "key": key, "run": run }))?)?;
+    ctx.finished_one();
+    Ok(run)
+}
+
 /// The cached run in `file` (a `{"key": ..., "run": ...}` document) if its key is `key`.
 pub(crate) fn read_cached<R: serde::de::DeserializeOwned>(file: &Path, key: &serde_json::Value) -> Option<R> {
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(file).ok()?).ok()?;

@@ -3,7 +3,7 @@
 //! mean ± standard deviation curves with error bars.
 
 use gradfree_bo::{BatchBo, BoParams, InnerOptions, Method, Space};
-use gradfree_core::{AskTell, Objective, Population, atomic_write, derive_seed};
+use gradfree_core::{AskTell, Objective, Population, derive_seed};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -89,16 +89,7 @@ pub fn runs(ctx: &Ctx, cell: &Cell<'_>, runs: usize) -> Result<Vec<BoRun>> {
                 "n_initial": cell.n_initial, "budget": cell.budget, "seed": seed,
             });
             let file = dir.join(format!("{}-{}-L{}-r{r}.json", cell.tag, cell.method.name(), cell.batch));
-            if ctx.reuse_runs
-                && let Some(run) = crate::runs::read_cached::<BoRun>(&file, &key)
-            {
-                ctx.finished_one_cached();
-                return Ok(run);
-            }
-            let run = one_run(cell, seed)?;
-            atomic_write(&file, &serde_json::to_vec(&serde_json::json!({"key": key, "run": run}))?)?;
-            ctx.finished_one();
-            Ok(run)
+            crate::runs::cached_run(ctx, &file, &key, || one_run(cell, seed))
         })
         .collect()
 }

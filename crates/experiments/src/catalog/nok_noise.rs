@@ -23,7 +23,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::train_runs::pct;
-use crate::runs::read_cached;
+use crate::runs::cached_run;
 use crate::{Ctx, Figure, Report, Result, Series, Table};
 
 /// Noise levels (std, normalized units): the thesis' 0.1-0.3, and 0.5 and 1.0 where a small CNN
@@ -138,27 +138,20 @@ fn one_run(ctx: &Ctx, data: &Data, method: usize, seed: u64, epochs: usize, ever
         front,
     };
     let key = serde_json::json!({ "version": env!("CARGO_PKG_VERSION"), "spec": spec, "every": every, "rows": data.y.len() });
-    if ctx.reuse_runs
-        && let Some(r) = read_cached::<NoiseRun>(&file, &key)
-    {
-        ctx.finished_one_cached();
-        return Ok(r);
-    }
-    let set = TrainSet { x: &data.x, d: data.d, labels: &data.y, clean: None, k: data.k };
-    let mut tr = Trainer::new(spec, &set)?;
-    let mut stored = Vec::new();
-    let mut seconds = 0.0;
-    while !tr.finished() {
-        let rec = tr.run_epoch(&set, None)?;
-        seconds += rec.seconds;
-        if rec.epoch % every == 0 {
-            stored.push((rec.epoch, evaluate(&tr, data, seed)?));
+    cached_run(ctx, &file, &key, || {
+        let set = TrainSet { x: &data.x, d: data.d, labels: &data.y, clean: None, k: data.k };
+        let mut tr = Trainer::new(spec, &set)?;
+        let mut stored = Vec::new();
+        let mut seconds = 0.0;
+        while !tr.finished() {
+            let rec = tr.run_epoch(&set, None)?;
+            seconds += rec.seconds;
+            if rec.epoch % every == 0 {
+                stored.push((rec.epoch, evaluate(&tr, data, seed)?));
+            }
         }
-    }
-    let run = NoiseRun { stored, seconds_per_epoch: seconds / epochs as f64 };
-    gradfree_core::atomic_write(&file, &serde_json::to_vec(&serde_json::json!({ "key": key, "run": run }))?)?;
-    ctx.finished_one();
-    Ok(run)
+        Ok(NoiseRun { stored, seconds_per_epoch: seconds / epochs as f64 })
+    })
 }
 
 /// Runs the experiment of the module documentation.

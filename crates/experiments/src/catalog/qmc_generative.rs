@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::train_runs::per_epoch;
 use crate::report::Heatmap;
-use crate::runs::read_cached;
+use crate::runs::cached_run;
 use crate::{Ctx, Figure, Report, Result, Series, Table};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -72,30 +72,23 @@ fn one_run(ctx: &Ctx, data: &Data, sampler: EpsSampler, seed: u64, plan: &Plan) 
     let spec = AeSpec { latent, sampler, seed, ..AeSpec::default() };
     let file = dir.join(format!("{}-{sampler:?}-k{latent}-s{seed}.json", if ctx.quick { "quick" } else { "full" }).to_lowercase());
     let key = serde_json::json!({ "version": env!("CARGO_PKG_VERSION"), "spec": spec, "epochs": epochs, "rows": data.x.len() / data.d });
-    if ctx.reuse_runs
-        && let Some(r) = read_cached::<AeRun>(&file, &key)
-    {
-        ctx.finished_one_cached();
-        return Ok(r);
-    }
-    let mut ae = Autoencoder::new(spec, data.d)?;
-    // The same prior draws and test rows at every epoch and for both samplers.
-    let mut rng = rng_from_seed(derive_seed(seed, 0x5a3));
-    let z: Vec<f32> =
-        (0..n_samples * latent).map(|_| StandardNormal.sample(&mut rng)).collect::<Vec<f64>>().iter().map(|&v| v as f32).collect();
-    let reference = &data.xt[..n_samples.min(data.xt.len() / data.d) * data.d];
-    let mut out = Vec::with_capacity(epochs);
-    let mut samples = Vec::new();
-    for _ in 0..epochs {
-        let e = ae.epoch(&data.x)?;
-        let test = ae.reconstruction(&data.xt, derive_seed(seed, 0x7e57))?;
-        samples = ae.decode(&z)?;
-        out.push([e.reconstruction, e.mmd, test, pixel_mmd(&samples, reference, data.d, h2)]);
-    }
-    let run = AeRun { epochs: out, samples };
-    gradfree_core::atomic_write(&file, &serde_json::to_vec(&serde_json::json!({ "key": key, "run": run }))?)?;
-    ctx.finished_one();
-    Ok(run)
+    cached_run(ctx, &file, &key, || {
+        let mut ae = Autoencoder::new(spec, data.d)?;
+        // The same prior draws and test rows at every epoch and for both samplers.
+        let mut rng = rng_from_seed(derive_seed(seed, 0x5a3));
+        let z: Vec<f32> =
+            (0..n_samples * latent).map(|_| StandardNormal.sample(&mut rng)).collect::<Vec<f64>>().iter().map(|&v| v as f32).collect();
+        let reference = &data.xt[..n_samples.min(data.xt.len() / data.d) * data.d];
+        let mut out = Vec::with_capacity(epochs);
+        let mut samples = Vec::new();
+        for _ in 0..epochs {
+            let e = ae.epoch(&data.x)?;
+            let test = ae.reconstruction(&data.xt, derive_seed(seed, 0x7e57))?;
+            samples = ae.decode(&z)?;
+            out.push([e.reconstruction, e.mmd, test, pixel_mmd(&samples, reference, data.d, h2)]);
+        }
+        Ok(AeRun { epochs: out, samples })
+    })
 }
 
 /// An `rows x rows` grid of `side x side` images as one heat map (row 0 at the bottom, so the

@@ -11,7 +11,7 @@ use gradfree_robust::train::{EpochRecord, Trainer};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::runs::read_cached;
+use crate::runs::cached_run;
 use crate::train_run::{BaseData, TrainRunSpec};
 use crate::{Ctx, Result};
 
@@ -82,33 +82,27 @@ pub fn train(ctx: &Ctx, spec: &TrainRunSpec, base: &Arc<BaseData>) -> Result<Tra
     crate::report::create_dir(&dir)?;
     let file = dir.join(file_name(spec));
     let key = serde_json::json!({ "version": env!("CARGO_PKG_VERSION"), "spec": spec });
-    if ctx.reuse_runs
-        && let Some(r) = read_cached::<TrainResult>(&file, &key)
-    {
-        ctx.finished_one_cached();
-        return Ok(r);
-    }
-    let loaded = spec.corrupt(base.clone())?;
-    let data = loaded.train_set();
-    let mut trainer = Trainer::new(spec.train_spec()?, &data)?;
-    let mut anchor = Vec::new();
-    while !trainer.finished() {
-        let rec = trainer.run_epoch(&data, Some((&base.x_test, &base.y_test)))?;
-        if spec.loss == "ce" && (rec.epoch == ANCHOR_EPOCH.min(spec.epochs) || rec.epoch == spec.epochs) {
-            let probs = softmax(&trainer.logits(&base.x)?, base.k);
-            anchor.push((rec.epoch, rate_from_anchors(&probs, &loaded.noisy.labels, base.k, ANCHOR_QUANTILE)?.rate));
+    cached_run(ctx, &file, &key, || {
+        let loaded = spec.corrupt(base.clone())?;
+        let data = loaded.train_set();
+        let mut trainer = Trainer::new(spec.train_spec()?, &data)?;
+        let mut anchor = Vec::new();
+        while !trainer.finished() {
+            let rec = trainer.run_epoch(&data, Some((&base.x_test, &base.y_test)))?;
+            if spec.loss == "ce" && (rec.epoch == ANCHOR_EPOCH.min(spec.epochs) || rec.epoch == spec.epochs) {
+                let probs = softmax(&trainer.logits(&base.x)?, base.k);
+                anchor.push((rec.epoch, rate_from_anchors(&probs, &loaded.noisy.labels, base.k, ANCHOR_QUANTILE)?.rate));
+            }
         }
-    }
-    let result = TrainResult {
-        spec: spec.clone(),
-        history: trainer.state().history.clone(),
-        actual_rate: loaded.noisy.actual_rate,
-        transition: loaded.noisy.transition.clone(),
-        anchor,
-    };
-    gradfree_core::atomic_write(&file, &serde_json::to_vec(&serde_json::json!({ "key": key, "run": result }))?)?;
-    ctx.finished_one();
-    Ok(result)
+        let result = TrainResult {
+            spec: spec.clone(),
+            history: trainer.state().history.clone(),
+            actual_rate: loaded.noisy.actual_rate,
+            transition: loaded.noisy.transition.clone(),
+            anchor,
+        };
+        Ok(result)
+    })
 }
 
 /// Trains every distinct spec, in parallel over runs (each run's small matrix products mostly use
