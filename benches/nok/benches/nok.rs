@@ -1,8 +1,8 @@
 //! One layer (7.9) of the neural optimization kernel per input, `y <- h(c + y - (d/N) B^T B y)`,
 //! with `B` the SSF DFT rows (one FFT of length N/2 each way: O(N log N)) vs the same `B` as a
-//! dense matrix (O(N d)), d = 784 (a Fashion-MNIST image), N = 2d, 4d, 8d; and the backward
-//! pass of the same step (the adjoint products `B^T B` again, the same cost); and N = 2d for
-//! d = 16 ... 784, where the crossover lies.
+//! dense matrix (O(N d)), d = 784 (a Fashion-MNIST image), N = 2d, 4d, 8d; the backward pass
+//! of the same step (`NokLayer::step_injected_vjp`: the forward product again for `h'(z)`, then
+//! `B^T B` on the gradient); and N = 2d for d = 16 ... 784, where the crossover lies.
 //! Run: `cargo bench -p gradfree-nok-bench`.
 #![allow(missing_docs)]
 
@@ -43,6 +43,21 @@ fn bench_step(b: divan::Bencher, layer: &NokLayer) {
     });
 }
 
+fn bench_backward(b: divan::Bencher, layer: &NokLayer) {
+    let (n, d) = (layer.width(), layer.dim());
+    let x: Vec<f64> = (0..d).map(|i| ((i * 7919) % 255) as f64 / 255.0 - 0.5).collect();
+    let mut s = LayerScratch::default();
+    let (mut c, mut y) = (vec![0.0; n], vec![0.0; n]);
+    layer.inject(&x, &mut c, &mut s);
+    layer.step_injected(&c, &vec![0.0; n], &mut y, &mut s);
+    let g: Vec<f64> = (0..n).map(|i| ((i * 104_729) % 97) as f64 / 97.0 - 0.5).collect();
+    let (mut gc, mut gy) = (vec![0.0; n], vec![0.0; n]);
+    b.bench_local(|| {
+        layer.step_injected_vjp(&c, &y, &g, &mut gc, &mut gy, &mut s);
+        divan::black_box((&gc, &gy));
+    });
+}
+
 /// d = 784, N = factor * d.
 #[divan::bench(args = WIDTHS)]
 fn step_fft(b: divan::Bencher, factor: usize) {
@@ -65,4 +80,16 @@ fn step_fft_by_d(b: divan::Bencher, d: usize) {
 #[divan::bench(args = DIMS)]
 fn step_dense_by_d(b: divan::Bencher, d: usize) {
     bench_step(b, &layers(d, 2).1);
+}
+
+/// d = 784, N = factor * d: the backward step.
+#[divan::bench(args = WIDTHS)]
+fn backward_fft(b: divan::Bencher, factor: usize) {
+    bench_backward(b, &layers(D, factor).0);
+}
+
+/// d = 784, N = factor * d: the backward step.
+#[divan::bench(args = WIDTHS)]
+fn backward_dense(b: divan::Bencher, factor: usize) {
+    bench_backward(b, &layers(D, factor).1);
 }

@@ -222,3 +222,40 @@ fn bad_input_is_an_error_naming_the_argument() {
     // Odd d works with the orthogonal structure.
     assert!(NokBlock::new(NokSpec { structure: Structure::Orthogonal, ..NokSpec::default() }, 7).is_ok());
 }
+
+#[test]
+fn the_backward_step_matches_finite_differences_for_the_fft_and_dense_layers() {
+    // L(c, y) = <g, h(c + y - (d/N) B^T B y)>: the vector-Jacobian product against central
+    // differences along random directions, and the FFT layer's product against the dense one's.
+    let d = 10;
+    for act in [Activation::L1 { lambda: 0.3 }, Activation::Scad { lambda: 0.2, gamma: 3.7 }, Activation::Relu] {
+        let op = Structure::Ssf.build(d, 24, SsfRotation::Phase, &mut rng_from_seed(5)).unwrap();
+        let n = op.dim_out();
+        let bt = dense_rows(op.as_ref());
+        let fast = NokLayer::new(op, act).unwrap();
+        let dense = NokLayer::new(Box::new(DenseProjection::from_rows(bt, d).unwrap()), act).unwrap();
+        let (c, y, g) = (gaussian(n, 1), gaussian(n, 2), gaussian(n, 3));
+        let (vc, vy) = (gaussian(n, 4), gaussian(n, 5));
+        let mut s = LayerScratch::default();
+        let loss = |l: &NokLayer, t: f64, s: &mut LayerScratch| {
+            let cc: Vec<f64> = c.iter().zip(&vc).map(|(a, b)| a + t * b).collect();
+            let yy: Vec<f64> = y.iter().zip(&vy).map(|(a, b)| a + t * b).collect();
+            let mut out = vec![0.0; n];
+            l.step_injected(&cc, &yy, &mut out, s);
+            out.iter().zip(&g).map(|(a, b)| a * b).sum::<f64>()
+        };
+        let mut grads = Vec::new();
+        for l in [&fast, &dense] {
+            let (mut gc, mut gy) = (vec![0.0; n], vec![0.0; n]);
+            l.step_injected_vjp(&c, &y, &g, &mut gc, &mut gy, &mut s);
+            let h = 1e-6;
+            let fd = (loss(l, h, &mut s) - loss(l, -h, &mut s)) / (2.0 * h);
+            let got: f64 = gc.iter().zip(&vc).chain(gy.iter().zip(&vy)).map(|(a, b)| a * b).sum();
+            assert!((got - fd).abs() < 1e-5 * fd.abs().max(1.0), "{act:?}: VJP gives {got}, finite differences {fd}");
+            grads.push((gc, gy));
+        }
+        for (a, b) in grads[0].0.iter().chain(&grads[0].1).zip(grads[1].0.iter().chain(&grads[1].1)) {
+            assert!((a - b).abs() < 1e-9, "{act:?}: FFT and dense backward steps differ: {a} vs {b}");
+        }
+    }
+}

@@ -72,3 +72,28 @@ fn bad_parameters_name_themselves() {
     assert!(Activation::from_name("l1", f64::NAN, None).unwrap_err().to_string().contains("lambda"));
     assert!(Activation::from_name("tanh", 1.0, None).unwrap_err().to_string().contains("activation"));
 }
+
+#[test]
+fn prox_derivative_is_the_slope_of_prox() {
+    // Central differences of h away from its kinks and jumps (a point within 1e-4 of a
+    // breakpoint would straddle it: the grid's offset keeps every z away from them).
+    let h = 1e-7;
+    for a in activations() {
+        for k in -50..=50 {
+            let z = k as f64 * 0.1 + 0.0137;
+            let fd = (a.prox(z + h) - a.prox(z - h)) / (2.0 * h);
+            let left = a.prox_derivative(z - 1e-4);
+            let right = a.prox_derivative(z + 1e-4);
+            if left != right {
+                continue; // a breakpoint within 1e-4 of z
+            }
+            let got = a.prox_derivative(z);
+            assert!((got - fd).abs() < 1e-5, "{a:?} at z = {z}: h'(z) = {got}, finite differences {fd}");
+        }
+    }
+    // The pieces' slopes in closed form.
+    assert_eq!(Activation::Mcp { lambda: 1.0, gamma: 3.0 }.prox_derivative(2.0), 1.5);
+    assert!((Activation::Scad { lambda: 1.0, gamma: 3.7 }.prox_derivative(3.0) - 2.7 / 1.7).abs() < 1e-15);
+    assert_eq!(Activation::L1 { lambda: 1.0 }.prox_derivative(-0.5), 0.0);
+    assert_eq!(Activation::Relu.prox_derivative(0.5), 1.0);
+}

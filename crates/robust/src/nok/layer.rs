@@ -168,6 +168,27 @@ impl NokLayer {
         }
     }
 
+    /// The backward pass of [`NokLayer::step_injected`] (its vector-Jacobian product): with
+    /// `z = c + y - (d/N) B^T B y` and `y_next = h(z)`, the gradient `g` of a loss in `y_next`
+    /// gives `u = h'(z) g` as the gradient in `c`, and `(I - (d/N) B^T B) u` (the operator is
+    /// symmetric) as the gradient in `y`. Recomputes `z` (one forward product) and applies
+    /// `B^T B` once more, so a backward step costs two forward steps: `O(N log N)` for the
+    /// Fourier structure, `O(N d)` for a dense `B`.
+    pub fn step_injected_vjp(&self, c: &[f64], y: &[f64], g: &[f64], grad_c: &mut [f64], grad_y: &mut [f64], s: &mut LayerScratch) {
+        let (d, n) = (self.dim(), self.width());
+        s.back.resize(d, 0.0);
+        self.b.apply_adjoint(y, 1.0, &mut s.back, &mut s.ws);
+        self.b.apply(&s.back, d as f64 / n as f64, grad_c, &mut s.ws);
+        for (((u, ci), yi), gi) in grad_c.iter_mut().zip(c).zip(y).zip(g) {
+            *u = self.act.prox_derivative(ci + yi - *u) * gi;
+        }
+        self.b.apply_adjoint(grad_c, 1.0, &mut s.back, &mut s.ws);
+        self.b.apply(&s.back, d as f64 / n as f64, grad_y, &mut s.ws);
+        for (gy, u) in grad_y.iter_mut().zip(grad_c.iter()) {
+            *gy = u - *gy;
+        }
+    }
+
     /// The reconstruction `W y / N = (sqrt(d) / N) R^T B y` (`d` values): the block's denoised
     /// input.
     pub fn reconstruct(&self, y: &[f64], out: &mut [f64], s: &mut LayerScratch) {

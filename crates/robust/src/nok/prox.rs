@@ -199,4 +199,47 @@ impl Activation {
             Activation::Relu => z.max(0.0),
         }
     }
+    /// The derivative `h'(z)` of the proximal operator, where it exists (almost everywhere; at a
+    /// threshold the right-hand value for `z > 0`): the slope of each piece of Table 7.1's right
+    /// column, `0` where `h` is zero or constant, `1` where `h(z) = z - const`, and MCP's
+    /// `gamma / (gamma - 1)` and SCAD's `(gamma - 1) / (gamma - 2)` on their middle pieces. The
+    /// backward pass of a layer ([`super::NokLayer::step_injected_vjp`]) multiplies by it.
+    pub fn prox_derivative(&self, z: f64) -> f64 {
+        let a = z.abs();
+        let on = |c: bool| if c { 1.0 } else { 0.0 };
+        match *self {
+            Activation::L0 { lambda } => on(a >= (2.0 * lambda).sqrt()),
+            Activation::L1 { lambda } => on(a > lambda),
+            Activation::Mcp { lambda, gamma } => {
+                if a > gamma * lambda {
+                    1.0
+                } else if a > lambda {
+                    gamma / (gamma - 1.0)
+                } else {
+                    0.0
+                }
+            }
+            Activation::CappedL1 { lambda, gamma } => {
+                // The same choice between the candidates as `prox`: x1 = sign(z) max(|z|, gamma)
+                // has slope 1 where |z| > gamma; x2 = sign(z) min(gamma, (|z| - lambda)_+) has
+                // slope 1 on lambda < |z| < gamma + lambda.
+                let s = z.signum();
+                let x1 = s * a.max(gamma);
+                let x2 = s * gamma.min((a - lambda).max(0.0));
+                let q = |x: f64| 0.5 * (x - z) * (x - z) + lambda * x.abs().min(gamma);
+                if q(x1) <= q(x2) { on(a > gamma) } else { on(a > lambda && a < gamma + lambda) }
+            }
+            Activation::Scad { lambda, gamma } => {
+                if a > gamma * lambda {
+                    1.0
+                } else if a > 2.0 * lambda {
+                    (gamma - 1.0) / (gamma - 2.0)
+                } else {
+                    on(a > lambda)
+                }
+            }
+            Activation::Mcp0 { lambda } => on(a >= lambda.sqrt()),
+            Activation::Relu => on(z > 0.0),
+        }
+    }
 }
