@@ -23,20 +23,61 @@ _SOBOL_BALANCE = "The balance properties of Sobol' points require n to be a powe
 
 
 def _seed_of(seed, rng) -> int:
-    """The 64-bit seed of the Rust generator from ``seed`` or scipy's ``rng`` (an int, a
-    ``numpy.random.Generator``, from which one 64-bit seed is drawn, or ``None``: from the OS)."""
+    """The 64-bit seed of the Rust generator from ``seed`` or scipy's ``rng``.
+
+    ``rng`` follows scipy (``numpy.random.default_rng(rng)`` is the generator, so ``rng=n`` and
+    ``rng=numpy.random.default_rng(n)`` give the same points): an integer >= 0 of any size, a
+    ``SeedSequence``, a ``BitGenerator`` or a ``Generator`` yields one 64-bit seed drawn from that
+    generator; ``None`` draws from the OS. ``seed`` is gradfree's own name: an integer in
+    ``[0, 2**64)`` is the Rust generator's seed itself (the points ``gradfree sample --seed`` gives),
+    a larger integer or a numpy object is treated as for ``rng``. Both together is a ``TypeError``,
+    as in scipy."""
     if rng is not None and seed is not None:
-        raise InvalidParameterError("seed, rng: give one of them (rng is scipy's name for seed)")
-    value = rng if rng is not None else seed
-    if isinstance(value, np.random.Generator):
-        return int(value.integers(0, 2 ** 63, dtype=np.int64)) * 2 + int(value.integers(0, 2))
+        raise TypeError("seed, rng: give one of them, not both (rng is scipy's name; seed is gradfree's)")
+    name, value = ("rng", rng) if rng is not None else ("seed", seed)
+    if value is None:
+        return _util.seed(None)
     if isinstance(value, np.random.RandomState):
         return int(value.randint(0, 2 ** 31)) << 32 | int(value.randint(0, 2 ** 31))
-    return _util.seed(value)
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        if value < 0:
+            raise InvalidParameterError(f"{name}: expected an integer >= 0, a numpy Generator, BitGenerator or SeedSequence, "
+                                        f"or None, got {value!r}")
+        if name == "seed" and value < 1 << 64:
+            return int(value)
+        value = np.random.default_rng(int(value))
+    elif isinstance(value, (np.random.SeedSequence, np.random.BitGenerator)):
+        value = np.random.default_rng(value)
+    if isinstance(value, np.random.Generator):
+        return int(value.integers(0, 2 ** 63, dtype=np.int64)) * 2 + int(value.integers(0, 2))
+    raise InvalidParameterError(f"{name}: expected an integer >= 0, a numpy Generator, BitGenerator or SeedSequence, "
+                                f"or None, got {value!r}")
 
 
 def _count(n) -> int:
     return _util.count("n", n, 0)
+
+
+class _EmptyEngine:
+    """The points of a 0-dimensional engine (scipy returns arrays of shape ``(n, 0)``)."""
+
+    def __init__(self):
+        self.num_generated = 0
+
+    def random(self, k: int) -> np.ndarray:
+        self.num_generated += k
+        return np.empty((k, 0))
+
+    def reset(self) -> None:
+        self.num_generated = 0
+
+    def fast_forward(self, k: int) -> None:
+        self.num_generated += k
+
+
+def _sequence(kind: str, d: int, seed: int, scramble: str):
+    """The Rust engine of a Sobol or Halton sequence (a pure-Python one for ``d = 0``)."""
+    return _EmptyEngine() if d == 0 else _gradfree.Engine(kind, d, seed, scramble)
 
 
 class _Engine(_Base):
@@ -45,12 +86,29 @@ class _Engine(_Base):
     is installed, so it works wherever scipy takes an engine (e.g.
     ``scipy.stats.qmc.MultivariateNormalQMC(mean, engine=gradfree.Sobol(2))``)."""
 
-    def __init__(self, engine, d: int, seed: int):
+    def __init__(self, engine, d: int, seed: int, recipe=None):
         # QMCEngine.__init__ is not called: the state (points drawn, randomization) lives in Rust.
         self._e = engine
         self.d = d
         self.seed = seed
         self.optimization_method = None
+        # The arguments of _sequence that rebuild a Rust engine when unpickled (None: the engine
+        # is a Python object that pickles itself).
+        self._recipe = recipe
+
+    def __getstate__(self):
+        # The Rust engine is rebuilt from its recipe and fast-forwarded: same randomization, same
+        # next point (pickle and copy.deepcopy).
+        state = self.__dict__.copy()
+        if self._recipe is not None:
+            state["_e"] = self.num_generated
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if self._recipe is not None:
+            drawn, self._e = self._e, _sequence(*self._recipe)
+            self._e.fast_forward(drawn)
 
     @property
     def num_generated(self) -> int:
@@ -113,24 +171,30 @@ class Sobol(_Engine):
     Parameters
     ----------
     d : int
-        Dimension, 1 to 21201.
+        Dimension, 0 to 21201 (``d = 0`` gives arrays of shape ``(n, 0)``, as scipy).
     scramble : bool, default True
         Randomize: linear matrix scrambling plus a digital shift (scipy's scrambling; Matoušek
         1998), or Owen's nested scrambling with ``method="owen"`` (Owen 1995).
     seed : int, optional
-        Seed of the randomization (``None``: drawn from the OS).
+        Seed of the randomization: an integer in ``[0, 2**64)`` seeds the Rust generator directly
+        (``None``: drawn from the OS).
     method : {"lms-shift", "owen"}, default "lms-shift"
         The scrambling.
-    rng : int or numpy.random.Generator, optional
-        scipy's name for ``seed``; a ``Generator`` gives one 64-bit seed.
+    rng : int, numpy.random.Generator, BitGenerator or SeedSequence, optional
+        scipy's argument: one 64-bit seed is drawn from ``numpy.random.default_rng(rng)``, so
+        ``rng=n`` and ``rng=numpy.random.default_rng(n)`` give the same points. Giving ``seed``
+        and ``rng`` together is a ``TypeError``.
+
+    Engines pickle and ``copy.deepcopy`` (the copy continues from the same point).
     """
 
     def __init__(self, d: int, scramble: bool = True, seed: Optional[int] = None, method: str = "lms-shift", *, rng=None):
         if method not in ("lms-shift", "owen"):
             raise InvalidParameterError(f"method {method!r}: expected 'lms-shift' or 'owen'")
         s = _seed_of(seed, rng)
-        d = _util.count("d", d, 1)
-        super().__init__(_gradfree.Engine("sobol", d, s, method if scramble else "none"), d, s)
+        d = _util.count("d", d, 0)
+        recipe = ("sobol", d, s, method if scramble else "none")
+        super().__init__(_sequence(*recipe), d, s, recipe)
 
     def random(self, n: int = 1, *, workers: int = 1) -> np.ndarray:
         """The next ``n`` points, shape ``(n, d)``. Warns, as scipy does, when the first draw is not
@@ -181,19 +245,20 @@ class Halton(_Engine):
     Parameters
     ----------
     d : int
-        Dimension.
+        Dimension, 0 or more.
     scramble : bool, default True
         Random digit permutations in each base (Owen's scrambling of the radical inverse).
     seed : int, optional
-        Seed of the permutations (``None``: drawn from the OS).
-    rng : int or numpy.random.Generator, optional
-        scipy's name for ``seed``.
+        Seed of the permutations, as for :class:`Sobol` (``None``: drawn from the OS).
+    rng : int, numpy.random.Generator, BitGenerator or SeedSequence, optional
+        scipy's argument, as for :class:`Sobol`.
     """
 
     def __init__(self, d: int, scramble: bool = True, seed: Optional[int] = None, *, rng=None):
         s = _seed_of(seed, rng)
-        d = _util.count("d", d, 1)
-        super().__init__(_gradfree.Engine("halton", d, s, "permutation" if scramble else "none"), d, s)
+        d = _util.count("d", d, 0)
+        recipe = ("halton", d, s, "permutation" if scramble else "none")
+        super().__init__(_sequence(*recipe), d, s, recipe)
 
 
 class _LatticeEngine:
@@ -235,8 +300,8 @@ class Rank1Lattice(_Engine):
         Add one uniform random shift modulo 1 (randomized QMC, thesis eq. 5.4), drawn from ``seed``
         by the Rust generator: the same points as ``gradfree sample lattice --random-shift --seed
         SEED``.
-    rng : int or numpy.random.Generator, optional
-        scipy's name for ``seed``.
+    rng : int, numpy.random.Generator, BitGenerator or SeedSequence, optional
+        scipy's argument, as for :class:`Sobol`.
     """
 
     def __init__(self, z, n: int, seed: Optional[int] = None, shift: bool = False, *, rng=None):
@@ -405,19 +470,41 @@ def lattice_search(d: int, n: int, method: str = "alg10", primes: Optional[int] 
     return _gradfree.lattice_search(d, n, method, *sizes)
 
 
-def discrepancy(sample, method: str = "CD") -> float:
-    """Squared L2-type discrepancy of a sample in ``[0, 1]^d``, as
-    ``scipy.stats.qmc.discrepancy`` (Hickernell 1998).
+def discrepancy(sample, method: str = "CD", *, iterative: bool = False, workers: int = 1) -> float:
+    """The L2-type discrepancy of a sample in ``[0, 1]^d``, as ``scipy.stats.qmc.discrepancy``
+    (same keyword arguments, errors and values; ``method`` may also be given second, by position):
+    "CD" centered and "WD" wrap-around (Hickernell 1998), "MD"
+    mixture (Zhou, Fang & Ning 2013, eq. 18), squared as scipy returns them, and "L2-star"
+    (Warnock 1972), not squared, as scipy returns it. ``O(n^2 d)`` in Rust.
 
     Parameters
     ----------
     sample : array_like, shape (n, d)
         Points in the unit cube.
-    method : {"CD", "WD"}, default "CD"
-        Centered or wrap-around discrepancy.
+    iterative : bool, default False
+        Normalize as if the sample had ``n + 1`` points (scipy's convention, for scoring a point
+        about to be added).
+    method : {"CD", "WD", "MD", "L2-star"}, default "CD"
+    workers : int, default 1
+        Threads; ``-1`` uses every core. The value does not depend on it.
 
     Returns
     -------
     float
+
+    Raises
+    ------
+    InvalidParameterError
+        (a ``ValueError``) for a sample that is not a 2-D array or not in the unit cube, an unknown
+        method, or ``workers`` not ``-1`` or >= 1.
     """
-    return _gradfree.discrepancy(np.ascontiguousarray(np.asarray(sample, dtype=np.float64)), method)
+    sample = np.asarray(sample, dtype=np.float64)
+    if sample.ndim != 2:
+        raise InvalidParameterError(f"Sample is not a 2D array (sample: shape {sample.shape})")
+    if not (np.all(sample >= 0.0) and np.all(sample <= 1.0)):  # NaN fails too
+        raise InvalidParameterError("Sample is not in unit hypercube (sample: every value must be in [0, 1])")
+    if method not in ("CD", "WD", "MD", "L2-star"):
+        raise InvalidParameterError(f"{method!r} is not a valid method. It must be one of {{'CD', 'L2-star', 'MD', 'WD'}}")
+    if isinstance(workers, (bool, np.bool_)) or not isinstance(workers, (int, np.integer)):
+        raise InvalidParameterError(f"workers: expected -1 or an integer >= 1, got {workers!r}")
+    return _gradfree.discrepancy(np.ascontiguousarray(sample), method, bool(iterative), int(workers))

@@ -157,18 +157,31 @@ fn lattice_search(
     Ok((r.z, r.min_distance))
 }
 
-/// Squared L2-type discrepancy of the rows of `points` (shape `(n, d)`, in `[0, 1]`), as
-/// scipy.stats.qmc.discrepancy: `method = "CD"` (centered) or `"WD"` (wrap-around).
+/// The L2-type discrepancy of the rows of `points` (shape `(n, d)`, in `[0, 1]`), as
+/// scipy.stats.qmc.discrepancy: `method` "CD", "WD", "MD" or "L2-star", `iterative` normalizes
+/// as if there were `n + 1` points, `workers` threads (`-1`: every core; the value does not depend
+/// on it).
 #[pyfunction]
-#[pyo3(signature = (points, method = "CD"))]
-fn discrepancy(py: Python<'_>, points: PyReadonlyArray2<'_, f64>, method: &str) -> PyResult<f64> {
+#[pyo3(signature = (points, method = "CD", iterative = false, workers = -1))]
+fn discrepancy(py: Python<'_>, points: PyReadonlyArray2<'_, f64>, method: &str, iterative: bool, workers: i64) -> PyResult<f64> {
+    let kind = gradfree_qmc::quality::Discrepancy::from_name(method).map_err(ToPyErr::to_py)?;
+    if workers == 0 || workers < -1 {
+        return Err(err(format!("workers = {workers}: expected -1 (every core) or an integer >= 1")));
+    }
     let d = points.shape()[1];
     let rows: Vec<f64> = points.as_array().iter().copied().collect();
-    let r = match method {
-        "CD" => interruptible(py, |cancel| gradfree_qmc::quality::centered_l2_cancellable(&rows, d, cancel))?,
-        "WD" => interruptible(py, |cancel| gradfree_qmc::quality::wrap_around_l2_cancellable(&rows, d, cancel))?,
-        _ => return Err(err(format!("method {method:?}: expected 'CD' or 'WD'"))),
+    let pool = if workers > 0 {
+        Some(rayon::ThreadPoolBuilder::new().num_threads(workers as usize).build().map_err(|e| err(format!("workers: {e}")))?)
+    } else {
+        None
     };
+    let r = interruptible(py, |cancel| {
+        let run = || gradfree_qmc::quality::discrepancy(&rows, d, kind, iterative, cancel);
+        match &pool {
+            Some(p) => p.install(run),
+            None => run(),
+        }
+    })?;
     r.map_err(ToPyErr::to_py)
 }
 

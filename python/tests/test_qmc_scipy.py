@@ -55,14 +55,78 @@ def test_random_base2_refuses_what_scipy_refuses_and_warns_as_scipy():
     assert ours.num_generated == 3
 
 
-def test_rng_is_scipys_name_for_the_seed():
+def test_rng_is_scipys_argument_and_seed_gradfrees():
     a = gradfree.Sobol(3, rng=np.random.default_rng(7)).random(8)
     b = gradfree.Sobol(3, rng=np.random.default_rng(7)).random(8)
     c = gradfree.Sobol(3, rng=np.random.default_rng(8)).random(8)
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, c)
-    np.testing.assert_array_equal(gradfree.Halton(2, rng=5).random(4), gradfree.Halton(2, seed=5).random(4))
-    with pytest.raises(InvalidParameterError, match="rng"):
+    # rng=n means rng=default_rng(n), as in scipy; so do a SeedSequence and a BitGenerator.
+    for E in (gradfree.Sobol, gradfree.Halton):
+        want = E(2, rng=np.random.default_rng(5)).random(4)
+        np.testing.assert_array_equal(E(2, rng=5).random(4), want)
+        np.testing.assert_array_equal(E(2, rng=np.random.SeedSequence(5)).random(4), want)
+        np.testing.assert_array_equal(E(2, rng=np.random.PCG64(5)).random(4), want)
+    # seed=n in [0, 2**64) seeds the Rust generator itself (the CLI's --seed); beyond, any
+    # non-negative integer is accepted, as scipy accepts it.
+    assert gradfree.Sobol(2, seed=5).seed == 5 and not np.array_equal(gradfree.Sobol(2, seed=5).random(4), gradfree.Sobol(2, rng=5).random(4))
+    for big in (2**64, 2**200):
+        np.testing.assert_array_equal(gradfree.Sobol(2, rng=big).random(4), gradfree.Sobol(2, rng=np.random.default_rng(big)).random(4))
+        assert qmc.Sobol(2, rng=big).random(4).shape == gradfree.Sobol(2, seed=big).random(4).shape == (4, 2)
+    with pytest.raises(TypeError, match="rng"):
         gradfree.Sobol(2, seed=1, rng=1)
-    with pytest.raises(InvalidParameterError, match="seed"):
+    with pytest.raises(TypeError):
+        qmc.Sobol(2, seed=1, rng=1)
+    with pytest.raises(InvalidParameterError, match="rng"):
         gradfree.Sobol(2, rng="x")
+    with pytest.raises(InvalidParameterError, match="seed"):
+        gradfree.Halton(2, seed=-1)
+
+
+def test_zero_dimensions_give_empty_columns_as_in_scipy():
+    for ours, theirs in [(gradfree.Sobol(0, rng=1), qmc.Sobol(0, rng=1)), (gradfree.Halton(0, rng=1), qmc.Halton(0, rng=1))]:
+        assert ours.random(4).shape == theirs.random(4).shape == (4, 0)
+        assert ours.num_generated == theirs.num_generated == 4
+        assert ours.reset().random(2).shape == (2, 0)
+
+
+def test_engines_pickle_and_deepcopy_and_continue_from_the_same_point():
+    import copy
+    import pickle
+    engines = [gradfree.Sobol(3, seed=4), gradfree.Sobol(3, seed=4, method="owen"), gradfree.Sobol(2, scramble=False), gradfree.Halton(3, seed=4),
+               gradfree.SubgroupLattice(2, 1021, seed=1, shift=True), gradfree.Sobol(0, seed=1)]
+    for e in engines:
+        e.random(4)
+        twins = [pickle.loads(pickle.dumps(e)), copy.deepcopy(e)]
+        want = e.random(8)
+        for t in twins:
+            assert type(t) is type(e) and t.num_generated == 4 and t.seed == e.seed
+            np.testing.assert_array_equal(t.random(8), want)
+        # The copies are independent of the original.
+        twins[1].reset()
+        assert e.num_generated == 12
+
+
+def test_discrepancy_has_scipys_methods_arguments_and_errors():
+    x = gradfree.Sobol(3, seed=2).random(64)
+    for method in ("CD", "WD", "MD", "L2-star"):
+        for iterative in (False, True):
+            want = qmc.discrepancy(x, method=method, iterative=iterative)
+            for workers in (1, 2, -1):
+                got = gradfree.discrepancy(x, method=method, iterative=iterative, workers=workers)
+                assert got == pytest.approx(want, rel=1e-12, abs=1e-13), (method, iterative, workers)  # WD cancels ~1
+    for bad, match in [(x[:, 0], "not a 2D array"), (x + 0.5, "not in unit hypercube")]:
+        with pytest.raises(ValueError, match=match):
+            qmc.discrepancy(bad)
+        with pytest.raises(InvalidParameterError, match=match):
+            gradfree.discrepancy(bad)
+    # scipy returns NaN for a sample with NaN; we say why instead.
+    assert np.isnan(qmc.discrepancy(np.full((3, 2), np.nan)))
+    with pytest.raises(InvalidParameterError, match="not in unit hypercube"):
+        gradfree.discrepancy(np.full((3, 2), np.nan))
+    with pytest.raises(ValueError, match="not a valid method"):
+        qmc.discrepancy(x, method="cd")
+    with pytest.raises(InvalidParameterError, match="not a valid method"):
+        gradfree.discrepancy(x, method="cd")
+    with pytest.raises(InvalidParameterError, match="workers"):
+        gradfree.discrepancy(x, workers=0)

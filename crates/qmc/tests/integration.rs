@@ -2,7 +2,7 @@
 
 use gradfree_problems::integrands::ExpWeighted;
 use gradfree_qmc::integrate::{Rule, integrate};
-use gradfree_qmc::quality::{centered_l2, wrap_around_l2};
+use gradfree_qmc::quality::{Discrepancy, centered_l2, discrepancy, wrap_around_l2};
 use gradfree_qmc::{Halton, Iid, LatticeSequence, Scramble, Sequence, Sobol, latin_hypercube, subgroup};
 
 #[test]
@@ -72,11 +72,28 @@ fn discrepancies_match_scipy_and_rank_point_sets() {
     // scipy.stats.qmc.discrepancy(x, method="CD") and method="WD" (scipy 1.17.1).
     assert!((centered_l2(&x, 3).unwrap() - 0.03965527531828661).abs() < 1e-15);
     assert!((wrap_around_l2(&x, 3).unwrap() - 0.08823836712963029).abs() < 1e-15);
+    // The same with method="MD" and "L2-star", and each with iterative=True (n + 1 in the
+    // normalization).
+    let no = std::sync::atomic::AtomicBool::new(false);
+    for (name, plain, iterative) in [
+        ("CD", 0.03965527531828661, 0.06265431893807838),
+        ("WD", 0.08823836712963029, -0.6630031915509256),
+        ("MD", 0.09579918594834869, 0.18120566091278256),
+        ("L2-star", 0.08699152440489262, 0.08568725138076147),
+    ] {
+        let kind = Discrepancy::from_name(name).unwrap();
+        assert!((discrepancy(&x, 3, kind, false, &no).unwrap() - plain).abs() < 1e-14, "{name}");
+        assert!((discrepancy(&x, 3, kind, true, &no).unwrap() - iterative).abs() < 1e-14, "{name}, iterative");
+    }
+    assert!(Discrepancy::from_name("cd").unwrap_err().to_string().contains("method"));
     let d = 5;
     let sobol = Sobol::new(d, Scramble::LmsShift { seed: 1 }).unwrap().take(512).unwrap();
     let iid = Iid::new(d, 1).unwrap().take(512).unwrap();
     assert!(centered_l2(&sobol, d).unwrap() < 0.2 * centered_l2(&iid, d).unwrap());
     assert!(wrap_around_l2(&sobol, d).unwrap() < 0.5 * wrap_around_l2(&iid, d).unwrap());
+    for kind in [Discrepancy::Mixture, Discrepancy::L2Star] {
+        assert!(discrepancy(&sobol, d, kind, false, &no).unwrap() < 0.5 * discrepancy(&iid, d, kind, false, &no).unwrap(), "{kind:?}");
+    }
     assert!(centered_l2(&[0.5, 1.5], 2).unwrap_err().to_string().contains("[0, 1]"));
 }
 
