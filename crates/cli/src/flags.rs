@@ -149,6 +149,8 @@ fn message(e: &(dyn Error + 'static)) -> String {
                 Origin::Run => core_flag(name),
             };
             match flag {
+                // A block setting names its key: `--block-param lambda=-1`.
+                Some(f @ "--block-param") => format!("invalid {f} {}={value}: must be {expected}", name.trim_start_matches("block ")),
                 Some(f) => format!("invalid {f} {value}: must be {expected}"),
                 None => c.to_string(),
             }
@@ -186,5 +188,7 @@ mod tests {
             ">= 2 for masgrad",
         )));
         assert_eq!(render(&inf), "invalid --batch 1: must be >= 2 for masgrad");
+        let block = anyhow::Error::new(gradfree_robust::RobustError::invalid("block lambda", -1, "a finite number > 0"));
+        assert_eq!(render(&block), "invalid --block-param lambda=-1: must be a finite number > 0");
     }
 }
