@@ -184,15 +184,31 @@ class Sobol(_Engine):
         scipy's argument: one 64-bit seed is drawn from ``numpy.random.default_rng(rng)``, so
         ``rng=n`` and ``rng=numpy.random.default_rng(n)`` give the same points. Giving ``seed``
         and ``rng`` together is a ``TypeError``.
+    bits : int, optional
+        Bits of the generator, 1 to 32 (default 32): at most ``2**bits`` points, each a multiple
+        of ``2**-bits``, as scipy's ``bits``. The points are the 32-bit points truncated, which for
+        both scramblings is the ``bits``-bit scrambling (output digit ``k`` depends only on input
+        digits ``1..k``). scipy allows up to 64 bits; this generator has 32.
+
+    ``Sobol.MAXDIM`` is the largest dimension (21201), as in scipy.
 
     Engines pickle and ``copy.deepcopy`` (the copy continues from the same point).
     """
 
-    def __init__(self, d: int, scramble: bool = True, seed: Optional[int] = None, method: str = "lms-shift", *, rng=None):
+    MAXDIM = 21201
+
+    def __init__(self, d: int, scramble: bool = True, seed: Optional[int] = None, method: str = "lms-shift", *, rng=None,
+                 bits: Optional[int] = None):
         if method not in ("lms-shift", "owen"):
             raise InvalidParameterError(f"method {method!r}: expected 'lms-shift' or 'owen'")
         s = _seed_of(seed, rng)
         d = _util.count("d", d, 0)
+        if d > self.MAXDIM:
+            raise InvalidParameterError(f"d = {d}: Sobol points exist up to d = {self.MAXDIM} (Sobol.MAXDIM)")
+        self.bits = 32 if bits is None else _util.count("bits", bits, 1)
+        if self.bits > 32:
+            raise InvalidParameterError(f"bits = {bits}: expected an integer in 1..=32 (this Sobol generator has 32 bits; scipy's has 64)")
+        self.maxn = 2 ** self.bits
         recipe = ("sobol", d, s, method if scramble else "none")
         super().__init__(_sequence(*recipe), d, s, recipe)
 
@@ -215,6 +231,18 @@ class Sobol(_Engine):
         if self.num_generated == 0 and n & (n - 1) != 0:
             warnings.warn(_SOBOL_BALANCE, stacklevel=2)
         return self._random(n)
+
+    def _random(self, n: int = 1, *, workers: int = 1) -> np.ndarray:
+        n = _count(n)
+        total = self.num_generated + n
+        if total > self.maxn:
+            raise InvalidParameterError(
+                f"At most 2**{self.bits}={self.maxn} distinct points can be generated. {self.num_generated} points have been "
+                f"previously generated, then: n={self.num_generated}+{n}={total}. Consider increasing `bits`.")
+        x = self._e.random(n)
+        if self.bits < 32:
+            x = np.floor(x * self.maxn) / self.maxn  # exact: the points are multiples of 2**-32
+        return x
 
     def random_base2(self, m: int) -> np.ndarray:
         """The next ``2^m`` points, as scipy's ``Sobol.random_base2``: an error unless the points

@@ -130,3 +130,28 @@ def test_discrepancy_has_scipys_methods_arguments_and_errors():
         gradfree.discrepancy(x, method="cd")
     with pytest.raises(InvalidParameterError, match="workers"):
         gradfree.discrepancy(x, workers=0)
+
+
+def test_sobol_bits_and_maxdim_as_in_scipy():
+    assert gradfree.Sobol.MAXDIM == qmc.Sobol.MAXDIM == 21201
+    assert gradfree.Sobol(2).bits == 32 and gradfree.Sobol(2, bits=10).bits == 10
+    np.testing.assert_array_equal(gradfree.Sobol(4, scramble=False, bits=10).random(1024), qmc.Sobol(4, scramble=False, bits=10).random(1024))
+    # bits-bit points stay a net: 2^6 scrambled points are multiples of 2^-6 and fill every
+    # interval of length 2^-6 once in each coordinate, and every 2^-3 x 2^-3 box of each pair once.
+    for method in ("lms-shift", "owen"):
+        x = gradfree.Sobol(3, seed=1, method=method, bits=6).random_base2(6)
+        k = (x * 64).astype(int)
+        assert np.array_equal(k, x * 64)
+        for j in range(3):
+            assert len(set(k[:, j])) == 64
+        for a, b in [(0, 1), (0, 2), (1, 2)]:
+            assert len(set(zip(k[:, a] // 8, k[:, b] // 8))) == 64
+    ours, theirs = gradfree.Sobol(2, bits=3, seed=1), qmc.Sobol(2, bits=3, rng=1)
+    for e in (ours, theirs):
+        with pytest.raises(ValueError, match=r"At most 2\*\*3=8 distinct points"):
+            e.random(9)
+        assert e.random(8).shape == (8, 2)
+    with pytest.raises(InvalidParameterError, match="bits"):
+        gradfree.Sobol(2, bits=33)
+    with pytest.raises(InvalidParameterError, match="MAXDIM"):
+        gradfree.Sobol(21202)
