@@ -30,13 +30,20 @@ fn layers(d: usize, factor: usize) -> (NokLayer, NokLayer) {
     (NokLayer::new(op, act).unwrap(), dense)
 }
 
-fn bench_step(b: divan::Bencher, layer: &NokLayer) {
+/// A fixed input's injection `c = W^T x` and first code `y = h(c)`, with the scratch buffers.
+fn first_layer(layer: &NokLayer) -> (Vec<f64>, Vec<f64>, LayerScratch) {
     let (n, d) = (layer.width(), layer.dim());
     let x: Vec<f64> = (0..d).map(|i| ((i * 7919) % 255) as f64 / 255.0 - 0.5).collect();
     let mut s = LayerScratch::default();
-    let (mut c, mut y, mut next) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+    let (mut c, mut y) = (vec![0.0; n], vec![0.0; n]);
     layer.inject(&x, &mut c, &mut s);
-    layer.step_injected(&c, &y.clone(), &mut y, &mut s);
+    layer.step_injected(&c, &vec![0.0; n], &mut y, &mut s);
+    (c, y, s)
+}
+
+fn bench_step(b: divan::Bencher, layer: &NokLayer) {
+    let (c, y, mut s) = first_layer(layer);
+    let mut next = vec![0.0; layer.width()];
     b.bench_local(|| {
         layer.step_injected(&c, &y, &mut next, &mut s);
         divan::black_box(&next);
@@ -44,12 +51,8 @@ fn bench_step(b: divan::Bencher, layer: &NokLayer) {
 }
 
 fn bench_backward(b: divan::Bencher, layer: &NokLayer) {
-    let (n, d) = (layer.width(), layer.dim());
-    let x: Vec<f64> = (0..d).map(|i| ((i * 7919) % 255) as f64 / 255.0 - 0.5).collect();
-    let mut s = LayerScratch::default();
-    let (mut c, mut y) = (vec![0.0; n], vec![0.0; n]);
-    layer.inject(&x, &mut c, &mut s);
-    layer.step_injected(&c, &vec![0.0; n], &mut y, &mut s);
+    let n = layer.width();
+    let (c, y, mut s) = first_layer(layer);
     let g: Vec<f64> = (0..n).map(|i| ((i * 104_729) % 97) as f64 / 97.0 - 0.5).collect();
     let (mut gc, mut gy) = (vec![0.0; n], vec![0.0; n]);
     b.bench_local(|| {

@@ -159,10 +159,7 @@ impl NokLayer {
     /// One step (7.9) from the injection `c = W^T x`: `y_next = h(c + y - (d/N) B^T B y)`, at
     /// `B`'s cost only: `O(N log N)` for the Fourier structure, `O(N d)` for a dense `B`.
     pub fn step_injected(&self, c: &[f64], y: &[f64], y_next: &mut [f64], s: &mut LayerScratch) {
-        let (d, n) = (self.dim(), self.width());
-        s.back.resize(d, 0.0);
-        self.b.apply_adjoint(y, 1.0, &mut s.back, &mut s.ws);
-        self.b.apply(&s.back, d as f64 / n as f64, y_next, &mut s.ws);
+        self.gram(y, y_next, s);
         for ((o, ci), yi) in y_next.iter_mut().zip(c).zip(y) {
             *o = self.act.prox(ci + yi - *o);
         }
@@ -175,18 +172,22 @@ impl NokLayer {
     /// `B^T B` once more, so a backward step costs two forward steps: `O(N log N)` for the
     /// Fourier structure, `O(N d)` for a dense `B`.
     pub fn step_injected_vjp(&self, c: &[f64], y: &[f64], g: &[f64], grad_c: &mut [f64], grad_y: &mut [f64], s: &mut LayerScratch) {
-        let (d, n) = (self.dim(), self.width());
-        s.back.resize(d, 0.0);
-        self.b.apply_adjoint(y, 1.0, &mut s.back, &mut s.ws);
-        self.b.apply(&s.back, d as f64 / n as f64, grad_c, &mut s.ws);
+        self.gram(y, grad_c, s);
         for (((u, ci), yi), gi) in grad_c.iter_mut().zip(c).zip(y).zip(g) {
             *u = self.act.prox_derivative(ci + yi - *u) * gi;
         }
-        self.b.apply_adjoint(grad_c, 1.0, &mut s.back, &mut s.ws);
-        self.b.apply(&s.back, d as f64 / n as f64, grad_y, &mut s.ws);
+        self.gram(grad_c, grad_y, s);
         for (gy, u) in grad_y.iter_mut().zip(grad_c.iter()) {
             *gy = u - *gy;
         }
+    }
+
+    /// `out = W^T W v / N = (d/N) B^T B v` (`R` cancels), at `B`'s cost.
+    fn gram(&self, v: &[f64], out: &mut [f64], s: &mut LayerScratch) {
+        let (d, n) = (self.dim(), self.width());
+        s.back.resize(d, 0.0);
+        self.b.apply_adjoint(v, 1.0, &mut s.back, &mut s.ws);
+        self.b.apply(&s.back, d as f64 / n as f64, out, &mut s.ws);
     }
 
     /// The reconstruction `W y / N = (sqrt(d) / N) R^T B y` (`d` values): the block's denoised

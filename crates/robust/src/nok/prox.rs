@@ -174,12 +174,7 @@ impl Activation {
                     0.0
                 }
             }
-            Activation::CappedL1 { lambda, gamma } => {
-                let x1 = s * a.max(gamma);
-                let x2 = s * gamma.min((a - lambda).max(0.0));
-                let q = |x: f64| 0.5 * (x - z) * (x - z) + lambda * x.abs().min(gamma);
-                if q(x1) <= q(x2) { x1 } else { x2 }
-            }
+            Activation::CappedL1 { lambda, gamma } => capped_l1(z, lambda, gamma).0,
             Activation::Scad { lambda, gamma } => {
                 if a > gamma * lambda {
                     z
@@ -199,6 +194,7 @@ impl Activation {
             Activation::Relu => z.max(0.0),
         }
     }
+
     /// The derivative `h'(z)` of the proximal operator, where it exists (almost everywhere; at a
     /// threshold the right-hand value for `z > 0`): the slope of each piece of Table 7.1's right
     /// column, `0` where `h` is zero or constant, `1` where `h(z) = z - const`, and MCP's
@@ -220,14 +216,9 @@ impl Activation {
                 }
             }
             Activation::CappedL1 { lambda, gamma } => {
-                // The same choice between the candidates as `prox`: x1 = sign(z) max(|z|, gamma)
-                // has slope 1 where |z| > gamma; x2 = sign(z) min(gamma, (|z| - lambda)_+) has
-                // slope 1 on lambda < |z| < gamma + lambda.
-                let s = z.signum();
-                let x1 = s * a.max(gamma);
-                let x2 = s * gamma.min((a - lambda).max(0.0));
-                let q = |x: f64| 0.5 * (x - z) * (x - z) + lambda * x.abs().min(gamma);
-                if q(x1) <= q(x2) { on(a > gamma) } else { on(a > lambda && a < gamma + lambda) }
+                // x1 = sign(z) max(|z|, gamma) has slope 1 where |z| > gamma; x2 = sign(z)
+                // min(gamma, (|z| - lambda)_+) has slope 1 on lambda < |z| < gamma + lambda.
+                if capped_l1(z, lambda, gamma).1 { on(a > gamma) } else { on(a > lambda && a < gamma + lambda) }
             }
             Activation::Scad { lambda, gamma } => {
                 if a > gamma * lambda {
@@ -242,4 +233,15 @@ impl Activation {
             Activation::Relu => on(z > 0.0),
         }
     }
+}
+
+/// Capped l1's proximal point: the better of the candidates `x1 = sign(z) max(|z|, gamma)` (the
+/// minimizer over `|x| >= gamma`, the errata's reconstruction) and `x2 = sign(z) min(gamma,
+/// (|z| - lambda)_+)`, and whether it is `x1`.
+fn capped_l1(z: f64, lambda: f64, gamma: f64) -> (f64, bool) {
+    let (a, s) = (z.abs(), z.signum());
+    let x1 = s * a.max(gamma);
+    let x2 = s * gamma.min((a - lambda).max(0.0));
+    let q = |x: f64| 0.5 * (x - z) * (x - z) + lambda * x.abs().min(gamma);
+    if q(x1) <= q(x2) { (x1, true) } else { (x2, false) }
 }
