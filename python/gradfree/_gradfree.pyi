@@ -32,7 +32,8 @@ class Run:
         max_restarts: Optional[int] = None,
         restart_bounds: Optional[Tuple[Sequence[float], Sequence[float]]] = None,
         bounds: Optional[Tuple[Sequence[float], Sequence[float]]] = None,
-        bounds_handling: str = "clip",
+        bounds_handling: str = "transform",
+        restart_scheme: str = "ipop",
     ) -> None: ...
     def stop_message(self) -> Optional[Tuple[str, bool]]:
         """What the stop reason means and whether the run succeeded; None while it goes on."""
@@ -202,6 +203,8 @@ def defaults_json() -> str:
     """The library's defaults (es, bo, lattice_search) as JSON."""
 def registries_json() -> str:
     """Every registry as JSON, as ``gradfree list --json`` prints it."""
+def recommended_json() -> str:
+    """The recommended method (algorithm, restarts, params, description) as JSON."""
 def run_experiment(
     name: str, out: str, quick: bool = False, seed: int = 0, runs: Optional[int] = None, reuse_runs: bool = True
 ) -> str:

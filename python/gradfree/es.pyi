@@ -59,9 +59,10 @@ class _ES:
         tol_diverge: _Tol = None,
         convergence: bool = True,
         bounds: _Box = None,
-        bounds_handling: str = "clip",
-        restarts: Union[bool, int] = False,
+        bounds_handling: str = "transform",
+        restarts: Union[bool, int, str] = False,
         restart_bounds: _Box = None,
+        bipop: bool = False,
         **params: Any,
     ) -> None: ...
     @property
@@ -151,6 +152,8 @@ class CategoricalINGO(_DiscreteES):
 class GA(_DiscreteES):
     """generational GA: binary tournaments, uniform crossover, 1/d mutation, one elite (thesis sec. 3.7.3 baseline)."""
 
+RECOMMENDED: Dict[str, Any]
+
 class OptimizeResult(dict):
     x: Optional[np.ndarray]
     fun: float
@@ -163,13 +166,13 @@ class OptimizeResult(dict):
 def minimize(
     f: Callable[[np.ndarray], float],
     x0: npt.ArrayLike,
-    method: str = "ingo",
+    method: Optional[str] = None,
     sigma0: Optional[float] = None,
     seed: Optional[int] = None,
     max_evals: Optional[int] = None,
     target: Optional[float] = None,
     bounds: _Box = None,
-    restarts: Union[bool, int] = False,
+    restarts: Union[None, bool, int, str] = None,
     executor: Any = None,
     **params: Any,
 ) -> OptimizeResult: ...

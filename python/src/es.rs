@@ -3,10 +3,10 @@
 //! the Rust driver stops), the benchmark problems, and the Rust-driven reference run.
 
 use gradfree_core::{
-    AskTell, BoundaryRepair, Bounds, BoundsHandling, CoreError, DriverOptions, DriverState, GenerationRecord, Observer, Population, Run,
-    StateCheck, StopReason, StopRules, StopSpec,
+    AskTell, Bounds, BoundsHandling, CoreError, DriverOptions, DriverState, GenerationRecord, Observer, Population, Run, StateCheck,
+    StopReason, StopRules, StopSpec,
 };
-use gradfree_es::{Algorithm, EsSpec, RestartMean, RestartSpec};
+use gradfree_es::{Algorithm, EsSpec, RestartMean, RestartScheme, RestartSpec};
 use numpy::ndarray::Array2;
 use numpy::{AllowTypeChange, IntoPyArray, PyArray1, PyArray2, PyArrayLike1, PyArrayLike2, PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::prelude::*;
@@ -115,16 +115,18 @@ impl EsRun {
 #[pymethods]
 impl EsRun {
     /// `Run(algorithm, x0, sigma0, seed, params_json, stop_json, restarts=False, max_restarts=None,
-    /// restart_bounds=None, bounds=None, bounds_handling="clip")`: the run of a
+    /// restart_bounds=None, bounds=None, bounds_handling="transform", restart_scheme="ipop")`: the run of a
     /// [`gradfree_es::EsSpec`], built by it. `algorithm` is a registry name, `params_json` a JSON
     /// object of its parameters, `stop_json` the stop rules as given (the fields of
     /// [`gradfree_core::StopSpec`]: rules left out take the library's defaults, `off` names rules
     /// to switch off, `convergence` whether the convergence rules take their defaults).
-    /// `restarts`: IPOP restarts (population doubled each time) up to `max_restarts`, each from
+    /// `restarts`: IPOP restarts (population doubled each time) or BIPOP ones (`restart_scheme`)
+    /// up to `max_restarts` (BIPOP: large ones), each from
     /// `x0` or a uniform draw in `restart_bounds = (lower, upper)`. `bounds = (lower, upper)`:
-    /// points are repaired (`"clip"` or `"reflect"`) before evaluation.
+    /// points are mapped into the box before evaluation as `bounds_handling` says
+    /// ([`BoundsHandling::from_name`]).
     #[new]
-    #[pyo3(signature = (algorithm, x0, sigma0, seed, params_json, stop_json, restarts=false, max_restarts=None, restart_bounds=None, bounds=None, bounds_handling="clip"))]
+    #[pyo3(signature = (algorithm, x0, sigma0, seed, params_json, stop_json, restarts=false, max_restarts=None, restart_bounds=None, bounds=None, bounds_handling="transform", restart_scheme="ipop"))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         algorithm: &str,
@@ -138,25 +140,24 @@ impl EsRun {
         restart_bounds: Option<(Vec<f64>, Vec<f64>)>,
         bounds: Option<(Vec<f64>, Vec<f64>)>,
         bounds_handling: &str,
+        restart_scheme: &str,
     ) -> PyResult<Self> {
+        let scheme = match restart_scheme {
+            "ipop" => RestartScheme::Ipop,
+            "bipop" => RestartScheme::Bipop,
+            _ => return Err(err(format!("restarts {restart_scheme:?}: expected 'ipop' or 'bipop'"))),
+        };
         let stop: StopSpec = serde_json::from_str(stop_json).map_err(|e| err(format!("stop rules: {e}")))?;
         let restarts = match (restarts, restart_bounds) {
             (false, _) => None,
-            (true, None) => Some(RestartSpec { max: max_restarts, mean: RestartMean::Initial }),
+            (true, None) => Some(RestartSpec { max: max_restarts, mean: RestartMean::Initial, scheme }),
             (true, Some((lo, hi))) => {
-                Some(RestartSpec { max: max_restarts, mean: RestartMean::Uniform(Bounds::new(lo, hi).map_err(err)?) })
+                Some(RestartSpec { max: max_restarts, mean: RestartMean::Uniform(Bounds::new(lo, hi).map_err(err)?), scheme })
             }
         };
         let bounds = match bounds {
             None => None,
-            Some((lo, hi)) => {
-                let repair = match bounds_handling {
-                    "clip" => BoundaryRepair::Clip,
-                    "reflect" => BoundaryRepair::Reflect,
-                    _ => return Err(err(format!("bounds_handling {bounds_handling:?}: expected 'clip' or 'reflect'"))),
-                };
-                Some((Bounds::new(lo, hi).map_err(err)?, BoundsHandling::Repair(repair)))
-            }
+            Some((lo, hi)) => Some((Bounds::new(lo, hi).map_err(err)?, BoundsHandling::from_name(bounds_handling).map_err(err)?)),
         };
         let spec = EsSpec {
             algorithm: algorithm.to_string(),

@@ -17,6 +17,20 @@ fn registries_json() -> PyResult<String> {
     serde_json::to_string(&all).map_err(err)
 }
 
+/// The recommended method ([`gradfree_es::RECOMMENDED`]) as JSON: `algorithm`, `restarts` (the
+/// scheme), `params` and a one-line `description`.
+#[pyfunction]
+fn recommended_json() -> PyResult<String> {
+    let r = gradfree_es::RECOMMENDED;
+    let v = serde_json::json!({
+        "algorithm": r.algorithm,
+        "restarts": r.restarts.name(),
+        "params": r.params_json(),
+        "description": r.describe(),
+    });
+    serde_json::to_string(&v).map_err(err)
+}
+
 /// Runs experiment `name` with its run cache in `out` (created) and returns its report as JSON
 /// (`tables`, `figures`, `notes`). The GIL is released while it runs.
 #[pyfunction]
@@ -43,6 +57,7 @@ fn run_experiment(
 /// Registers this module's functions.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(registries_json, m)?)?;
+    m.add_function(wrap_pyfunction!(recommended_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_experiment, m)?)?;
     Ok(())
 }

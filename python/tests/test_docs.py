@@ -121,9 +121,11 @@ def test_front_end_defaults_are_the_librarys():
              "intercept": lib["inference"]["model"]["intercept"]}
     # (function, {keyword: the library's value}, keywords that are the front end's own choice).
     cases = [
+        # bipop=False: pycma's keyword; bounds_handling: pycma's BoundTransform by name.
         (es._ES.__init__, {"convergence": lib["es"]["stop"]["convergence"], "restarts": False},
-         {"bounds_handling"}),
-        (es.minimize, {"method": lib["es"]["algorithm"], "restarts": False}, set()),
+         {"bounds_handling", "bipop"}),
+        # method=None and restarts=None: the library's recommended method (gradfree.es.RECOMMENDED).
+        (es.minimize, {}, set()),
         (bo.Optimizer.__init__, {}, set()),
         (bo.minimize, {}, {"n_calls"}),  # scikit-optimize's n_calls=100
         (qmc.lattice_search, {}, {"method"}),

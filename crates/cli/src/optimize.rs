@@ -81,9 +81,14 @@ fn apply<T>(name: &'static str, tol: Option<Tol<T>>, field: &mut Option<T>, off:
 }
 
 fn new_run(args: &OptimizeArgs) -> Result<(RunSpec, Algorithm)> {
-    let (Some(algorithm), Some(problem), Some(dim)) = (&args.algo, &args.problem, args.dim) else {
-        bail!("--algo, --problem and --dim are required (unless --resume)");
+    let (Some(problem), Some(dim)) = (&args.problem, args.dim) else {
+        bail!("--problem and --dim are required (unless --resume)");
     };
+    // Without --algo: the recommended method, its parameters under the user's, BIPOP restarts
+    // from uniform points of the problem's initial region unless --restarts/--restart-from say
+    // otherwise.
+    let recommended = args.algo.is_none().then_some(gradfree_es::RECOMMENDED);
+    let algorithm = args.algo.as_deref().unwrap_or(gradfree_es::RECOMMENDED.algorithm);
     let mut spec = RunSpec::new(algorithm, problem, dim, args.seed.unwrap_or(0))?;
     if let Some(s) = args.problem_seed {
         spec.problem_seed = s;
@@ -94,6 +99,11 @@ fn new_run(args: &OptimizeArgs) -> Result<(RunSpec, Algorithm)> {
         spec.bounds = b;
     }
     spec.params = parse_params(&args.params)?;
+    if let Some(r) = recommended {
+        for (k, v) in r.params_json() {
+            spec.params.entry(k).or_insert(v);
+        }
+    }
     spec.parallel = !args.sequential;
     if args.checkpoint_every.is_some() || args.checkpoint_seconds.is_some() {
         spec.checkpoint_every = args.checkpoint_every;
@@ -113,12 +123,13 @@ fn new_run(args: &OptimizeArgs) -> Result<(RunSpec, Algorithm)> {
     if let Some(s) = args.sigma0 {
         spec.sigma0 = s;
     }
-    let restarts = args.restarts.map(|k| RestartPlan {
-        max: match k {
-            RestartCount::Count(k) => Some(k),
-            RestartCount::Max => None,
+    let restarts = args.restarts.or(recommended.map(|r| RestartCount { scheme: r.restarts, max: None })).map(|k| RestartPlan {
+        max: k.max,
+        from_uniform: match args.restart_from {
+            Some(from) => from == RestartFrom::Uniform,
+            None => recommended.is_some(),
         },
-        from_uniform: args.restart_from == Some(RestartFrom::Uniform),
+        scheme: k.scheme,
     });
     let es = spec.es_spec(p.as_ref(), restarts, stop_spec(args))?;
     let alg = es.optimizer()?;
@@ -230,9 +241,9 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
     let stop_reason = result.stop_reason.map(|r| r.to_string()).unwrap_or_default();
     let success = result.stop_reason.is_some_and(|r| r.is_success_under(&spec.stop));
     let message = result.stop_reason.map_or("", |r| r.describe());
-    let restarts = match driver.optimizer() {
-        Algorithm::Ipop(ipop) => ipop.restarts_done(),
-        _ => 0,
+    let (restarts, scheme) = match driver.optimizer() {
+        Algorithm::Ipop(ipop) => (ipop.restarts_done(), ipop.scheme()),
+        _ => (0, Default::default()),
     };
     if args.json {
         let out = Output {
@@ -262,7 +273,11 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
         outln!("  best x      [{}{}]", shown.join(", "), more);
         outln!("  evaluations {}   generations {}", result.evaluations, result.generations);
         if restarts > 0 {
-            outln!("  restarts    {restarts} (IPOP, population x2 each)");
+            let how = match scheme {
+                gradfree_es::RestartScheme::Ipop => "IPOP, population x2 each",
+                gradfree_es::RestartScheme::Bipop => "BIPOP, large and small regimes",
+            };
+            outln!("  restarts    {restarts} ({how})");
         }
         outln!("  stopped     {}   after {:.3} s (this session {:.3} s)", stop_reason, result.seconds, started.elapsed().as_secs_f64());
         outln!("              {message}");

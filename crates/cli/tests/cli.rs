@@ -84,7 +84,8 @@ fn bad_input_gives_one_line_errors() {
     );
     let e = run(with(&["--algo", "cmaes", "--restarts", "many"]));
     assert_eq!(e.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&e.stderr).contains("expected a count >= 0 or `max`"));
+    assert!(String::from_utf8_lossy(&e.stderr).contains("expected ipop, bipop, ipop:K, bipop:K, a count K >= 0 or max"));
+    assert_clean_error(&run(with(&["--algo", "cmaes", "--param", "sampling=sobol"])), "`sampling`: unknown variant `sobol`");
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("corrupt.ckpt");
     std::fs::write(&bad, b"{\"format\": \"gradfree-checkpoint\", \"version\": 1, \"optimizer\": [").unwrap();

@@ -154,6 +154,20 @@ pub trait AskTell {
         None
     }
 
+    /// Writes the standard deviation of every coordinate of the search distribution,
+    /// `sqrt(Var x_i)`, into `out` and returns `true`, for methods that adapt a Gaussian spread
+    /// and can rescale it ([`AskTell::shrink_spread`]); `false` (the default, `out` untouched)
+    /// otherwise. Under bounds the driver keeps these below a third of the box's sides (pycma's
+    /// `maxstd_boundrange`).
+    fn spread_into(&self, _out: &mut Vec<f64>) -> bool {
+        false
+    }
+
+    /// Multiplies the search distribution's spread by `factor` in (0, 1] (its covariance by
+    /// `factor^2`), leaving its mean, shape and paths alone. A no-op where
+    /// [`AskTell::spread_into`] returns `false`.
+    fn shrink_spread(&mut self, _factor: f64) {}
+
     /// Events since the last call, for observers.
     fn take_events(&mut self) -> Vec<Event> {
         Vec::new()
@@ -209,6 +223,12 @@ impl<T: AskTell + ?Sized> AskTell for Box<T> {
     }
     fn condition(&self) -> Option<f64> {
         (**self).condition()
+    }
+    fn spread_into(&self, out: &mut Vec<f64>) -> bool {
+        (**self).spread_into(out)
+    }
+    fn shrink_spread(&mut self, factor: f64) {
+        (**self).shrink_spread(factor)
     }
     fn take_events(&mut self) -> Vec<Event> {
         (**self).take_events()

@@ -80,6 +80,7 @@ impl Bounds {
             *o = match method {
                 BoundaryRepair::Clip => v.clamp(l, u),
                 BoundaryRepair::Reflect => reflect(v, l, u),
+                BoundaryRepair::Transform => lin_quad(v, l, u),
             };
         }
     }
@@ -132,13 +133,67 @@ fn reflect(v: f64, l: f64, u: f64) -> f64 {
     if t <= w { l + t } else { u - (t - w) }
 }
 
+/// Width of the quadratic margin of [`lin_quad`] at bound `b` of an interval of width `w`:
+/// `min(w / 2, max(1, |b|) / 20)` (pycma's `margin_width2`).
+fn margin(b: f64, w: f64) -> f64 {
+    (0.5 * w).min(0.05 * b.abs().max(1.0))
+}
+
+/// The linear-quadratic periodic transformation of pycma's `BoundTransform`
+/// (`BoxConstraintsLinQuadTransformation`; Hansen, pycma documentation): with margins
+/// `a_l = margin(l)`, `a_u = margin(u)` it is the identity on `[l + a_l, u - a_u]`, the parabola
+/// `l + (v - l + a_l)^2 / (4 a_l)` on `[l - a_l, l + a_l]` (and its mirror image at `u`), reflected
+/// beyond `l - a_l` and `u + a_u`, and periodic with period `2 (u - l + a_l + a_u)`. So it maps R
+/// onto `[l, u]`, is continuously differentiable (no plateau outside the box, unlike the
+/// projection) and bijective from `[l - a_l, u + a_u]` onto `[l, u]`.
+fn lin_quad(v: f64, l: f64, u: f64) -> f64 {
+    if !v.is_finite() {
+        return v.clamp(l, u);
+    }
+    let w = u - l;
+    let (al, au) = (margin(l, w), margin(u, w));
+    let mut y = v;
+    let (lo, hi) = (l - 2.0 * al - 0.5 * w, u + 2.0 * au + 0.5 * w);
+    if y < lo || y > hi {
+        // Shift by whole periods into [lo, lo + period).
+        let period = 2.0 * (w + al + au);
+        y -= period * ((y - lo) / period).floor();
+    }
+    if y > u + au {
+        y -= 2.0 * (y - u - au);
+    }
+    if y < l - al {
+        y += 2.0 * (l - al - y);
+    }
+    if y < l + al {
+        y = l + (y - (l - al)).powi(2) / (4.0 * al);
+    }
+    if y > u - au {
+        y = u - (y - (u + au)).powi(2) / (4.0 * au);
+    }
+    // Rounding in the shift can leave y an ulp outside; the box is a promise.
+    y.clamp(l, u)
+}
+
 /// How a point outside the box is mapped inside before it is evaluated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum BoundaryRepair {
-    /// Projection onto the box (coordinate-wise clamp).
+    /// Projection onto the box (coordinate-wise clamp). The value is constant along every outward
+    /// direction outside the box, so an optimizer told `f(clip(x))` for its own `x` sees plateaus
+    /// there: its distribution drifts outside and its samples pile up on the box's faces.
     Clip,
     /// Mirror reflection at the bounds.
     Reflect,
+    /// pycma's `BoundTransform`: the smooth periodic map [`lin_quad`] onto the box (identity in
+    /// its interior away from a 5% margin at each bound). No plateaus, no bias for an optimum
+    /// inside the box; the default.
+    Transform,
+}
+
+impl BoundaryRepair {
+    /// Every method, as `(name, method)` with the names the CLI and Python accept.
+    pub const NAMES: [(&'static str, BoundaryRepair); 3] =
+        [("transform", BoundaryRepair::Transform), ("clip", BoundaryRepair::Clip), ("reflect", BoundaryRepair::Reflect)];
 }
 
 /// How the driver enforces a box on an unconstrained optimizer.
@@ -161,6 +216,22 @@ pub enum BoundsHandling {
 }
 
 impl BoundsHandling {
+    /// Weight of the squared distance to the box under the named `penalty` handling.
+    pub const DEFAULT_PENALTY_WEIGHT: f64 = 1e3;
+
+    /// The handling named `name`: a [`BoundaryRepair::NAMES`] entry, or `penalty` (clip plus
+    /// [`Self::DEFAULT_PENALTY_WEIGHT`] times the squared distance to the box).
+    pub fn from_name(name: &str) -> Result<Self, CoreError> {
+        if name == "penalty" {
+            return Ok(BoundsHandling::Penalty { repair: BoundaryRepair::Clip, weight: Self::DEFAULT_PENALTY_WEIGHT });
+        }
+        BoundaryRepair::NAMES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, r)| BoundsHandling::Repair(r))
+            .ok_or_else(|| CoreError::invalid("bounds_handling", format!("{name:?}"), "one of transform, clip, reflect, penalty"))
+    }
+
     /// Checks the penalty weight.
     pub fn validate(&self) -> Result<(), CoreError> {
         if let BoundsHandling::Penalty { weight, .. } = self
@@ -212,6 +283,53 @@ mod tests {
         }
         assert_eq!(b.violation_sq(&[3.5]), 2.25);
         assert_eq!(b.violation_sq(&[0.0]), 0.0);
+    }
+
+    /// pycma's documented values of its linear-quadratic transformation (default margins,
+    /// bounds [1, 2] then [1, 11]).
+    #[test]
+    fn transform_matches_pycma_examples() {
+        let b = Bounds::new(vec![1.0, 1.0, 1.0, 1.0, 1.0, 1.0], vec![2.0, 11.0, 11.0, 11.0, 11.0, 11.0]).unwrap();
+        let mut o = [0.0; 6];
+        b.repair_into(BoundaryRepair::Transform, &[1.52, -2.2, -0.2, 2.0, 4.0, 10.4], &mut o);
+        for (got, want) in o.iter().zip([1.52, 4.1, 2.1, 2.0, 4.0, 10.4]) {
+            assert!((got - want).abs() < 1e-12, "{o:?}");
+        }
+        // The ends of the invertible domain map onto the bounds.
+        assert_eq!(lin_quad(1.0 - 0.05, 1.0, 11.0), 1.0);
+        assert!((lin_quad(11.0 + 0.55, 1.0, 11.0) - 11.0).abs() < 1e-15);
+    }
+
+    /// Inside the box for every input, periodic, continuous with a continuous derivative, and
+    /// strictly increasing on the invertible domain `[l - a_l, u + a_u]`.
+    #[test]
+    fn transform_is_a_smooth_periodic_bijection() {
+        for (l, u) in [(-5.0, 5.0), (0.0, 1.0), (1e3, 1e3 + 0.01), (-1.0, 2.0)] {
+            let w = u - l;
+            let (al, au) = (margin(l, w), margin(u, w));
+            let period = 2.0 * (w + al + au);
+            let (a, b) = (l - al, u + au);
+            let n = 20_000;
+            let mut prev = lin_quad(a, l, u);
+            for k in 1..=n {
+                let v = a + (b - a) * k as f64 / n as f64;
+                let y = lin_quad(v, l, u);
+                assert!(y > prev || (k == n && (y - prev).abs() < 1e-9 * w), "not increasing at {v} on [{l}, {u}]");
+                prev = y;
+            }
+            let h = 1e-7 * w;
+            for k in 0..2000 {
+                let v = l - 3.0 * w + 7.0 * w * k as f64 / 2000.0;
+                let y = lin_quad(v, l, u);
+                assert!((l..=u).contains(&y));
+                assert!((lin_quad(v + period, l, u) - y).abs() < 1e-9 * w.max(1.0), "not periodic at {v}");
+                // |f'| <= 1 everywhere and f' is continuous: the difference quotients on both
+                // sides agree.
+                let (dl, dr) = ((y - lin_quad(v - h, l, u)) / h, (lin_quad(v + h, l, u) - y) / h);
+                assert!(dl.abs() <= 1.0 + 1e-3 && (dl - dr).abs() < 1e-3, "derivative jumps at {v}: {dl} vs {dr}");
+            }
+        }
+        assert_eq!(lin_quad(1e300, -1.0, 1.0).clamp(-1.0, 1.0), lin_quad(1e300, -1.0, 1.0));
     }
 
     #[test]

@@ -139,8 +139,14 @@ pub struct Run<A: AskTell> {
     sorted: Vec<f64>,
     /// Scratch for the medians of the stagnation test (reused: no allocation per generation).
     window: Vec<f64>,
+    /// Scratch for the optimizer's per-coordinate spread ([`Run::limit_spread`]).
+    spread: Vec<f64>,
     clock: Instant,
 }
+
+/// The box's side over the largest standard deviation allowed under the transformation (pycma's
+/// `maxstd_boundrange = 1/3`).
+const MAX_STD_PER_WIDTH_INV: f64 = 3.0;
 
 impl<A: AskTell> Run<A> {
     /// A fresh run. Validates the options against the optimizer.
@@ -185,6 +191,7 @@ impl<A: AskTell> Run<A> {
             told: Vec::new(),
             sorted: Vec::new(),
             window: Vec::new(),
+            spread: Vec::new(),
             clock: Instant::now(),
         })
     }
@@ -407,6 +414,7 @@ impl<A: AskTell> Run<A> {
             _ => self.optimizer.tell(&self.asked, values)?,
         }
         self.pending = false;
+        self.limit_spread();
 
         // Bookkeeping on the finite values only.
         self.state.evaluations = self.state.evaluations.saturating_add(n as u64);
@@ -543,13 +551,39 @@ impl<A: AskTell> Run<A> {
         self.budget_exhausted()
     }
 
-    /// Under bounds, whether the optimizer's mean lies more than the box's width outside it in some
-    /// coordinate: every evaluated point is then repaired onto the boundary, the values stop
+    /// Under the periodic transformation, keeps every coordinate's standard deviation at most a
+    /// third of the box's side (pycma's `maxstd_boundrange`, applied as one factor on the whole
+    /// spread): a wider distribution straddles several periods of the transformation, where the
+    /// values it sees say little about the box (INGO's spread then grows without end).
+    fn limit_spread(&mut self) {
+        let Some((b, h)) = &self.options.bounds else {
+            return;
+        };
+        if h.repair() != crate::BoundaryRepair::Transform || !self.optimizer.spread_into(&mut self.spread) {
+            return;
+        }
+        let factor = self
+            .spread
+            .iter()
+            .zip(b.lower().iter().zip(b.upper()))
+            .map(|(&s, (&lo, &hi))| if s > 0.0 { (hi - lo) / (MAX_STD_PER_WIDTH_INV * s) } else { f64::INFINITY })
+            .fold(1.0, f64::min);
+        if factor < 1.0 && factor > 0.0 {
+            self.optimizer.shrink_spread(factor);
+        }
+    }
+
+    /// Under bounds repaired by projection or reflection, whether the optimizer's mean lies more
+    /// than the box's width outside it in some coordinate: every evaluated point is then repaired onto the boundary, the values stop
     /// changing and a rule on steps or values would report a convergence that is not one.
     fn mean_left_the_box(&self) -> bool {
-        let Some((b, _)) = &self.options.bounds else {
+        let Some((b, h)) = &self.options.bounds else {
             return false;
         };
+        // The periodic transformation keeps the values changing wherever the mean is.
+        if h.repair() == crate::BoundaryRepair::Transform {
+            return false;
+        }
         self.optimizer.mean().iter().zip(b.lower().iter().zip(b.upper())).any(|(&m, (&lo, &hi))| {
             let w = hi - lo;
             !(m >= lo - w && m <= hi + w)

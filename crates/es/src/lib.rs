@@ -38,6 +38,7 @@ pub mod gaussian;
 pub mod param_docs;
 mod points;
 pub mod random_search;
+pub mod recommended;
 pub mod registry;
 pub mod restarts;
 pub mod sizes;
@@ -46,8 +47,9 @@ pub mod start;
 pub mod step_control;
 
 pub use error::EsError;
+pub use recommended::{RECOMMENDED, Recommended};
 pub use registry::{Algorithm, AlgorithmSpec, StartSpec, build, list};
-pub use restarts::{Ipop, IpopParams, RestartMean, Restartable};
+pub use restarts::{Ipop, IpopParams, Regime, RestartMean, RestartScheme, Restartable, bipop_regime};
 pub use spec::{EsSpec, RestartSpec};
 
 /// The README's examples, compiled and run as doctests.

@@ -358,11 +358,20 @@ pub fn spec(name: &str) -> Result<&'static AlgorithmSpec, EsError> {
 fn params<P: serde::de::DeserializeOwned>(algorithm: &'static str, spec: &StartSpec) -> Result<P, EsError> {
     serde_json::from_value(serde_json::Value::Object(spec.params.clone())).map_err(|e| {
         let hint = if spec.params.contains_key("restarts") {
-            " (IPOP restarts are not an algorithm parameter: use --restarts K, or restarts=K in Python)"
+            " (restarts are not an algorithm parameter: use --restarts ipop|bipop, or restarts=... in Python)"
         } else {
             ""
         };
-        EsError::Params { algorithm, message: format!("{e}{hint}") }
+        // serde names a bad value but not its key: find the key whose value alone fails.
+        let key = spec.params.iter().find(|(k, v)| {
+            let one = serde_json::Map::from_iter([((*k).clone(), (*v).clone())]);
+            serde_json::from_value::<P>(serde_json::Value::Object(one)).is_err()
+        });
+        let message = match key {
+            Some((k, _)) if !e.to_string().contains(&format!("`{k}`")) => format!("`{k}`: {e}{hint}"),
+            _ => format!("{e}{hint}"),
+        };
+        EsError::Params { algorithm, message }
     })
 }
 
@@ -399,6 +408,12 @@ impl AskTell for Algorithm {
     }
     fn take_events(&mut self) -> Vec<Event> {
         self.inner_mut().take_events()
+    }
+    fn spread_into(&self, out: &mut Vec<f64>) -> bool {
+        self.inner().spread_into(out)
+    }
+    fn shrink_spread(&mut self, factor: f64) {
+        self.inner_mut().shrink_spread(factor)
     }
     fn failure(&self) -> Option<&str> {
         self.inner().failure()

@@ -1,17 +1,28 @@
-//! IPOP restarts for any registered optimizer (Auger & Hansen 2005, "A restart CMA evolution
-//! strategy with increasing population size"), as a wrapper around any [`Restartable`] optimizer
-//! (the registry's [`crate::Algorithm`] is one: it builds algorithms by name).
+//! IPOP and BIPOP restarts for any registered optimizer, as a wrapper around any [`Restartable`]
+//! optimizer (the registry's [`crate::Algorithm`] is one: it builds algorithms by name).
 //!
 //! After every generation the wrapper tests the running optimizer; when one of the rules below
-//! fires (and restarts remain) it starts the same algorithm afresh with the population multiplied
-//! by `popsize_factor` (restart `k` uses `round(N_0 factor^k)` samples), the initial scale `sigma0`,
-//! a derived seed `derive_seed(seed, k)`, and as mean either the initial `x0` (IPOP as published)
-//! or a uniform draw from a box (useful on multimodal problems such as Levy).
+//! fires (and restarts remain) it starts the same algorithm afresh with a derived seed
+//! `derive_seed(seed, k)` and as mean either the initial `x0` or a uniform draw from a box (useful
+//! on multimodal problems such as Levy). The population and initial scale of the new run follow
+//! the [`RestartScheme`]:
+//! - **IPOP** (Auger & Hansen 2005, "A restart CMA evolution strategy with increasing population
+//!   size"): restart `k` uses `round(N_0 factor^k)` samples and `sigma0`.
+//! - **BIPOP** (Hansen 2009, "Benchmarking a BI-population CMA-ES on the BBOB-2009 function
+//!   testbed"): two interleaved regimes. The *large* one is IPOP (its `j`-th run uses
+//!   `N_0 factor^j` samples and `sigma0`); the *small* one draws `N = floor(N_0 (N_large /
+//!   N_0)^{U^2})` and `sigma = sigma0 10^{-2 U'}` (`U, U'` uniform in [0, 1], `N_large` the last
+//!   large population) and stops after `0.5 B_large / N` generations. The regime with the smaller
+//!   share of evaluations goes next: small while `B_small < B_large` ([`bipop_regime`]), the first
+//!   run counting as small, as in pycma's `fmin(..., bipop=True)`. `max_restarts` counts the large
+//!   restarts only (pycma's convention). The run's evaluation budget is the driver's and holds
+//!   across all regimes (the wrapper has no budget of its own to reset).
 //!
 //! Rules (pycma's `tolx`, `tolflatfitness` and `tolstagnation` in spirit, written for any ES):
 //! - **tol-x**: the optimizer's scale ([`AskTell::scale`]) is below `tol_x * sigma0` (1e-40);
 //! - **flat**: the best values of the last `10 + ceil(30 d / N)` generations (rounded up to
-//!   blocks of 20) lie within `1e-12 (1 + |f|)`;
+//!   blocks of 20) and the values of the last generation each lie within `1e-12 (1 + |f|)`
+//!   (pycma's `tolfun`, relative);
 //! - **stagnation** (pycma's rule): the medians over 20 generations of the generation-best and of
 //!   the generation-median values are both no better now than `100 + ceil(100 d^1.5 / N)`
 //!   generations ago. Median-based on purpose: INGO keeps improving its population for hundreds
@@ -19,7 +30,8 @@
 //!   times on a 10-d Rastrigin it solves without restarts). Off by default for the INGO family
 //!   and IGO, where even the median rule fired in runs that would have succeeded
 //!   ([`IpopParams::stagnation`]);
-//! - **diverged**: the optimizer's mean is no longer finite.
+//! - **diverged**: the optimizer's mean is no longer finite;
+//! - **small budget** (BIPOP's small regime only): the run's generation allowance is spent.
 //!
 //! History is kept as 20-generation block summaries, so the state stays small at d = 1000.
 //!
@@ -31,6 +43,7 @@ use gradfree_core::stats::median_in_place;
 use std::collections::VecDeque;
 
 use gradfree_core::{AskTell, Bounds, CoreError, Event, EventKind, GfRng, Population, derive_seed, rng_from_seed};
+use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
 use crate::EsError;
@@ -45,6 +58,57 @@ pub enum RestartMean {
     Initial,
     /// A uniform draw from this box.
     Uniform(Bounds),
+}
+
+/// How restarts choose their population and initial scale (see the module documentation).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RestartScheme {
+    /// Increasing population (Auger & Hansen 2005).
+    #[default]
+    Ipop,
+    /// Interleaved large (IPOP) and small populations (Hansen 2009).
+    Bipop,
+}
+
+impl RestartScheme {
+    /// The command-line spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            RestartScheme::Ipop => "ipop",
+            RestartScheme::Bipop => "bipop",
+        }
+    }
+}
+
+/// BIPOP's regime of the next run (Hansen 2009): the small regime while its evaluations are below
+/// the large regime's (at least 1), else the large one; `small` includes the first run.
+pub fn bipop_regime(small_evals: u64, large_evals: u64) -> Regime {
+    if small_evals < large_evals.max(1) { Regime::Small } else { Regime::Large }
+}
+
+/// A BIPOP regime.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Regime {
+    /// Small populations, small random initial scales, a capped budget.
+    Small,
+    /// IPOP's increasing populations.
+    Large,
+}
+
+/// BIPOP's bookkeeping: evaluations per regime and the current run's.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+struct BipopState {
+    small_evals: u64,
+    large_evals: u64,
+    large_runs: u32,
+    /// Regime of the current run (the first run is small).
+    regime: Option<Regime>,
+    run_evals: u64,
+    run_generations: u64,
+    /// Generation allowance of the current small run.
+    run_limit: Option<u64>,
 }
 
 /// Parameters of [`Ipop`].
@@ -70,6 +134,8 @@ pub struct IpopParams {
     /// longer than the rule's lag: with it, d = 20, 3 seeds, 4e5 evaluations, INGO solved neither
     /// Rastrigin10 (0/3, 3/3 without restarts) nor the l_{1/2}-Ellipsoid (0/3, 3/3 without).
     pub stagnation: Option<bool>,
+    /// IPOP or BIPOP. Default IPOP.
+    pub scheme: RestartScheme,
 }
 
 impl Default for IpopParams {
@@ -81,6 +147,7 @@ impl Default for IpopParams {
             restart_mean: RestartMean::Initial,
             max_popsize: None,
             stagnation: None,
+            scheme: RestartScheme::Ipop,
         }
     }
 }
@@ -99,7 +166,7 @@ pub trait Restartable: AskTell + StateCheck + Sized {
     fn is_restart_wrapper(&self) -> bool;
 }
 
-/// An optimizer with IPOP restarts (see the module documentation).
+/// An optimizer with IPOP or BIPOP restarts (see the module documentation).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Ipop<A> {
     inner_name: String,
@@ -117,6 +184,9 @@ pub struct Ipop<A> {
     /// A restart that could not be built ([`AskTell::failure`]; older states: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     failure: Option<String>,
+    /// BIPOP's bookkeeping (IPOP: unused; older states: empty).
+    #[serde(default)]
+    bipop: BipopState,
     #[serde(skip)]
     sorted: Vec<f64>,
 }
@@ -124,8 +194,18 @@ pub struct Ipop<A> {
 /// Equality of the algorithm state (scratch and undelivered events excluded).
 impl<A: PartialEq> PartialEq for Ipop<A> {
     fn eq(&self, o: &Self) -> bool {
-        (&self.inner_name, &self.start, &self.p, &self.inner, self.base_popsize, self.restarts_done, &self.rng, &self.block, &self.blocks)
-            == (&o.inner_name, &o.start, &o.p, &o.inner, o.base_popsize, o.restarts_done, &o.rng, &o.block, &o.blocks)
+        (
+            &self.inner_name,
+            &self.start,
+            &self.p,
+            &self.inner,
+            self.base_popsize,
+            self.restarts_done,
+            &self.rng,
+            &self.block,
+            &self.blocks,
+            &self.bipop,
+        ) == (&o.inner_name, &o.start, &o.p, &o.inner, o.base_popsize, o.restarts_done, &o.rng, &o.block, &o.blocks, &o.bipop)
     }
 }
 
@@ -187,13 +267,29 @@ impl<A: Restartable> Ipop<A> {
             blocks: VecDeque::new(),
             events: Vec::new(),
             failure: None,
+            bipop: BipopState { regime: Some(Regime::Small), ..BipopState::default() },
             sorted: Vec::new(),
         })
     }
 
-    /// Restarts done so far.
+    /// Restarts done so far (BIPOP: of both regimes).
     pub fn restarts_done(&self) -> u32 {
         self.restarts_done
+    }
+
+    /// BIPOP's evaluations so far in the (small, large) regime, the current run included (the
+    /// first run counts as small); `None` under IPOP.
+    pub fn regime_evaluations(&self) -> Option<(u64, u64)> {
+        let b = &self.bipop;
+        (self.p.scheme == RestartScheme::Bipop).then(|| match b.regime {
+            Some(Regime::Large) => (b.small_evals, b.large_evals + b.run_evals),
+            _ => (b.small_evals + b.run_evals, b.large_evals),
+        })
+    }
+
+    /// IPOP or BIPOP.
+    pub fn scheme(&self) -> RestartScheme {
+        self.p.scheme
     }
 
     /// The optimizer of the current restart.
@@ -210,19 +306,26 @@ impl<A: Restartable> Ipop<A> {
         (flat.div_ceil(BLOCK), stagnation.div_ceil(BLOCK))
     }
 
-    fn reason(&self) -> Option<&'static str> {
+    /// Why the current run should restart, given the spread `(min, max)` of the last generation's
+    /// values.
+    fn reason(&self, spread: (f64, f64)) -> Option<&'static str> {
         let (flat, lag) = self.windows();
         let k = self.blocks.len();
         if self.inner.failure().is_some() {
             Some("numerical failure")
         } else if !self.inner.mean().iter().all(|v| v.is_finite()) || !self.inner.scale().is_finite() {
             Some("diverged")
+        } else if self.bipop.run_limit.is_some_and(|g| self.bipop.run_generations >= g) {
+            Some("small-regime budget spent")
         } else if self.inner.scale() < self.p.tol_x * self.start.sigma0 {
             Some("tol-x")
         } else if k >= flat && {
             let (lo, hi) =
                 self.blocks.iter().skip(k - flat).fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), b| (l.min(b.lo), h.max(b.hi)));
-            hi - lo <= 1e-12 * (1.0 + lo.abs())
+            // pycma's tolfun: the last generation's values are flat too (on a plateau the best
+            // value stays put while the population still spreads, as on BBOB's step ellipsoid).
+            let tol = 1e-12 * (1.0 + lo.abs());
+            hi - lo <= tol && spread.1 - spread.0 <= tol
         } {
             Some("flat")
         } else if self.p.stagnation == Some(true) && k > lag && {
@@ -264,23 +367,70 @@ impl<A: Restartable> Ipop<A> {
         true
     }
 
+    /// Population of the `j`-th increase, capped at [`IpopParams::max_popsize`].
+    fn grown(&self, j: u32) -> usize {
+        let cap = self.p.max_popsize.unwrap_or(self.base_popsize.max(100 * self.dim())).max(self.base_popsize);
+        let grown = self.base_popsize as f64 * self.p.popsize_factor.powi(j as i32);
+        if grown >= cap as f64 { cap } else { grown.round() as usize }
+    }
+
+    /// Whether the restart limit allows another restart (BIPOP's small runs do not count).
+    fn may_restart(&self) -> bool {
+        let large_done = match self.p.scheme {
+            RestartScheme::Ipop => self.restarts_done,
+            RestartScheme::Bipop => self.bipop.large_runs,
+        };
+        self.p.max_restarts.is_none_or(|m| large_done < m)
+    }
+
     fn restart(&mut self, why: &str) -> Result<(), CoreError> {
         let k = self.restarts_done + 1;
-        let cap = self.p.max_popsize.unwrap_or(self.base_popsize.max(100 * self.dim())).max(self.base_popsize);
-        let grown = self.base_popsize as f64 * self.p.popsize_factor.powi(k as i32);
-        let popsize = if grown >= cap as f64 { cap } else { grown.round() as usize };
         let mut spec = self.start.clone();
         spec.seed = derive_seed(self.start.seed, u64::from(k));
+        let (popsize, label) = match self.p.scheme {
+            RestartScheme::Ipop => (self.grown(k), "IPOP".to_string()),
+            RestartScheme::Bipop => {
+                let b = &mut self.bipop;
+                match b.regime {
+                    Some(Regime::Small) | None => b.small_evals += b.run_evals,
+                    Some(Regime::Large) => b.large_evals += b.run_evals,
+                }
+                let regime = bipop_regime(b.small_evals, b.large_evals);
+                let popsize = match regime {
+                    Regime::Large => {
+                        self.bipop.large_runs += 1;
+                        self.bipop.run_limit = None;
+                        self.grown(self.bipop.large_runs)
+                    }
+                    Regime::Small => {
+                        let (u, u2): (f64, f64) = (self.rng.random(), self.rng.random());
+                        let large = self.grown(self.bipop.large_runs) as f64 / self.base_popsize as f64;
+                        let n = ((self.base_popsize as f64) * large.powf(u * u)).floor().max(self.base_popsize as f64) as usize;
+                        spec.sigma0 = self.start.sigma0 * 10f64.powf(-2.0 * u2);
+                        // pycma: maxiter = min(maxiter0, 0.5 budget_large / popsize), at least one
+                        // generation.
+                        self.bipop.run_limit = Some(((0.5 * self.bipop.large_evals as f64 / n as f64).floor() as u64).max(1));
+                        n
+                    }
+                };
+                let b = &mut self.bipop;
+                b.regime = Some(regime);
+                b.run_evals = 0;
+                b.run_generations = 0;
+                let r = if regime == Regime::Small { "small" } else { "large" };
+                (popsize, format!("BIPOP ({r} regime, sigma0 {:.3e})", spec.sigma0))
+            }
+        };
         let key = A::popsize_param(&self.inner_name).ok().flatten().unwrap_or("popsize");
         spec.params.insert(key.into(), popsize.into());
         if let RestartMean::Uniform(b) = &self.p.restart_mean {
             spec.x0 = b.sample_uniform(&mut self.rng);
         }
-        self.inner = A::build(&self.inner_name, &spec).map_err(|e| CoreError::Numerical(format!("IPOP restart {k}: {e}")))?;
+        self.inner = A::build(&self.inner_name, &spec).map_err(|e| CoreError::Numerical(format!("{label} restart {k}: {e}")))?;
         self.restarts_done = k;
         self.block.clear();
         self.blocks.clear();
-        self.events.push(Event { kind: EventKind::Restart, message: format!("{why}; IPOP restart {k} with popsize {popsize}") });
+        self.events.push(Event { kind: EventKind::Restart, message: format!("{why}; {label} restart {k} with popsize {popsize}") });
         Ok(())
     }
 }
@@ -304,11 +454,15 @@ impl<A: Restartable> AskTell for Ipop<A> {
 
     fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
         self.inner.tell(population, values)?;
+        self.bipop.run_evals = self.bipop.run_evals.saturating_add(values.len() as u64);
+        self.bipop.run_generations = self.bipop.run_generations.saturating_add(1);
         let block_done = self.record(values);
+        let spread = values.iter().filter(|v| v.is_finite()).fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
         let diverged = !self.inner.mean().iter().all(|v| v.is_finite()) || self.inner.failure().is_some();
-        if (block_done || diverged || self.inner.scale() < self.p.tol_x * self.start.sigma0)
-            && let Some(why) = self.reason()
-            && self.p.max_restarts.is_none_or(|m| self.restarts_done < m)
+        let small_spent = self.bipop.run_limit.is_some_and(|g| self.bipop.run_generations >= g);
+        if (block_done || diverged || small_spent || self.inner.scale() < self.p.tol_x * self.start.sigma0)
+            && let Some(why) = self.reason(spread)
+            && self.may_restart()
         {
             let mut inner_events = self.inner.take_events();
             self.events.append(&mut inner_events);
@@ -327,6 +481,14 @@ impl<A: Restartable> AskTell for Ipop<A> {
 
     fn scale(&self) -> f64 {
         self.inner.scale()
+    }
+
+    fn spread_into(&self, out: &mut Vec<f64>) -> bool {
+        self.inner.spread_into(out)
+    }
+
+    fn shrink_spread(&mut self, factor: f64) {
+        self.inner.shrink_spread(factor)
     }
 
     fn failure(&self) -> Option<&str> {
@@ -365,8 +527,10 @@ impl<A: Restartable> StateCheck for Ipop<A> {
         }
         chk::count("base_popsize", self.base_popsize, 1, usize::MAX)?;
         if let Some(max) = self.p.max_restarts {
-            chk::require("restarts_done", self.restarts_done <= max, "must not exceed max_restarts")?;
+            let large = if self.p.scheme == RestartScheme::Bipop { self.bipop.large_runs } else { self.restarts_done };
+            chk::require("restarts_done", large <= max, "must not exceed max_restarts")?;
         }
+        chk::require("bipop.large_runs", self.bipop.large_runs <= self.restarts_done, "must not exceed the restarts done")?;
         chk::count("block", self.block.len(), 0, BLOCK)
     }
 }

@@ -8,21 +8,23 @@ use gradfree_core::{AskTell, Bounds, BoundsHandling, DriverOptions, RunShape, St
 use serde::{Deserialize, Serialize};
 
 use crate::registry::{Algorithm, spec as registry_entry};
-use crate::restarts::{Ipop, IpopParams, RestartMean};
+use crate::restarts::{Ipop, IpopParams, RestartMean, RestartScheme};
 use crate::start::StartSpec;
 use crate::{EsError, build};
 
 /// The default initial scale `sigma0` (thesis sec. 3.7.1: `sigma_1 = 0.5`).
 pub const DEFAULT_SIGMA0: f64 = 0.5;
 
-/// IPOP restarts of a run ([`Ipop`]).
+/// Restarts of a run ([`Ipop`]: IPOP or BIPOP).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RestartSpec {
-    /// Most restarts; `None`: until a stop rule ends the run.
+    /// Most restarts (BIPOP: of the large regime); `None`: until a stop rule ends the run.
     pub max: Option<u32>,
     /// Where each restart puts its mean (default: `x0`).
     pub mean: RestartMean,
+    /// IPOP or BIPOP (default IPOP).
+    pub scheme: RestartScheme,
 }
 
 /// One ES run. Fields left out of a JSON document take the defaults below; unknown fields are an
@@ -40,7 +42,7 @@ pub struct EsSpec {
     pub seed: u64,
     /// The algorithm's own parameters (the fields of its `*Params` struct; default none).
     pub params: serde_json::Map<String, serde_json::Value>,
-    /// IPOP restarts (default none).
+    /// IPOP or BIPOP restarts (default none).
     pub restarts: Option<RestartSpec>,
     /// Stop rules as given (defaults: [`StopSpec::resolve`]).
     pub stop: StopSpec,
@@ -81,7 +83,7 @@ impl EsSpec {
         match &self.restarts {
             None | Some(RestartSpec { max: Some(0), .. }) => build(&self.algorithm, &self.start()),
             Some(r) => {
-                let params = IpopParams { max_restarts: r.max, restart_mean: r.mean.clone(), ..IpopParams::default() };
+                let params = IpopParams { max_restarts: r.max, restart_mean: r.mean.clone(), scheme: r.scheme, ..IpopParams::default() };
                 Ok(Algorithm::Ipop(Box::new(Ipop::new(&self.algorithm, self.start(), params)?)))
             }
         }

@@ -74,7 +74,7 @@ fn igo_has_its_own_parameters_and_reads_older_states() {
 fn cmaes_restarts_are_the_generic_ipop_only() {
     let mut s = start(3);
     s.params.insert("restarts".into(), 2.into());
-    assert!(build("cmaes", &s).unwrap_err().to_string().contains("use --restarts K"));
+    assert!(build("cmaes", &s).unwrap_err().to_string().contains("use --restarts ipop|bipop"));
     // Older states with the built-in IPOP switched off load; with it on they are a clear error.
     let a = build("cmaes", &start(3)).unwrap();
     let mut v = serde_json::to_value(&a).unwrap();

@@ -53,8 +53,15 @@ fn tol_x_restart_and_restart_limit() {
 
 #[test]
 fn checkpoint_across_a_restart_resumes_bit_identically() {
+    for scheme in [gradfree_es::RestartScheme::Ipop, gradfree_es::RestartScheme::Bipop] {
+        checkpoint_resumes(scheme);
+    }
+}
+
+fn checkpoint_resumes(scheme: gradfree_es::RestartScheme) {
     let f = problem("rastrigin", 6, 0).unwrap();
-    let mk = || Algorithm::Ipop(Box::new(Ipop::<Algorithm>::new("cmaes", start(6, 5), IpopParams::default()).unwrap()));
+    let params = IpopParams { scheme, ..IpopParams::default() };
+    let mk = || Algorithm::Ipop(Box::new(Ipop::<Algorithm>::new("cmaes", start(6, 5), params.clone()).unwrap()));
     let rules = StopRules { max_generations: Some(900), ..Default::default() };
     let mut full_h = History::default();
     let mut full = Driver::new(mk(), DriverOptions::new(rules.clone())).unwrap();
@@ -106,4 +113,69 @@ fn bad_restart_parameters_are_named() {
     let e = Ipop::<Algorithm>::new("ingo", start(3, 0), IpopParams { restart_mean: RestartMean::Uniform(b), ..Default::default() })
         .unwrap_err();
     assert!(e.to_string().contains("restart box"), "{e}");
+}
+
+/// BIPOP's schedule (Hansen 2009; pycma's `fmin(..., bipop=True)`): the small regime runs while
+/// its evaluations are below the large regime's, counting the first run as small.
+#[test]
+fn bipop_regime_follows_the_budget_rule() {
+    use gradfree_es::{Regime, bipop_regime};
+    assert_eq!(bipop_regime(0, 0), Regime::Small);
+    // After the first run (small) nothing was spent on large populations: large next.
+    assert_eq!(bipop_regime(1_000, 0), Regime::Large);
+    assert_eq!(bipop_regime(1_000, 4_000), Regime::Small);
+    assert_eq!(bipop_regime(3_999, 4_000), Regime::Small);
+    assert_eq!(bipop_regime(4_000, 4_000), Regime::Large);
+    assert_eq!(bipop_regime(5_000, 4_000), Regime::Large);
+}
+
+/// A BIPOP run on a multimodal function: both regimes run, large populations double, small ones
+/// stay between N_0 and the last large one with a smaller sigma0, the small regime never gets
+/// ahead of the large one by more than its last run, and the objective is evaluated at most the
+/// global budget's number of times, however many regimes ran (libcmaes once reset the budget at
+/// each BIPOP run).
+#[test]
+fn bipop_interleaves_regimes_within_the_global_budget() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let f = problem("rastrigin", 6, 0).unwrap();
+    let count = AtomicU64::new(0);
+    let counted = gradfree_core::FnObjective::new(|x: &[f64]| {
+        count.fetch_add(1, Ordering::Relaxed);
+        gradfree_core::Objective::eval(&f, x)
+    });
+    let params = IpopParams { scheme: gradfree_es::RestartScheme::Bipop, ..Default::default() };
+    let bipop = Ipop::<Algorithm>::new("cmaes", StartSpec::new(vec![3.0; 6], 2.0, 7), params).unwrap();
+    let base = bipop.population_size();
+    let budget = 60_000;
+    let mut d = Driver::new(
+        Algorithm::Ipop(Box::new(bipop)),
+        DriverOptions::new(StopRules { max_evaluations: Some(budget), ..Default::default() }),
+    )
+    .unwrap();
+    let mut h = History::default();
+    let mut max_gap = 0i64;
+    while d.step(&counted, &mut [&mut h]).unwrap().is_none() {
+        let Algorithm::Ipop(ipop) = d.optimizer() else { unreachable!() };
+        let (small, large) = ipop.regime_evaluations().unwrap();
+        max_gap = max_gap.max(small as i64 - large as i64);
+    }
+    let events: Vec<_> = h.records.iter().flat_map(|r| r.events.iter()).collect();
+    let n = count.load(Ordering::Relaxed);
+    assert!(n <= budget && n == d.state().evaluations, "evaluated {n} times for a budget of {budget}");
+    let restarts: Vec<&str> = events.iter().filter(|e| e.kind == gradfree_core::EventKind::Restart).map(|e| e.message.as_str()).collect();
+    let small = restarts.iter().filter(|m| m.contains("small regime")).count();
+    let large: Vec<usize> =
+        restarts.iter().filter(|m| m.contains("large regime")).map(|m| m.rsplit("popsize ").next().unwrap().parse().unwrap()).collect();
+    assert!(small >= 2 && large.len() >= 2, "{restarts:#?}");
+    assert_eq!(large, (1..=large.len()).map(|j| base << j).collect::<Vec<_>>(), "large populations double");
+    for m in restarts.iter().filter(|m| m.contains("small regime")) {
+        let p: usize = m.rsplit("popsize ").next().unwrap().parse().unwrap();
+        let sigma: f64 = m.split("sigma0 ").nth(1).unwrap().split(')').next().unwrap().parse().unwrap();
+        assert!(p >= base && p <= base << large.len() && (0.02 - 1e-12..=2.0).contains(&sigma), "{m}");
+    }
+    // The first (small) run may exceed the large regime's spending before any large run; after
+    // that a small run starts only when small < large, and spends at most half of large.
+    let Algorithm::Ipop(ipop) = d.optimizer() else { unreachable!() };
+    let (s, l) = ipop.regime_evaluations().unwrap();
+    assert!(s + l == n && s as f64 <= 1.5 * l as f64 + max_gap.max(0) as f64, "small {s}, large {l}");
 }

@@ -7,14 +7,15 @@
 //! (budget `10^4 d` evaluations, a target `f* + 1e-10` when the problem's minimum is known, the
 //! convergence rules); start point uniform in the problem's initial region (from
 //! `derive_seed(seed, 1)`); `sigma0 = 0.3` of the widest side of the problem's domain, or
-//! [`gradfree_es::spec::DEFAULT_SIGMA0`] without a domain; the problem's box enforced by clipping
-//! (`BoundsMode::Auto`, except for discrete algorithms, whose points are in the domain already).
+//! [`gradfree_es::spec::DEFAULT_SIGMA0`] without a domain; the problem's box enforced by pycma's
+//! smooth transformation (`BoundsMode::Auto`, except for discrete algorithms, whose points are in
+//! the domain already).
 
 use gradfree_core::stop_spec::{TARGET_ABOVE_MINIMUM, default_budget};
 use gradfree_core::{BoundaryRepair, BoundsHandling, DriverOptions, StopRules, StopSpec, derive_seed, rng_from_seed};
 use gradfree_es::registry::{Domain, spec as algorithm_spec};
 use gradfree_es::spec::{DEFAULT_SIGMA0, EsSpec, RestartSpec};
-use gradfree_es::{Algorithm, RestartMean};
+use gradfree_es::{Algorithm, RestartMean, RestartScheme};
 use gradfree_problems::Problem;
 use serde::{Deserialize, Serialize};
 
@@ -25,10 +26,14 @@ use crate::{ExperimentError, Result, invalid};
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum BoundsMode {
-    /// Clip to the domain when the problem states one, otherwise unconstrained.
+    /// pycma's smooth periodic transformation onto the domain when the problem states one
+    /// (`transform`), otherwise unconstrained.
     Auto,
     /// Unconstrained, even if the problem states a domain.
     None,
+    /// Evaluate at pycma's `BoundTransform` image in the domain: identity inside, away from a 5%
+    /// margin at each bound, smooth and periodic outside (no plateaus for the optimizer).
+    Transform,
     /// Evaluate at the projection onto the domain.
     Clip,
     /// Evaluate at the mirror image inside the domain.
@@ -43,6 +48,7 @@ impl BoundsMode {
         match self {
             BoundsMode::Auto => "auto",
             BoundsMode::None => "none",
+            BoundsMode::Transform => "transform",
             BoundsMode::Clip => "clip",
             BoundsMode::Reflect => "reflect",
             BoundsMode::Penalty => "penalty",
@@ -91,13 +97,15 @@ fn default_checkpoint_every() -> Option<u64> {
     Some(50)
 }
 
-/// IPOP restarts of a new run (see [`gradfree_es::Ipop`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Restarts of a new run (see [`gradfree_es::Ipop`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RestartPlan {
-    /// Most restarts; `None`: until the budget is spent.
+    /// Most restarts (BIPOP: of the large regime); `None`: until the budget is spent.
     pub max: Option<u32>,
     /// Restart from a uniform point in the problem's initial region instead of `x0`.
     pub from_uniform: bool,
+    /// IPOP or BIPOP.
+    pub scheme: RestartScheme,
 }
 
 /// The budget and target of a run of dimension `dim` before any convergence rule: `10^4 d`
@@ -202,9 +210,12 @@ impl RunSpec {
         let handling = match self.bounds {
             BoundsMode::None => None,
             BoundsMode::Auto if discrete => None,
-            BoundsMode::Auto | BoundsMode::Clip => Some(BoundsHandling::Repair(BoundaryRepair::Clip)),
+            BoundsMode::Auto | BoundsMode::Transform => Some(BoundsHandling::Repair(BoundaryRepair::Transform)),
+            BoundsMode::Clip => Some(BoundsHandling::Repair(BoundaryRepair::Clip)),
             BoundsMode::Reflect => Some(BoundsHandling::Repair(BoundaryRepair::Reflect)),
-            BoundsMode::Penalty => Some(BoundsHandling::Penalty { repair: BoundaryRepair::Clip, weight: 1e3 }),
+            BoundsMode::Penalty => {
+                Some(BoundsHandling::Penalty { repair: BoundaryRepair::Clip, weight: BoundsHandling::DEFAULT_PENALTY_WEIGHT })
+            }
         };
         match (problem.domain(), handling) {
             (Some(b), Some(h)) => Ok(Some((b, h))),
@@ -215,13 +226,14 @@ impl RunSpec {
         }
     }
 
-    /// The ES run this specification describes on `problem`, with IPOP restarts if `restarts`
+    /// The ES run this specification describes on `problem`, with IPOP or BIPOP restarts if `restarts`
     /// says so and the stop rules `stop` as given: the one [`EsSpec`] the optimizer, the stop
     /// rules and the driver options are built from.
     pub fn es_spec(&self, problem: &dyn Problem, restarts: Option<RestartPlan>, stop: StopSpec) -> Result<EsSpec> {
         let restarts = restarts.map(|plan| RestartSpec {
             max: plan.max,
             mean: if plan.from_uniform { RestartMean::Uniform(problem.init_region()) } else { RestartMean::Initial },
+            scheme: plan.scheme,
         });
         Ok(EsSpec {
             algorithm: self.algorithm.clone(),
@@ -243,7 +255,7 @@ impl RunSpec {
         Ok(self.es_spec(problem, None, StopSpec::default())?.driver_options(self.stop.clone()))
     }
 
-    /// The optimizer of a new run, with IPOP restarts if `restarts` says so.
+    /// The optimizer of a new run, with restarts if `restarts` says so.
     pub fn build_optimizer(&self, problem: &dyn Problem, restarts: Option<RestartPlan>) -> Result<Algorithm> {
         if self.x0.len() != self.dim {
             invalid!("--x0 has {} values, expected --dim {}", self.x0.len(), self.dim);

@@ -45,7 +45,7 @@ fn discrete_runs_take_the_problems_categories() {
     let mut cont = RunSpec::new("ingo-bernoulli", "sphere", 3, 0).unwrap();
     let s = cont.build_problem().unwrap();
     assert!(cont.complete(s.as_ref()).unwrap_err().to_string().contains("discrete problems"));
-    let restarted = spec.build_optimizer(p.as_ref(), Some(RestartPlan { max: Some(2), from_uniform: false })).unwrap();
+    let restarted = spec.build_optimizer(p.as_ref(), Some(RestartPlan { max: Some(2), ..RestartPlan::default() })).unwrap();
     assert_eq!(restarted.name(), "ingo-categorical");
     spec.check_against(&restarted).unwrap();
 }

@@ -19,9 +19,9 @@
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
 use gradfree_core::{AskTell, CoreError, Event, EventKind, GfRng, NonFinitePolicy, ParamGuard, Population, begin_tell, rng_from_seed};
-use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
+use super::Sampling;
 use crate::points::{Work, rank_order, write_points};
 use crate::sizes::popsize;
 use gradfree_core::linalg::{EigenWork, add_weighted_outer_lower, gemm, scaled_identity, sym_eigen};
@@ -35,6 +35,11 @@ pub struct CmaEsParams {
     pub popsize: Option<usize>,
     /// NaN/inf handling in `tell` (infinite values rank last).
     pub on_nonfinite: NonFinitePolicy,
+    /// How the `z_i` are drawn. Default i.i.d. (the tutorial's CMA-ES); `orthogonal` and
+    /// `sphere-qmc` keep every `z_i ~ N(0, I)` marginally ([`Sampling`]); `antithetic` is
+    /// mirrored sampling, which shrinks CSA's step size under weighted recombination (Brockhoff et
+    /// al. 2010, "Mirrored sampling and sequential selection for evolution strategies").
+    pub sampling: Sampling,
 }
 
 /// [`CmaEsParams`] validated for one dimension ([`ParamGuard`]).
@@ -47,7 +52,9 @@ impl ParamGuard for CmaEsParams {
     type Checked = CmaEsChecked;
 
     fn check(&self, d: usize) -> Result<CmaEsChecked, CoreError> {
-        Ok(CmaEsChecked { lambda: popsize(self.popsize, 4 + (3.0 * (d as f64).ln()).floor() as usize, 2)? })
+        let lambda = popsize(self.popsize, 4 + (3.0 * (d as f64).ln()).floor() as usize, 2)?;
+        self.sampling.check(lambda)?;
+        Ok(CmaEsChecked { lambda })
     }
 }
 
@@ -238,9 +245,7 @@ impl AskTell for CmaEs {
             if (self.generation - self.eigen_generation) as f64 > self.k.eigen_every {
                 self.update_eigen();
             }
-            for v in self.z.iter_mut() {
-                *v = StandardNormal.sample(&mut self.rng);
-            }
+            self.params.sampling.fill(&mut self.rng, d, n, &mut self.z);
             let dz = &mut self.scratch.0.dz;
             dz.clear();
             dz.extend(self.z.chunks_exact(d).flat_map(|col| col.iter().zip(&self.dvals).map(|(zi, di)| zi * di)));
@@ -337,6 +342,19 @@ impl AskTell for CmaEs {
     fn scale(&self) -> f64 {
         let d = self.dim();
         self.sigma * (0..d).map(|i| self.c[i * d + i].sqrt()).fold(0.0, f64::max)
+    }
+
+    /// `sigma sqrt(C_ii)`.
+    fn spread_into(&self, out: &mut Vec<f64>) -> bool {
+        let d = self.dim();
+        out.clear();
+        out.extend((0..d).map(|i| self.sigma * self.c[i * d + i].sqrt()));
+        true
+    }
+
+    /// `sigma <- factor sigma`.
+    fn shrink_spread(&mut self, factor: f64) {
+        self.sigma *= factor;
     }
 
     fn take_events(&mut self) -> Vec<Event> {

@@ -208,6 +208,17 @@ impl AskTell for FastIngo {
         self.sigma.iter().copied().fold(0.0, f64::max)
     }
 
+    /// The diagonal's `sigma_i`.
+    fn spread_into(&self, out: &mut Vec<f64>) -> bool {
+        out.clone_from(&self.sigma);
+        true
+    }
+
+    /// `sigma_i <- factor sigma_i`.
+    fn shrink_spread(&mut self, factor: f64) {
+        self.sigma.iter_mut().for_each(|s| *s *= factor);
+    }
+
     /// `(max_i sigma_i / min_i sigma_i)^2`, the condition number of the diagonal covariance.
     fn condition(&self) -> Option<f64> {
         let (lo, hi) = self.sigma.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &v| (lo.min(v), hi.max(v)));

@@ -197,6 +197,19 @@ impl AskTell for Igo {
         (0..d).map(|i| (0..=i).map(|k| self.a[k * d + i].powi(2)).sum::<f64>().sqrt()).fold(0.0, f64::max)
     }
 
+    /// `sqrt((A A^T)_ii)`.
+    fn spread_into(&self, out: &mut Vec<f64>) -> bool {
+        let d = self.dim();
+        out.clear();
+        out.extend((0..d).map(|i| (0..=i).map(|k| self.a[k * d + i].powi(2)).sum::<f64>().sqrt()));
+        true
+    }
+
+    /// `A <- factor A`.
+    fn shrink_spread(&mut self, factor: f64) {
+        self.a.iter_mut().for_each(|v| *v *= factor);
+    }
+
     fn take_events(&mut self) -> Vec<Event> {
         std::mem::take(&mut self.events)
     }

@@ -404,6 +404,21 @@ impl AskTell for Ingo {
         self.last_scale
     }
 
+    /// Every coordinate gets [`AskTell::scale`], the largest per-coordinate RMS of the last
+    /// samples: the exact diagonal of `Sigma` would cost a d x d inverse of the precision factor
+    /// per generation, and the bound is only ever too cautious.
+    fn spread_into(&self, out: &mut Vec<f64>) -> bool {
+        out.clear();
+        out.resize(self.dim(), self.last_scale);
+        true
+    }
+
+    /// `Sigma <- factor^2 Sigma`, i.e. `L <- L / factor`.
+    fn shrink_spread(&mut self, factor: f64) {
+        self.l.iter_mut().for_each(|v| *v /= factor);
+        self.last_scale *= factor;
+    }
+
     fn take_events(&mut self) -> Vec<Event> {
         std::mem::take(&mut self.events)
     }

@@ -214,6 +214,19 @@ impl AskTell for Xnes {
         let d = self.dim();
         self.sigma * (0..d).map(|i| (0..d).map(|k| self.b[k * d + i].powi(2)).sum::<f64>().sqrt()).fold(0.0, f64::max)
     }
+
+    /// `sigma sqrt((B B^T)_ii)`.
+    fn spread_into(&self, out: &mut Vec<f64>) -> bool {
+        let d = self.dim();
+        out.clear();
+        out.extend((0..d).map(|i| self.sigma * (0..d).map(|k| self.b[k * d + i].powi(2)).sum::<f64>().sqrt()));
+        true
+    }
+
+    /// `sigma <- factor sigma`.
+    fn shrink_spread(&mut self, factor: f64) {
+        self.sigma *= factor;
+    }
 }
 
 /// Restored-state invariants: sizes from `d` and `N`, utilities of length `N`, positive rates and

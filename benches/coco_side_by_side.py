@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+"""gradfree against pycma's BIPOP-CMA-ES on COCO's bbob suite, on the same machine, instances,
+budget and start rule.
+
+  pip install coco-experiment cma numpy   (matplotlib for the figure)
+  maturin develop --release -m python/Cargo.toml
+  python3 benches/coco_side_by_side.py --dims 2,5,10,20 --instances 1-15 --budget-mult 10000
+  python3 benches/coco_side_by_side.py --quick          # d = 2, 5; 3 instances; budget 1000 d
+
+Every run starts from a uniform point of [-4, 4]^d (numpy, seeded per problem) with sigma0 = 2
+(a fifth of the [-5, 5]^d domain) and restarts from fresh uniform points of [-4, 4]^d; it stops
+at the final target f_opt + 1e-8 or when `budget-mult * d` evaluations are spent, whatever the
+method's own rules say (the objective refuses evaluations past the budget). pycma runs
+`cma.fmin2(f, x0, 2, restarts=9, bipop=True)`, COCO's reference setting.
+
+Methods (`--methods`, comma-separated):
+  pycma             pycma BIPOP-CMA-ES
+  default           gradfree.minimize(f, x0, sigma0=2) with its defaults (the recommended method)
+  NAME[+opts]       a gradfree ES class by registry name with options joined by '+':
+                    bipop | ipop | box (BBOB's [-5, 5]^d as bounds, pycma's BoundTransform) |
+                    clip (the box, clipping) | key=value (an algorithm parameter, JSON value),
+                    e.g. cmaes+bipop, cmaes+ipop+box, ingo+bipop+step_size="csa".
+
+For every (run, target) pair of COCO's 51 targets f_opt + 10^{2, 1.8, ..., -8} the script records
+the evaluations at which the target was first reached. Per method and dimension it prints the
+fraction of pairs reached and the area under the runtime ECDF (COCO's empirical cumulative
+distribution of evaluations / d on a log scale, from 1 to the budget, normalized to [0, 1]: 1 is
+every target at the first evaluation); per function at each dimension, the median evaluations to
+1e-8 (or the median fraction of targets reached when a method solves fewer than half the
+instances). `--out FILE.json` keeps every record; the figure (ECDF per dimension) goes to
+`--figure` (default coco_side_by_side.png).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing as mp
+import sys
+import time
+from typing import Dict, List, Tuple
+
+import numpy as np
+
+TARGETS = 10.0 ** np.arange(2.0, -8.0 - 1e-9, -0.2)
+
+
+class BudgetSpent(Exception):
+    """Raised by the objective once the budget is spent."""
+
+
+class Recorder:
+    """The objective as the methods see it: counts evaluations, records when each target is first
+    reached, and refuses evaluations past the budget or after the final target."""
+
+    def __init__(self, problem, budget: int):
+        self.problem = problem
+        self.fopt = optimal_value(problem)
+        self.budget = budget
+        self.evals = 0
+        self.hits = np.full(TARGETS.size, np.inf)
+        self.best = math.inf
+
+    @property
+    def solved(self) -> bool:
+        return self.best <= 1e-8
+
+    def __call__(self, x) -> float:
+        if self.evals >= self.budget or self.solved:
+            raise BudgetSpent()
+        v = float(self.problem(np.asarray(x, dtype=np.float64)))
+        self.evals += 1
+        prec = v - self.fopt
+        if prec < self.best:
+            self.best = prec
+            new = (TARGETS >= prec) & np.isinf(self.hits)
+            self.hits[new] = self.evals
+        return v
+
+
+def optimal_value(problem) -> float:
+    """f_opt of a bbob problem: its value at x_opt, which cocoex writes to a file in the current
+    directory (``Problem._best_parameter("print")``; read in a private folder)."""
+    import os
+    import tempfile
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory() as tmp:
+        os.chdir(tmp)
+        try:
+            problem._best_parameter("print")
+            with open("._bbob_problem_best_parameter.txt") as fh:
+                xopt = np.array([float(v) for v in fh.read().split()])
+        finally:
+            os.chdir(here)
+    return float(problem(xopt))
+
+
+def _parse_method(text: str):
+    name, *opts = text.split("+")
+    cfg = {"name": name, "restarts": False, "bounds": None, "params": {}}
+    for o in opts:
+        if o in ("bipop", "ipop"):
+            cfg["restarts"] = o
+        elif o in ("box", "clip"):
+            cfg["bounds"] = "transform" if o == "box" else "clip"
+        elif "=" in o:
+            k, v = o.split("=", 1)
+            try:
+                cfg["params"][k] = json.loads(v)
+            except json.JSONDecodeError:
+                cfg["params"][k] = v
+        else:
+            raise SystemExit(f"--methods {text}: unknown option {o!r}")
+    return cfg
+
+
+def run_one(method: str, rec: Recorder, d: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    x0 = rng.uniform(-4, 4, d)
+    box = (np.full(d, -4.0), np.full(d, 4.0))
+    try:
+        if method == "pycma":
+            import cma
+            cma.fmin2(rec, lambda: rng.uniform(-4, 4, d), 2.0,
+                      {"verbose": -9, "seed": seed + 1, "ftarget": rec.fopt + 1e-8, "maxfevals": rec.budget},
+                      restarts=9, bipop=True)
+            return
+        import gradfree
+        if method == "default":
+            gradfree.minimize(rec, x0, sigma0=2.0, seed=seed, max_evals=rec.budget, target=rec.fopt + 1e-8,
+                              on_nonfinite="treat-as-inf")
+            return
+        cfg = _parse_method(method)
+        cls = gradfree.es._METHODS[cfg["name"]]
+        kw = dict(cfg["params"])
+        kw.setdefault("on_nonfinite", "treat-as-inf")
+        if cfg["bounds"]:
+            kw.update(bounds=(np.full(d, -5.0), np.full(d, 5.0)), bounds_handling=cfg["bounds"])
+        es = cls(x0, 2.0, seed=seed, max_evals=rec.budget, target=rec.fopt + 1e-8,
+                 restarts=cfg["restarts"] or False, restart_bounds=box if cfg["restarts"] else None, **kw)
+        while not es.stop() and rec.evals + es.popsize <= rec.budget:
+            X = es.ask()
+            es.tell(X, [rec(x) for x in X])
+    except BudgetSpent:
+        pass
+
+
+def task(args) -> dict:
+    method, d, f, inst, budget_mult, seed = args
+    import cocoex
+    suite = cocoex.Suite("bbob", f"instances: {inst}", f"dimensions: {d} function_indices: {f}")
+    problem = next(iter(suite))
+    rec = Recorder(problem, int(budget_mult * d))
+    t0 = time.time()
+    run_one(method, rec, d, seed)
+    out = {"method": method, "dim": d, "function": f, "instance": inst, "evals": rec.evals,
+           "precision": rec.best, "hits": [None if math.isinf(h) else int(h) for h in rec.hits],
+           "seconds": time.time() - t0}
+    problem.free()
+    return out
+
+
+def ecdf_area(records: List[dict], budget: float, d: int) -> float:
+    """Normalized area under the runtime ECDF over log10(evals / d) in [0, log10(budget / d)]."""
+    span = math.log10(budget / d)
+    total = 0.0
+    n = 0
+    for r in records:
+        for h in r["hits"]:
+            n += 1
+            if h is not None:
+                total += 1.0 - math.log10(max(h, d) / d) / span
+    return total / max(n, 1)
+
+
+def _indices(text: str) -> List[int]:
+    out: List[int] = []
+    for part in text.split(","):
+        if "-" in part:
+            a, b = part.split("-", 1)
+            out.extend(range(int(a), int(b) + 1))
+        elif part.strip():
+            out.append(int(part))
+    return out
+
+
+def summarize(records: List[dict], methods: List[str], dims: List[int], budget_mult: float) -> Dict:
+    summary: Dict = {}
+    for d in dims:
+        budget = budget_mult * d
+        print(f"\n== d = {d}, budget {budget:g} evaluations, {len({(r['function'], r['instance']) for r in records if r['dim'] == d})} problems")
+        print(f"{'method':<28} {'pairs reached':>14} {'ECDF area':>10} {'solved':>8} {'seconds':>8}")
+        for m in methods:
+            sel = [r for r in records if r["dim"] == d and r["method"] == m]
+            if not sel:
+                continue
+            reached = np.mean([h is not None for r in sel for h in r["hits"]])
+            area = ecdf_area(sel, budget, d)
+            solved = sum(r["precision"] <= 1e-8 for r in sel)
+            secs = sum(r["seconds"] for r in sel)
+            summary[(m, d)] = {"reached": float(reached), "area": area, "solved": int(solved), "runs": len(sel)}
+            print(f"{m:<28} {reached:>14.3f} {area:>10.3f} {solved:>4}/{len(sel):<3} {secs:>8.1f}")
+        # Per function: median evaluations to 1e-8, or the median reached fraction.
+        funcs = sorted({r["function"] for r in records if r["dim"] == d})
+        print(f"{'f':>3} " + " ".join(f"{m[:16]:>16}" for m in methods))
+        per_f = {}
+        for f in funcs:
+            cells = []
+            for m in methods:
+                sel = [r for r in records if r["dim"] == d and r["method"] == m and r["function"] == f]
+                if not sel:
+                    cells.append((math.nan, math.nan))
+                    continue
+                ev = sorted(r["hits"][-1] if r["hits"][-1] is not None else math.inf for r in sel)
+                med = float(np.median(ev))
+                frac = float(np.median([np.mean([h is not None for h in r["hits"]]) for r in sel]))
+                cells.append((med, frac))
+            per_f[f] = cells
+            print(f"{f:>3} " + " ".join(f"{c[0]:>16.0f}" if math.isfinite(c[0]) else f"{'reach ' + format(c[1], '.2f'):>16}" for c in cells))
+        summary[("per_function", d)] = per_f
+        # Functions on which each method is no worse than the first (the reference): fewer or
+        # equal median evaluations to 1e-8, or, where neither solves, as many targets reached.
+        ref = methods[0]
+        for k, m in enumerate(methods[1:], start=1):
+            wins = 0
+            for f, cells in per_f.items():
+                (e0, r0), (e1, r1) = cells[0], cells[k]
+                if math.isfinite(e1) and math.isfinite(e0):
+                    wins += e1 <= e0
+                elif math.isfinite(e1) or not math.isfinite(e0):
+                    wins += math.isfinite(e1) or r1 >= r0
+            print(f"  {m}: no worse than {ref} on {wins} of {len(per_f)} functions")
+            summary[("no_worse", m, d)] = wins
+    return summary
+
+
+def figure(records: List[dict], methods: List[str], dims: List[int], budget_mult: float, path: str) -> None:
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("(no matplotlib: figure skipped)")
+        return
+    fig, axes = plt.subplots(1, len(dims), figsize=(4.2 * len(dims), 3.6), squeeze=False)
+    for ax, d in zip(axes[0], dims):
+        budget = budget_mult * d
+        grid = np.logspace(0, math.log10(budget / d), 200)
+        for m in methods:
+            sel = [r for r in records if r["dim"] == d and r["method"] == m]
+            if not sel:
+                continue
+            hits = np.array([h / d if h is not None else np.inf for r in sel for h in r["hits"]])
+            ax.step(grid, [(hits <= g).mean() for g in grid], where="post",
+                    label=f"{m} ({ecdf_area(sel, budget, d):.3f})")
+        ax.set_xscale("log")
+        ax.set_ylim(0, 1)
+        ax.set_xlabel("evaluations / d")
+        ax.set_title(f"bbob f1-f24, d = {d}")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, loc="lower right")
+    axes[0][0].set_ylabel("fraction of (run, target) pairs")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print(f"figure: {path}")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--methods", default="pycma,default,cmaes+bipop,cmaes+ipop")
+    ap.add_argument("--dims", default="2,5,10")
+    ap.add_argument("--functions", default="1-24")
+    ap.add_argument("--instances", default="1-15")
+    ap.add_argument("--budget-mult", type=float, default=1e4)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--quick", action="store_true", help="d = 2, 5; instances 1-3; budget 1000 d")
+    ap.add_argument("--out", default=None, help="write every record to this JSON file")
+    ap.add_argument("--figure", default="coco_side_by_side.png")
+    ap.add_argument("--load", default=None,
+                    help="comma-separated JSON files of earlier runs (--out): their records are reused, "
+                         "and only the (method, problem) pairs they lack are run")
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.dims, args.instances, args.budget_mult = "2,5", "1-3", 1000.0
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    for m in methods:
+        if m not in ("pycma", "default"):
+            _parse_method(m)
+    dims, funcs, insts = _indices(args.dims), _indices(args.functions), _indices(args.instances)
+    tasks = [(m, d, f, i, args.budget_mult, args.seed + 1000 * d + 50 * f + i)
+             for d in dims for f in funcs for i in insts for m in methods]
+    t0 = time.time()
+    records = []
+    for path in (args.load or "").split(","):
+        if path:
+            with open(path) as fh:
+                old = json.load(fh)["records"]
+            wanted = {(m, d, f, i) for (m, d, f, i, _, _) in tasks}
+            have = {(r["method"], r["dim"], r["function"], r["instance"]) for r in records}
+            records.extend(r for r in old if (r["method"], r["dim"], r["function"], r["instance"]) in wanted - have)
+    done = {(r["method"], r["dim"], r["function"], r["instance"]) for r in records}
+    tasks = [t for t in tasks if t[:4] not in done]
+    with mp.Pool(args.workers) as pool:
+        for k, r in enumerate(pool.imap_unordered(task, tasks, chunksize=1)):
+            records.append(r)
+            if (k + 1) % 50 == 0:
+                print(f"  {k + 1}/{len(tasks)} runs, {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
+    summarize(records, methods, dims, args.budget_mult)
+    if args.out:
+        with open(args.out, "w") as fh:
+            json.dump({"args": vars(args), "records": records}, fh)
+    figure(records, methods, dims, args.budget_mult, args.figure)
+    print(f"\n{len(records)} runs in {time.time() - t0:.0f} s")
+    return records
+
+
+if __name__ == "__main__":
+    main()

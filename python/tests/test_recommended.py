@@ -1,0 +1,73 @@
+"""The recommended method (``minimize`` without ``method``), BIPOP restarts and pycma's boundary
+transformation as seen from Python."""
+import numpy as np
+import pytest
+
+import gradfree
+from gradfree import errors as E
+
+
+def test_the_recommended_method_is_pinned_and_used_by_minimize():
+    rec = gradfree.es.RECOMMENDED
+    assert (rec["algorithm"], rec["restarts"], rec["params"]) == ("cmaes", "bipop", {"sampling": "sphere-qmc"})
+    assert "bipop" in rec["description"]
+    # Rastrigin traps a single CMA-ES run; the default restarts (BIPOP) get out.
+    p = gradfree.Problem("rastrigin", 10)
+    x0 = np.full(10, 3.0)
+    single = gradfree.minimize(p, x0, method="cmaes", seed=1, max_evals=200_000, target=1e-8)
+    assert not single.success and single.restarts == 0
+    r = gradfree.minimize(p, x0, seed=1, max_evals=200_000, target=1e-8)
+    assert r.success and r.restarts >= 1, r
+    # Same seed, same run.
+    again = gradfree.minimize(p, x0, seed=1, max_evals=200_000, target=1e-8)
+    assert again.nfev == r.nfev and np.array_equal(again.x, r.x)
+
+
+def test_bipop_from_python_and_its_errors():
+    es = gradfree.CMAES(np.full(6, 3.0), 2.0, seed=4, restarts="bipop", max_evals=40_000)
+    p = gradfree.Problem("rastrigin", 6)
+    messages = []
+    while not es.stop():
+        X = es.ask()
+        es.tell(X, p.evaluate(X))
+        messages += [m for k, m in es.events() if k == "restart"]
+    assert any("small regime" in m for m in messages) and any("large regime" in m for m in messages), messages
+    assert es.evaluations <= 40_000
+    pycma_style = gradfree.CMAES(np.zeros(3), 1.0, seed=0, restarts=2, bipop=True)
+    assert pycma_style.restarts_done == 0
+    with pytest.raises(E.InvalidParameterError, match="restarts 'tpop'"):
+        gradfree.CMAES(np.zeros(3), 1.0, restarts="tpop")
+    with pytest.raises(E.InvalidParameterError, match="bipop"):
+        gradfree.CMAES(np.zeros(3), 1.0, restarts=True, bipop="yes")
+
+
+def test_bounds_transform_is_the_default_and_keeps_points_inside():
+    lo, hi = np.array([-1.0, 0.0, -2.0]), np.array([1.0, 10.0, 3.0])
+    c = np.array([0.9, 9.7, -1.98])
+    seen = []
+
+    def f(x):
+        seen.append(np.all((x >= lo) & (x <= hi)))
+        return float(np.sum((x - c) ** 2))
+
+    r = gradfree.minimize(f, np.array([0.0, 5.0, 0.5]), sigma0=3.0, seed=3, bounds=(lo, hi), target=1e-12)
+    assert all(seen) and r.success and np.allclose(r.x, c, atol=1e-5), r
+    for name in ["BoundTransform", "BoundPenalty", "clip", "reflect", "penalty", "transform"]:
+        gradfree.CMAES(np.zeros(3), 1.0, bounds=(lo, hi), bounds_handling=name)
+    gradfree.CMAES(np.zeros(3), 1.0, options={"bounds": [lo, hi], "BoundaryHandler": "BoundTransform"})
+    with pytest.raises(E.InvalidParameterError, match="bounds_handling 'wrap'.*transform"):
+        gradfree.CMAES(np.zeros(3), 1.0, bounds=(lo, hi), bounds_handling="wrap")
+
+
+def test_sphere_qmc_sampling_is_an_es_parameter():
+    es = gradfree.CMAES(np.zeros(5), 1.0, seed=0, sampling="sphere-qmc")
+    X = es.ask()
+    assert X.shape == (es.popsize, 5) and np.all(np.isfinite(X))
+    for cls in (gradfree.INGO, gradfree.FastINGO):
+        r = cls(np.ones(4), 0.5, seed=1, sampling="sphere-qmc", target=1e-10, max_evals=40_000)
+        while not r.stop():
+            X = r.ask()
+            r.tell(X, [float(x @ x) for x in X])
+        assert r.fbest <= 1e-10
+    with pytest.raises(E.InvalidParameterError, match="sampling"):
+        gradfree.CMAES(np.zeros(3), 1.0, sampling="sobol")
