@@ -1,11 +1,14 @@
 """Run a gradfree evolution strategy on the COCO ``bbob`` suite (24 noiseless functions).
 
-    python -m gradfree.coco --algo ingo --dims 2,5,10 --budget-mult 1000
+    python -m gradfree.coco --dims 2,5,10 --budget-mult 1000            # the recommended method
+    python -m gradfree.coco --algo ingo --restarts ipop --dims 2,5,10
 
 Needs ``cocoex`` (``pip install coco-experiment``). Each problem gets ``budget-mult * d``
 evaluations. The run starts from the problem's initial solution (the origin) with ``sigma0 = 2``
-(a fifth of the [-5, 5]^d domain, pycma's BBOB setting) and IPOP restarts (``--no-restarts`` to
-turn them off; restarts draw their start uniformly in [-4, 4]^d). It stops early once COCO reports
+(a fifth of the [-5, 5]^d domain, pycma's BBOB setting) and restarts (``--restarts ipop|bipop|none``,
+default BIPOP for the recommended method and IPOP for a named one; restarts draw their start
+uniformly in [-4, 4]^d). The default ``--algo default`` is ``gradfree.es.RECOMMENDED`` (CMA-ES with
+BIPOP restarts and sphere-QMC directions); ``benches/coco_side_by_side.py`` compares it with pycma. It stops early once COCO reports
 the final target (f - f_opt <= 1e-8) hit.
 
 COCO's observer writes the standard result folder ``exdata/<name>`` under the current directory
@@ -72,9 +75,9 @@ def read_info(folder: str) -> Dict[Tuple[int, int], Dict[int, Tuple[int, float]]
     return out
 
 
-def run_problem(problem, cls, budget: int, sigma0: float, seed: int, restarts: bool, params: dict) -> None:
-    """Runs one ES (with IPOP restarts if asked) on one COCO problem until the budget is spent or
-    the final target is hit."""
+def run_problem(problem, cls, budget: int, sigma0: float, seed: int, restarts, params: dict) -> None:
+    """Runs one ES (with ``restarts``: False, "ipop" or "bipop") on one COCO problem until the
+    budget is spent or the final target is hit."""
     x0 = np.asarray(problem.initial_solution, dtype=np.float64)
     d = len(x0)
     es = cls(x0, sigma0, seed=seed, max_evals=budget, restarts=restarts,
@@ -91,14 +94,17 @@ def main(argv: Optional[Sequence[str]] = None) -> List[dict]:
         raise SystemExit("python -m gradfree.coco needs COCO's Python module: pip install coco-experiment") from None
 
     ap = argparse.ArgumentParser(prog="python -m gradfree.coco", description=__doc__.splitlines()[0])
-    ap.add_argument("--algo", default="ingo", choices=sorted(_METHODS), help="gradfree ES (default ingo)")
+    ap.add_argument("--algo", default="default", choices=["default", *sorted(_METHODS)],
+                    help="gradfree ES (default: the recommended method, gradfree.es.RECOMMENDED)")
     ap.add_argument("--dims", default="2,5,10", help="comma-separated dimensions (bbob has 2,3,5,10,20,40)")
     ap.add_argument("--budget-mult", type=float, default=1000, help="evaluations per problem = this * d")
     ap.add_argument("--functions", default="1-24", help="function indices, e.g. 1-24 or 1,8,10")
     ap.add_argument("--instances", default="1-15", help="instance indices, e.g. 1-15")
     ap.add_argument("--sigma0", type=float, default=2.0)
     ap.add_argument("--seed", type=int, default=1, help="base seed; problem k uses seed + k")
-    ap.add_argument("--no-restarts", action="store_true", help="one run per problem, no IPOP restarts")
+    ap.add_argument("--restarts", choices=["ipop", "bipop", "none"], default=None,
+                    help="restart scheme (default: bipop for the recommended method, ipop otherwise)")
+    ap.add_argument("--no-restarts", action="store_true", help="one run per problem (as --restarts none)")
     ap.add_argument("--output-folder", default=None, help="result folder name under exdata/ (default gradfree-<algo>)")
     ap.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                     help="algorithm parameter (JSON value), repeatable, e.g. --param beta=0.02")
@@ -124,7 +130,14 @@ def main(argv: Optional[Sequence[str]] = None) -> List[dict]:
     bad = [f for f in funcs if not 1 <= f <= 24]
     if bad:
         ap.error(f"--functions: {bad} outside 1-24")
-    cls = _METHODS[args.algo]
+    from .es import RECOMMENDED
+    algo = RECOMMENDED["algorithm"] if args.algo == "default" else args.algo
+    if args.algo == "default":
+        for k, v in RECOMMENDED["params"].items():
+            params.setdefault(k, v)
+    scheme = args.restarts or ("none" if args.no_restarts else RECOMMENDED["restarts"] if args.algo == "default" else "ipop")
+    restarts = False if scheme == "none" else scheme
+    cls = _METHODS[algo]
     folder = args.output_folder or f"gradfree-{args.algo}"
     suite = cocoex.Suite("bbob", "", f"dimensions: {','.join(map(str, dims))} "
                                     f"function_indices: {','.join(map(str, funcs))} "
@@ -134,7 +147,7 @@ def main(argv: Optional[Sequence[str]] = None) -> List[dict]:
     for k, problem in enumerate(suite):
         problem.observe_with(observer)
         budget = int(args.budget_mult * problem.dimension)
-        run_problem(problem, cls, budget, args.sigma0, args.seed + k, not args.no_restarts, params)
+        run_problem(problem, cls, budget, args.sigma0, args.seed + k, restarts, params)
         if not args.quiet:
             print(f"{problem.id}: {problem.evaluations} evaluations, final target {'hit' if problem.final_target_hit else 'missed'}",
                   flush=True)
