@@ -199,6 +199,8 @@ def lattice_search(
     d: int, n: int, method: str = "alg10", primes: Optional[int] = None, sweeps: Optional[int] = None, top: Optional[int] = None
 ) -> Tuple[List[int], float]: ...
 def discrepancy(points: _F64, method: str = "CD", iterative: bool = False, workers: int = -1) -> float: ...
+def optimize_points(points: _F64, method: str, seed: int) -> _F64:
+    """scipy's optimization="random-cd" or "lloyd" of a sample, in Rust."""
 def defaults_json() -> str:
     """The library's defaults (es, bo, lattice_search) as JSON."""
 def registries_json() -> str:

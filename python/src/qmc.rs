@@ -185,6 +185,34 @@ fn discrepancy(py: Python<'_>, points: PyReadonlyArray2<'_, f64>, method: &str, 
     r.map_err(ToPyErr::to_py)
 }
 
+/// scipy.stats.qmc's `optimization=` post-processing of a sample (shape `(n, d)`, in `[0, 1]`):
+/// `"random-cd"` (coordinate swaps lowering the centered discrepancy, at most 10 000 tries, 100
+/// without improvement) or `"lloyd"` (10 Lloyd-Max iterations, tolerance 1e-5 on the smallest L1
+/// distance); see `gradfree_qmc::quality::optimize`. `seed` draws the swaps (random-cd) or the
+/// sample that estimates the Voronoi centroids (lloyd). Releases the GIL.
+#[pyfunction]
+fn optimize_points<'py>(
+    py: Python<'py>,
+    points: PyReadonlyArray2<'_, f64>,
+    method: &str,
+    seed: u64,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    use gradfree_qmc::quality::optimize;
+    let (n, d) = (points.shape()[0], points.shape()[1]);
+    let mut rows: Vec<f64> = points.as_array().iter().copied().collect();
+    if n == 0 || d == 0 {
+        return Ok(Array2::from_shape_vec((n, d), rows).map_err(err)?.into_pyarray(py));
+    }
+    let method = method.to_string();
+    let r = py.detach(|| match method.as_str() {
+        "random-cd" => optimize::random_cd(&mut rows, d, 10_000, 100, &mut gradfree_core::rng_from_seed(seed)).map(|_| rows),
+        "lloyd" => optimize::lloyd(&mut rows, d, 10, 1e-5, 64, seed).map(|_| rows),
+        other => Err(gradfree_qmc::QmcError::invalid("optimization", other, "'random-cd' or 'lloyd'")),
+    });
+    let rows = r.map_err(ToPyErr::to_py)?;
+    Ok(Array2::from_shape_vec((n, d), rows).map_err(err)?.into_pyarray(py))
+}
+
 /// The uniform random shift `Delta ~ U[0, 1)^d` (thesis eq. 5.4) that `gradfree sample lattice
 /// --random-shift --seed SEED` applies to the lattice (`z`, `n`): the same seed gives the same
 /// points in Python and in the CLI.
@@ -203,6 +231,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lattice_points, m)?)?;
     m.add_function(wrap_pyfunction!(lattice_search, m)?)?;
     m.add_function(wrap_pyfunction!(discrepancy, m)?)?;
+    m.add_function(wrap_pyfunction!(optimize_points, m)?)?;
     m.add_function(wrap_pyfunction!(random_shift, m)?)?;
     Ok(())
 }

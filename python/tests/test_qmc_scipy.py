@@ -39,6 +39,26 @@ def test_unscrambled_points_random_base2_and_integers_match_scipy():
     np.testing.assert_allclose(h_ours.random(50), h_theirs.random(50), rtol=0, atol=1e-15)
 
 
+def test_unscrambled_halton_is_correctly_rounded_and_within_2_ulp_of_scipy():
+    """Our radical inverses are the exact fractions rounded once; scipy adds digit terms in floating
+    point (``v += r * b2r; b2r /= b``), which may round several times: we keep the exact value
+    and document the difference."""
+    from fractions import Fraction
+
+    n, d = 2000, 6
+    ours = gradfree.Halton(d, scramble=False).random(n)
+    theirs = qmc.Halton(d, scramble=False).random(n)
+    primes = [2, 3, 5, 7, 11, 13]
+    for i in range(0, n, 7):
+        for j, b in enumerate(primes):
+            k, num, den = i, 0, 1
+            while k:
+                num, den, k = num * b + k % b, den * b, k // b
+            assert ours[i, j] == float(Fraction(num, den)), (i, j)
+    ulps = np.abs(ours - theirs) / np.spacing(np.maximum(np.abs(ours), np.abs(theirs)))
+    assert ulps.max() <= 2 and (ulps > 0).mean() > 0.05
+
+
 def test_random_base2_refuses_what_scipy_refuses_and_warns_as_scipy():
     ours, theirs = gradfree.Sobol(2, seed=1), qmc.Sobol(2, rng=1)
     with warnings.catch_warnings(record=True) as w_ours:
@@ -155,3 +175,33 @@ def test_sobol_bits_and_maxdim_as_in_scipy():
         gradfree.Sobol(2, bits=33)
     with pytest.raises(InvalidParameterError, match="MAXDIM"):
         gradfree.Sobol(21202)
+
+
+def test_optimization_as_scipy():
+    """``optimization=``: "random-cd" lowers the centered discrepancy about as much as scipy's,
+    "lloyd" spreads the points (larger smallest L1 distance), a reset engine repeats itself, the
+    option survives pickling, and unknown names raise scipy's ValueError."""
+    import pickle
+
+    from scipy.spatial import distance
+
+    plain = gradfree.Halton(3, seed=5).random(64)
+    cd = gradfree.Halton(3, seed=5, optimization="random-cd")
+    opt = cd.random(64)
+    assert qmc.discrepancy(opt) < qmc.discrepancy(plain)
+    ref = qmc.Halton(3, rng=5, optimization="random-cd").random(64)
+    assert qmc.discrepancy(opt) < 1.5 * qmc.discrepancy(ref)
+    assert np.array_equal(np.sort(opt, axis=0), np.sort(plain, axis=0))  # coordinates only swapped
+    assert np.array_equal(cd.reset().random(64), opt)
+    clone = pickle.loads(pickle.dumps(gradfree.Sobol(2, seed=1, optimization="lloyd")))
+    assert clone.optimization_method is not None
+    lloyd = gradfree.Sobol(2, seed=1, optimization="lloyd").random(64)
+    assert np.all((lloyd >= 0) & (lloyd <= 1))
+    assert distance.pdist(lloyd, "cityblock").min() > distance.pdist(gradfree.Sobol(2, seed=1).random(64), "cityblock").min()
+    assert gradfree.Sobol(2, seed=1, optimization="LLOYD").random(4).shape == (4, 2)
+    for E, S in [(gradfree.Sobol, qmc.Sobol), (gradfree.Halton, qmc.Halton)]:
+        with pytest.raises(ValueError) as ours:
+            E(2, optimization="annealing")
+        with pytest.raises(ValueError) as theirs:
+            S(2, optimization="annealing")
+        assert str(ours.value) == str(theirs.value)

@@ -1,6 +1,7 @@
 //! Quality measures of point sets (thesis sec. 5.2-5.3).
 
 mod discrepancy;
+pub mod optimize;
 pub(crate) mod toroidal;
 
 pub use discrepancy::{Discrepancy, centered_l2, discrepancy, wrap_around_l2};
