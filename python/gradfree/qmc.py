@@ -322,12 +322,7 @@ class Halton(_Engine):
     rng : int, numpy.random.Generator, BitGenerator or SeedSequence, optional
         scipy's argument, as for :class:`Sobol`.
     optimization : {None, "random-cd", "lloyd"}, optional
-        scipy's post-processing of every drawn sample, in Rust: ``"random-cd"`` swaps coordinates
-        between points while that lowers the centered discrepancy (Jin et al. 2005; at most 10 000
-        tries, 100 without improvement), ``"lloyd"`` runs 10 Lloyd-Max iterations towards a
-        centroidal Voronoi tessellation of the cube (centroids estimated from a Sobol sample of
-        64 n points, cells clipped to the cube; scipy uses Qhull's unclipped cells). Both break
-        the sequence structure, as in scipy. Unknown names raise scipy's ``ValueError``.
+        scipy's post-processing of every drawn sample, as for :class:`Sobol`.
     """
 
     def __init__(self, d: int, scramble: bool = True, seed: Optional[int] = None, *, rng=None,
