@@ -79,6 +79,13 @@ pub enum StepSize {
     /// `Sigma` is multiplied by `exp(2 (c / d_s) (|p| / E|N(0, I)| - 1))` after each update, with
     /// CMA-ES's `c` and `d_s` for `mu_eff = N / 4`.
     Csa,
+    /// The median success rule (Ait Elhara, Auger & Hansen 2013, "A median success rule for
+    /// non-elitist evolution strategies"; pycma's `CMAAdaptSigmaMedianImprovement`): with `K` the
+    /// number of this generation's values better than the `0.3 N`-th best value of the previous
+    /// generation (interpolated), `s <- 0.7 s + 0.3 (2 K / N - 1)` and `Sigma` is multiplied by
+    /// `exp(2 s / d_s)`, `d_s = max(1, 2 - 2/d)`. It reads only ranks of values, not the path of
+    /// the mean, so correlated mean steps (INGO's slow mean) do not fool it.
+    Msr,
 }
 
 /// CSA constants.
@@ -104,6 +111,9 @@ pub struct IngoChecked {
     /// `None`: `beta`.
     #[serde(default)]
     mean_rate: Option<f64>,
+    /// The median success rule's damping `d_s` ([`StepSize::Msr`]; `None` otherwise).
+    #[serde(default)]
+    msr_damping: Option<f64>,
 }
 
 impl ParamGuard for IngoParams {
@@ -125,7 +135,8 @@ impl ParamGuard for IngoParams {
             sampling: self.sampling,
             max_backtracks: self.max_backtracks.unwrap_or(20),
             policy: self.on_nonfinite,
-            mean_rate: Some(self.mean_rate.unwrap_or(if self.step_size == StepSize::Csa { 1.0 } else { beta })),
+            mean_rate: Some(self.mean_rate.unwrap_or(if self.step_size == StepSize::None { beta } else { 1.0 })),
+            msr_damping: (self.step_size == StepSize::Msr).then(|| (2.0 - 2.0 / d as f64).max(1.0)),
             csa: (self.step_size == StepSize::Csa).then(|| {
                 let (df, mu_eff) = (d as f64, n as f64 / 4.0);
                 let c = (mu_eff + 2.0) / (df + mu_eff + 5.0);
@@ -174,6 +185,11 @@ pub struct Ingo {
     /// CSA evolution path (empty without [`StepSize::Csa`]).
     #[serde(default)]
     path: Vec<f64>,
+    /// The median success rule's state ([`StepSize::Msr`]): the smoothed success `s` and the
+    /// previous generation's values at ranks `floor(0.3 N)` and `ceil(0.3 N)` (none before the
+    /// first generation).
+    #[serde(default)]
+    msr: Option<(f64, Option<(f64, f64)>)>,
     #[serde(skip)]
     scratch: Work<Scratch>,
     #[serde(skip)]
@@ -183,8 +199,8 @@ pub struct Ingo {
 /// Equality of the algorithm state (scratch and undelivered events excluded).
 impl PartialEq for Ingo {
     fn eq(&self, o: &Self) -> bool {
-        (self.variant, &self.p, &self.mu, &self.l, &self.z, &self.rng, self.pending, self.generation, &self.path)
-            == (o.variant, &o.p, &o.mu, &o.l, &o.z, &o.rng, o.pending, o.generation, &o.path)
+        (self.variant, &self.p, &self.mu, &self.l, &self.z, &self.rng, self.pending, self.generation, &self.path, &self.msr)
+            == (o.variant, &o.p, &o.mu, &o.l, &o.z, &o.rng, o.pending, o.generation, &o.path, &o.msr)
             && self.last_scale.to_bits() == o.last_scale.to_bits()
     }
 }
@@ -207,6 +223,7 @@ impl Ingo {
             generation: 0,
             last_scale: sigma0,
             path: if params.step_size == StepSize::Csa { vec![0.0; d] } else { Vec::new() },
+            msr: (params.step_size == StepSize::Msr).then_some((0.0, None)),
             scratch: Work::default(),
             events: Vec::new(),
         })
@@ -391,6 +408,24 @@ impl AskTell for Ingo {
                 let f = ((csa.c / csa.damping) * (norm_p / csa.chi_d - 1.0)).min(1.0).exp();
                 self.l.iter_mut().for_each(|v| *v /= f);
             }
+        }
+        if let (Some((s, prev)), Some(damping)) = (&mut self.msr, self.p.msr_damping) {
+            let vals = &self.scratch.0.vals;
+            let n = vals.len() as f64;
+            let j = 0.3 * n;
+            let frac = j - j.floor();
+            if let Some((lo, hi)) = *prev {
+                let k = frac * vals.iter().filter(|&&v| v <= hi).count() as f64
+                    + (1.0 - frac) * vals.iter().filter(|&&v| v < lo).count() as f64;
+                *s = 0.7 * *s + 0.3 * (2.0 * k / n - 1.0);
+                // Sigma <- f^2 Sigma with f = exp(s / d_s), i.e. L <- L / f; at most a factor e.
+                let f = (*s / damping).clamp(-1.0, 1.0).exp();
+                self.l.iter_mut().for_each(|v| *v /= f);
+            }
+            let mut sorted = vals.clone();
+            sorted.sort_by(f64::total_cmp);
+            let at = |i: usize| sorted[i.min(sorted.len() - 1)];
+            *prev = Some((at(j.floor() as usize), at(j.ceil() as usize)));
         }
         Ok(())
     }
