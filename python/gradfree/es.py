@@ -521,7 +521,9 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None,
         Restarts until ``max_evals`` is spent (``True``/``"ipop"``: IPOP, doubling population;
         ``"bipop"``: BIPOP; an int: at most that many IPOP restarts), each from a uniform point in
         ``bounds`` if given, else from ``x0``. ``None``: BIPOP for the recommended method, none for
-        a named one.
+        a named one. Restarts look for better optima until the budget is spent, so without a
+        ``target`` the recommended method uses all of ``max_evals`` (pass ``restarts=False`` for
+        one run that stops on convergence).
     executor : concurrent.futures.Executor, optional
         Each population is evaluated through ``executor.map`` (or a Ray pool's ``map``).
     **params
