@@ -3,7 +3,7 @@
 use gradfree_qmc::quality::Norm;
 use gradfree_qmc::{Halton, Rank1Lattice, Scramble, Sequence, Sobol};
 use numpy::ndarray::Array2;
-use numpy::{IntoPyArray, PyArray2, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 
 use crate::errors::ToPyErr;
@@ -46,9 +46,18 @@ impl Engine {
                 self.seq.position()
             )));
         }
-        let seq = &mut self.seq;
-        let v = py.detach(|| seq.sample(n)).map_err(ToPyErr::to_py)?;
-        Ok(Array2::from_shape_vec((n, d), v).map_err(err)?.into_pyarray(py))
+        gradfree_qmc::QmcError::check_memory(&format!("{n} points in dimension {d}"), (n as u128) * (d as u128)).map_err(ToPyErr::to_py)?;
+        // numpy allocates the array (with transparent huge pages for large ones, which makes the
+        // first touch of 512 MB about 3x cheaper than a Vec's 4 KiB pages) and Rust fills it in
+        // place without the GIL.
+        let arr = PyArray2::<f64>::zeros(py, [n, d], false);
+        {
+            let mut guard = arr.readwrite();
+            let out = guard.as_slice_mut().map_err(err)?;
+            let seq = &mut self.seq;
+            py.detach(|| seq.fill(n, out)).map_err(ToPyErr::to_py)?;
+        }
+        Ok(arr)
     }
 
     fn reset(&mut self) {
