@@ -103,6 +103,18 @@ impl Bounds {
             .sum()
     }
 
+    /// The factor in (0, 1] that brings per-coordinate standard deviations `stds` to at most a
+    /// third of the box's sides (pycma's `maxstd_boundrange = 1/3`), as one factor for all of them
+    /// (1 when they are within already). Under the periodic [`BoundaryRepair::Transform`] a wider
+    /// distribution straddles several periods, where the values it sees say little about the box
+    /// (INGO's spread then grows without end).
+    pub fn spread_factor(&self, stds: &[f64]) -> f64 {
+        stds.iter()
+            .zip(self.lower.iter().zip(&self.upper))
+            .map(|(&s, (&lo, &hi))| if s > 0.0 { (hi - lo) / (3.0 * s) } else { f64::INFINITY })
+            .fold(1.0, f64::min)
+    }
+
     /// A point drawn uniformly from the box.
     pub fn sample_uniform(&self, rng: &mut GfRng) -> Vec<f64> {
         self.lower.iter().zip(&self.upper).map(|(&l, &u)| l + (u - l) * rng.random::<f64>()).collect()
@@ -330,6 +342,14 @@ mod tests {
             }
         }
         assert_eq!(lin_quad(1e300, -1.0, 1.0).clamp(-1.0, 1.0), lin_quad(1e300, -1.0, 1.0));
+    }
+
+    #[test]
+    fn spread_factor_caps_at_a_third_of_each_side() {
+        let b = Bounds::new(vec![0.0, 0.0], vec![3.0, 30.0]).unwrap();
+        assert_eq!(b.spread_factor(&[0.5, 5.0]), 1.0);
+        assert!((b.spread_factor(&[2.0, 5.0]) - 0.5).abs() < 1e-15);
+        assert!((b.spread_factor(&[0.5, 40.0]) - 0.25).abs() < 1e-15);
     }
 
     #[test]

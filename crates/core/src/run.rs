@@ -144,10 +144,6 @@ pub struct Run<A: AskTell> {
     clock: Instant,
 }
 
-/// The box's side over the largest standard deviation allowed under the transformation (pycma's
-/// `maxstd_boundrange = 1/3`).
-const MAX_STD_PER_WIDTH_INV: f64 = 3.0;
-
 impl<A: AskTell> Run<A> {
     /// A fresh run. Validates the options against the optimizer.
     pub fn new(optimizer: A, options: DriverOptions) -> Result<Self, CoreError> {
@@ -551,31 +547,24 @@ impl<A: AskTell> Run<A> {
         self.budget_exhausted()
     }
 
-    /// Under the periodic transformation, keeps every coordinate's standard deviation at most a
-    /// third of the box's side (pycma's `maxstd_boundrange`, applied as one factor on the whole
-    /// spread): a wider distribution straddles several periods of the transformation, where the
-    /// values it sees say little about the box (INGO's spread then grows without end).
+    /// Under the periodic transformation, scales the optimizer's spread down to
+    /// [`Bounds::spread_factor`] (pycma's `maxstd_boundrange`).
     fn limit_spread(&mut self) {
         let Some((b, h)) = &self.options.bounds else {
             return;
         };
-        if h.repair() != crate::BoundaryRepair::Transform || !self.optimizer.spread_into(&mut self.spread) {
-            return;
-        }
-        let factor = self
-            .spread
-            .iter()
-            .zip(b.lower().iter().zip(b.upper()))
-            .map(|(&s, (&lo, &hi))| if s > 0.0 { (hi - lo) / (MAX_STD_PER_WIDTH_INV * s) } else { f64::INFINITY })
-            .fold(1.0, f64::min);
-        if factor < 1.0 && factor > 0.0 {
-            self.optimizer.shrink_spread(factor);
+        if h.repair() == crate::BoundaryRepair::Transform && self.optimizer.spread_into(&mut self.spread) {
+            let factor = b.spread_factor(&self.spread);
+            if factor < 1.0 && factor > 0.0 {
+                self.optimizer.shrink_spread(factor);
+            }
         }
     }
 
     /// Under bounds repaired by projection or reflection, whether the optimizer's mean lies more
-    /// than the box's width outside it in some coordinate: every evaluated point is then repaired onto the boundary, the values stop
-    /// changing and a rule on steps or values would report a convergence that is not one.
+    /// than the box's width outside it in some coordinate: every evaluated point is then repaired
+    /// onto the boundary, the values stop changing and a rule on steps or values would report a
+    /// convergence that is not one.
     fn mean_left_the_box(&self) -> bool {
         let Some((b, h)) = &self.options.bounds else {
             return false;
