@@ -374,13 +374,20 @@ impl<A: Restartable> Ipop<A> {
         if grown >= cap as f64 { cap } else { grown.round() as usize }
     }
 
-    /// Whether the restart limit allows another restart (BIPOP's small runs do not count).
+    /// Whether the restart limit allows another restart. BIPOP's small runs do not count (as in
+    /// pycma): once the large restarts are used up, small runs continue while the budget rule
+    /// picks them.
     fn may_restart(&self) -> bool {
-        let large_done = match self.p.scheme {
-            RestartScheme::Ipop => self.restarts_done,
-            RestartScheme::Bipop => self.bipop.large_runs,
+        let Some(m) = self.p.max_restarts else {
+            return true;
         };
-        self.p.max_restarts.is_none_or(|m| large_done < m)
+        match self.p.scheme {
+            RestartScheme::Ipop => self.restarts_done < m,
+            RestartScheme::Bipop => {
+                let (small, large) = self.regime_evaluations().unwrap_or_default();
+                bipop_regime(small, large) == Regime::Small || self.bipop.large_runs < m
+            }
+        }
     }
 
     fn restart(&mut self, why: &str) -> Result<(), CoreError> {

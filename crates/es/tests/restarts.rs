@@ -179,3 +179,33 @@ fn bipop_interleaves_regimes_within_the_global_budget() {
     let (s, l) = ipop.regime_evaluations().unwrap();
     assert!(s + l == n && s as f64 <= 1.5 * l as f64 + max_gap.max(0) as f64, "small {s}, large {l}");
 }
+
+/// With a limit on restarts, BIPOP stops after that many large restarts but may still run small
+/// ones in between and after (pycma's `restarts=K, bipop=True`).
+#[test]
+fn bipop_limit_counts_large_restarts_only() {
+    let f = problem("rastrigin", 6, 0).unwrap();
+    let params = IpopParams { scheme: gradfree_es::RestartScheme::Bipop, max_restarts: Some(2), ..Default::default() };
+    let bipop = Ipop::<Algorithm>::new("cmaes", StartSpec::new(vec![3.0; 6], 2.0, 7), params).unwrap();
+    let mut d = Driver::new(
+        Algorithm::Ipop(Box::new(bipop)),
+        DriverOptions::new(StopRules { max_evaluations: Some(200_000), ..Default::default() }),
+    )
+    .unwrap();
+    let mut h = History::default();
+    let r = d.run(&f, &mut [&mut h]).unwrap();
+    assert_eq!(r.stop_reason, Some(gradfree_core::StopReason::MaxEvaluations));
+    let events: Vec<String> = h
+        .records
+        .iter()
+        .flat_map(|r| r.events.iter())
+        .filter(|e| e.kind == gradfree_core::EventKind::Restart)
+        .map(|e| e.message.clone())
+        .collect();
+    let large = events.iter().filter(|m| m.contains("large regime")).count();
+    let small = events.iter().filter(|m| m.contains("small regime")).count();
+    assert_eq!(large, 2, "{events:#?}");
+    assert!(small >= 2, "{events:#?}");
+    // No third large run: after the limit the last run goes on, without restarts, to the budget.
+    assert_eq!(d.state().evaluations / 1000, 199, "{:?}", d.state().stopped);
+}
