@@ -84,17 +84,18 @@ fn sphere_qmc(rng: &mut GfRng, d: usize, n: usize, z: &mut [f64]) {
     let de = d + d % 2;
     let m = de / 2;
     let p = sphere_sizes(m, (n as u64).div_ceil(2).max(2), 1)[0];
+    // p is the first prime in 1 + mZ from n/2 on (prime with m | p - 1, p > m), far below the
+    // 2^40 limit for any population whose directions fit in memory: the set always exists.
     let set = FourierSphere::subgroup(de, p).expect("a prime p with m | p - 1");
     let total = set.len();
     // A Haar rotation of R^de: the Q factor of a Gaussian matrix.
     let mut q = vec![0.0; de * de];
     q.iter_mut().for_each(|v| *v = StandardNormal.sample(rng));
     orthonormalize(&mut q, de, rng);
-    let chosen = sample(rng, total, n.min(total));
+    // 2p >= n, so n distinct points exist.
+    let chosen = sample(rng, total, n);
     let mut v = vec![0.0; de];
-    for (k, row) in z.chunks_exact_mut(d).enumerate() {
-        // More directions than points (tiny d) cannot happen: 2p >= n. Guard anyway.
-        let idx = if k < chosen.len() { chosen.index(k) } else { k % total };
+    for (idx, row) in chosen.iter().zip(z.chunks_exact_mut(d)) {
         set.point_into(idx, &mut v);
         // row = first d coordinates of Q v.
         row.fill(0.0);

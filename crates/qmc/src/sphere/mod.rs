@@ -37,7 +37,8 @@ pub struct FourierSphere {
     m: usize,
     n: u64,
     lambda: Vec<u64>,
-    fft: Arc<dyn Fft<f64>>,
+    /// The inverse FFT of length `n`, planned on first use (the points alone do not need it).
+    fft: std::sync::OnceLock<Arc<dyn Fft<f64>>>,
 }
 
 impl std::fmt::Debug for FourierSphere {
@@ -95,8 +96,7 @@ impl FourierSphere {
                 return Err(QmcError::invalid("lambda", k, format!("distinct frequencies in 1..{n}")));
             }
         }
-        let fft = FftPlanner::new().plan_fft_inverse(n as usize);
-        Ok(FourierSphere { m, n, lambda, fft })
+        Ok(FourierSphere { m, n, lambda, fft: std::sync::OnceLock::new() })
     }
 
     /// The point set whose frequencies maximize `J(Lambda)` (eq. 6.34) by Algorithm 12 from a
@@ -107,6 +107,11 @@ impl FourierSphere {
         }
         let (lambda, trace) = energy::coordinate_ascent(d / 2, n, options, seed, None)?;
         Ok((Self::new(d, n, lambda)?, trace))
+    }
+
+    /// The inverse FFT of length `n` (planned once, on the first projection).
+    fn fft(&self) -> &Arc<dyn Fft<f64>> {
+        self.fft.get_or_init(|| FftPlanner::new().plan_fft_inverse(self.n as usize))
     }
 
     /// Dimension `d = 2m`.
@@ -187,7 +192,7 @@ impl FourierSphere {
 
     /// Length of the FFT scratch buffer [`FourierSphere::project_with`] needs.
     pub fn scratch_len(&self) -> usize {
-        self.fft.get_inplace_scratch_len()
+        self.fft().get_inplace_scratch_len()
     }
 
     /// `scale * V^T x` into `out` (length `N = 2n`) with caller-provided buffers, allocation free:
@@ -201,7 +206,7 @@ impl FourierSphere {
         for (l, &k) in self.lambda.iter().enumerate() {
             buf[k as usize] = Complex64::new(x(l), -x(m + l));
         }
-        self.fft.process_with_scratch(buf, scratch);
+        self.fft().process_with_scratch(buf, scratch);
         let s = scale / (m as f64).sqrt();
         // Column j (1..n) is buf[j mod n]: buf[1..n], then buf[0].
         let (first, second) = out.split_at_mut(n);
@@ -225,7 +230,7 @@ impl FourierSphere {
         for j in 1..=n {
             buf[j % n] = Complex64::new(y(j - 1), y(n + j - 1));
         }
-        self.fft.process_with_scratch(buf, scratch);
+        self.fft().process_with_scratch(buf, scratch);
         let s = scale / (m as f64).sqrt();
         for (l, &k) in self.lambda.iter().enumerate() {
             let w = buf[k as usize];
