@@ -27,7 +27,7 @@ use gradfree_core::{AskTell, CoreError, Event, EventKind, GfRng, NonFinitePolicy
 use serde::{Deserialize, Serialize};
 
 use super::{RankScratch, Sampling, ScoreTransform, pd_event, pd_rank_update};
-use crate::points::Work;
+use crate::points::{Work, rank_order};
 use crate::sizes::{popsize, thesis_population, unit_open};
 use gradfree_core::linalg::{mul_l, scaled_identity, solve_l, solve_lt};
 
@@ -410,7 +410,8 @@ impl AskTell for Ingo {
             }
         }
         if let (Some((s, prev)), Some(damping)) = (&mut self.msr, self.p.msr_damping) {
-            let vals = &self.scratch.0.vals;
+            let sc = &mut self.scratch.0;
+            let vals = &sc.vals;
             let n = vals.len() as f64;
             let j = 0.3 * n;
             let frac = j - j.floor();
@@ -422,9 +423,8 @@ impl AskTell for Ingo {
                 let f = (*s / damping).clamp(-1.0, 1.0).exp();
                 self.l.iter_mut().for_each(|v| *v /= f);
             }
-            let mut sorted = vals.clone();
-            sorted.sort_by(f64::total_cmp);
-            let at = |i: usize| sorted[i.min(sorted.len() - 1)];
+            rank_order(vals, &mut sc.order);
+            let at = |i: usize| vals[sc.order[i.min(sc.order.len() - 1)]];
             *prev = Some((at(j.floor() as usize), at(j.ceil() as usize)));
         }
         Ok(())
