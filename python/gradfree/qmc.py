@@ -262,10 +262,7 @@ class Sobol(_Engine):
         n = _count(n)
         if self.num_generated == 0 and n & (n - 1) != 0:
             warnings.warn(_SOBOL_BALANCE, stacklevel=2)
-        sample = self._random(n)
-        if self._optimization and len(sample) and self.d:
-            sample = self._optimize(sample)
-        return sample
+        return super().random(n, workers=workers)
 
     def _random(self, n: int = 1, *, workers: int = 1) -> np.ndarray:
         n = _count(n)
