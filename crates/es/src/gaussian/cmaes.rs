@@ -15,6 +15,11 @@
 //! with `w_i° = w_i` for `w_i >= 0` and `w_i d / ||z_{i:lambda}||^2` otherwise. `B, D` are
 //! recomputed when more than `0.5 / (d (c_1 + c_mu))` generations have passed (pycma's
 //! `lazy_gap_evals`), so the O(d^3) eigendecomposition is amortized.
+//!
+//! Not in the tutorial: with correlated directions (`sampling = sphere-qmc` or `antithetic`) the
+//! `p_sig` increment is multiplied by a selection correction computed from the generation's
+//! directions, so that random selection leaves `sigma` unbiased as it does for i.i.d. directions
+//! (see `CmaEs::selection_correction`; i.i.d. sampling is unchanged).
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
@@ -37,8 +42,9 @@ pub struct CmaEsParams {
     pub on_nonfinite: NonFinitePolicy,
     /// How the `z_i` are drawn. Default i.i.d. (the tutorial's CMA-ES); `orthogonal` and
     /// `sphere-qmc` keep every `z_i ~ N(0, I)` marginally ([`Sampling`]); `antithetic` is
-    /// mirrored sampling, which shrinks CSA's step size under weighted recombination (Brockhoff et
-    /// al. 2010, "Mirrored sampling and sequential selection for evolution strategies").
+    /// mirrored sampling (Brockhoff et al. 2010, "Mirrored sampling and sequential selection for
+    /// evolution strategies"). For the correlated ones (`sphere-qmc`, `antithetic`) CSA's path is
+    /// corrected so that random selection leaves the step size unbiased (see `CmaEs`).
     pub sampling: Sampling,
 }
 
@@ -236,6 +242,49 @@ impl CmaEs {
     }
 }
 
+impl CmaEs {
+    /// Factor on the `p_sigma` increment that makes CSA unbiased under random selection for the
+    /// generation's actual directions (1 for i.i.d. sampling, which is unbiased by construction).
+    ///
+    /// Under random ranking the weighted sum `<z>_w = sum_{r<=mu} w_r z_{pi(r)}` of a uniformly
+    /// random permutation `pi` has `E|<z>_w|^2 = (W2 / N) S + (W1^2 - W2) / (N (N - 1)) X`, with
+    /// `W1 = sum w_r`, `W2 = sum w_r^2`, `S = sum_i |z_i|^2` and `X = sum_{i != j} z_i^T z_j`. For
+    /// independent directions `X` averages 0 and `mu_eff <z>_w` has CSA's reference length
+    /// `E|N(0, I)|`; QMC directions on the sphere (and mirrored pairs) are negatively correlated,
+    /// `X < 0`, so without this factor a plateau reads as a short path and the step size
+    /// shrinks (Brockhoff et al. 2010 describe the same bias for mirrored sampling). The factor
+    /// `sqrt((W2 / N) S / E|<z>_w|^2)` restores the reference, capped at 3.
+    fn selection_correction(&mut self) -> f64 {
+        if self.params.sampling == Sampling::Iid {
+            return 1.0;
+        }
+        let (d, n, k) = (self.dim(), self.k.lambda, &self.k);
+        if n < 2 {
+            return 1.0;
+        }
+        let (w1, w2) = k.weights[..k.mu].iter().fold((0.0, 0.0), |(a, b), &w| (a + w, b + w * w));
+        let mut s = 0.0;
+        // The sum of the directions, in the weighted-z buffer that `tell` fills afterwards.
+        let sum = &mut self.scratch.0.zw;
+        sum.clear();
+        sum.resize(d, 0.0);
+        for zi in self.z.chunks_exact(d) {
+            for (t, &v) in sum.iter_mut().zip(zi) {
+                *t += v;
+                s += v * v;
+            }
+        }
+        let x = sum.iter().map(|v| v * v).sum::<f64>() - s;
+        let nf = n as f64;
+        let diag = w2 / nf * s;
+        let expected = diag + (w1 * w1 - w2) / (nf * (nf - 1.0)) * x;
+        if diag.is_nan() || diag <= 0.0 || !expected.is_finite() {
+            return 1.0;
+        }
+        (diag / expected.max(diag / 9.0)).sqrt()
+    }
+}
+
 impl AskTell for CmaEs {
     crate::identity!("cmaes", dim = m, popsize = k.lambda);
 
@@ -258,6 +307,7 @@ impl AskTell for CmaEs {
 
     fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
         let (d, lambda) = (self.dim(), self.k.lambda);
+        let correction = self.selection_correction();
         let sc = &mut self.scratch.0;
         begin_tell(&mut self.pending, population, values, (d, lambda), self.params.on_nonfinite, &mut sc.vals)?;
         self.generation = self.generation.saturating_add(1);
@@ -283,7 +333,7 @@ impl AskTell for CmaEs {
         // p_sigma <- (1 - cs) p_sigma + sqrt(cs (2 - cs) mu_eff) B zw.
         sc.bzw.resize(d, 0.0);
         gemm(&self.b, d, d, &sc.zw, 1, &mut sc.bzw);
-        let a_s = (k.cs * (2.0 - k.cs) * k.mu_eff).sqrt();
+        let a_s = (k.cs * (2.0 - k.cs) * k.mu_eff).sqrt() * correction;
         for (p, v) in self.ps.iter_mut().zip(&sc.bzw) {
             *p = (1.0 - k.cs) * *p + a_s * v;
         }

@@ -30,10 +30,11 @@ pub enum Sampling {
     /// (the estimators stay unbiased), while the set keeps the low coherence of the subgroup
     /// points. Distinct directions are negatively correlated (the full set sums to zero), like
     /// antithetic pairs: the weighted mean step is less noisy, and under random selection (a
-    /// plateau) it is shorter than CSA's `N(0, I)` reference, so CMA-ES's step size shrinks there.
-    /// Measured on BBOB (README): faster on most functions, 1.7-2x slower on the step ellipsoid f7;
-    /// random signs per direction remove the correlation (and keep the coherence), and then the
-    /// gain is gone too. Costs a `d x d` orthonormalization per generation (O(d^3)).
+    /// plateau) it is shorter than CSA's `N(0, I)` reference; CMA-ES corrects its step-size path
+    /// for this from the generation's directions (`CmaEs`, selection correction), which took its
+    /// BBOB step ellipsoid f7 from 2x pycma's evaluations to pycma's (README). Random signs per
+    /// direction remove the correlation (and keep the coherence), and then the gain over i.i.d.
+    /// directions is gone too. Costs a `d x d` orthonormalization per generation (O(d^3)).
     SphereQmc,
 }
 
