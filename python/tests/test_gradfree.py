@@ -441,3 +441,16 @@ def test_random_hostile_calls_raise_only_typed_errors():
         except Exception:
             pass
         assert time.monotonic() - start < 30, f"case {case} took {time.monotonic() - start:.0f} s"
+
+
+def test_ingo_two_point_step_size():
+    """step_size="tpa": the 10-d Rosenbrock function, which the thesis INGO does not solve in this
+    budget, reaches 1e-8; a sampling that would break its test points is a typed error naming it."""
+    rosen = lambda x: float(np.sum(100 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2))
+    es = gradfree.INGO(np.zeros(10), 0.5, seed=1, target=1e-8, max_evals=40000, step_size="tpa")
+    while not es.stop():
+        X = es.ask()
+        es.tell(X, [rosen(x) for x in X])
+    assert es.result.fbest <= 1e-8
+    with pytest.raises(gradfree.InvalidParameterError, match="sampling"):
+        gradfree.INGO(np.zeros(4), 0.5, step_size="tpa", sampling="antithetic")

@@ -24,6 +24,7 @@
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
 use gradfree_core::{AskTell, CoreError, Event, EventKind, GfRng, NonFinitePolicy, ParamGuard, Population, begin_tell, rng_from_seed};
+use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
 use super::{RankScratch, Sampling, ScoreTransform, pd_event, pd_rank_update};
@@ -59,7 +60,7 @@ pub struct IngoParams {
     pub step_size: StepSize,
     /// Learning rate of the mean (the factor of `Sigma_{t+1} sum_i s_i y_i` in (3.29), of
     /// `sum_i s_i (x_i - mu)` in (3.37)), in (0, 2]. Default `beta` as in the thesis, or 1 with
-    /// [`StepSize::Csa`] (CSA assumes the mean moves by about one step length per generation).
+    /// any [`StepSize`] rule (they assume the mean moves by about one step length per generation).
     pub mean_rate: Option<f64>,
     /// NaN/inf handling in `tell`.
     pub on_nonfinite: NonFinitePolicy,
@@ -86,6 +87,28 @@ pub enum StepSize {
     /// `exp(2 s / d_s)`, `d_s = max(1, 2 - 2/d)`. It reads only ranks of values, not the path of
     /// the mean, so correlated mean steps (INGO's slow mean) do not fool it.
     Msr,
+    /// Two-point step-size adaptation (Hansen 2008, "CMA-ES with two-point step-size
+    /// adaptation", in the form of pycma's `CMAAdaptSigmaTPA`): from the second generation on, the
+    /// first two directions are `+-r v / |v|` with `v = L^T (mu_t - mu_{t-1})` the last mean shift
+    /// in the sampling's own coordinates and `r` a fresh chi(d) radius, so the two test points lie
+    /// on the line of the last move, one further along it and one back. With `z = (#{f < f_2} -
+    /// #{f < f_1}) / (N - 1)` (positive when the point further along ranks better), `s <- 0.7 s +
+    /// 0.3 sign(z) |z|^(1/2)` and `Sigma` is multiplied by `exp(2 s / d_s)`, `d_s = 0.7 + 2 ln d`.
+    /// Both test points enter the INGO update like the others. It reads whether a longer or a
+    /// shorter move would have been better, not a success rate. Not with antithetic sampling
+    /// (the test points would break its pairs).
+    Tpa,
+}
+
+/// The state of [`StepSize::Tpa`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+struct TpaState {
+    /// The smoothed rank difference `s`.
+    s: f64,
+    /// The mean before the last update (empty before the first generation).
+    previous_mean: Vec<f64>,
+    /// Whether the pending generation's first two directions are the test points.
+    placed: bool,
 }
 
 /// CSA constants.
@@ -114,6 +137,9 @@ pub struct IngoChecked {
     /// The median success rule's damping `d_s` ([`StepSize::Msr`]; `None` otherwise).
     #[serde(default)]
     msr_damping: Option<f64>,
+    /// Two-point adaptation's damping `d_s` ([`StepSize::Tpa`]; `None` otherwise).
+    #[serde(default)]
+    tpa_damping: Option<f64>,
 }
 
 impl ParamGuard for IngoParams {
@@ -122,6 +148,13 @@ impl ParamGuard for IngoParams {
     fn check(&self, d: usize) -> Result<IngoChecked, CoreError> {
         let n = popsize(self.popsize, thesis_population(d), 2)?;
         self.sampling.check(n)?;
+        if self.step_size == StepSize::Tpa && self.sampling == Sampling::Antithetic {
+            return Err(CoreError::invalid(
+                "sampling",
+                "antithetic",
+                "iid, orthogonal or sphere-qmc with step_size = tpa (its test points would break the mirrored pairs)",
+            ));
+        }
         let beta = unit_open("beta", self.beta.unwrap_or((1.0 / d as f64).min(0.5)))?;
         if let Some(r) = self.mean_rate
             && !(r > 0.0 && r <= 2.0)
@@ -137,6 +170,7 @@ impl ParamGuard for IngoParams {
             policy: self.on_nonfinite,
             mean_rate: Some(self.mean_rate.unwrap_or(if self.step_size == StepSize::None { beta } else { 1.0 })),
             msr_damping: (self.step_size == StepSize::Msr).then(|| (2.0 - 2.0 / d as f64).max(1.0)),
+            tpa_damping: (self.step_size == StepSize::Tpa).then(|| 0.7 + 2.0 * (d as f64).ln()),
             csa: (self.step_size == StepSize::Csa).then(|| {
                 let (df, mu_eff) = (d as f64, n as f64 / 4.0);
                 let c = (mu_eff + 2.0) / (df + mu_eff + 5.0);
@@ -190,6 +224,9 @@ pub struct Ingo {
     /// first generation).
     #[serde(default)]
     msr: Option<(f64, Option<(f64, f64)>)>,
+    /// Two-point adaptation's state ([`StepSize::Tpa`]).
+    #[serde(default)]
+    tpa: Option<TpaState>,
     #[serde(skip)]
     scratch: Work<Scratch>,
     #[serde(skip)]
@@ -199,8 +236,8 @@ pub struct Ingo {
 /// Equality of the algorithm state (scratch and undelivered events excluded).
 impl PartialEq for Ingo {
     fn eq(&self, o: &Self) -> bool {
-        (self.variant, &self.p, &self.mu, &self.l, &self.z, &self.rng, self.pending, self.generation, &self.path, &self.msr)
-            == (o.variant, &o.p, &o.mu, &o.l, &o.z, &o.rng, o.pending, o.generation, &o.path, &o.msr)
+        (self.variant, &self.p, &self.mu, &self.l, &self.z, &self.rng, self.pending, self.generation, &self.path, &self.msr, &self.tpa)
+            == (o.variant, &o.p, &o.mu, &o.l, &o.z, &o.rng, o.pending, o.generation, &o.path, &o.msr, &o.tpa)
             && self.last_scale.to_bits() == o.last_scale.to_bits()
     }
 }
@@ -224,6 +261,7 @@ impl Ingo {
             last_scale: sigma0,
             path: if params.step_size == StepSize::Csa { vec![0.0; d] } else { Vec::new() },
             msr: (params.step_size == StepSize::Msr).then_some((0.0, None)),
+            tpa: (params.step_size == StepSize::Tpa).then(TpaState::default),
             scratch: Work::default(),
             events: Vec::new(),
         })
@@ -263,6 +301,33 @@ impl Ingo {
         self.ask_into(out)
     }
 
+    /// [`StepSize::Tpa`]: replaces the first two fresh directions by `+-r v / |v|`, `v = L^T
+    /// (mu_t - mu_{t-1})`, when the mean has moved (`x - mu = L^{-T} z`, so `z = L^T (x - mu)`).
+    fn place_test_points(&mut self) {
+        let d = self.dim();
+        let Some(tpa) = &mut self.tpa else { return };
+        tpa.placed = false;
+        if tpa.previous_mean.len() != d || self.z.len() < 2 * d {
+            return;
+        }
+        let v = &mut self.scratch.0.g;
+        v.clear();
+        // (L^T dm)_j = sum_{i >= j} L_ij dm_i: column j of the column-major factor.
+        v.extend((0..d).map(|j| (j..d).map(|i| self.l[j * d + i] * (self.mu[i] - tpa.previous_mean[i])).sum::<f64>()));
+        let norm = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if !(norm > 0.0 && norm.is_finite()) {
+            // The mean did not move: the sampled directions stay and the rule skips this generation.
+            return;
+        }
+        let radius = (0..d).map(|_| StandardNormal.sample(&mut self.rng)).map(|g: f64| g * g).sum::<f64>().sqrt();
+        let (head, tail) = self.z.split_at_mut(d);
+        for ((a, b), vj) in head.iter_mut().zip(&mut tail[..d]).zip(v.iter()) {
+            *a = vj * radius / norm;
+            *b = -*a;
+        }
+        tpa.placed = true;
+    }
+
     fn event(&mut self, kind: EventKind, message: String) {
         self.events.push(Event { kind, message });
     }
@@ -298,6 +363,7 @@ impl AskTell for Ingo {
         if !self.pending {
             self.p.sampling.fill(&mut self.rng, d, n, &mut self.z);
             self.pending = true;
+            self.place_test_points();
         }
         out.resize(n, d);
         let x = out.as_mut_slice();
@@ -390,6 +456,20 @@ impl AskTell for Ingo {
             sc.g.resize(d, 0.0);
             add_columns(&mut sc.g, &sc.xt, &sc.u);
         }
+        if let Some(tpa) = &mut self.tpa {
+            if let (true, Some(damping)) = (tpa.placed, self.p.tpa_damping) {
+                let vals = &sc.vals;
+                let better = |f: f64| vals.iter().filter(|&&v| v < f).count() as f64;
+                let z = (better(vals[1]) - better(vals[0])) / (n as f64 - 1.0);
+                tpa.s = 0.7 * tpa.s + 0.3 * z.signum() * z.abs().sqrt();
+                // Sigma <- f^2 Sigma with f = exp(s / d_s), i.e. L <- L / f; at most a factor e.
+                let f = (tpa.s / damping).clamp(-1.0, 1.0).exp();
+                self.l.iter_mut().for_each(|v| *v /= f);
+            }
+            tpa.placed = false;
+            tpa.previous_mean.clear();
+            tpa.previous_mean.extend_from_slice(&self.mu);
+        }
         let rate = self.p.mean_rate.unwrap_or(beta);
         for (m, g) in self.mu.iter_mut().zip(&sc.g) {
             *m -= rate * g;
@@ -470,7 +550,17 @@ impl StateCheck for Ingo {
         chk::lower_factor("l", &self.l, d)?;
         chk::finite_len("z", &self.z, chk::checked_len("z", d, self.p.n)?)?;
         chk::non_negative("last_scale", self.last_scale)?;
-        chk::finite_len("path", &self.path, if self.p.csa.is_some() { d } else { 0 })
+        chk::finite_len("path", &self.path, if self.p.csa.is_some() { d } else { 0 })?;
+        if let Some(t) = &self.tpa {
+            chk::finite("tpa.s", std::slice::from_ref(&t.s))?;
+            if !t.previous_mean.is_empty() {
+                chk::finite_len("tpa.previous_mean", &t.previous_mean, d)?;
+            }
+        }
+        if self.tpa.is_some() != self.p.tpa_damping.is_some() {
+            return Err("tpa state and step_size disagree".into());
+        }
+        Ok(())
     }
 }
 
