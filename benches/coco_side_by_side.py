@@ -28,7 +28,9 @@ distribution of evaluations / d on a log scale, from 1 to the budget, normalized
 every target at the first evaluation); per function at each dimension, the median evaluations to
 1e-8 (or the median fraction of targets reached when a method solves fewer than half the
 instances). `--out FILE.json` keeps every record; the figure (ECDF per dimension) goes to
-`--figure` (default coco_side_by_side.png).
+`--figure` (default coco_side_by_side.png). `--cocopp DIR` also logs every run with COCO's
+observer and runs COCO's post-processing (`pip install cocopp`) on them: its figures and tables,
+comparable with COCO's published data sets, go to DIR/ppdata/index.html.
 """
 from __future__ import annotations
 
@@ -145,11 +147,43 @@ def run_one(method: str, rec: Recorder, d: int, seed: int) -> None:
         pass
 
 
+_COCO_DIR = None  # --cocopp: where this worker's COCO observers write
+_OBSERVERS: Dict[str, object] = {}
+
+
+def _init_worker(coco_dir) -> None:
+    global _COCO_DIR
+    _COCO_DIR = coco_dir
+    if coco_dir is not None:
+        # cocoex writes below ./exdata whatever the folder: work from coco_dir.
+        import os
+        os.makedirs(coco_dir, exist_ok=True)
+        os.chdir(coco_dir)
+
+
+def _folder(method: str) -> str:
+    """A file-system-safe folder name for a method."""
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in method)
+
+
+def _observer(method: str):
+    """This worker's COCO observer for `method`: one folder per method and worker process, below
+    ``coco_dir/exdata/<method>`` (cocopp reads every .info file below the method's folder)."""
+    import os
+    import cocoex
+    if method not in _OBSERVERS:
+        folder = os.path.join(_folder(method), f"worker{os.getpid()}")
+        _OBSERVERS[method] = cocoex.Observer("bbob", f"result_folder: {folder} algorithm_name: {method}")
+    return _OBSERVERS[method]
+
+
 def task(args) -> dict:
     method, d, f, inst, budget_mult, seed = args
     import cocoex
     suite = cocoex.Suite("bbob", f"instances: {inst}", f"dimensions: {d} function_indices: {f}")
     problem = next(iter(suite))
+    if _COCO_DIR is not None:
+        problem.observe_with(_observer(method))
     rec = Recorder(problem, int(budget_mult * d))
     t0 = time.time()
     run_one(method, rec, d, seed)
@@ -158,6 +192,26 @@ def task(args) -> dict:
            "seconds": time.time() - t0}
     problem.free()
     return out
+
+
+def run_cocopp(coco_dir: str, methods: List[str]) -> None:
+    """COCO's own post-processing of the logged runs: runtime ECDFs, scaling and per-function
+    figures, in ``coco_dir/ppdata`` (its index.html lists them)."""
+    import glob
+    import os
+    try:
+        import cocopp
+    except ImportError:
+        print("(no cocopp: pip install cocopp for COCO's figures)")
+        return
+    folders = [os.path.join(coco_dir, "exdata", _folder(m)) for m in methods]
+    folders = [f for f in folders if glob.glob(os.path.join(f, "**", "*.info"), recursive=True)]
+    if not folders:
+        print("(cocopp: no logged runs)")
+        return
+    out = os.path.join(coco_dir, "ppdata")
+    cocopp.main(["-o", out] + folders)
+    print(f"cocopp figures: {out}/index.html")
 
 
 def ecdf_area(records: List[dict], budget: float, d: int) -> float:
@@ -277,6 +331,10 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="d = 2, 5; instances 1-3; budget 1000 d")
     ap.add_argument("--out", default=None, help="write every record to this JSON file")
     ap.add_argument("--figure", default="coco_side_by_side.png")
+    ap.add_argument("--cocopp", default=None, metavar="DIR",
+                    help="also log every run with COCO's observer under DIR/<method>/ and run cocopp "
+                         "(pip install cocopp) on them, writing its figures and tables to DIR/ppdata "
+                         "(runs reused from --load are not logged)")
     ap.add_argument("--load", default=None,
                     help="comma-separated JSON files of earlier runs (--out): their records are reused, "
                          "and only the (method, problem) pairs they lack are run")
@@ -301,7 +359,11 @@ def main(argv=None):
             records.extend(r for r in old if (r["method"], r["dim"], r["function"], r["instance"]) in wanted - have)
     done = {(r["method"], r["dim"], r["function"], r["instance"]) for r in records}
     tasks = [t for t in tasks if t[:4] not in done]
-    with mp.Pool(args.workers) as pool:
+    coco_dir = None
+    if args.cocopp:
+        import os
+        coco_dir = os.path.abspath(args.cocopp)
+    with mp.Pool(args.workers, initializer=_init_worker, initargs=(coco_dir,)) as pool:
         for k, r in enumerate(pool.imap_unordered(task, tasks, chunksize=1)):
             records.append(r)
             if (k + 1) % 50 == 0:
@@ -311,6 +373,8 @@ def main(argv=None):
         with open(args.out, "w") as fh:
             json.dump({"args": vars(args), "records": records}, fh)
     figure(records, methods, dims, args.budget_mult, args.figure)
+    if coco_dir is not None:
+        run_cocopp(coco_dir, methods)
     print(f"\n{len(records)} runs in {time.time() - t0:.0f} s")
     return records
 
