@@ -56,7 +56,12 @@ pub struct IngoParams {
     pub sampling: Sampling,
     /// Halvings of the covariance step before giving up on a generation's covariance update. Default 20.
     pub max_backtracks: Option<u32>,
-    /// Overall step-size rule on top of the INGO update. Default none (the thesis algorithm).
+    /// Overall step-size rule on top of the INGO update. Default none: the thesis algorithm, the
+    /// only variant measured to solve the l1/2-Ellipsoid (whose cusps make every rule shrink the
+    /// scale too fast) and, unlike `tpa`, Levy at d = 100. `tpa` (two-point adaptation) is the
+    /// fastest measured elsewhere: 3-9x fewer evaluations on Ellipsoid, Discus and Levy at d = 20,
+    /// Rosenbrock solved, and the best INGO variant on BBOB (README, "Options that measurably help
+    /// INGO").
     pub step_size: StepSize,
     /// Learning rate of the mean (the factor of `Sigma_{t+1} sum_i s_i y_i` in (3.29), of
     /// `sum_i s_i (x_i - mu)` in (3.37)), in (0, 2]. Default `beta` as in the thesis, or 1 with
