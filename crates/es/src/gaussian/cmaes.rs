@@ -240,9 +240,13 @@ impl CmaEs {
         }
         self.eigen_generation = self.generation;
     }
-}
 
-impl CmaEs {
+    /// The coordinates' standard deviations `sigma sqrt(C_ii)`.
+    fn coordinate_sds(&self) -> impl Iterator<Item = f64> + '_ {
+        let d = self.dim();
+        (0..d).map(move |i| self.sigma * self.c[i * d + i].sqrt())
+    }
+
     /// Factor on the `p_sigma` increment that makes CSA unbiased under random selection for the
     /// generation's actual directions (1 for i.i.d. sampling, which is unbiased by construction).
     ///
@@ -390,15 +394,13 @@ impl AskTell for CmaEs {
 
     /// `sigma * max_i sqrt(C_ii)`.
     fn scale(&self) -> f64 {
-        let d = self.dim();
-        self.sigma * (0..d).map(|i| self.c[i * d + i].sqrt()).fold(0.0, f64::max)
+        self.coordinate_sds().fold(0.0, f64::max)
     }
 
     /// `sigma sqrt(C_ii)`.
     fn spread_into(&self, out: &mut Vec<f64>) -> bool {
-        let d = self.dim();
         out.clear();
-        out.extend((0..d).map(|i| self.sigma * self.c[i * d + i].sqrt()));
+        out.extend(self.coordinate_sds());
         true
     }
 

@@ -113,6 +113,12 @@ impl PartialEq for Igo {
 }
 
 impl Igo {
+    /// The coordinates' standard deviations `sqrt(Sigma_ii)`, the norms of the rows of `A`.
+    fn coordinate_sds(&self) -> impl Iterator<Item = f64> + '_ {
+        let d = self.dim();
+        (0..d).map(move |i| (0..=i).map(|k| self.a[k * d + i].powi(2)).sum::<f64>().sqrt())
+    }
+
     /// Starts at `mu_1 = x0` with `Sigma_1 = sigma0^2 I`.
     pub fn new(x0: Vec<f64>, sigma0: f64, params: &IgoParams, seed: u64) -> Result<Self, CoreError> {
         super::check_start(&x0, sigma0)?;
@@ -193,15 +199,13 @@ impl AskTell for Igo {
 
     /// Largest standard deviation along a coordinate, `max_i sqrt(Sigma_ii)` (rows of `A`).
     fn scale(&self) -> f64 {
-        let d = self.dim();
-        (0..d).map(|i| (0..=i).map(|k| self.a[k * d + i].powi(2)).sum::<f64>().sqrt()).fold(0.0, f64::max)
+        self.coordinate_sds().fold(0.0, f64::max)
     }
 
     /// `sqrt((A A^T)_ii)`.
     fn spread_into(&self, out: &mut Vec<f64>) -> bool {
-        let d = self.dim();
         out.clear();
-        out.extend((0..d).map(|i| (0..=i).map(|k| self.a[k * d + i].powi(2)).sum::<f64>().sqrt()));
+        out.extend(self.coordinate_sds());
         true
     }
 

@@ -338,6 +338,13 @@ impl Ingo {
     }
 }
 
+/// `Sigma <- f^2 Sigma` with `f = exp(e)`, `e` clamped to [-1, 1] (at most a factor e per
+/// generation), through the precision factor: `L <- L / f` (the success rules' scale update).
+fn scale_by_exp(l: &mut [f64], e: f64) {
+    let f = e.clamp(-1.0, 1.0).exp();
+    l.iter_mut().for_each(|v| *v /= f);
+}
+
 /// `g += sum_i w_i col_i(a)` for `a` with columns of length `g.len()`.
 fn add_columns(g: &mut [f64], a: &[f64], w: &[f64]) {
     for (col, &wi) in a.chunks_exact(g.len()).zip(w) {
@@ -467,9 +474,7 @@ impl AskTell for Ingo {
                 let better = |f: f64| vals.iter().filter(|&&v| v < f).count() as f64;
                 let z = (better(vals[1]) - better(vals[0])) / (n as f64 - 1.0);
                 tpa.s = 0.7 * tpa.s + 0.3 * z.signum() * z.abs().sqrt();
-                // Sigma <- f^2 Sigma with f = exp(s / d_s), i.e. L <- L / f; at most a factor e.
-                let f = (tpa.s / damping).clamp(-1.0, 1.0).exp();
-                self.l.iter_mut().for_each(|v| *v /= f);
+                scale_by_exp(&mut self.l, tpa.s / damping);
             }
             tpa.placed = false;
             tpa.previous_mean.clear();
@@ -504,9 +509,7 @@ impl AskTell for Ingo {
                 let k = frac * vals.iter().filter(|&&v| v <= hi).count() as f64
                     + (1.0 - frac) * vals.iter().filter(|&&v| v < lo).count() as f64;
                 *s = 0.7 * *s + 0.3 * (2.0 * k / n - 1.0);
-                // Sigma <- f^2 Sigma with f = exp(s / d_s), i.e. L <- L / f; at most a factor e.
-                let f = (*s / damping).clamp(-1.0, 1.0).exp();
-                self.l.iter_mut().for_each(|v| *v /= f);
+                scale_by_exp(&mut self.l, *s / damping);
             }
             rank_order(vals, &mut sc.order);
             let at = |i: usize| vals[sc.order[i.min(sc.order.len() - 1)]];

@@ -95,6 +95,12 @@ struct XnesWork {
 }
 
 impl Xnes {
+    /// The coordinates' standard deviations `sigma ||row_i(B)||`.
+    fn coordinate_sds(&self) -> impl Iterator<Item = f64> + '_ {
+        let d = self.dim();
+        (0..d).map(move |i| self.sigma * (0..d).map(|k| self.b[k * d + i].powi(2)).sum::<f64>().sqrt())
+    }
+
     /// Starts at `mu = x0`, `sigma = sigma0`, `B = I`.
     pub fn new(x0: Vec<f64>, sigma0: f64, params: &XnesParams, seed: u64) -> Result<Self, CoreError> {
         super::check_start(&x0, sigma0)?;
@@ -211,15 +217,13 @@ impl AskTell for Xnes {
 
     /// `sigma * max_i ||row_i(B)||`, the largest coordinate standard deviation.
     fn scale(&self) -> f64 {
-        let d = self.dim();
-        self.sigma * (0..d).map(|i| (0..d).map(|k| self.b[k * d + i].powi(2)).sum::<f64>().sqrt()).fold(0.0, f64::max)
+        self.coordinate_sds().fold(0.0, f64::max)
     }
 
     /// `sigma sqrt((B B^T)_ii)`.
     fn spread_into(&self, out: &mut Vec<f64>) -> bool {
-        let d = self.dim();
         out.clear();
-        out.extend((0..d).map(|i| self.sigma * (0..d).map(|k| self.b[k * d + i].powi(2)).sum::<f64>().sqrt()));
+        out.extend(self.coordinate_sds());
         true
     }
 
