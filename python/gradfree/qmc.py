@@ -89,9 +89,9 @@ def _optimization(optimization):
     return name
 
 
-def _sequence(kind: str, d: int, seed: int, scramble: str):
+def _sequence(kind: str, d: int, seed: int, scramble: str, bits: int = 32):
     """The Rust engine of a Sobol or Halton sequence (a pure-Python one for ``d = 0``)."""
-    return _EmptyEngine() if d == 0 else _gradfree.Engine(kind, d, seed, scramble)
+    return _EmptyEngine() if d == 0 else _gradfree.Engine(kind, d, seed, scramble, bits)
 
 
 class _Engine(_Base):
@@ -217,10 +217,13 @@ class Sobol(_Engine):
         64 n points, cells clipped to the cube; scipy uses Qhull's unclipped cells). Both break
         the net / sequence structure, as in scipy. Unknown names raise scipy's ``ValueError``.
     bits : int, optional
-        Bits of the generator, 1 to 32 (default 32): at most ``2**bits`` points, each a multiple
-        of ``2**-bits``, as scipy's ``bits``. The points are the 32-bit points truncated, which for
-        both scramblings is the ``bits``-bit scrambling (output digit ``k`` depends only on input
-        digits ``1..k``). scipy allows up to 64 bits; this generator has 32.
+        Bits of the generator, 1 to 64 as scipy's ``bits`` (default 32; scipy's is 30): at most
+        ``2**bits`` points, each a multiple of ``2**-bits``. Up to 32 bits the points are the
+        32-bit points rounded down, which for both scramblings is the ``bits``-bit scrambling
+        (output digit ``k`` depends only on input digits ``1..k``); above 32 the generator runs on
+        64 digits whose first 32 are the 32-bit points, the scrambling reaching every digit.
+        Above 53 bits a double cannot hold every digit: points are rounded down to a multiple of
+        ``2**-53``, so they stay below 1 (scipy rounds to nearest and can return 1.0).
 
     ``Sobol.MAXDIM`` is the largest dimension (21201), as in scipy.
 
@@ -238,10 +241,10 @@ class Sobol(_Engine):
         if d > self.MAXDIM:
             raise InvalidParameterError(f"d = {d}: Sobol points exist up to d = {self.MAXDIM} (Sobol.MAXDIM)")
         self.bits = 32 if bits is None else _util.count("bits", bits, 1)
-        if self.bits > 32:
-            raise InvalidParameterError(f"bits = {bits}: expected an integer in 1..=32 (this Sobol generator has 32 bits; scipy's has 64)")
+        if self.bits > 64:
+            raise InvalidParameterError(f"bits = {bits}: expected an integer in 1..=64 (scipy's 'Maximum supported 'bits' is 64')")
         self.maxn = 2 ** self.bits
-        recipe = ("sobol", d, s, method if scramble else "none")
+        recipe = ("sobol", d, s, method if scramble else "none", self.bits)
         super().__init__(_sequence(*recipe), d, s, recipe, optimization)
 
     def random(self, n: int = 1, *, workers: int = 1) -> np.ndarray:
@@ -271,10 +274,7 @@ class Sobol(_Engine):
             raise InvalidParameterError(
                 f"At most 2**{self.bits}={self.maxn} distinct points can be generated. {self.num_generated} points have been "
                 f"previously generated, then: n={self.num_generated}+{n}={total}. Consider increasing `bits`.")
-        x = self._e.random(n)
-        if self.bits < 32:
-            x = np.floor(x * self.maxn) / self.maxn  # exact: the points are multiples of 2**-32
-        return x
+        return self._e.random(n)
 
     def random_base2(self, m: int) -> np.ndarray:
         """The next ``2^m`` points, as scipy's ``Sobol.random_base2``: an error unless the points

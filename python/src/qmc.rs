@@ -13,25 +13,30 @@ use crate::{err, interruptible};
 #[pyclass(module = "gradfree._gradfree")]
 struct Engine {
     seq: Box<dyn Sequence + Send + Sync>,
-    /// Number of points the sequence has (2^32 for Sobol), checked before allocating.
+    /// Number of points the sequence has (2^bits for Sobol), checked before allocating.
     limit: u64,
 }
 
 #[pymethods]
 impl Engine {
-    /// `Engine(kind, d, seed, scramble)`: kind `sobol` (scramble `none|lms-shift|owen`), `halton`
-    /// (scramble `none|permutation`).
+    /// `Engine(kind, d, seed, scramble, bits=32)`: kind `sobol` (scramble `none|lms-shift|owen`,
+    /// `bits` in 1..=64), `halton` (scramble `none|permutation`).
     #[new]
-    fn new(kind: &str, d: usize, seed: u64, scramble: &str) -> PyResult<Self> {
-        let seq: Box<dyn Sequence + Send + Sync> = match (kind, scramble) {
-            ("sobol", "none") => Box::new(Sobol::new(d, Scramble::None).map_err(ToPyErr::to_py)?),
-            ("sobol", "lms-shift") => Box::new(Sobol::new(d, Scramble::LmsShift { seed }).map_err(ToPyErr::to_py)?),
-            ("sobol", "owen") => Box::new(Sobol::new(d, Scramble::Owen { seed }).map_err(ToPyErr::to_py)?),
-            ("halton", "none") => Box::new(Halton::new(d, None).map_err(ToPyErr::to_py)?),
-            ("halton", "permutation") => Box::new(Halton::new(d, Some(seed)).map_err(ToPyErr::to_py)?),
+    #[pyo3(signature = (kind, d, seed, scramble, bits=32))]
+    fn new(kind: &str, d: usize, seed: u64, scramble: &str, bits: u32) -> PyResult<Self> {
+        let sobol = |s: Scramble| -> PyResult<(Box<dyn Sequence + Send + Sync>, u64)> {
+            let seq = Sobol::with_bits(d, s, bits).map_err(ToPyErr::to_py)?;
+            let limit = seq.len();
+            Ok((Box::new(seq), limit))
+        };
+        let (seq, limit) = match (kind, scramble) {
+            ("sobol", "none") => sobol(Scramble::None)?,
+            ("sobol", "lms-shift") => sobol(Scramble::LmsShift { seed })?,
+            ("sobol", "owen") => sobol(Scramble::Owen { seed })?,
+            ("halton", "none") => (Box::new(Halton::new(d, None).map_err(ToPyErr::to_py)?) as Box<dyn Sequence + Send + Sync>, u64::MAX),
+            ("halton", "permutation") => (Box::new(Halton::new(d, Some(seed)).map_err(ToPyErr::to_py)?) as _, u64::MAX),
             _ => return Err(err(format!("engine {kind} with scramble {scramble}: unknown combination"))),
         };
-        let limit = if kind == "sobol" { 1 << 32 } else { u64::MAX };
         Ok(Engine { seq, limit })
     }
 

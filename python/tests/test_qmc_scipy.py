@@ -171,8 +171,21 @@ def test_sobol_bits_and_maxdim_as_in_scipy():
         with pytest.raises(ValueError, match=r"At most 2\*\*3=8 distinct points"):
             e.random(9)
         assert e.random(8).shape == (8, 2)
-    with pytest.raises(InvalidParameterError, match="bits"):
-        gradfree.Sobol(2, bits=33)
+    # Up to scipy's 64 bits: the unscrambled points are scipy's, scrambled ones use digits below
+    # 2^-32 (as scipy's do) while their first 32 digits are the 32-bit engine's, all below 1.
+    np.testing.assert_array_equal(gradfree.Sobol(5, scramble=False, bits=64).random(512), qmc.Sobol(5, scramble=False, bits=64).random(512))
+    for method in ("lms-shift", "owen"):
+        fine, coarse = gradfree.Sobol(4, seed=3, method=method, bits=64).random(256), gradfree.Sobol(4, seed=3, method=method).random(256)
+        assert np.mean(fine * 2.0**32 % 1 != 0) > 0.95
+        np.testing.assert_array_equal(np.floor(fine * 2.0**32), coarse * 2.0**32)
+        assert fine.max() < 1.0 and fine.min() >= 0.0
+        x = gradfree.Sobol(3, seed=3, method=method, bits=40).random(64)
+        assert np.array_equal(np.floor(x * 2.0**40), x * 2.0**40)
+    for bad in (65, 0):
+        with pytest.raises(InvalidParameterError, match="bits"):
+            gradfree.Sobol(2, bits=bad)
+    with pytest.raises(ValueError, match="bits"):
+        gradfree.Sobol(2, bits=65)
     with pytest.raises(InvalidParameterError, match="MAXDIM"):
         gradfree.Sobol(21202)
 

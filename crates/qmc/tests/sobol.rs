@@ -153,3 +153,74 @@ fn seeds_reproduce_and_differ_and_errors_are_named() {
     let mut out = vec![0.0; 3];
     assert!(s.fill(2, &mut out).unwrap_err().to_string().contains("count * d"));
 }
+
+/// scipy's `bits`: a `b`-bit sequence's points are multiples of `2^-b`, its first 32 digits are
+/// the 32-bit points (for `b > 32` the lower digits carry the finer scrambling, for `b < 32` the
+/// points are the 32-bit ones rounded down), and it has `2^b` points.
+#[test]
+fn bits_refine_and_truncate_the_32_bit_points() {
+    let d = 5;
+    let n = 1usize << 9;
+    for scramble in [Scramble::None, Scramble::LmsShift { seed: 11 }, Scramble::Owen { seed: 11 }] {
+        let p32 = Sobol::new(d, scramble).unwrap().take(n).unwrap();
+        for bits in [1u32, 7, 31, 33, 40, 53, 64] {
+            let mut s = Sobol::with_bits(d, scramble, bits).unwrap();
+            assert_eq!(s.bits(), bits);
+            let p = s.take(if bits < 9 { 1 << bits } else { n }).unwrap();
+            let grid = 2f64.powi(bits.min(53) as i32);
+            let mut finer = 0;
+            for (i, (a, b)) in p.iter().zip(&p32).enumerate() {
+                assert!((0.0..1.0).contains(a), "{scramble:?} bits {bits}: entry {i} = {a}");
+                assert_eq!((a * grid).floor(), a * grid, "{scramble:?} bits {bits}: entry {i} not on the 2^-{bits} grid");
+                let keep = 2f64.powi(bits.min(32) as i32);
+                assert_eq!((a * keep).floor() / keep, (b * keep).floor() / keep, "{scramble:?} bits {bits}: entry {i}");
+                finer += usize::from(a * 2f64.powi(32) != (a * 2f64.powi(32)).floor());
+            }
+            // Scrambled 64-bit points use their lower digits (an unscrambled point i < 2^32 has none).
+            if bits > 40 && scramble != Scramble::None {
+                assert!(finer > p.len() * 9 / 10, "{scramble:?} bits {bits}: only {finer} entries finer than 2^-32");
+            }
+            if bits > 32 && scramble == Scramble::None {
+                assert!(p == p32, "bits {bits}: the unscrambled points are the 32-bit ones");
+            }
+        }
+    }
+    let mut s = Sobol::with_bits(2, Scramble::None, 3).unwrap();
+    assert_eq!(s.len(), 8);
+    assert!(s.take(8).is_ok());
+    assert!(s.take(1).unwrap_err().to_string().contains("at most 2^3 points"));
+    for bad in [0, 65] {
+        let e = Sobol::with_bits(2, Scramble::None, bad).unwrap_err().to_string();
+        assert!(e.contains("bits") && e.contains("1..=64"), "{e}");
+    }
+}
+
+/// The 64-bit nets: scrambling at 64 digits keeps the (0, m, 2)-net of the first two coordinates,
+/// streaming and random access agree past 2^32 (where 32-bit sequences end), and points near the
+/// end of the sequence stay below 1 (rounded down, not to nearest).
+#[test]
+fn sixty_four_bit_sequences_keep_nets_and_stream_past_2_to_the_32() {
+    let m = 10;
+    for scramble in [Scramble::LmsShift { seed: 5 }, Scramble::Owen { seed: 5 }] {
+        let pts = Sobol::with_bits(2, scramble, 64).unwrap().take(1 << m).unwrap();
+        for a in 0..=m {
+            assert!(boxes(&pts, 2, 0, 1, a, m - a).iter().all(|&c| c == 1), "{scramble:?}: (0,{m},2)-net, a = {a}");
+        }
+        let mut s = Sobol::with_bits(3, scramble, 64).unwrap();
+        s.seek((1 << 32) - 2).unwrap();
+        let run = s.take(4).unwrap();
+        let mut p = vec![0.0; 3];
+        for r in 0..4u64 {
+            s.point_into((1 << 32) - 2 + r, &mut p).unwrap();
+            assert_eq!(&run[r as usize * 3..(r as usize + 1) * 3], &p[..], "{scramble:?}: point 2^32 - 2 + {r}");
+        }
+        s.seek(u64::MAX - 3).unwrap();
+        assert!(s.take(2).unwrap().iter().all(|v| (0.0..1.0).contains(v)));
+    }
+    let mut s = Sobol::with_bits(1, Scramble::None, 64).unwrap();
+    // The first coordinate is the bit reversal of the Gray code, all 64 ones at 0b1010...10:
+    // 0.11...1 rounds to 1.0 to nearest; down it is 1 - 2^-53.
+    s.seek(0xAAAA_AAAA_AAAA_AAAA).unwrap();
+    let last = s.take(1).unwrap()[0];
+    assert_eq!(last, 1.0 - 2f64.powi(-53));
+}

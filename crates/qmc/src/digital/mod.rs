@@ -2,4 +2,4 @@
 
 mod sobol;
 
-pub use sobol::{SOBOL_MAX_DIM, Scramble, Sobol};
+pub use sobol::{SOBOL_MAX_BITS, SOBOL_MAX_DIM, Scramble, Sobol};

@@ -1,6 +1,9 @@
 //! Sobol sequences with the Joe–Kuo direction numbers (`new-joe-kuo-6.21201`, up to 21201
-//! dimensions; see `crates/qmc/data/README.md` for the data and its licence), in 32-bit digits,
-//! generated in Gray-code order as scipy and Joe–Kuo do (point 0 is the origin, unscrambled).
+//! dimensions; see `crates/qmc/data/README.md` for the data and its licence), generated in
+//! Gray-code order as scipy and Joe–Kuo do (point 0 is the origin, unscrambled), with 1 to 64
+//! bits as scipy's `bits`: up to 32 bits the generator runs on 32 digits (and rounds the output
+//! down to `bits` digits), above on 64. The first 32 digits of a 64-bit point are the 32-bit
+//! point, for both scramblings: a finer generator refines the coarser one's points.
 //!
 //! Randomizations ([`Scramble`]):
 //! - **linear matrix scrambling + digital shift** (Matoušek 1998; scipy's default): each
@@ -10,7 +13,7 @@
 //!   unscrambled. Keeps the (t, m, s)-net structure; every point is uniform on `[0, 1)^d`;
 //! - **Owen's nested uniform scrambling**: digit `p` of a coordinate is flipped by a random bit
 //!   that depends on the coordinate, `p` and the `p - 1` digits above it, i.e. an independent random
-//!   permutation at every node of the base-2 digit tree, for all 32 digits. The random bits come from
+//!   permutation at every node of the base-2 digit tree, for every digit. The random bits come from
 //!   SplitMix64 finalization of (seed, coordinate, depth, prefix), so point `i` is computed on demand
 //!   without storing the tree.
 
@@ -26,8 +29,10 @@ use crate::{QmcError, Sequence};
 /// Largest dimension the shipped direction numbers support.
 pub const SOBOL_MAX_DIM: usize = 21201;
 
+/// Largest number of bits ([`Sobol::with_bits`]), as scipy's `Sobol(bits=...)`.
+pub const SOBOL_MAX_BITS: u32 = 64;
+
 const DATA: &str = include_str!("../../data/new-joe-kuo-6.21201");
-const BITS: u32 = 32;
 
 /// Randomization of a [`Sobol`] sequence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,13 +66,14 @@ fn rows() -> &'static [(u32, u32, Vec<u32>)] {
     })
 }
 
-/// The 32 direction numbers `V_k = m_k 2^(32-k)` (k = 1..32) of dimension `j` (0-based), from the
-/// recursion `m_k = 2 a_1 m_{k-1} ^ 4 a_2 m_{k-2} ^ ... ^ 2^s m_{k-s} ^ m_{k-s}`.
-fn directions(j: usize) -> [u32; BITS as usize] {
+/// The first `depth` (32 or 64) direction numbers `V_k = m_k 2^(64-k)` (k = 1..depth, digits
+/// most significant first in a `u64`) of dimension `j` (0-based), from the recursion
+/// `m_k = 2 a_1 m_{k-1} ^ 4 a_2 m_{k-2} ^ ... ^ 2^s m_{k-s} ^ m_{k-s}` (`m_k < 2^k`).
+fn directions(j: usize, depth: usize, out: &mut Vec<u64>) {
     let (s, a, init) = &rows()[j];
     let s = *s as usize;
-    let mut m = [0u64; BITS as usize];
-    for k in 0..BITS as usize {
+    let mut m = [0u64; 64];
+    for k in 0..depth {
         m[k] = if s == 0 {
             1
         } else if k < s {
@@ -82,112 +88,146 @@ fn directions(j: usize) -> [u32; BITS as usize] {
             v
         };
     }
-    let mut out = [0u32; BITS as usize];
-    for k in 0..BITS as usize {
-        out[k] = (m[k] << (BITS as usize - 1 - k)) as u32;
-    }
-    out
+    out.extend((0..depth).map(|k| m[k] << (63 - k)));
 }
 
-/// `x / 2^32` exactly, by placing the 32 bits in the mantissa of a double in [1, 2) (vectorizes,
-/// unlike an unsigned-to-float conversion).
+/// `x / 2^64` for `x` with at most 32 significant digits, exactly, by placing them in the
+/// mantissa of a double in [1, 2) (vectorizes, unlike an unsigned-to-float conversion).
 #[inline(always)]
-fn unit(x: u32) -> f64 {
-    f64::from_bits(0x3FF0_0000_0000_0000 | (u64::from(x) << 20)) - 1.0
+fn unit32(x: u64) -> f64 {
+    f64::from_bits(0x3FF0_0000_0000_0000 | ((x >> 32) << 20)) - 1.0
 }
 
-/// `d x 32` to `32 x d`.
-fn transpose(v: &[u32], d: usize) -> Vec<u32> {
-    let mut t = vec![0u32; v.len()];
+/// `x / 2^64` rounded down to a multiple of `2^-53`: in [0, 1) even for `x` near `2^64`, where
+/// rounding to nearest (scipy's `uint64 -> double`) can give 1.0.
+#[inline(always)]
+fn unit64(x: u64) -> f64 {
+    (x >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
+/// `d x depth` to `depth x d`.
+fn transpose(v: &[u64], d: usize) -> Vec<u64> {
+    let depth = v.len() / d.max(1);
+    let mut t = vec![0u64; v.len()];
     for j in 0..d {
-        for k in 0..BITS as usize {
-            t[k * d + j] = v[j * BITS as usize + k];
+        for k in 0..depth {
+            t[k * d + j] = v[j * depth + k];
         }
     }
     t
 }
 
 /// `y = M x` over GF(2) for the lower-triangular (MSB-first) matrix with rows `rows`.
-fn matvec(rows: &[u32; BITS as usize], x: u32) -> u32 {
-    let mut y = 0u32;
+fn matvec(rows: &[u64], x: u64) -> u64 {
+    let mut y = 0u64;
     for (p, r) in rows.iter().enumerate() {
-        y |= ((r & x).count_ones() & 1) << (BITS as usize - 1 - p);
+        y |= u64::from((r & x).count_ones() & 1) << (63 - p);
     }
     y
 }
 
-/// Owen scrambling of the 32 digits of `x` with the tree of `seed`.
-fn owen(x: u32, seed: u64) -> u32 {
+/// Owen scrambling of the first `depth` digits of `x` with the tree of `seed`. The flip of digit
+/// `p` hashes `(p, digits 1..p)`; the key of the first 32 digits does not depend on `depth`.
+fn owen(x: u64, seed: u64, depth: u32) -> u64 {
     let mut y = x;
-    for p in 0..BITS {
-        let prefix = if p == 0 { 0 } else { u64::from(x >> (BITS - p)) };
-        let key = (u64::from(p) << 32) | prefix;
-        y ^= ((derive_seed(seed, key) >> 63) as u32) << (BITS - 1 - p);
+    for p in 0..depth {
+        let prefix = if p == 0 { 0 } else { x >> (64 - p) };
+        let flip = if p < 32 {
+            derive_seed(seed, (u64::from(p) << 32) | prefix)
+        } else {
+            derive_seed(derive_seed(seed, (1 << 63) | u64::from(p)), prefix)
+        };
+        y ^= (flip >> 63) << (63 - p);
     }
     y
 }
 
-/// A Sobol sequence in `d <= 21201` dimensions, at most `2^32` points.
+/// A Sobol sequence in `d <= 21201` dimensions with `bits` digits: at most `2^bits` points, each
+/// a multiple of `2^-bits` (of `2^-53` above 53 bits).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Sobol {
     d: usize,
     scramble: Scramble,
-    /// Direction numbers (scrambled for LMS), `d x 32`.
-    v: Vec<u32>,
-    /// The same, digit-major (`32 x d`): the Gray-code update reads one contiguous row.
+    /// Output digits, 1..=64.
+    bits: u32,
+    /// Direction numbers (scrambled for LMS), `d x depth`, digits from the most significant bit
+    /// (`depth` = 32 up to 32 bits, 64 above).
+    v64: Vec<u64>,
+    /// The same, digit-major (`depth x d`): the Gray-code update reads one contiguous row.
     #[serde(skip)]
-    vt: Vec<u32>,
+    vt: Vec<u64>,
     /// Digital shift (LMS) or zeros.
-    shift: Vec<u32>,
+    shift64: Vec<u64>,
     /// Owen tree seeds per coordinate (Owen) or empty.
     owen: Vec<u64>,
     /// Integer state of point `index` (unshifted, unscrambled by Owen).
-    x: Vec<u32>,
+    x64: Vec<u64>,
     index: u64,
 }
 
 /// Equality of the sequence and its position (the digit-major copy is derived data).
 impl PartialEq for Sobol {
     fn eq(&self, o: &Self) -> bool {
-        (self.d, self.scramble, &self.v, &self.shift, &self.owen, &self.x, self.index)
-            == (o.d, o.scramble, &o.v, &o.shift, &o.owen, &o.x, o.index)
+        (self.d, self.scramble, self.bits, &self.v64, &self.shift64, &self.owen, &self.x64, self.index)
+            == (o.d, o.scramble, o.bits, &o.v64, &o.shift64, &o.owen, &o.x64, o.index)
     }
 }
 
 impl Sobol {
-    /// The first `d` coordinates of the Sobol sequence, randomized by `scramble`.
+    /// The first `d` coordinates of the 32-bit Sobol sequence, randomized by `scramble`.
     pub fn new(d: usize, scramble: Scramble) -> Result<Self, QmcError> {
+        Self::with_bits(d, scramble, 32)
+    }
+
+    /// The first `d` coordinates of the `bits`-bit Sobol sequence (`bits` in 1..=64, scipy's
+    /// `bits`), randomized by `scramble`. Up to 32 bits the points are the 32-bit points rounded
+    /// down to `bits` digits (for both scramblings output digit `k` depends only on input digits
+    /// `1..k`, so this is the `bits`-bit scrambling); above 32 the generator runs on 64 digits,
+    /// whose first 32 are the 32-bit points, and the output keeps `bits` digits, rounded down to
+    /// a double's 53 above 53.
+    pub fn with_bits(d: usize, scramble: Scramble, bits: u32) -> Result<Self, QmcError> {
         if d == 0 || d > SOBOL_MAX_DIM {
             return Err(QmcError::invalid("d", d, format!("in 1..={SOBOL_MAX_DIM} (the Joe-Kuo direction numbers)")));
         }
-        let mut v = Vec::with_capacity(d * BITS as usize);
-        for j in 0..d {
-            v.extend_from_slice(&directions(j));
+        if !(1..=SOBOL_MAX_BITS).contains(&bits) {
+            return Err(QmcError::invalid("bits", bits, format!("in 1..={SOBOL_MAX_BITS}")));
         }
-        let mut shift = vec![0u32; d];
+        let depth = if bits <= 32 { 32 } else { 64 };
+        let mut v = Vec::with_capacity(d * depth);
+        for j in 0..d {
+            directions(j, depth, &mut v);
+        }
+        let mut shift = vec![0u64; d];
         let mut owen_seeds = Vec::new();
         match scramble {
             Scramble::None => {}
             Scramble::LmsShift { seed } => {
+                // The first 32 rows and digits of the shift come from the same stream for every
+                // depth; the digits below from a second one.
                 let mut rng = rng_from_seed(seed);
+                let mut low = rng_from_seed(derive_seed(seed, u64::from(u32::MAX) + 1));
+                let mut rows = vec![0u64; depth];
                 for j in 0..d {
-                    let mut rows = [0u32; BITS as usize];
                     for (p, r) in rows.iter_mut().enumerate() {
-                        let diag = 1u32 << (BITS as usize - 1 - p);
+                        let diag = 1u64 << (63 - p);
                         // Random bits strictly above the diagonal bit (more significant digits).
                         let above = if p == 0 { 0 } else { !((diag << 1).wrapping_sub(1)) };
-                        *r = diag | (rng.random::<u32>() & above);
+                        let bits = if p < 32 { u64::from(rng.random::<u32>()) << 32 } else { low.random::<u64>() };
+                        *r = diag | (bits & above);
                     }
-                    for vk in &mut v[j * BITS as usize..(j + 1) * BITS as usize] {
+                    for vk in &mut v[j * depth..(j + 1) * depth] {
                         *vk = matvec(&rows, *vk);
                     }
-                    shift[j] = rng.random::<u32>();
+                    shift[j] = u64::from(rng.random::<u32>()) << 32;
+                    if depth > 32 {
+                        shift[j] |= u64::from(low.random::<u32>());
+                    }
                 }
             }
             Scramble::Owen { seed } => owen_seeds = (0..d as u64).map(|j| derive_seed(seed, j)).collect(),
         }
         let vt = transpose(&v, d);
-        Ok(Sobol { d, scramble, v, vt, shift, owen: owen_seeds, x: vec![0; d], index: 0 })
+        Ok(Sobol { d, scramble, bits, v64: v, vt, shift64: shift, owen: owen_seeds, x64: vec![0; d], index: 0 })
     }
 
     /// The randomization in use.
@@ -195,26 +235,46 @@ impl Sobol {
         self.scramble
     }
 
-    fn check_index(i: u64, count: u64) -> Result<(), QmcError> {
+    /// Output digits (scipy's `bits`).
+    pub fn bits(&self) -> u32 {
+        self.bits
+    }
+
+    /// Number of points, `2^bits` (`u64::MAX` for 64 bits: the last index is not reachable).
+    pub fn len(&self) -> u64 {
+        if self.bits >= 64 { u64::MAX } else { 1 << self.bits }
+    }
+
+    /// Never: a sequence has at least 2 points.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    fn depth(&self) -> usize {
+        if self.bits <= 32 { 32 } else { 64 }
+    }
+
+    fn check_index(&self, i: u64, count: u64) -> Result<(), QmcError> {
         match i.checked_add(count) {
-            Some(end) if end <= 1u64 << BITS => Ok(()),
-            _ => Err(QmcError::invalid("index", format!("{i} + {count} points"), "at most 2^32 points")),
+            Some(end) if end <= self.len() => Ok(()),
+            _ => Err(QmcError::invalid("index", format!("{i} + {count} points"), format!("at most 2^{} points", self.bits))),
         }
     }
 
     /// Recomputes the stream state `x` for the current `index` (the last point's state at the end).
     fn resync(&mut self) {
-        let mut x = std::mem::take(&mut self.x);
-        self.state_at(self.index.min((1 << BITS) - 1), &mut x);
-        self.x = x;
+        let mut x = std::mem::take(&mut self.x64);
+        self.state_at(self.index.min(self.len() - 1), &mut x);
+        self.x64 = x;
     }
 
     /// Integer state of point `i`: XOR of the direction numbers selected by the Gray code of `i`.
-    fn state_at(&self, i: u64, x: &mut [u32]) {
-        let g = (i ^ (i >> 1)) as u32;
+    fn state_at(&self, i: u64, x: &mut [u64]) {
+        let depth = self.depth();
+        let g = i ^ (i >> 1);
         for (j, xj) in x.iter_mut().enumerate() {
-            let v = &self.v[j * BITS as usize..(j + 1) * BITS as usize];
-            let mut acc = 0u32;
+            let v = &self.v64[j * depth..(j + 1) * depth];
+            let mut acc = 0u64;
             let mut bits = g;
             while bits != 0 {
                 let k = bits.trailing_zeros();
@@ -226,33 +286,46 @@ impl Sobol {
     }
 
     #[inline]
-    fn emit(&self, x: &[u32], out: &mut [f64]) {
+    fn emit(&self, x: &[u64], out: &mut [f64]) {
+        if self.depth() == 32 {
+            self.emit_with(x, out, unit32);
+        } else {
+            self.emit_with(x, out, unit64);
+        }
+    }
+
+    /// [`Self::emit`] with the conversion inlined (one loop per depth, so the 32-bit one vectorizes).
+    #[inline(always)]
+    fn emit_with(&self, x: &[u64], out: &mut [f64], unit: impl Fn(u64) -> f64) {
+        // Keeps the first `bits` digits.
+        let mask = !0u64 << (64 - self.bits);
         if self.owen.is_empty() {
-            for ((o, &xj), &s) in out.iter_mut().zip(x).zip(&self.shift) {
-                *o = unit(xj ^ s);
+            for ((o, &xj), &s) in out.iter_mut().zip(x).zip(&self.shift64) {
+                *o = unit((xj ^ s) & mask);
             }
         } else {
+            let depth = self.depth() as u32;
             for ((o, &xj), &seed) in out.iter_mut().zip(x).zip(&self.owen) {
-                *o = unit(owen(xj, seed));
+                *o = unit(owen(xj, seed, depth) & mask);
             }
         }
     }
 
     /// Points `start..start + rows` from a known state `x` of point `start`.
-    fn run(&mut self, start: u64, x: &mut [u32], out: &mut [f64]) {
-        if self.vt.len() != self.v.len() {
+    fn run(&mut self, start: u64, x: &mut [u64], out: &mut [f64]) {
+        if self.vt.len() != self.v64.len() {
             // Deserialized: rebuild the digit-major copy.
-            self.vt = transpose(&self.v, self.d);
+            self.vt = transpose(&self.v64, self.d);
         }
         self.run_ref(start, x, out);
     }
 
-    fn run_ref(&self, start: u64, x: &mut [u32], out: &mut [f64]) {
-        let d = self.d;
+    fn run_ref(&self, start: u64, x: &mut [u64], out: &mut [f64]) {
+        let (d, depth) = (self.d, self.depth());
         for (r, row) in out.chunks_exact_mut(d).enumerate() {
             self.emit(x, row);
             let k = (start + r as u64 + 1).trailing_zeros() as usize;
-            if k < BITS as usize {
+            if k < depth {
                 for (xj, vj) in x.iter_mut().zip(&self.vt[k * d..(k + 1) * d]) {
                     *xj ^= vj;
                 }
@@ -267,8 +340,8 @@ impl Sequence for Sobol {
     }
 
     fn point_into(&self, i: u64, out: &mut [f64]) -> Result<(), QmcError> {
-        Self::check_index(i, 1)?;
-        let mut x = vec![0u32; self.d];
+        self.check_index(i, 1)?;
+        let mut x = vec![0u64; self.d];
         self.state_at(i, &mut x);
         self.emit(&x, &mut out[..self.d]);
         Ok(())
@@ -279,7 +352,7 @@ impl Sequence for Sobol {
     }
 
     fn seek(&mut self, index: u64) -> Result<(), QmcError> {
-        Self::check_index(index, 0)?;
+        self.check_index(index, 0)?;
         self.index = index;
         self.resync();
         Ok(())
@@ -288,17 +361,17 @@ impl Sequence for Sobol {
     fn fill(&mut self, count: usize, out: &mut [f64]) -> Result<(), QmcError> {
         let d = self.d;
         crate::sequence::check_out(out, count, d)?;
-        Self::check_index(self.index, count as u64)?;
+        self.check_index(self.index, count as u64)?;
         let start = self.index;
         // Large requests: independent chunks in parallel, each from its own starting state.
         const CHUNK: usize = 1 << 14;
-        if self.vt.len() != self.v.len() {
-            self.vt = transpose(&self.v, d);
+        if self.vt.len() != self.v64.len() {
+            self.vt = transpose(&self.v64, d);
         }
         if count * d >= 1 << 18 {
             let this = &*self;
             out.par_chunks_mut(CHUNK * d).enumerate().for_each_init(
-                || vec![0u32; d],
+                || vec![0u64; d],
                 |x, (c, block)| {
                     let s = start + (c * CHUNK) as u64;
                     this.state_at(s, x);
@@ -306,9 +379,9 @@ impl Sequence for Sobol {
                 },
             );
         } else {
-            let mut x = std::mem::take(&mut self.x);
+            let mut x = std::mem::take(&mut self.x64);
             self.run(start, &mut x, out);
-            self.x = x;
+            self.x64 = x;
         }
         self.index = start + count as u64;
         if count * d >= 1 << 18 {
