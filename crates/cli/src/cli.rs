@@ -276,6 +276,10 @@ pub struct SampleArgs {
     /// Sobol: skip this many points first.
     #[arg(long, default_value_t = 0)]
     pub skip: u64,
+    /// Sobol: digits of the generator, 1 to 64 as scipy's `bits` (at most 2^bits points, each a
+    /// multiple of 2^-bits; above 53 rounded down to a double)
+    #[arg(long, default_value_t = 32)]
+    pub bits: u32,
     /// Write the points to a .csv or .npy file (`-o -`: CSV on stdout, nothing else printed).
     #[arg(short = 'o', long = "output")]
     pub output: Option<PathBuf>,

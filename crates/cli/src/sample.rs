@@ -31,8 +31,12 @@ pub fn run(args: &SampleArgs) -> Result<()> {
     }
     let (d, n) = (args.dim, args.n);
     // Sizes are checked before the points are allocated.
-    if args.method == SampleMethod::Sobol && args.skip as u128 + n as u128 > 1 << 32 {
-        bail!("--skip {} + --n {n} is more than 2^32 points, the length of a Sobol sequence with 32-bit digits", args.skip);
+    if !(1..=64).contains(&args.bits) {
+        bail!("--bits {}: expected an integer in 1..=64 (scipy's Sobol bits)", args.bits);
+    }
+    if args.method == SampleMethod::Sobol && args.skip as u128 + n as u128 > 1u128 << args.bits {
+        let bits = args.bits;
+        bail!("--skip {} + --n {n} is more than 2^{bits} points, the length of a Sobol sequence with --bits {bits}", args.skip);
     }
     if args.skip.checked_add(n).is_none() {
         bail!("--skip {} + --n {n} exceeds 2^64 - 1 (point indices are 64-bit)", args.skip);
@@ -51,7 +55,7 @@ pub fn run(args: &SampleArgs) -> Result<()> {
                 ScrambleArg::LmsShift => Scramble::LmsShift { seed: args.seed },
                 ScrambleArg::Owen => Scramble::Owen { seed: args.seed },
             };
-            let mut s = Sobol::new(d, scramble)?;
+            let mut s = Sobol::with_bits(d, scramble, args.bits)?;
             s.fast_forward(args.skip)?;
             s.fill(n as usize, &mut points)?;
             let name = match args.scramble {

@@ -297,6 +297,24 @@ fn sample_command() {
     }
     assert_clean_error(&gradfree(&["sample", "--method", "korobov", "--dim", "3", "--n", "64"]), "needs --a");
     assert_clean_error(&gradfree(&["sample", "--method", "sobol", "--dim", "30000", "--n", "4"]), "21201");
+    // scipy's bits: 2^bits points, on the 2^-bits grid; 64 bits reach past 2^32 points.
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("b.csv");
+    let ok = gradfree(&["sample", "--method", "sobol", "--dim", "2", "--n", "8", "--bits", "3", "-o", csv.to_str().unwrap()]);
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let vals: Vec<f64> = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .flat_map(|l| l.split(',').map(|v| v.trim().parse::<f64>()).collect::<Vec<_>>())
+        .filter_map(Result::ok)
+        .collect();
+    assert_eq!(vals.len(), 16, "{text}");
+    assert!(vals.iter().all(|v| (v * 8.0).fract() == 0.0), "{text}");
+    assert_clean_error(&gradfree(&["sample", "--method", "sobol", "--dim", "2", "--n", "9", "--bits", "3"]), "more than 2^3 points");
+    assert_clean_error(&gradfree(&["sample", "--method", "sobol", "--dim", "2", "--n", "4", "--bits", "65"]), "65");
+    let far = gradfree(&["sample", "--method", "sobol", "--dim", "2", "--n", "2", "--bits", "64", "--skip", "4294967296", "--json"]);
+    assert!(far.status.success(), "{}", String::from_utf8_lossy(&far.stderr));
     assert_clean_error(&gradfree(&["sample", "--method", "subgroup", "--dim", "8", "--n", "64"]), "admissible n for d = 8");
 }
 
