@@ -126,18 +126,39 @@ fn matvec(rows: &[u64], x: u64) -> u64 {
     y
 }
 
-/// Owen scrambling of the first `depth` digits of `x` with the tree of `seed`. The flip of digit
-/// `p` hashes `(p, digits 1..p)`; the key of the first 32 digits does not depend on `depth`.
+/// Digits per hash in [`owen`]: one 64-bit hash holds the `2^6 - 1 = 63` flip bits of a subtree
+/// six digits deep.
+const OWEN_BLOCK: u32 = 6;
+
+/// Owen scrambling of the first `depth` digits of `x` with the tree of `seed`. Digit `p` is
+/// flipped by an independent random bit per node `(p, digits 1..p)` of the digit tree. The nodes
+/// come in subtrees six digits deep: the subtree of block `b` (digits `6b + 1 ..= 6b + 6`) below
+/// the prefix `digits 1..6b` draws one 64-bit hash of `(6b, prefix)`, and its node at depth `j`
+/// with in-block digits `t` takes bit `2^j - 1 + t` of it: 6 hashes for 32 digits instead of 32,
+/// the same distribution. Blocks do not depend on `depth`, so the first 32 digits of a 64-bit
+/// point are the 32-bit point.
 fn owen(x: u64, seed: u64, depth: u32) -> u64 {
     let mut y = x;
-    for p in 0..depth {
-        let prefix = if p == 0 { 0 } else { x >> (64 - p) };
-        let flip = if p < 32 {
-            derive_seed(seed, (u64::from(p) << 32) | prefix)
-        } else {
-            derive_seed(derive_seed(seed, (1 << 63) | u64::from(p)), prefix)
-        };
-        y ^= (flip >> 63) << (63 - p);
+    let mut b = 0;
+    while b * OWEN_BLOCK < depth {
+        let top = b * OWEN_BLOCK;
+        let prefix = if top == 0 { 0 } else { x >> (64 - top) };
+        // The marker bit above the prefix makes the key one-to-one in (block, prefix).
+        let h = derive_seed(seed, prefix | (1 << top));
+        // The block's digits, most significant first, as an integer `t` of `OWEN_BLOCK` bits.
+        let digits = (x << top) >> (64 - OWEN_BLOCK);
+        // The block's flips, most significant first (a fixed-length loop the compiler unrolls).
+        let mut flip = 0u64;
+        for j in 0..OWEN_BLOCK {
+            let node = (1u64 << j) - 1 + (digits >> (OWEN_BLOCK - j));
+            flip |= ((h >> node) & 1) << (OWEN_BLOCK - 1 - j);
+        }
+        // Digits past `depth` (the last block of a 32-digit tree) stay unflipped.
+        let keep = OWEN_BLOCK.min(depth - top);
+        flip &= !((1u64 << (OWEN_BLOCK - keep)) - 1);
+        // Digit `top + 1` is bit `63 - top`; the last block of 64 digits ends 2 bits short.
+        y ^= if top + OWEN_BLOCK <= 64 { flip << (64 - OWEN_BLOCK - top) } else { flip >> (top + OWEN_BLOCK - 64) };
+        b += 1;
     }
     y
 }
