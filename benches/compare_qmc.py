@@ -81,7 +81,7 @@ def main():
             print(f"{name:<40} {t:>9.4f} {gb / t:>7.2f} {t / t_scipy:>15.3f}")
 
     # The Python engine, in this process, as a scipy user calls it (numpy allocates the array,
-    # which gets transparent huge pages; the CLI's Vec pays 4 KiB page faults, about 0.15 s here).
+    # which gets transparent huge pages; the CLI instead reuses one cached buffer per piece).
     import importlib.util
     if importlib.util.find_spec("gradfree") is not None:
         for threads in (1, None):

@@ -1,10 +1,12 @@
 //! `gradfree sample`: generate a QMC point set (Sobol, subgroup or Korobov rank-1 lattice),
-//! optionally randomized, and write it to .csv / .npy.
+//! optionally randomized, and write it to .csv / .npy, generated and written in pieces of about
+//! 8 MB per thread (so `n x d` need not fit in memory; a Latin hypercube is the exception).
 
 use std::time::Instant;
 
 use anyhow::{Result, bail};
-use gradfree_core::rng_from_seed;
+use gradfree_core::{atomic_write_with, rng_from_seed};
+use gradfree_data::matrix::{write_csv_rows, write_npy_header, write_npy_rows};
 use gradfree_qmc::{Halton, Iid, Rank1Lattice, Scramble, Sequence, Sobol, korobov_vector, latin_hypercube, subgroup};
 use serde::Serialize;
 
@@ -25,15 +27,23 @@ struct Output {
     output: Option<String>,
 }
 
+/// Values per generated piece and thread, 8 MB of f64: a piece stays in cache between generating
+/// and writing, each thread fills one parallel block of it (2^14 points at d = 64), and `n x d`
+/// never has to fit in memory.
+const PIECE_VALUES: usize = 1 << 20;
+
+/// Fills `out` with the points from row `start` on.
+type Fill = Box<dyn FnMut(u64, &mut [f64]) -> Result<()>>;
+
 pub fn run(args: &SampleArgs) -> Result<()> {
     if args.dim == 0 || args.n == 0 {
         bail!("--dim and --n must be >= 1 (got --dim {} --n {})", args.dim, args.n);
     }
-    let (d, n) = (args.dim, args.n);
-    // Sizes are checked before the points are allocated.
     if !(1..=64).contains(&args.bits) {
         bail!("--bits {}: expected an integer in 1..=64 (scipy's Sobol bits)", args.bits);
     }
+    let (d, n) = (args.dim, args.n);
+    // Sizes are checked before anything is generated.
     if args.method == SampleMethod::Sobol && args.skip as u128 + n as u128 > 1u128 << args.bits {
         let bits = args.bits;
         bail!("--skip {} + --n {n} is more than 2^{bits} points, the length of a Sobol sequence with --bits {bits}", args.skip);
@@ -44,42 +54,51 @@ pub fn run(args: &SampleArgs) -> Result<()> {
     let Some(len) = usize::try_from(n).ok().and_then(|n| n.checked_mul(d)) else {
         bail!("--n {n} x --dim {d} overflows the address space; generate in pieces");
     };
-    gradfree_core::memory::check_elements(&format!("--n {n} x --dim {d} points"), len as u128)?;
-    let mut points = vec![0.0; len];
+    let format = match &args.output {
+        Some(p) if p.as_os_str() == "-" => None,
+        Some(p) => match p.extension().and_then(|e| e.to_str()) {
+            Some(e @ ("csv" | "npy")) => Some(e),
+            _ => bail!("{}: unknown point file type; use a .csv or .npy file name", p.display()),
+        },
+        None => None,
+    };
 
-    let started = Instant::now();
-    let (method, randomization) = match args.method {
+    // The generator, as "fill rows start.. into out". Sequences stream (skip first); lattices
+    // compute any row directly; a Latin hypercube exists only whole.
+    // Setting up (direction numbers, a lattice's generating vector, a whole Latin hypercube)
+    // counts as generation time.
+    let setup_started = Instant::now();
+    let (method, randomization, mut fill): (&str, String, Fill) = match args.method {
         SampleMethod::Sobol => {
-            let scramble = match args.scramble {
-                ScrambleArg::None => Scramble::None,
-                ScrambleArg::LmsShift => Scramble::LmsShift { seed: args.seed },
-                ScrambleArg::Owen => Scramble::Owen { seed: args.seed },
+            let (scramble, name) = match args.scramble {
+                ScrambleArg::None => (Scramble::None, "none"),
+                ScrambleArg::LmsShift => (Scramble::LmsShift { seed: args.seed }, "lms-shift"),
+                ScrambleArg::Owen => (Scramble::Owen { seed: args.seed }, "owen"),
             };
             let mut s = Sobol::with_bits(d, scramble, args.bits)?;
             s.fast_forward(args.skip)?;
-            s.fill(n as usize, &mut points)?;
-            let name = match args.scramble {
-                ScrambleArg::None => "none",
-                ScrambleArg::LmsShift => "lms-shift",
-                ScrambleArg::Owen => "owen",
-            };
-            ("sobol", name.to_string())
+            ("sobol", name.into(), Box::new(move |_, out: &mut [f64]| Ok(s.fill(out.len() / d, out)?)))
         }
         SampleMethod::Halton => {
             let seed = (args.scramble != ScrambleArg::None).then_some(args.seed);
             let mut h = Halton::new(d, seed)?;
             h.fast_forward(args.skip)?;
-            h.fill(n as usize, &mut points)?;
-            ("halton", if seed.is_some() { "digit-permutations".into() } else { "none".into() })
+            let name = if seed.is_some() { "digit-permutations" } else { "none" };
+            ("halton", name.into(), Box::new(move |_, out: &mut [f64]| Ok(h.fill(out.len() / d, out)?)))
         }
         SampleMethod::Mc => {
             let mut m = Iid::new(d, args.seed)?;
-            m.fill(n as usize, &mut points)?;
-            ("mc", "iid".into())
+            ("mc", "iid".into(), Box::new(move |_, out: &mut [f64]| Ok(m.fill(out.len() / d, out)?)))
         }
         SampleMethod::Lhs => {
-            points.copy_from_slice(&latin_hypercube(n as usize, d, args.seed)?);
-            ("lhs", "latin-hypercube".into())
+            gradfree_core::memory::check_elements(&format!("--n {n} x --dim {d} points (a Latin hypercube is built whole)"), len as u128)?;
+            let all = latin_hypercube(n as usize, d, args.seed)?;
+            let fill = move |start: u64, out: &mut [f64]| {
+                let at = start as usize * d;
+                out.copy_from_slice(&all[at..at + out.len()]);
+                Ok(())
+            };
+            ("lhs", "latin-hypercube".into(), Box::new(fill))
         }
         SampleMethod::Subgroup | SampleMethod::Korobov => {
             let lattice = match args.method {
@@ -90,28 +109,58 @@ pub fn run(args: &SampleArgs) -> Result<()> {
                 }
             };
             let lattice = if args.random_shift { lattice.random_shift(&mut rng_from_seed(args.seed)) } else { lattice };
-            lattice.fill_par(0, n as usize, &mut points);
+            let fill = move |start: u64, out: &mut [f64]| {
+                lattice.fill_par(start, out.len() / d, out);
+                Ok(())
+            };
             (
                 if args.method == SampleMethod::Subgroup { "subgroup" } else { "korobov" },
                 if args.random_shift { "random-shift".into() } else { "none".into() },
+                Box::new(fill),
             )
         }
     };
-    let seconds = started.elapsed().as_secs_f64();
-    let mean = points.iter().sum::<f64>() / points.len() as f64;
+
     if args.method == SampleMethod::Sobol && args.skip == 0 && !n.is_power_of_two() {
         eprintln!("warning: the balance properties of Sobol points require n to be a power of 2 (n = {n})");
     }
-    if args.output.as_deref() == Some(std::path::Path::new("-")) {
-        // `-o -`: the points as CSV on stdout, nothing else.
-        for row in points.chunks_exact(d) {
-            outln!("{}", row.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(","));
+    // Generates piece by piece into one buffer, handing each piece to `sink`; the time counts
+    // generation only.
+    let rows_per_piece = (PIECE_VALUES * rayon::current_num_threads() / d).max(1).min(len / d);
+    let mut buffer = vec![0.0; rows_per_piece * d];
+    let (mut seconds, mut sum) = (setup_started.elapsed().as_secs_f64(), 0.0);
+    let mut generate = |sink: &mut dyn FnMut(&[f64]) -> Result<()>| -> Result<()> {
+        let mut start = 0u64;
+        while start < n {
+            let rows = (n - start).min(rows_per_piece as u64) as usize;
+            let piece = &mut buffer[..rows * d];
+            let started = Instant::now();
+            fill(start, piece)?;
+            seconds += started.elapsed().as_secs_f64();
+            sum += piece.iter().sum::<f64>();
+            sink(piece)?;
+            start += rows as u64;
         }
-        return Ok(());
+        Ok(())
+    };
+    match (&args.output, format) {
+        (Some(_), None) => {
+            // `-o -`: the points as CSV on stdout, nothing else.
+            let mut stdout = std::io::stdout().lock();
+            generate(&mut |piece| Ok(write_csv_rows(&mut stdout, d, piece).map_err(crate::StdoutError)?))?;
+            return Ok(());
+        }
+        (Some(path), Some(kind)) => atomic_write_with(path, |w| -> Result<()> {
+            if kind == "npy" {
+                write_npy_header(w, n as usize, d)?;
+                generate(&mut |piece| Ok(write_npy_rows(w, piece)?))
+            } else {
+                generate(&mut |piece| Ok(write_csv_rows(w, d, piece)?))
+            }
+        })?,
+        (None, _) => generate(&mut |_| Ok(()))?,
     }
-    if let Some(p) = &args.output {
-        crate::points_io::write_points(p, n as usize, d, &points)?;
-    }
+    let mean = sum / len as f64;
     let out = Output {
         method,
         dim: d,

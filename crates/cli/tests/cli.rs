@@ -712,3 +712,41 @@ fn bo_command() {
         assert!(err.starts_with("error: the argument '--resume <RESUME>' cannot be used with") && err.contains(flag), "{err}");
     }
 }
+
+/// `gradfree sample` generates and writes in pieces of 2^20 values: a file spanning several
+/// pieces (.npy and .csv, Sobol and a lattice) holds exactly the library's points, in order.
+#[test]
+fn sample_streams_pieces_that_join_into_the_points() {
+    use gradfree_qmc::{Scramble, Sequence, Sobol};
+    let dir = tempfile::tempdir().unwrap();
+    let (n, d) = (300_001usize, 7usize);
+    let want = {
+        let mut s = Sobol::new(d, Scramble::LmsShift { seed: 9 }).unwrap();
+        s.fast_forward(5).unwrap();
+        s.take(n).unwrap()
+    };
+    for ext in ["npy", "csv"] {
+        let path = dir.path().join(format!("p.{ext}"));
+        let args =
+            ["sample", "--method", "sobol", "--dim", "7", "--n", "300001", "--seed", "9", "--skip", "5", "-o", path.to_str().unwrap()];
+        let out = gradfree(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let m = gradfree_data::matrix::read_matrix(&path).unwrap();
+        assert_eq!((m.rows, m.cols), (n, d), "{ext}");
+        assert!(m.values == want, "{ext}: the file differs from the sequence");
+    }
+    let lattice = dir.path().join("l.npy");
+    let out =
+        gradfree(&["sample", "--method", "korobov", "--a", "1296917", "--dim", "5", "--n", "262144", "-o", lattice.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let m = gradfree_data::matrix::read_matrix(&lattice).unwrap();
+    // Point k of the Korobov lattice is frac(k z / n), z = (1, a, a^2, ...) mod n.
+    for k in [0usize, 1, 209_714, 262_143] {
+        let mut z = 1u128;
+        for j in 0..5 {
+            let want = ((k as u128 * z) % 262_144) as f64 / 262_144.0;
+            assert_eq!(m.values[k * 5 + j], want, "point {k}, coordinate {j}");
+            z = z * 1_296_917 % 262_144;
+        }
+    }
+}

@@ -77,7 +77,15 @@ fn remove_stale_temps(dir: &Path, path: &Path) {
 /// is removed and the old file, if any, is left as it was.
 pub fn atomic_write(path: impl AsRef<Path>, bytes: &[u8]) -> Result<(), CoreError> {
     let path = path.as_ref();
-    let io = |source| CoreError::Io { path: path.to_owned(), cause: source };
+    atomic_write_with(path, |w| w.write_all(bytes).map_err(|cause| CoreError::Io { path: path.to_owned(), cause }))
+}
+
+/// [`atomic_write`] for content produced piece by piece: `write` streams into a buffered
+/// temporary file, which replaces `path` only if `write` succeeds (so a file larger than memory
+/// can be written atomically). An error of `write` removes the temporary file and is returned.
+pub fn atomic_write_with<E: From<CoreError>>(path: impl AsRef<Path>, write: impl FnOnce(&mut dyn Write) -> Result<(), E>) -> Result<(), E> {
+    let path = path.as_ref();
+    let io = |cause| CoreError::Io { path: path.to_owned(), cause };
     check_writable_target(path)?;
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
@@ -85,18 +93,22 @@ pub fn atomic_write(path: impl AsRef<Path>, bytes: &[u8]) -> Result<(), CoreErro
     };
     let prefix = temp_prefix(path).ok_or_else(|| io(std::io::Error::other("not a file path")))?;
     let tmp = dir.join(format!("{prefix}{}", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
+    let file = std::fs::File::create(&tmp).map_err(io)?;
+    let mut buffered = std::io::BufWriter::with_capacity(1 << 20, file);
+    let result = write(&mut buffered).and_then(|()| {
+        let finish = || -> std::io::Result<()> {
+            let file = buffered.into_inner().map_err(|e| e.into_error())?;
+            file.sync_all()?;
+            std::fs::rename(&tmp, path)
+        };
+        finish().map_err(|cause| E::from(io(cause)))
+    });
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     } else {
         remove_stale_temps(&dir, path);
     }
-    result.map_err(io)
+    result
 }
 
 fn checksum(doc: &serde_json::Value) -> String {

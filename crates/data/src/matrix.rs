@@ -178,34 +178,58 @@ pub fn read_npy(b: &[u8]) -> Result<Matrix, String> {
 /// The CSV text of row-major `points` with `d` columns: one line per row, shortest round-trip
 /// decimals.
 pub fn encode_csv(d: usize, points: &[f64]) -> Vec<u8> {
-    let mut s = String::with_capacity(points.len() * 20);
+    let mut out = Vec::with_capacity(points.len() * 20);
+    write_csv_rows(&mut out, d, points).expect("writing to a Vec cannot fail");
+    out
+}
+
+/// Appends the CSV lines of row-major `points` with `d` columns to `w` ([`encode_csv`] in pieces).
+pub fn write_csv_rows(w: &mut dyn std::io::Write, d: usize, points: &[f64]) -> std::io::Result<()> {
+    let mut line = String::with_capacity(d * 20);
     for row in points.chunks_exact(d) {
+        line.clear();
         for (k, v) in row.iter().enumerate() {
             if k > 0 {
-                s.push(',');
+                line.push(',');
             }
-            let _ = write!(s, "{v}");
+            let _ = write!(line, "{v}");
         }
-        s.push('\n');
+        line.push('\n');
+        w.write_all(line.as_bytes())?;
     }
-    s.into_bytes()
+    Ok(())
 }
 
 /// NumPy `.npy` version 1.0: magic, version, little-endian u16 header length, an ASCII dict
 /// padded with spaces and ending in a newline so the data starts at a multiple of 64 bytes.
 pub fn encode_npy(n: usize, d: usize, points: &[f64]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(128 + points.len() * 8);
+    write_npy_header(&mut out, n, d).expect("writing to a Vec cannot fail");
+    write_npy_rows(&mut out, points).expect("writing to a Vec cannot fail");
+    out
+}
+
+/// The `.npy` header of an `n x d` float64 C-order array ([`encode_npy`] in pieces: the header,
+/// then [`write_npy_rows`] for the `n d` values).
+pub fn write_npy_header(w: &mut dyn std::io::Write, n: usize, d: usize) -> std::io::Result<()> {
     let mut header = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': ({n}, {d}), }}");
     let unpadded = 10 + header.len() + 1;
     header.push_str(&" ".repeat(unpadded.next_multiple_of(64) - unpadded));
     header.push('\n');
-    let mut out = Vec::with_capacity(10 + header.len() + points.len() * 8);
-    out.extend_from_slice(b"\x93NUMPY\x01\x00");
-    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
-    out.extend_from_slice(header.as_bytes());
-    for v in points {
-        out.extend_from_slice(&v.to_le_bytes());
+    w.write_all(b"\x93NUMPY\x01\x00")?;
+    w.write_all(&(header.len() as u16).to_le_bytes())?;
+    w.write_all(header.as_bytes())
+}
+
+/// Appends `values` as little-endian float64 (the data of a `.npy` file).
+pub fn write_npy_rows(w: &mut dyn std::io::Write, values: &[f64]) -> std::io::Result<()> {
+    let mut bytes = Vec::with_capacity(values.len().min(1 << 16) * 8);
+    for chunk in values.chunks(1 << 16) {
+        bytes.clear();
+        bytes.extend(chunk.iter().flat_map(|v| v.to_le_bytes()));
+        w.write_all(&bytes)?;
     }
-    out
+    Ok(())
 }
 
 #[cfg(test)]
