@@ -242,7 +242,7 @@ class Sobol(_Engine):
             raise InvalidParameterError(f"d = {d}: Sobol points exist up to d = {self.MAXDIM} (Sobol.MAXDIM)")
         self.bits = 32 if bits is None else _util.count("bits", bits, 1)
         if self.bits > 64:
-            raise InvalidParameterError(f"bits = {bits}: expected an integer in 1..=64 (scipy's 'Maximum supported 'bits' is 64')")
+            raise InvalidParameterError(f"bits = {bits}: expected an integer in 1..=64, as in scipy")
         self.maxn = 2 ** self.bits
         recipe = ("sobol", d, s, method if scramble else "none", self.bits)
         super().__init__(_sequence(*recipe), d, s, recipe, optimization)
