@@ -7,6 +7,7 @@ use std::time::Instant;
 use anyhow::{Result, bail};
 use gradfree_core::{atomic_write_with, rng_from_seed};
 use gradfree_data::matrix::{write_csv_rows, write_npy_header, write_npy_rows};
+use gradfree_qmc::digital::SOBOL_MAX_BITS;
 use gradfree_qmc::{Halton, Iid, Rank1Lattice, Scramble, Sequence, Sobol, korobov_vector, latin_hypercube, subgroup};
 use serde::Serialize;
 
@@ -39,8 +40,8 @@ pub fn run(args: &SampleArgs) -> Result<()> {
     if args.dim == 0 || args.n == 0 {
         bail!("--dim and --n must be >= 1 (got --dim {} --n {})", args.dim, args.n);
     }
-    if !(1..=64).contains(&args.bits) {
-        bail!("--bits {}: expected an integer in 1..=64 (scipy's Sobol bits)", args.bits);
+    if !(1..=SOBOL_MAX_BITS).contains(&args.bits) {
+        bail!("--bits {}: expected an integer in 1..={SOBOL_MAX_BITS} (scipy's Sobol bits)", args.bits);
     }
     let (d, n) = (args.dim, args.n);
     // Sizes are checked before anything is generated.

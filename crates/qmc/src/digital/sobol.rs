@@ -163,6 +163,11 @@ fn owen(x: u64, seed: u64, depth: u32) -> u64 {
     y
 }
 
+/// Digits the generator runs on for `bits` output digits: 32 up to 32 bits, 64 above.
+fn depth_for(bits: u32) -> usize {
+    if bits <= 32 { 32 } else { 64 }
+}
+
 /// A Sobol sequence in `d <= 21201` dimensions with `bits` digits: at most `2^bits` points, each
 /// a multiple of `2^-bits` (of `2^-53` above 53 bits).
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -213,7 +218,7 @@ impl Sobol {
         if !(1..=SOBOL_MAX_BITS).contains(&bits) {
             return Err(QmcError::invalid("bits", bits, format!("in 1..={SOBOL_MAX_BITS}")));
         }
-        let depth = if bits <= 32 { 32 } else { 64 };
+        let depth = depth_for(bits);
         let mut v = Vec::with_capacity(d * depth);
         for j in 0..d {
             directions(j, depth, &mut v);
@@ -272,7 +277,7 @@ impl Sobol {
     }
 
     fn depth(&self) -> usize {
-        if self.bits <= 32 { 32 } else { 64 }
+        depth_for(self.bits)
     }
 
     fn check_index(&self, i: u64, count: u64) -> Result<(), QmcError> {
@@ -325,7 +330,9 @@ impl Sobol {
                 *o = unit((xj ^ s) & mask);
             }
         } else {
-            let depth = self.depth() as u32;
+            // Only the digits the output keeps are scrambled: `bits`, and at most a double's 53
+            // (the tree's blocks do not depend on the depth, so the kept digits are the same).
+            let depth = self.bits.min(53);
             for ((o, &xj), &seed) in out.iter_mut().zip(x).zip(&self.owen) {
                 *o = unit(owen(xj, seed, depth) & mask);
             }
