@@ -454,3 +454,22 @@ def test_ingo_two_point_step_size():
     assert es.result.fbest <= 1e-8
     with pytest.raises(gradfree.InvalidParameterError, match="sampling"):
         gradfree.INGO(np.zeros(4), 0.5, step_size="tpa", sampling="antithetic")
+
+
+def test_ingo_cusp_guard():
+    """cusp_guard=True: two-point adaptation alone collapses on the 20-d l1/2-Ellipsoid
+    (sum_i 10^(6(i-1)/19) |x_i|^(1/2)); guarded, it reports one "step-rule-off" event and then
+    solves it as the thesis INGO does. Without a rule to guard it is a typed error naming it."""
+    c = 10.0 ** (6 * np.arange(20) / 19)
+    lhalf = lambda x: float(np.sum(c * np.sqrt(np.abs(x))))
+    # The convergence rules off, as for the thesis INGO: the collapse would otherwise stop the run
+    # (tol_stagnation) before the guard has seen the scale fall tenfold.
+    es = gradfree.INGO(np.full(20, 0.5), 0.5, seed=1, target=1e-10, max_evals=300_000, step_size="tpa",
+                       cusp_guard=True, convergence=False)
+    while not es.stop():
+        X = es.ask()
+        es.tell(X, [lhalf(x) for x in X])
+    assert es.result.fbest <= 1e-10
+    assert [k for k, _ in es.events()].count("step-rule-off") == 1
+    with pytest.raises(gradfree.InvalidParameterError, match="cusp_guard"):
+        gradfree.INGO(np.zeros(4), 0.5, cusp_guard=True)

@@ -43,6 +43,8 @@ pub enum EventKind {
     StepRejected,
     /// An IPOP restart began.
     Restart,
+    /// A step-size rule was switched off for the rest of the run (a test of its premise failed).
+    StepRuleOff,
     /// A kernel matrix was factored only after adding jitter to its diagonal (Gaussian processes).
     Jitter,
     /// An update failed numerically; the run stops ([`crate::StopReason::NumericalFailure`]).
@@ -67,6 +69,7 @@ impl EventKind {
             EventKind::Clamp => "clamp",
             EventKind::StepRejected => "step-rejected",
             EventKind::Restart => "restart",
+            EventKind::StepRuleOff => "step-rule-off",
             EventKind::Jitter => "jitter",
             EventKind::NumericalFailure => "numerical-failure",
             EventKind::Other => "other",

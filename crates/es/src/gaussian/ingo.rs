@@ -27,6 +27,9 @@ use gradfree_core::{AskTell, CoreError, Event, EventKind, GfRng, NonFinitePolicy
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
+use super::cusp_guard::CuspGuard;
+pub use super::ingo_step_size::StepSize;
+use super::ingo_step_size::{Csa, TpaState, scale_by_exp};
 use super::{RankScratch, Sampling, ScoreTransform, pd_event, pd_rank_update};
 use crate::points::{Work, rank_order};
 use crate::sizes::{popsize, thesis_population, unit_open};
@@ -56,72 +59,26 @@ pub struct IngoParams {
     pub sampling: Sampling,
     /// Halvings of the covariance step before giving up on a generation's covariance update. Default 20.
     pub max_backtracks: Option<u32>,
-    /// Overall step-size rule on top of the INGO update. Default none: the thesis algorithm, the
-    /// only variant measured to solve the l1/2-Ellipsoid (whose cusps make every rule shrink the
-    /// scale too fast) and, unlike `tpa`, Levy at d = 100. `tpa` (two-point adaptation) is the
-    /// fastest measured elsewhere: 3-9x fewer evaluations on Ellipsoid, Discus and Levy at d = 20,
-    /// Rosenbrock solved, and the best INGO variant on BBOB (README, "Options that measurably help
-    /// INGO").
+    /// Overall step-size rule on top of the INGO update. Default none: the thesis algorithm.
+    /// `tpa` (two-point adaptation) is the fastest measured: 3-9x fewer evaluations on Ellipsoid,
+    /// Discus and Levy at d = 20, Rosenbrock solved; alone it collapses on the l1/2-Ellipsoid's
+    /// cusps, which `cusp_guard` detects. With `beta = 1.5/d`, `sampling = sphere-qmc`,
+    /// `cusp_guard` and BIPOP restarts it is the best INGO variant measured: level with CMA-ES +
+    /// IPOP on BBOB at d = 10 and solving the thesis' functions at d = 100 (README, "Options that
+    /// measurably help INGO").
     pub step_size: StepSize,
     /// Learning rate of the mean (the factor of `Sigma_{t+1} sum_i s_i y_i` in (3.29), of
     /// `sum_i s_i (x_i - mu)` in (3.37)), in (0, 2]. Default `beta` as in the thesis, or 1 with
     /// any [`StepSize`] rule (they assume the mean moves by about one step length per generation).
     pub mean_rate: Option<f64>,
+    /// With `step_size` `tpa` or `msr`: test the rule's premise on the run, that a generation's
+    /// value spread falls at least like `scale^0.6` as the scale falls, and where it does not
+    /// (cusps, like the l1/2-Ellipsoid's `|x_i|^(1/2)`, thesis Table 3.1) undo the rule's net
+    /// shrinking and go on with the thesis update alone (mean rate `beta` unless `mean_rate` is
+    /// given). With it `tpa` solves the l1/2-Ellipsoid at d = 20 and 100. Default off.
+    pub cusp_guard: bool,
     /// NaN/inf handling in `tell`.
     pub on_nonfinite: NonFinitePolicy,
-}
-
-/// An overall step-size rule added to INGO/INGOstep (not in the thesis; an option measured in
-/// the README).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum StepSize {
-    /// Only the INGO update changes the covariance (thesis Alg. 1 and 3).
-    #[default]
-    None,
-    /// Cumulative step-size adaptation (CSA, Hansen's tutorial eq. 43-44) of the overall scale:
-    /// the whitened mean shift `w = -Z s / |s|`, which is `N(0, I)` when the scores are
-    /// independent of the samples, is accumulated in `p <- (1 - c) p + sqrt(c (2 - c)) w` and
-    /// `Sigma` is multiplied by `exp(2 (c / d_s) (|p| / E|N(0, I)| - 1))` after each update, with
-    /// CMA-ES's `c` and `d_s` for `mu_eff = N / 4`.
-    Csa,
-    /// The median success rule (Ait Elhara, Auger & Hansen 2013, "A median success rule for
-    /// non-elitist evolution strategies"; pycma's `CMAAdaptSigmaMedianImprovement`): with `K` the
-    /// number of this generation's values better than the `0.3 N`-th best value of the previous
-    /// generation (interpolated), `s <- 0.7 s + 0.3 (2 K / N - 1)` and `Sigma` is multiplied by
-    /// `exp(2 s / d_s)`, `d_s = max(1, 2 - 2/d)`. It reads only ranks of values, not the path of
-    /// the mean, so correlated mean steps (INGO's slow mean) do not fool it.
-    Msr,
-    /// Two-point step-size adaptation (Hansen 2008, "CMA-ES with two-point step-size
-    /// adaptation", in the form of pycma's `CMAAdaptSigmaTPA`): from the second generation on, the
-    /// first two directions are `+-r v / |v|` with `v = L^T (mu_t - mu_{t-1})` the last mean shift
-    /// in the sampling's own coordinates and `r` a fresh chi(d) radius, so the two test points lie
-    /// on the line of the last move, one further along it and one back. With `z = (#{f < f_2} -
-    /// #{f < f_1}) / (N - 1)` (positive when the point further along ranks better), `s <- 0.7 s +
-    /// 0.3 sign(z) |z|^(1/2)` and `Sigma` is multiplied by `exp(2 s / d_s)`, `d_s = 0.7 + 2 ln d`.
-    /// Both test points enter the INGO update like the others. It reads whether a longer or a
-    /// shorter move would have been better, not a success rate. Not with antithetic sampling
-    /// (the test points would break its pairs).
-    Tpa,
-}
-
-/// The state of [`StepSize::Tpa`].
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-struct TpaState {
-    /// The smoothed rank difference `s`.
-    s: f64,
-    /// The mean before the last update (empty before the first generation).
-    previous_mean: Vec<f64>,
-    /// Whether the pending generation's first two directions are the test points.
-    placed: bool,
-}
-
-/// CSA constants.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-struct Csa {
-    c: f64,
-    damping: f64,
-    chi_d: f64,
 }
 
 /// [`IngoParams`] validated for one dimension ([`ParamGuard`]), every default resolved.
@@ -145,6 +102,9 @@ pub struct IngoChecked {
     /// Two-point adaptation's damping `d_s` ([`StepSize::Tpa`]; `None` otherwise).
     #[serde(default)]
     tpa_damping: Option<f64>,
+    /// With the cusp guard: the mean's rate once it trips (`None`: no guard).
+    #[serde(default)]
+    guard_mean_rate: Option<f64>,
 }
 
 impl ParamGuard for IngoParams {
@@ -166,6 +126,13 @@ impl ParamGuard for IngoParams {
         {
             return Err(CoreError::invalid("mean_rate", r, "in (0, 2]"));
         }
+        if self.cusp_guard && !matches!(self.step_size, StepSize::Tpa | StepSize::Msr) {
+            return Err(CoreError::invalid(
+                "cusp_guard",
+                true,
+                "false unless step_size is tpa or msr (the rules whose collapse on cusps it detects)",
+            ));
+        }
         Ok(IngoChecked {
             n,
             beta,
@@ -176,6 +143,7 @@ impl ParamGuard for IngoParams {
             mean_rate: Some(self.mean_rate.unwrap_or(if self.step_size == StepSize::None { beta } else { 1.0 })),
             msr_damping: (self.step_size == StepSize::Msr).then(|| (2.0 - 2.0 / d as f64).max(1.0)),
             tpa_damping: (self.step_size == StepSize::Tpa).then(|| 0.7 + 2.0 * (d as f64).ln()),
+            guard_mean_rate: self.cusp_guard.then(|| self.mean_rate.unwrap_or(beta)),
             csa: (self.step_size == StepSize::Csa).then(|| {
                 let (df, mu_eff) = (d as f64, n as f64 / 4.0);
                 let c = (mu_eff + 2.0) / (df + mu_eff + 5.0);
@@ -192,6 +160,8 @@ impl ParamGuard for IngoParams {
 #[derive(Clone, Debug, Default)]
 struct Scratch {
     vals: Vec<f64>,
+    /// The values sorted (for the cusp guard).
+    sorted: Vec<f64>,
     s: Vec<f64>,
     order: Vec<usize>,
     y: Vec<f64>,
@@ -232,6 +202,12 @@ pub struct Ingo {
     /// Two-point adaptation's state ([`StepSize::Tpa`]).
     #[serde(default)]
     tpa: Option<TpaState>,
+    /// The cusp guard's state (`IngoParams::cusp_guard`; `None` without it or once it tripped).
+    #[serde(default)]
+    guard: Option<CuspGuard>,
+    /// The step-size rule's total `ln` change of the overall scale.
+    #[serde(default)]
+    rule_log_scale: f64,
     #[serde(skip)]
     scratch: Work<Scratch>,
     #[serde(skip)]
@@ -241,9 +217,22 @@ pub struct Ingo {
 /// Equality of the algorithm state (scratch and undelivered events excluded).
 impl PartialEq for Ingo {
     fn eq(&self, o: &Self) -> bool {
-        (self.variant, &self.p, &self.mu, &self.l, &self.z, &self.rng, self.pending, self.generation, &self.path, &self.msr, &self.tpa)
-            == (o.variant, &o.p, &o.mu, &o.l, &o.z, &o.rng, o.pending, o.generation, &o.path, &o.msr, &o.tpa)
+        (
+            self.variant,
+            &self.p,
+            &self.mu,
+            &self.l,
+            &self.z,
+            &self.rng,
+            self.pending,
+            self.generation,
+            &self.path,
+            &self.msr,
+            &self.tpa,
+            &self.guard,
+        ) == (o.variant, &o.p, &o.mu, &o.l, &o.z, &o.rng, o.pending, o.generation, &o.path, &o.msr, &o.tpa, &o.guard)
             && self.last_scale.to_bits() == o.last_scale.to_bits()
+            && self.rule_log_scale.to_bits() == o.rule_log_scale.to_bits()
     }
 }
 
@@ -267,6 +256,8 @@ impl Ingo {
             path: if params.step_size == StepSize::Csa { vec![0.0; d] } else { Vec::new() },
             msr: (params.step_size == StepSize::Msr).then_some((0.0, None)),
             tpa: (params.step_size == StepSize::Tpa).then(TpaState::default),
+            guard: params.cusp_guard.then(CuspGuard::default),
+            rule_log_scale: 0.0,
             scratch: Work::default(),
             events: Vec::new(),
         })
@@ -333,16 +324,32 @@ impl Ingo {
         tpa.placed = true;
     }
 
+    /// Feeds the generation to the cusp guard ([`super::cusp_guard`]); when it trips, undoes the
+    /// rule's net shrinking of the scale and drops the rule.
+    fn check_cusps(&mut self) {
+        let (Some(guard), Some(rate)) = (&mut self.guard, self.p.guard_mean_rate) else { return };
+        let sc = &mut self.scratch.0;
+        let Some(a) = guard.observe(self.last_scale, &sc.vals, &mut sc.sorted) else { return };
+        // Sigma <- exp(-2 r) Sigma with r the rule's total ln change, if it shrank: L <- L exp(r).
+        let f = self.rule_log_scale.min(0.0).exp();
+        self.l.iter_mut().for_each(|v| *v *= f);
+        self.guard = None;
+        self.tpa = None;
+        self.msr = None;
+        self.p.tpa_damping = None;
+        self.p.msr_damping = None;
+        self.p.mean_rate = Some(rate);
+        self.p.guard_mean_rate = None;
+        let g = self.generation;
+        self.event(
+            EventKind::StepRuleOff,
+            format!("generation {g}: value spread ~ scale^{a:.2} (cusps): step-size rule off, its shrinking undone"),
+        );
+    }
+
     fn event(&mut self, kind: EventKind, message: String) {
         self.events.push(Event { kind, message });
     }
-}
-
-/// `Sigma <- f^2 Sigma` with `f = exp(e)`, `e` clamped to [-1, 1] (at most a factor e per
-/// generation), through the precision factor: `L <- L / f` (the success rules' scale update).
-fn scale_by_exp(l: &mut [f64], e: f64) {
-    let f = e.clamp(-1.0, 1.0).exp();
-    l.iter_mut().for_each(|v| *v /= f);
 }
 
 /// `g += sum_i w_i col_i(a)` for `a` with columns of length `g.len()`.
@@ -474,7 +481,7 @@ impl AskTell for Ingo {
                 let better = |f: f64| vals.iter().filter(|&&v| v < f).count() as f64;
                 let z = (better(vals[1]) - better(vals[0])) / (n as f64 - 1.0);
                 tpa.s = 0.7 * tpa.s + 0.3 * z.signum() * z.abs().sqrt();
-                scale_by_exp(&mut self.l, tpa.s / damping);
+                self.rule_log_scale += scale_by_exp(&mut self.l, tpa.s / damping);
             }
             tpa.placed = false;
             tpa.previous_mean.clear();
@@ -509,12 +516,13 @@ impl AskTell for Ingo {
                 let k = frac * vals.iter().filter(|&&v| v <= hi).count() as f64
                     + (1.0 - frac) * vals.iter().filter(|&&v| v < lo).count() as f64;
                 *s = 0.7 * *s + 0.3 * (2.0 * k / n - 1.0);
-                scale_by_exp(&mut self.l, *s / damping);
+                self.rule_log_scale += scale_by_exp(&mut self.l, *s / damping);
             }
             rank_order(vals, &mut sc.order);
             let at = |i: usize| vals[sc.order[i.min(sc.order.len() - 1)]];
             *prev = Some((at(j.floor() as usize), at(j.ceil() as usize)));
         }
+        self.check_cusps();
         Ok(())
     }
 
@@ -568,6 +576,10 @@ impl StateCheck for Ingo {
         if self.tpa.is_some() != self.p.tpa_damping.is_some() {
             return Err("tpa state and step_size disagree".into());
         }
+        chk::finite("rule_log_scale", std::slice::from_ref(&self.rule_log_scale))?;
+        if self.guard.is_some() != self.p.guard_mean_rate.is_some() {
+            return Err("cusp guard state and cusp_guard disagree".into());
+        }
         Ok(())
     }
 }
@@ -576,8 +588,10 @@ impl IngoChecked {
     fn check_state(&self) -> Result<(), String> {
         self.sampling.check(self.n).map_err(|e| e.to_string())?;
         chk::in_range("beta", self.beta, f64::MIN_POSITIVE, 1.0 - f64::EPSILON)?;
-        if let Some(r) = self.mean_rate {
-            chk::in_range("mean_rate", r, f64::MIN_POSITIVE, 2.0)?;
+        for (name, r) in [("mean_rate", self.mean_rate), ("guard_mean_rate", self.guard_mean_rate)] {
+            if let Some(r) = r {
+                chk::in_range(name, r, f64::MIN_POSITIVE, 2.0)?;
+            }
         }
         if let Some(c) = &self.csa {
             chk::in_range("csa.c", c.c, f64::MIN_POSITIVE, 1.0)?;

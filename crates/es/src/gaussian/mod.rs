@@ -2,9 +2,11 @@
 
 pub mod asebo;
 mod cmaes;
+pub mod cusp_guard;
 mod fast_ingo;
 mod igo;
 mod ingo;
+mod ingo_step_size;
 mod mines;
 mod openai_es;
 mod sampling;
