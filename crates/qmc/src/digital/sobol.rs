@@ -169,8 +169,10 @@ fn depth_for(bits: u32) -> usize {
 }
 
 /// A Sobol sequence in `d <= 21201` dimensions with `bits` digits: at most `2^bits` points, each
-/// a multiple of `2^-bits` (of `2^-53` above 53 bits).
+/// a multiple of `2^-bits` (of `2^-53` above 53 bits). A serialized sequence is checked when it
+/// is read back ([`SobolForm`]).
 #[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(try_from = "SobolForm")]
 pub struct Sobol {
     d: usize,
     scramble: Scramble,
@@ -189,6 +191,51 @@ pub struct Sobol {
     /// Integer state of point `index` (unshifted, unscrambled by Owen).
     x64: Vec<u64>,
     index: u64,
+}
+
+/// The serialized form of [`Sobol`], read back only through [`Sobol::try_from`]: the direction
+/// numbers, shift and Owen seeds must be those `Sobol::with_bits(d, scramble, bits)` builds, the
+/// position at most `2^bits`, and the stream state that of the position.
+#[derive(Deserialize)]
+pub struct SobolForm {
+    d: usize,
+    scramble: Scramble,
+    bits: u32,
+    v64: Vec<u64>,
+    shift64: Vec<u64>,
+    owen: Vec<u64>,
+    x64: Vec<u64>,
+    index: u64,
+}
+
+impl TryFrom<SobolForm> for Sobol {
+    type Error = QmcError;
+
+    fn try_from(f: SobolForm) -> Result<Self, QmcError> {
+        let mut s = Sobol::with_bits(f.d, f.scramble, f.bits)?;
+        if f.v64 != s.v64 || f.shift64 != s.shift64 || f.owen != s.owen {
+            return Err(QmcError::invalid(
+                "Sobol state",
+                "direction numbers, shift or Owen seeds",
+                "those of Sobol::with_bits(d, scramble, bits)",
+            ));
+        }
+        s.check_index(f.index, 0)?;
+        if f.x64.len() != f.d {
+            return Err(QmcError::invalid("Sobol state", format!("{} state words", f.x64.len()), format!("d = {}", f.d)));
+        }
+        // At the end of the sequence the state is never read (no point can be drawn).
+        if f.index < s.len() {
+            let mut expected = vec![0u64; f.d];
+            s.state_at(f.index, &mut expected);
+            if expected != f.x64 {
+                return Err(QmcError::invalid("Sobol state", format!("state words at index {}", f.index), "those of the index"));
+            }
+        }
+        s.x64 = f.x64;
+        s.index = f.index;
+        Ok(s)
+    }
 }
 
 /// Equality of the sequence and its position (the digit-major copy is derived data).
