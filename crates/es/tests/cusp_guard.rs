@@ -86,8 +86,9 @@ fn run(problem: &str, d: usize, params: &IngoParams, seed: u64, budget: usize) -
     let f = build(problem, d, 0).unwrap();
     let mut opt = Ingo::new(IngoVariant::Ingo, vec![0.5; d], 0.5, params, seed).unwrap();
     let (mut evals, mut best, mut events) = (0, f64::INFINITY, Vec::new());
-    // A collapsed scale (the rule alone on cusps) ends the run as a driver's tol_x would.
-    while evals < budget && best > 1e-10 && opt.scale() > 1e-100 {
+    // A scale collapsed until the precision factor overflows (the rule alone on cusps, without
+    // convergence rules) is a numerical failure, which ends a driver's run.
+    while evals < budget && best > 1e-10 && opt.failure().is_none() {
         let pop = opt.ask().unwrap();
         let v: Vec<f64> = pop.rows().map(|x| f.eval(x)).collect();
         evals += v.len();
@@ -122,10 +123,13 @@ fn guarded_two_point_adaptation_solves_the_l_half_ellipsoid() {
     // thesis INGO does (about 2e5 evaluations).
     let tpa = IngoParams { step_size: StepSize::Tpa, ..Default::default() };
     let guarded = IngoParams { cusp_guard: true, ..tpa.clone() };
-    let (_, f_plain, _, _) = run("lhalf-ellipsoid", 20, &tpa, 1, 300_000);
+    let (_, f_plain, _, plain) = run("lhalf-ellipsoid", 20, &tpa, 1, 300_000);
     assert!(f_plain > 1.0, "two-point adaptation alone reached {f_plain}");
+    let why = plain.failure().expect("the collapse overflows the precision factor");
+    assert!(why.contains("overflowed"), "{why}");
     let (evals, f, events, state) = run("lhalf-ellipsoid", 20, &guarded, 1, 300_000);
     assert!(f <= 1e-10, "guarded: {f} after {evals}");
+    assert_eq!(state.failure(), None);
     assert_eq!(events.iter().filter(|k| *k == "step-rule-off").count(), 1, "{events:?}");
     state.check_state().unwrap();
     // So does the median success rule. (CSA's collapse there reads as an exponent of about 0.9:

@@ -208,6 +208,9 @@ pub struct Ingo {
     /// The step-size rule's total `ln` change of the overall scale.
     #[serde(default)]
     rule_log_scale: f64,
+    /// The numerical failure that ended the run, if any ([`AskTell::failure`]).
+    #[serde(default)]
+    failure: Option<String>,
     #[serde(skip)]
     scratch: Work<Scratch>,
     #[serde(skip)]
@@ -258,6 +261,7 @@ impl Ingo {
             tpa: (params.step_size == StepSize::Tpa).then(TpaState::default),
             guard: params.cusp_guard.then(CuspGuard::default),
             rule_log_scale: 0.0,
+            failure: None,
             scratch: Work::default(),
             events: Vec::new(),
         })
@@ -523,6 +527,12 @@ impl AskTell for Ingo {
             *prev = Some((at(j.floor() as usize), at(j.ceil() as usize)));
         }
         self.check_cusps();
+        if let Some(i) = self.l.iter().position(|v| !v.is_finite()) {
+            // A scale shrunk past ~1e-150 (a step-size rule run without convergence rules)
+            // overflows the precision factor; the next points would be NaN.
+            let (g, v) = (self.generation, self.l[i]);
+            self.failure = Some(format!("ingo: the precision factor overflowed ({v}) at generation {g}: the scale collapsed"));
+        }
         Ok(())
     }
 
@@ -552,6 +562,10 @@ impl AskTell for Ingo {
 
     fn take_events(&mut self) -> Vec<Event> {
         std::mem::take(&mut self.events)
+    }
+
+    fn failure(&self) -> Option<&str> {
+        self.failure.as_deref()
     }
 }
 
