@@ -55,7 +55,8 @@ def one(exe, args, function, seed):
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     r = json.loads(out)
     return {"function": function, "seed": seed, "success": r["success"], "evaluations": r["evaluations"],
-            "best_f": r["best_f"], "stop": r["stop_reason"], "seconds": time.perf_counter() - t}
+            "best_f": r["best_f"], "stop": r["stop_reason"], "restarts": r.get("restarts", 0),
+            "seconds": time.perf_counter() - t}
 
 
 def main():
@@ -79,7 +80,7 @@ def main():
             results.append(r)
             print(f"  {i}/{len(tasks)} {r['function']} seed {r['seed']}: "
                   + (f"{r['evaluations']} evaluations" if r["success"] else f"f = {r['best_f']:.2e} ({r['stop']})")
-                  + f", {r['seconds']:.0f} s", flush=True)
+                  + f", {r['restarts']} restarts, {r['seconds']:.0f} s", flush=True)
     tmp = args.out + ".tmp"
     with open(tmp, "w") as fh:
         json.dump({"args": vars(args), "runs": results}, fh, indent=1)

@@ -21,8 +21,10 @@
 //! Rules (pycma's `tolx`, `tolflatfitness` and `tolstagnation` in spirit, written for any ES):
 //! - **tol-x**: the optimizer's scale ([`AskTell::scale`]) is below `tol_x * sigma0` (1e-40);
 //! - **flat**: the best values of the last `10 + ceil(30 d / N)` generations (rounded up to
-//!   blocks of 20) and the values of the last generation each lie within `1e-12 (1 + |f|)`
-//!   (pycma's `tolfun`, relative);
+//!   blocks of 20) and the values of the last generation each lie within
+//!   `min(1e-12 (1 + |f|), 1e-3 |f|)` ([`flat_tolerance`]: pycma's `tolfun`, relative, and near
+//!   zero also relative to `f` itself, so a run still improving by 0.1% per window at f = 1e-10
+//!   is not flat);
 //! - **stagnation** (pycma's rule): the medians over 20 generations of the generation-best and of
 //!   the generation-median values are both no better now than `100 + ceil(100 d^1.5 / N)`
 //!   generations ago. Median-based on purpose: INGO keeps improving its population for hundreds
@@ -324,7 +326,7 @@ impl<A: Restartable> Ipop<A> {
                 self.blocks.iter().skip(k - flat).fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), b| (l.min(b.lo), h.max(b.hi)));
             // pycma's tolfun: the last generation's values are flat too (on a plateau the best
             // value stays put while the population still spreads, as on BBOB's step ellipsoid).
-            let tol = 1e-12 * (1.0 + lo.abs());
+            let tol = flat_tolerance(lo);
             hi - lo <= tol && spread.1 - spread.0 <= tol
         } {
             Some("flat")
@@ -540,4 +542,13 @@ impl<A: Restartable> StateCheck for Ipop<A> {
         chk::require("bipop.large_runs", self.bipop.large_runs <= self.restarts_done, "must not exceed the restarts done")?;
         chk::count("block", self.block.len(), 0, BLOCK)
     }
+}
+
+/// The flat rule's tolerance at best value `f`: `min(1e-12 (1 + |f|), 1e-3 |f|)`. The first term
+/// is pycma's `tolfun` in relative form; the second keeps it from calling a run flat that still
+/// improves in relative terms as `f` approaches 0 (INGO + `tpa` on the l1-Ellipsoid at d = 100
+/// spans 7e-13 over a window at f = 1.08e-10, 0.7% of f, on its way to 1e-10). A plateau
+/// (identical values) is flat at any `f`.
+pub fn flat_tolerance(f: f64) -> f64 {
+    (1e-12 * (1.0 + f.abs())).min(1e-3 * f.abs())
 }

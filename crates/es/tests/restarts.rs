@@ -209,3 +209,16 @@ fn bipop_limit_counts_large_restarts_only() {
     // No third large run: after the limit the last run goes on, without restarts, to the budget.
     assert_eq!(d.state().evaluations / 1000, 199, "{:?}", d.state().stopped);
 }
+
+/// The flat rule's tolerance: pycma's relative `tolfun` away from 0, relative to `f` near 0 (a
+/// run improving 0.7% per window at f = 1.08e-10 is not flat), zero at 0 (only a plateau of equal
+/// values is flat there).
+#[test]
+fn flat_tolerance_is_relative_near_zero() {
+    use gradfree_es::restarts::flat_tolerance;
+    assert_eq!(flat_tolerance(80.0), 1e-12 * 81.0);
+    assert_eq!(flat_tolerance(-3.0), 1e-12 * 4.0);
+    assert!((flat_tolerance(1e-6) - 1e-12 * (1.0 + 1e-6)).abs() < 1e-24);
+    assert!(flat_tolerance(1.08e-10) < 7e-13 && (flat_tolerance(1.08e-10) - 1.08e-13).abs() < 1e-25);
+    assert_eq!(flat_tolerance(0.0), 0.0);
+}
