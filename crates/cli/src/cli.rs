@@ -399,7 +399,11 @@ pub struct OptimizeArgs {
     /// directions (`--param sampling=sphere-qmc`): on COCO's bbob suite (f1-f24, 15 instances,
     /// budget 10^4 d) it had a larger runtime-ECDF area than pycma's BIPOP-CMA-ES at d = 2, 5, 10
     /// and 20, and at d = 10 needed no more evaluations than pycma on 20 of 24 functions (README,
-    /// "Choosing a method"). The thesis algorithms keep their thesis defaults under their own names.
+    /// "Choosing a method"). The thesis algorithms keep their thesis defaults under their own
+    /// names; INGO's fastest form measured is `--algo ingo --param step_size=tpa --param
+    /// beta=<1.5/d> --param sampling=sphere-qmc --param cusp_guard=true --restarts bipop`, level
+    /// with CMA-ES + IPOP on bbob at d = 10 and solving the thesis' functions at d = 100 (README,
+    /// "Options that measurably help INGO").
     #[arg(long)]
     pub algo: Option<String>,
     /// Problem (see `gradfree list`). Required unless --resume.
