@@ -41,9 +41,14 @@ fn feed(a: f64, rate: f64, base: f64, generations: usize) -> (Option<(usize, f64
 fn the_guard_measures_the_exponent_and_trips_only_on_cusps() {
     // Cusps (a = 1/2): the first check, once the smoothed scale has fallen tenfold, finds 1/2
     // exactly (smoothing both logarithms keeps a linear relation linear).
-    let (trip, _) = feed(0.5, 0.9, 3.0, 400);
+    let (trip, g) = feed(0.5, 0.9, 3.0, 400);
     let (t, a) = trip.expect("a = 1/2 must trip");
     assert!((a - 0.5).abs() < 1e-9, "{a}");
+    // What a tripped guard may undo: the smoothed fall since its first reference, a decade here
+    // plus at most one generation's fall (ln(1/0.9)).
+    let h = g.headroom() - std::f64::consts::LN_10;
+    assert!((0.0..0.106).contains(&h), "{}", g.headroom());
+    assert_eq!(CuspGuard::default().headroom(), 0.0);
     // ln 10 / ln(1/0.9) = 21.9 generations after the reference at the tenth, plus the growth of
     // the smoothing's lag (from 5.3 to 8.8 generations).
     assert!((34..=36).contains(&t), "tripped at generation {t}");

@@ -12,7 +12,8 @@
 //! the smoothed scale has fallen by a factor 10 since the last check it computes
 //! `a = delta ln(spread) / delta ln(scale)` over that stretch. If `a` is below [`EXPONENT`] the
 //! premise has failed and the guard trips: the algorithm undoes the rule's net shrinking of the
-//! scale and goes on without the rule, with the shape the covariance has learned (the thesis
+//! scale (at most back to where the guard began, [`CuspGuard::headroom`]) and goes on without the
+//! rule, with the shape the covariance has learned (the thesis
 //! update alone, whose slow, value-weighted shrinking solves the l1/2-Ellipsoid). Generations whose spread is zero, or below `1e-11` of the values (rounding, not
 //! the objective's shape), are not used.
 
@@ -39,6 +40,9 @@ pub struct CuspGuard {
     used: u32,
     /// The smoothed pair at the last check.
     reference: Option<(f64, f64)>,
+    /// The smoothed `ln scale` at the first reference.
+    #[serde(default)]
+    first: Option<f64>,
     /// The exponent found at the last check.
     pub last_exponent: Option<f64>,
 }
@@ -71,6 +75,7 @@ impl CuspGuard {
         }
         let Some((rs, rsp)) = self.reference else {
             self.reference = Some((es, esp));
+            self.first = Some(es);
             return None;
         };
         if es <= rs - DECADE {
@@ -83,5 +88,15 @@ impl CuspGuard {
             self.reference = Some((es, esp));
         }
         None
+    }
+
+    /// How far, in `ln`, the smoothed scale has fallen since the guard's first reference (0 if
+    /// it has not): the most a tripped guard may undo, so that undoing a rule's shrinking never
+    /// lifts the scale above where the guard began.
+    pub fn headroom(&self) -> f64 {
+        match (self.first, self.smooth) {
+            (Some(first), Some((es, _))) => (first - es).max(0.0),
+            _ => 0.0,
+        }
     }
 }

@@ -334,8 +334,10 @@ impl Ingo {
         let (Some(guard), Some(rate)) = (&mut self.guard, self.p.guard_mean_rate) else { return };
         let sc = &mut self.scratch.0;
         let Some(a) = guard.observe(self.last_scale, &sc.vals, &mut sc.sorted) else { return };
-        // Sigma <- exp(-2 r) Sigma with r the rule's total ln change, if it shrank: L <- L exp(r).
-        let f = self.rule_log_scale.min(0.0).exp();
+        // Sigma <- exp(2 u) Sigma with u the rule's net shrinking in ln (L <- L exp(-u)), at most
+        // back to the scale where the guard began.
+        let undo = (-self.rule_log_scale).max(0.0).min(guard.headroom());
+        let f = (-undo).exp();
         self.l.iter_mut().for_each(|v| *v *= f);
         self.guard = None;
         self.tpa = None;
@@ -347,7 +349,10 @@ impl Ingo {
         let g = self.generation;
         self.event(
             EventKind::StepRuleOff,
-            format!("generation {g}: value spread ~ scale^{a:.2} (cusps): step-size rule off, its shrinking undone"),
+            format!(
+                "generation {g}: value spread ~ scale^{a:.2} (cusps): step-size rule off, scale x {:.3e} (its shrinking undone)",
+                undo.exp()
+            ),
         );
     }
 
