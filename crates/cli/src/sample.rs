@@ -5,8 +5,8 @@
 use std::time::Instant;
 
 use anyhow::{Result, bail};
-use gradfree_core::{atomic_write_with, rng_from_seed};
-use gradfree_data::matrix::{write_csv_rows, write_npy_header, write_npy_rows};
+use gradfree_core::rng_from_seed;
+use gradfree_data::matrix::write_csv_rows;
 use gradfree_qmc::digital::SOBOL_MAX_BITS;
 use gradfree_qmc::{Halton, Iid, Rank1Lattice, Scramble, Sequence, Sobol, korobov_vector, latin_hypercube, subgroup};
 use serde::Serialize;
@@ -55,14 +55,11 @@ pub fn run(args: &SampleArgs) -> Result<()> {
     let Some(len) = usize::try_from(n).ok().and_then(|n| n.checked_mul(d)) else {
         bail!("--n {n} x --dim {d} overflows the address space; generate in pieces");
     };
-    let format = match &args.output {
-        Some(p) if p.as_os_str() == "-" => None,
-        Some(p) => match p.extension().and_then(|e| e.to_str()) {
-            Some(e @ ("csv" | "npy")) => Some(e),
-            _ => bail!("{}: unknown point file type; use a .csv or .npy file name", p.display()),
-        },
-        None => None,
-    };
+    // `-o -` is CSV on stdout; a file name's type is checked before anything is generated.
+    let to_stdout = args.output.as_ref().is_some_and(|p| p.as_os_str() == "-");
+    if let Some(p) = args.output.as_ref().filter(|_| !to_stdout) {
+        crate::points_io::point_format(p)?;
+    }
 
     // The generator, as "fill rows start.. into out". Sequences stream (skip first); lattices
     // compute any row directly; a Latin hypercube exists only whole.
@@ -144,22 +141,15 @@ pub fn run(args: &SampleArgs) -> Result<()> {
         }
         Ok(())
     };
-    match (&args.output, format) {
-        (Some(_), None) => {
+    match &args.output {
+        Some(_) if to_stdout => {
             // `-o -`: the points as CSV on stdout, nothing else.
             let mut stdout = std::io::stdout().lock();
             generate(&mut |piece| Ok(write_csv_rows(&mut stdout, d, piece).map_err(crate::StdoutError)?))?;
             return Ok(());
         }
-        (Some(path), Some(kind)) => atomic_write_with(path, |w| -> Result<()> {
-            if kind == "npy" {
-                write_npy_header(w, n as usize, d)?;
-                generate(&mut |piece| Ok(write_npy_rows(w, piece)?))
-            } else {
-                generate(&mut |piece| Ok(write_csv_rows(w, d, piece)?))
-            }
-        })?,
-        (None, _) => generate(&mut |_| Ok(()))?,
+        Some(path) => crate::points_io::write_points_with(path, n as usize, d, |sink| generate(sink))?,
+        None => generate(&mut |_| Ok(()))?,
     }
     let mean = sum / len as f64;
     let out = Output {
