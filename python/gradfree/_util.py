@@ -20,15 +20,23 @@ def seed(value: Optional[int]) -> int:
     return int(value)
 
 
-def count(name: str, value, lo: int) -> int:
-    """An integer >= lo; integral floats (``8.0``) are accepted, ``7.9``, booleans and NaN are not."""
+def count(name: str, value, lo: int, hi: int = (1 << 64) - 1) -> int:
+    """An integer in [lo, hi] (by default what a 64-bit size holds); integral floats (``8.0``) are
+    accepted, ``7.9``, booleans and NaN are not."""
     if isinstance(value, (bool, np.bool_)):
-        raise InvalidParameterError(f"{name}: expected an integer >= {lo}, got {value!r}")
+        raise InvalidParameterError(f"{name}: expected an integer in [{lo}, {hi}], got {value!r}")
     if isinstance(value, (float, np.floating)) and float(value).is_integer():
         value = int(value)
-    if not isinstance(value, (int, np.integer)) or value < lo:
-        raise InvalidParameterError(f"{name}: expected an integer >= {lo}, got {value!r}")
+    if not isinstance(value, (int, np.integer)) or not lo <= value <= hi:
+        raise InvalidParameterError(f"{name}: expected an integer in [{lo}, {hi}], got {value!r}")
     return int(value)
+
+
+def finite(name: str, value) -> float:
+    """A finite float (the library then checks its range, naming ``name``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not math.isfinite(value):
+        raise InvalidParameterError(f"invalid parameter `{name}` = {value!r}: must be a finite number")
+    return float(value)
 
 
 def positive(name: str, value) -> float:

@@ -176,9 +176,7 @@ def _specs(model, method, batch_size, step, chains, steps, seed, sampling, momen
             run[key] = _util.count(key, value, 1)
     for key, value in (("step", step), ("lambda", lam), ("decay", decay)):
         if value is not None:
-            if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                raise InvalidParameterError(f"invalid parameter `{'lam' if key == 'lambda' else key}` = {value!r}: must be a number")
-            run[key] = float(value)
+            run[key] = _util.finite("lam" if key == "lambda" else key, value)
     if seed is not None:
         run["seed"] = _util.seed(seed)
     for key, value, accepted in (("sampling", sampling, ("with-replacement", "without-replacement")),
@@ -188,12 +186,12 @@ def _specs(model, method, batch_size, step, chains, steps, seed, sampling, momen
         if value is not None:
             run[key] = _choice(key, value, accepted)
     if theta0 is not None:
-        run["theta0"] = [float(v) for v in np.asarray(theta0, dtype=np.float64).ravel()]
+        run["theta0"] = [_util.finite("theta0", v) for v in np.asarray(theta0, dtype=np.float64).ravel()]
     mspec: dict = {"model": _choice("model", model, MODELS), "intercept": bool(intercept)}
     if components is not None:
         mspec["components"] = _util.count("components", components, 1)
     if sigma is not None:
-        mspec["sigma"] = float(sigma)
+        mspec["sigma"] = _util.finite("sigma", sigma)
     if hidden is not None:
         mspec["hidden"] = _util.count("hidden", hidden, 1)
     return json.dumps(mspec), json.dumps(run)

@@ -172,6 +172,10 @@ impl ToPyErr for CoreError {
             CoreError::InvalidParameter { name, value, expected } => {
                 CoreError::InvalidParameter { name: keyword(name), value: value.clone(), expected: expected.clone() }.to_string()
             }
+            CoreError::TooLarge { what, bytes, limit, param: Some(p) } => {
+                CoreError::TooLarge { what: what.clone(), bytes: *bytes, limit: *limit, param: Some(Box::new((keyword(p.0), p.1.clone()))) }
+                    .to_string()
+            }
             e @ CoreError::NonFinite { .. } => format!("{e}: pass on_nonfinite=\"treat-as-inf\""),
             e => e.to_string(),
         }

@@ -69,6 +69,9 @@ impl Model for PyModel {
     fn dim(&self) -> usize {
         self.p
     }
+    fn size_param(&self) -> (&'static str, String) {
+        ("n_params", self.p.to_string())
+    }
     fn check(&self, _data: &Data) -> Result<(), InferenceError> {
         Ok(())
     }
@@ -94,7 +97,7 @@ fn model_of(
     d: usize,
     failure: &Failure,
 ) -> PyResult<(Box<dyn Model>, ModelSpec)> {
-    let spec: ModelSpec = serde_json::from_str(model_json).map_err(err)?;
+    let spec: ModelSpec = crate::options(model_json, "model options")?;
     match grad {
         Some(grad) => {
             let p = p.filter(|p| *p > 0).ok_or_else(|| err("invalid n_params: a model given by its gradient needs n_params >= 1"))?;
@@ -110,7 +113,7 @@ fn raised(failure: &Failure, e: InferenceError) -> PyErr {
 }
 
 fn spec_of(spec_json: &str) -> PyResult<InferenceSpec> {
-    serde_json::from_str(spec_json).map_err(|e| err(format!("invalid inference options: {e}")))
+    crate::options(spec_json, "inference options")
 }
 
 /// What a run estimated, with its parameter names.
@@ -237,7 +240,7 @@ fn inference_fit(
     let data = Data::new(x, dd, ys).map_err(ToPyErr::to_py)?;
     let names = if grad_model { (0..model.dim()).map(|j| format!("x{j}")).collect() } else { mspec.parameter_names(&names) };
     let pb = gradfree_experiments::progress::bar(
-        Some((spec.chains * spec.steps) as u64),
+        Some((spec.chains as u64).saturating_mul(spec.steps as u64)),
         "{spinner} [{elapsed_precise}] {bar:32} {pos}/{len} chain-steps  {eta}",
         progress,
     );

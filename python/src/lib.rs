@@ -20,19 +20,26 @@ use std::sync::atomic::AtomicBool;
 
 /// Runs `f` on a worker thread while this thread, without the GIL, waits and checks for signals
 /// every 20 ms: Ctrl-C sets the cancel flag `f` polls and raises `KeyboardInterrupt` once the
-/// worker has stopped.
+/// worker has stopped. A panic of the worker (or of the rayon tasks it waits on) never hangs the
+/// caller: it is caught and raised as `gradfree.errors.GradfreeError` naming the panic.
 pub(crate) fn interruptible<T: Send>(py: Python<'_>, f: impl FnOnce(&AtomicBool) -> T + Send) -> PyResult<T> {
     let cancel = AtomicBool::new(false);
     // The worker says when it is done, so a short call returns at once (polling every 20 ms
     // added up to 20 ms to every call); signals are checked every 20 ms meanwhile.
     let done = (std::sync::Mutex::new(false), std::sync::Condvar::new());
+    /// Sets `done` when the worker ends, by returning or by unwinding.
+    struct Done<'a>(&'a (std::sync::Mutex<bool>, std::sync::Condvar));
+    impl Drop for Done<'_> {
+        fn drop(&mut self) {
+            *self.0.0.lock().unwrap_or_else(|p| p.into_inner()) = true;
+            self.0.1.notify_all();
+        }
+    }
     std::thread::scope(|s| {
         let (cancel, done_ref) = (&cancel, &done);
         let worker = s.spawn(move || {
-            let out = f(cancel);
-            *done_ref.0.lock().unwrap_or_else(|p| p.into_inner()) = true;
-            done_ref.1.notify_all();
-            out
+            let _done = Done(done_ref);
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(cancel)))
         });
         loop {
             let finished = py.detach(|| {
@@ -42,7 +49,10 @@ pub(crate) fn interruptible<T: Send>(py: Python<'_>, f: impl FnOnce(&AtomicBool)
                 *guard
             });
             if finished {
-                return worker.join().map_err(|_| err("internal error: the worker thread panicked"));
+                return match worker.join() {
+                    Ok(Ok(out)) => Ok(out),
+                    Ok(Err(payload)) | Err(payload) => Err(panicked(payload)),
+                };
             }
             if let Err(e) = py.check_signals() {
                 cancel.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -50,6 +60,31 @@ pub(crate) fn interruptible<T: Send>(py: Python<'_>, f: impl FnOnce(&AtomicBool)
                 return Err(e);
             }
         }
+    })
+}
+
+/// The exception of a caught panic: `GradfreeError("internal error: ...")` with the panic's
+/// message, so a bug surfaces as an exception in the caller instead of a dead or hung interpreter.
+pub(crate) fn panicked(payload: Box<dyn std::any::Any + Send>) -> PyErr {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    errors::new_err(errors::Kind::Other, format!("internal error (a bug of gradfree; please report it): {what}"))
+}
+
+/// `_test_worker_panic()`: panics inside [`interruptible`]'s worker, in a rayon task of it; the
+/// test suite checks that this raises instead of hanging.
+#[pyfunction]
+fn _test_worker_panic(py: Python<'_>) -> PyResult<()> {
+    interruptible(py, |_| {
+        use rayon::prelude::*;
+        (0..4).into_par_iter().for_each(|i| {
+            if i == 3 {
+                panic!("injected panic for the test suite");
+            }
+        });
     })
 }
 
@@ -62,6 +97,39 @@ impl gradfree_core::Observer for StopOnCancel<'_> {
             return Err(gradfree_core::CoreError::Observer("interrupted".into()));
         }
         Ok(())
+    }
+}
+
+/// A library options type (`InferenceSpec`, `ModelSpec`, `TrainRunSpec`, `NokSpec`) from the
+/// JSON object the Python layer built from its keywords. A value the type cannot hold (an integer
+/// past 2^64, a string for a number) is an `InvalidParameterError` naming its keyword, never a
+/// position in a JSON text the user did not write.
+pub(crate) fn options<T: serde::de::DeserializeOwned>(json: &str, what: &str) -> PyResult<T> {
+    let value: serde_json::Value = serde_json::from_str(json).map_err(|e| err(format!("invalid {what}: {e}")))?;
+    serde_json::from_value(value.clone()).map_err(|e| {
+        // Find the keyword whose value the type refuses, alone.
+        let culprit = value.as_object().and_then(|m| {
+            m.iter().find_map(|(k, v)| {
+                let one = serde_json::Value::Object(std::iter::once((k.clone(), v.clone())).collect());
+                serde_json::from_value::<T>(one).err().map(|e| (k.clone(), v.clone(), e))
+            })
+        });
+        match culprit {
+            Some((k, v, e)) => {
+                let why = e.to_string();
+                let why = why.split(" at line ").next().unwrap_or(&why).to_string();
+                err(format!("invalid parameter `{}` = {v}: {why}", keyword_of(&k)))
+            }
+            None => err(format!("invalid {what}: {}", e.to_string().split(" at line ").next().unwrap_or_default())),
+        }
+    })
+}
+
+/// The Python keyword of a JSON field of an options type (`lambda` is `lam` in Python).
+fn keyword_of(field: &str) -> &str {
+    match field {
+        "lambda" => "lam",
+        other => other,
     }
 }
 
@@ -94,6 +162,7 @@ fn defaults_json() -> PyResult<String> {
 fn _gradfree(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     m.add_function(wrap_pyfunction!(defaults_json, m)?)?;
+    m.add_function(wrap_pyfunction!(_test_worker_panic, m)?)?;
     bo::register(m)?;
     es::register(m)?;
     experiments::register(m)?;

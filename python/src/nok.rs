@@ -40,7 +40,7 @@ impl NokModel {
     /// ones take its defaults), with `R = I` (unfitted).
     #[new]
     fn new(d: usize, spec_json: &str) -> PyResult<Self> {
-        let spec: NokSpec = serde_json::from_str(spec_json).map_err(|e| err(format!("invalid NOK options: {e}")))?;
+        let spec: NokSpec = crate::options(spec_json, "NOK options")?;
         Ok(NokModel { block: NokBlock::new(spec, d).map_err(ToPyErr::to_py)? })
     }
 

@@ -185,7 +185,7 @@ fn robust_fit(
     spec_json: &str,
     progress: bool,
 ) -> PyResult<RobustModel> {
-    let run: TrainRunSpec = serde_json::from_str(spec_json).map_err(|e| err(format!("invalid training options: {e}")))?;
+    let run: TrainRunSpec = crate::options(spec_json, "training options")?;
     let spec = run.train_spec().map_err(ToPyErr::to_py)?;
     let (n, d) = (x.shape()[0], x.shape()[1]);
     if y.len() != n {

@@ -57,6 +57,7 @@ pub fn params(a: &BoArgs) -> Result<BoParams> {
 /// Runs `gradfree bo`.
 pub fn run(a: &BoArgs) -> Result<()> {
     let started = Instant::now();
+    crate::run_files::checkpointed(a.resume.as_deref(), a.checkpoint.as_deref(), a.log.as_deref(), a.overwrite).check()?;
     let (spec, bo, state, problem) = match &a.resume {
         Some(path) => {
             let ck = load_checkpoint::<BatchBo>(path)?;

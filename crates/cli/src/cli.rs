@@ -116,6 +116,9 @@ pub struct BoArgs {
     /// --checkpoint and output options apply.
     #[arg(long)]
     pub resume: Option<PathBuf>,
+    /// Let a new run replace an existing checkpoint file (another run's).
+    #[arg(long)]
+    pub overwrite: bool,
     /// Output.
     #[command(flatten)]
     pub output: RunOutput,
@@ -516,6 +519,9 @@ pub struct OptimizeArgs {
     /// Resume the run saved in this checkpoint (budget flags given here replace the saved ones).
     #[arg(long)]
     pub resume: Option<PathBuf>,
+    /// Let a new run replace an existing checkpoint file (another run's).
+    #[arg(long)]
+    pub overwrite: bool,
     /// Print exactly one JSON object on stdout.
     #[arg(long)]
     pub json: bool,

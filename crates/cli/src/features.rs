@@ -40,6 +40,10 @@ pub fn run(a: &FeaturesArgs) -> Result<()> {
     };
     gradfree_features::check_rows(&x, d).with_context(|| name.clone())?;
     let rows = x.len() / d;
+    if let Some(path) = &a.output {
+        let inputs: Vec<(&'static str, &std::path::Path)> = a.data.as_deref().map(|p| ("--data", p)).into_iter().collect();
+        crate::points_io::check_target("-o", path, rows, a.dim_out, &inputs)?;
+    }
     let kernel = match a.kernel.as_str() {
         "gaussian" | "rbf" => match a.sigma {
             Some(sigma) => Kernel::parse("gaussian", sigma)?,

@@ -73,6 +73,7 @@ pub fn infer_flag(name: &str) -> Option<&'static str> {
         "hidden" => "--hidden",
         "data" => "--data",
         "checkpoint_every" => "--checkpoint-every",
+        "checkpoint_seconds" => "--checkpoint-seconds",
         _ => return None,
     })
 }
@@ -140,14 +141,28 @@ fn core_of<'a>(e: &'a (dyn Error + 'static)) -> Option<(&'a CoreError, Origin)> 
 /// The message of one error of a chain, as the command line shows it.
 fn message(e: &(dyn Error + 'static)) -> String {
     let Some((c, origin)) = core_of(e) else { return e.to_string() };
+    let flag_of = |name: &str| match origin {
+        Origin::Bo => bo_flag(name).or_else(|| core_flag(name)),
+        Origin::Inference => infer_flag(name),
+        Origin::Robust => train_flag(name),
+        Origin::Run => core_flag(name),
+    };
     match c {
+        CoreError::TooLarge { what, bytes, limit, param: Some(param) } => {
+            let (name, value) = &**param;
+            let needs = format!(
+                "{what} needs {}, more than the {} of memory available",
+                gradfree_core::memory::human_bytes(*bytes),
+                gradfree_core::memory::human_bytes(*limit as u128)
+            );
+            match flag_of(name) {
+                Some(f @ "--block-param") => format!("invalid {f} {}={value}: {needs}", name.trim_start_matches("block ")),
+                Some(f) => format!("invalid {f} {value}: {needs}"),
+                None => c.to_string(),
+            }
+        }
         CoreError::InvalidParameter { name, value, expected } => {
-            let flag = match origin {
-                Origin::Bo => bo_flag(name).or_else(|| core_flag(name)),
-                Origin::Inference => infer_flag(name),
-                Origin::Robust => train_flag(name),
-                Origin::Run => core_flag(name),
-            };
+            let flag = flag_of(name);
             match flag {
                 // A block setting names its key: `--block-param lambda=-1`.
                 Some(f @ "--block-param") => format!("invalid {f} {}={value}: must be {expected}", name.trim_start_matches("block ")),

@@ -8,15 +8,15 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use gradfree_core::{DriverState, load_checkpoint, save_checkpoint};
+use gradfree_core::{DriverState, Fingerprint, RecordFile, RecordsRef, Role, load_checkpoint, save_checkpoint};
 use gradfree_data::matrix::{encode_csv, encode_npy};
 use gradfree_experiments::infer_run::InferRunSpec;
 use gradfree_experiments::progress::bar;
 use gradfree_inference::model::Designed;
 use gradfree_inference::summary::summary;
-use gradfree_inference::{Fit, InferenceError, InferenceSpec, Method, ModelSpec, Runner, run_stream};
-use serde::Serialize;
+use gradfree_inference::{Fit, InferenceError, InferenceSpec, Method, ModelSpec, Runner, RunnerState, run_stream};
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 
 /// `gradfree infer`. Defaults are the library's ([`InferenceSpec`], [`ModelSpec`]), read from
 /// it, not written here.
@@ -98,12 +98,22 @@ pub struct InferArgs {
     /// to a .csv or .npy file.
     #[arg(long)]
     pub chains_out: Option<PathBuf>,
-    /// Checkpoint file, written atomically every --checkpoint-every steps.
+    /// Checkpoint file, written atomically every --checkpoint-seconds (or --checkpoint-every
+    /// steps), at the end and when the run is stopped (Ctrl-C, SIGTERM); the chains' recorded
+    /// steps go to an append-only file beside it (`FILE.records-ID`), so a checkpoint costs what
+    /// the chains' state costs.
     #[arg(long)]
     pub checkpoint: Option<PathBuf>,
-    /// Steps between checkpoints.
-    #[arg(long, default_value_t = 10)]
-    pub checkpoint_every: usize,
+    /// Steps between checkpoints [default: by time, --checkpoint-seconds].
+    #[arg(long)]
+    pub checkpoint_every: Option<usize>,
+    /// Seconds between checkpoints [default: 10 unless --checkpoint-every is given; a resumed
+    /// run keeps the cadence it was started with].
+    #[arg(long)]
+    pub checkpoint_seconds: Option<f64>,
+    /// Let a new run replace an existing checkpoint file (another run's).
+    #[arg(long)]
+    pub overwrite: bool,
     /// Resume from a checkpoint: the run (model, data, method and its settings) comes from it.
     #[arg(long)]
     pub resume: Option<PathBuf>,
@@ -159,32 +169,171 @@ struct Output<'a> {
     resumed: bool,
 }
 
+/// How often a run checkpoints: every `every` steps and/or every `seconds`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Cadence {
+    /// Steps between checkpoints.
+    pub every: Option<usize>,
+    /// Seconds between checkpoints.
+    pub seconds: Option<f64>,
+}
+
+/// The default: every 10 seconds (a checkpoint every few steps would cost more than the steps).
+const DEFAULT_CADENCE: Cadence = Cadence { every: None, seconds: Some(10.0) };
+
+impl Cadence {
+    fn of(a: &InferArgs) -> Result<Option<Cadence>, InferenceError> {
+        if a.checkpoint_every == Some(0) {
+            return Err(InferenceError::invalid("checkpoint_every", 0, ">= 1"));
+        }
+        if let Some(s) = a.checkpoint_seconds
+            && !(s.is_finite() && s > 0.0)
+        {
+            return Err(InferenceError::invalid("checkpoint_seconds", s, "finite and > 0"));
+        }
+        Ok((a.checkpoint_every.is_some() || a.checkpoint_seconds.is_some())
+            .then_some(Cadence { every: a.checkpoint_every, seconds: a.checkpoint_seconds }))
+    }
+}
+
+/// What an infer checkpoint stores besides the chains' state: the run, its cadence, the
+/// fingerprint of its data and where its recorded steps are.
+#[derive(Serialize, Deserialize)]
+struct Meta {
+    run: InferRunSpec,
+    cadence: Cadence,
+    data: Fingerprint,
+    records: RecordsRef,
+}
+
 /// The checkpoint's driver record: steps as generations, chain-steps as evaluations.
 fn driver_state(runner: &Runner, seconds: f64) -> DriverState {
     let steps = runner.steps_done() as u64;
-    DriverState {
-        evaluations: steps * runner.spec.chains as u64,
-        generations: steps,
-        best_x: Vec::new(),
-        best_f: None,
-        recent_best: Default::default(),
-        seconds,
-        stopped: None,
-        flat_generations: 0,
-        history_best: Default::default(),
-        history_median: Default::default(),
+    let mut d = DriverState::fresh();
+    d.evaluations = steps * runner.spec.chains as u64;
+    d.generations = steps;
+    d.seconds = seconds;
+    d
+}
+
+/// The files of a run, checked together before anything is written ([`gradfree_core::RunFiles`]).
+fn check_files(a: &InferArgs, data: &std::path::Path) -> Result<()> {
+    crate::run_files::checkpointed(a.resume.as_deref(), a.checkpoint.as_deref(), None, a.overwrite)
+        .add(Role::Input, "--data", Some(data))
+        .add(Role::Output, "--chains-out", a.chains_out.as_deref())
+        .check()?;
+    Ok(())
+}
+
+/// A run in memory with its checkpoints: started anew or resumed.
+fn run_in_memory(a: &InferArgs, started: Instant) -> Result<(InferRunSpec, Fit, Vec<String>, bool)> {
+    let show = a.output.bar();
+    let cadence = Cadence::of(a)?;
+    let (mut run, saved) = match &a.resume {
+        Some(path) => {
+            let ck = load_checkpoint::<RunnerState>(path)?;
+            let meta: Meta = serde_json::from_value(ck.meta).with_context(|| {
+                format!("{}: not a checkpoint of gradfree infer (or one written by an older version: start the run again)", path.display())
+            })?;
+            if meta.run.spec != ck.optimizer.spec {
+                bail!("{}: the checkpoint's run and its chains' state disagree (the file was edited)", path.display());
+            }
+            (meta.run.clone(), Some((ck.optimizer, meta, ck.driver.seconds)))
+        }
+        None => (run_spec(a)?, None),
+    };
+    check_files(a, &run.data)?;
+    let loaded = run.load()?;
+    let (model, data) = (loaded.model.as_ref(), &loaded.data);
+    let checkpoint = a.checkpoint.clone().or_else(|| a.resume.clone());
+    let (mut runner, mut records, cadence, earlier) = match saved {
+        Some((state, meta, seconds)) => {
+            let path = a.resume.as_deref().expect("resumed");
+            meta.data.check_same(&loaded.fingerprint, &run.data)?;
+            let (records, bytes) = RecordFile::resume(path, &meta.records)?;
+            let mut runner = Runner::from_state(state, &bytes)?;
+            runner.check_against(model, data).context("resuming the saved run")?;
+            if let Some(steps) = a.steps {
+                if steps < runner.steps_done() {
+                    return Err(InferenceError::invalid(
+                        "steps",
+                        steps,
+                        format!(">= the {} steps the saved run has done", runner.steps_done()),
+                    )
+                    .into());
+                }
+                run.spec.steps = steps;
+                runner.spec.steps = steps;
+                run.spec.check(data.len(), model.dim(), model.size_param())?;
+            }
+            // Writing to another checkpoint: its records start anew, with every step so far.
+            let same = checkpoint.as_deref().is_some_and(|c| gradfree_core::files::same_file(c, path));
+            (runner, if same { Some(records) } else { None }, cadence.unwrap_or(meta.cadence), seconds)
+        }
+        None => (Runner::new(model, data, &run.spec)?, None, cadence.unwrap_or(DEFAULT_CADENCE), 0.0),
+    };
+    let resumed = a.resume.is_some();
+    let (chains, steps) = (run.spec.chains as u64, run.spec.steps);
+    let pb = bar(Some(chains * steps as u64), "{spinner} [{elapsed_precise}] {bar:32} {pos}/{len} chain-steps  {eta}", show);
+    pb.set_position(chains * runner.steps_done() as u64);
+    let progress = |s: u64| pb.inc(s);
+    if checkpoint.is_some() {
+        crate::signals::cooperate();
     }
+    // Where the records file stands: the steps it holds, and when the last checkpoint was saved.
+    let mut saved_at = (if records.is_some() { runner.steps_done() } else { 0 }, Instant::now());
+    let mut last_save_step = runner.steps_done();
+    let mut bytes = Vec::new();
+    let mut save = |runner: &Runner, records: &mut Option<RecordFile>, saved_at: &mut (usize, Instant)| -> Result<()> {
+        let Some(path) = &checkpoint else { return Ok(()) };
+        let r = match records {
+            Some(r) => r,
+            None => records.insert(RecordFile::create(path)?),
+        };
+        bytes.clear();
+        runner.records(saved_at.0, runner.steps_done(), &mut bytes);
+        r.append(&bytes)?;
+        let meta = Meta { run: run.clone(), cadence, data: loaded.fingerprint.clone(), records: r.reference() };
+        let seconds = earlier + started.elapsed().as_secs_f64();
+        save_checkpoint(path, &serde_json::to_value(&meta)?, &runner.state(), &driver_state(runner, seconds))?;
+        r.committed();
+        RecordFile::remove_others(path, &r.reference().file);
+        *saved_at = (runner.steps_done(), Instant::now());
+        Ok(())
+    };
+    // Segments small enough for a live bar and for a stop between steps, ending at every
+    // checkpoint the step cadence asks for.
+    let segment = steps.div_ceil(50).max(1);
+    while runner.steps_done() < steps {
+        let mut n = segment.min(steps - runner.steps_done());
+        if let Some(every) = cadence.every {
+            n = n.min(every - (runner.steps_done() - last_save_step) % every);
+        }
+        runner.advance(model, data, n, Some(&progress))?;
+        if crate::signals::requested() && checkpoint.is_some() {
+            pb.finish_and_clear();
+            save(&runner, &mut records, &mut saved_at)?;
+            return Err(crate::signals::Stopped(checkpoint.map(|p| p.display().to_string()).unwrap_or_default()).into());
+        }
+        let due = cadence.every.is_some_and(|e| runner.steps_done() - last_save_step >= e)
+            || cadence.seconds.is_some_and(|s| saved_at.1.elapsed().as_secs_f64() >= s)
+            || runner.steps_done() == steps;
+        if due {
+            save(&runner, &mut records, &mut saved_at)?;
+            last_save_step = runner.steps_done();
+        }
+    }
+    pb.finish_and_clear();
+    Ok((run, runner.finish()?, loaded.names, resumed))
 }
 
 /// Runs `gradfree infer`.
 pub fn run(a: &InferArgs) -> Result<()> {
     let started = Instant::now();
     let show = a.output.bar();
-    if a.checkpoint_every == 0 {
-        return Err(InferenceError::invalid("checkpoint_every", 0, ">= 1").into());
-    }
     let (run, fit, names, resumed) = if a.stream {
         let run = run_spec(a)?;
+        check_files(a, &run.data)?;
         let (model, mut stream, names) = run.open_stream()?;
         let mut source = Designed { source: &mut stream, spec: &run.model };
         let pb = bar(None, "{spinner} [{elapsed_precise}] {pos} rows streamed  {per_sec}", show);
@@ -193,54 +342,7 @@ pub fn run(a: &InferArgs) -> Result<()> {
         pb.finish_and_clear();
         (run, fit, names, false)
     } else {
-        let (run, mut runner, earlier) = match &a.resume {
-            Some(path) => {
-                let ck = load_checkpoint::<Runner>(path)?;
-                let mut run: InferRunSpec = serde_json::from_value(ck.meta)
-                    .with_context(|| format!("{}: checkpoint metadata is not a gradfree infer run", path.display()))?;
-                let mut runner = ck.optimizer;
-                if let Some(steps) = a.steps {
-                    if steps < runner.steps_done() {
-                        return Err(InferenceError::invalid(
-                            "steps",
-                            steps,
-                            format!(">= the {} steps the saved run has done", runner.steps_done()),
-                        )
-                        .into());
-                    }
-                    run.spec.steps = steps;
-                    runner.spec.steps = steps;
-                }
-                (run, Some(runner), ck.driver.seconds)
-            }
-            None => (run_spec(a)?, None, 0.0),
-        };
-        let loaded = run.load()?;
-        let (model, data) = (loaded.model.as_ref(), &loaded.data);
-        let resumed = runner.is_some();
-        let mut runner = match runner.take() {
-            Some(r) => {
-                r.check_against(model, data).context("resuming the saved run")?;
-                r
-            }
-            None => Runner::new(model, data, &run.spec)?,
-        };
-        let (chains, steps) = (run.spec.chains as u64, run.spec.steps);
-        let pb = bar(Some(chains * steps as u64), "{spinner} [{elapsed_precise}] {bar:32} {pos}/{len} chain-steps  {eta}", show);
-        pb.set_position(chains * runner.steps_done() as u64);
-        let progress = |s: u64| pb.inc(s);
-        let checkpoint = a.checkpoint.clone().or_else(|| a.resume.clone());
-        // Segments small enough for a live bar, and ending at every checkpoint.
-        let segment = if checkpoint.is_some() { a.checkpoint_every } else { steps.div_ceil(50).max(1) };
-        while runner.steps_done() < steps {
-            runner.advance(model, data, segment, Some(&progress))?;
-            if let Some(path) = &checkpoint {
-                let seconds = earlier + started.elapsed().as_secs_f64();
-                save_checkpoint(path, &serde_json::to_value(&run)?, &runner, &driver_state(&runner, seconds))?;
-            }
-        }
-        pb.finish_and_clear();
-        (run, runner.finish()?, loaded.names, resumed)
+        run_in_memory(a, started)?
     };
     if let Some(path) = &a.chains_out {
         write_chains(path, &fit)?;

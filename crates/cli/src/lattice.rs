@@ -61,6 +61,9 @@ pub fn run(args: &LatticeArgs) -> Result<()> {
             args.dim
         );
     }
+    if let Some(path) = &args.output {
+        crate::points_io::check_target("-o", path, args.n as usize, args.dim, &[])?;
+    }
     let norm = match args.metric {
         Metric::L1 => Norm::L1,
         Metric::L2 => Norm::L2,

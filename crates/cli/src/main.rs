@@ -21,7 +21,9 @@ mod plot;
 mod plot_cmd;
 mod points_io;
 mod reproduce;
+mod run_files;
 mod sample;
+mod signals;
 mod train;
 
 use std::process::ExitCode;
@@ -40,8 +42,50 @@ fn stdout_line(args: std::fmt::Arguments<'_>) -> Result<(), StdoutError> {
     out.write_fmt(args).and_then(|()| out.write_all(b"\n")).map_err(StdoutError)
 }
 
+/// Whether a command's results go to standard output alone (no file of them is written), so
+/// that a closed standard output would lose them.
+fn results_only_on_stdout(c: &cli::Command) -> bool {
+    use cli::Command as C;
+    match c {
+        C::Optimize(a) => a.log.is_none() && a.checkpoint.is_none() && a.resume.is_none(),
+        C::Bo(a) => a.log.is_none() && a.checkpoint.is_none() && a.resume.is_none(),
+        C::Infer(a) => a.chains_out.is_none() && a.checkpoint.is_none() && a.resume.is_none(),
+        C::Train(a) => a.log.is_none() && a.checkpoint.is_none() && a.resume.is_none(),
+        C::Sample(a) => a.output.is_none(),
+        C::Lattice(a) => a.output.is_none(),
+        C::Features(a) => a.output.is_none(),
+        C::Integrate(_) | C::List(_) | C::Params(_) => true,
+        C::Plot(_) | C::Reproduce(_) => false,
+    }
+}
+
+/// Refuses to run with standard output closed (`gradfree ... >&-`) when the results go there
+/// alone: the Rust runtime then points it at `/dev/null` opened read-write (a shell's `> /dev/null`
+/// opens it write-only), so every result would vanish while the command reports success. Python's
+/// `subprocess.DEVNULL` looks the same, so a command that writes its results to a file is let run.
+fn check_stdout() -> Result<(), String> {
+    use std::os::fd::AsFd;
+    let out = std::io::stdout();
+    let fd = out.as_fd();
+    let (Ok(stat), Ok(null)) = (rustix::fs::fstat(fd), rustix::fs::stat("/dev/null")) else { return Ok(()) };
+    let is_null =
+        rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::CharacterDevice && stat.st_rdev == null.st_rdev;
+    let read_write = rustix::fs::fcntl_getfl(fd).is_ok_and(|f| f & rustix::fs::OFlags::RWMODE == rustix::fs::OFlags::RDWR);
+    if is_null && read_write {
+        return Err("standard output is closed: the results would be lost (redirect it to a file, or to /dev/null to discard them)".into());
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
+    signals::install();
+    if results_only_on_stdout(&args.command)
+        && let Err(e) = check_stdout()
+    {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     let result = match args.command {
         cli::Command::List(a) => list::run(&a),
         cli::Command::Optimize(a) => optimize::run(&a),
@@ -60,6 +104,10 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         // A reader that went away (`| head`) is not an error of ours: stop quietly, as Unix tools do.
         Err(e) if e.downcast_ref::<StdoutError>().is_some_and(|s| s.0.kind() == std::io::ErrorKind::BrokenPipe) => ExitCode::SUCCESS,
+        Err(e) if e.downcast_ref::<signals::Stopped>().is_some() => {
+            eprintln!("error: {e}");
+            ExitCode::from(signals::STATUS)
+        }
         Err(e) => {
             // One line: the error and its causes, joined by ": ", parameters named by their flags.
             eprintln!("error: {}", flags::render(&e));

@@ -195,6 +195,7 @@ fn check_resume_flags(args: &OptimizeArgs, spec: &RunSpec) -> Result<()> {
 
 pub fn run(args: &OptimizeArgs) -> Result<()> {
     let started = Instant::now();
+    crate::run_files::checkpointed(args.resume.as_deref(), args.checkpoint.as_deref(), args.log.as_deref(), args.overwrite).check()?;
     let (spec, alg, state) = match &args.resume {
         Some(path) => {
             let ck = load_checkpoint::<Algorithm>(path)?;

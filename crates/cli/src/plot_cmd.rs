@@ -11,6 +11,11 @@ pub fn run(args: &PlotArgs) -> Result<()> {
         bail!("invalid --f-star {f}: expected a finite number");
     }
     let shift = args.f_star.unwrap_or(0.0);
+    let mut files = gradfree_core::RunFiles::new().add(gradfree_core::Role::Output, "--output", Some(&args.output));
+    for log in &args.logs {
+        files = files.add(gradfree_core::Role::Input, "a log", Some(log));
+    }
+    files.check()?;
     if args.logs.first().and_then(|p| start_record(p)).is_some_and(|v| train_label(&v).is_some()) {
         return plot_training(args);
     }

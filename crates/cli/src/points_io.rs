@@ -3,9 +3,12 @@
 
 use std::path::Path;
 
+use std::time::Instant;
+
 use anyhow::{Result, bail};
-use gradfree_core::atomic_write_with;
+use gradfree_core::{Role, RunFiles, atomic_write_with};
 use gradfree_data::matrix::{write_csv_rows, write_npy_header, write_npy_rows};
+use gradfree_experiments::progress::{ProgressBar, bar};
 
 pub use gradfree_data::matrix::read_matrix;
 
@@ -25,8 +28,28 @@ pub fn point_format(path: &Path) -> Result<PointFormat> {
     }
 }
 
+/// The checks before a point file is written: the file policy ([`gradfree_core::RunFiles`]:
+/// a regular file or nothing, not one of the command's inputs) and the free space of its file
+/// system against the file's size (exact for .npy; for .csv at least 2 bytes a value).
+pub fn check_target(param: &'static str, path: &Path, n: usize, d: usize, inputs: &[(&'static str, &Path)]) -> Result<()> {
+    let format = point_format(path)?;
+    let mut files = RunFiles::new().add(Role::Output, param, Some(path));
+    for (p, input) in inputs {
+        files = files.add(Role::Input, p, Some(input));
+    }
+    files.check()?;
+    let values = (n as u128).saturating_mul(d as u128);
+    let bytes = match format {
+        PointFormat::Npy => values.saturating_mul(8).saturating_add(128),
+        PointFormat::Csv => values.saturating_mul(2),
+    };
+    gradfree_core::files::check_free_space(param, path, bytes)?;
+    Ok(())
+}
+
 /// Writes `n x d` points to `path` atomically, as `produce` hands them to its sink piece by piece
-/// (whole rows, `n d` values in all), so they never have to be in memory at once.
+/// (whole rows, `n d` values in all), so they never have to be in memory at once. Checked first
+/// ([`check_target`]); a write that takes more than a second shows its progress on a terminal.
 pub fn write_points_with(
     path: &Path,
     n: usize,
@@ -34,13 +57,35 @@ pub fn write_points_with(
     produce: impl FnOnce(&mut dyn FnMut(&[f64]) -> Result<()>) -> Result<()>,
 ) -> Result<()> {
     let format = point_format(path)?;
+    gradfree_core::files::check_free_space("-o", path, 0)?;
+    let started = Instant::now();
+    let mut written = 0u64;
+    let mut pb: Option<ProgressBar> = None;
+    let mut tick = |rows: usize| {
+        written += rows as u64;
+        if pb.is_none() && started.elapsed().as_secs_f64() > 1.0 {
+            let b = bar(Some(n as u64), "{spinner} [{elapsed_precise}] {bar:32} {pos}/{len} points written  {eta}", true);
+            pb = Some(b);
+        }
+        if let Some(b) = &pb {
+            b.set_position(written);
+        }
+    };
     atomic_write_with(path, |w| -> Result<()> {
         match format {
             PointFormat::Npy => {
                 write_npy_header(w, n, d)?;
-                produce(&mut |piece| Ok(write_npy_rows(w, piece)?))
+                produce(&mut |piece| {
+                    write_npy_rows(w, piece)?;
+                    tick(piece.len() / d.max(1));
+                    Ok(())
+                })
             }
-            PointFormat::Csv => produce(&mut |piece| Ok(write_csv_rows(w, d, piece)?)),
+            PointFormat::Csv => produce(&mut |piece| {
+                write_csv_rows(w, d, piece)?;
+                tick(piece.len() / d.max(1));
+                Ok(())
+            }),
         }
     })
 }

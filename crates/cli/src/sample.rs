@@ -58,7 +58,7 @@ pub fn run(args: &SampleArgs) -> Result<()> {
     // `-o -` is CSV on stdout; a file name's type is checked before anything is generated.
     let to_stdout = args.output.as_ref().is_some_and(|p| p.as_os_str() == "-");
     if let Some(p) = args.output.as_ref().filter(|_| !to_stdout) {
-        crate::points_io::point_format(p)?;
+        crate::points_io::check_target("-o", p, n as usize, d, &[])?;
     }
 
     // The generator, as "fill rows start.. into out". Sequences stream (skip first); lattices

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use gradfree_core::{DriverState, JsonLinesLog, load_checkpoint, save_checkpoint};
+use gradfree_core::{DriverState, Fingerprint, FingerprintBuilder, JsonLinesLog, load_checkpoint, save_checkpoint};
 use gradfree_experiments::progress::bar;
 use gradfree_experiments::train_run::TrainRunSpec;
 use gradfree_robust::train::{EpochRecord, FrontSpec, NokPlug, Trainer, TrainerState};
@@ -77,6 +77,9 @@ pub struct TrainArgs {
     /// Resume the run saved in this checkpoint (and keep saving to it).
     #[arg(long)]
     pub resume: Option<PathBuf>,
+    /// Let a new run replace an existing checkpoint file (another run's).
+    #[arg(long)]
+    pub overwrite: bool,
     /// Output.
     #[command(flatten)]
     pub output: RunOutput,
@@ -107,6 +110,21 @@ struct Output<'a> {
     history: &'a [EpochRecord],
     seconds: f64,
     resumed: bool,
+}
+
+/// What a train checkpoint stores besides the trainer's state: the run and the fingerprint of
+/// the rows it trains on (features, noisy and clean labels), checked when it resumes.
+#[derive(Serialize, serde::Deserialize)]
+struct Meta {
+    run: TrainRunSpec,
+    data: Fingerprint,
+}
+
+/// The fingerprint of a run's training rows.
+fn fingerprint(loaded: &gradfree_experiments::train_run::LoadedTrain) -> Fingerprint {
+    let mut h = FingerprintBuilder::new();
+    h.f32s(&loaded.x).u32s(&loaded.noisy.labels).u32s(&loaded.clean);
+    h.finish(format!("{} rows x {} features", loaded.clean.len(), loaded.d))
 }
 
 fn driver_state(state: &TrainerState, seconds: f64) -> DriverState {
@@ -146,12 +164,14 @@ fn block(name: &str, params: &[String]) -> Result<Option<FrontSpec>> {
 /// Runs `gradfree train`.
 pub fn run(a: &TrainArgs) -> Result<()> {
     let started = Instant::now();
-    let (run, state, earlier) = match &a.resume {
+    crate::run_files::checkpointed(a.resume.as_deref(), a.checkpoint.as_deref(), a.log.as_deref(), a.overwrite).check()?;
+    let (run, state, earlier, saved_data) = match &a.resume {
         Some(path) => {
             let ck = load_checkpoint::<TrainerState>(path)?;
-            let run: TrainRunSpec = serde_json::from_value(ck.meta)
-                .with_context(|| format!("{}: checkpoint metadata is not a gradfree train run", path.display()))?;
-            (run, Some(ck.optimizer), ck.driver.seconds)
+            let meta: Meta = serde_json::from_value(ck.meta).with_context(|| {
+                format!("{}: not a checkpoint of gradfree train (or one written by an older version: start the run again)", path.display())
+            })?;
+            (meta.run, Some(ck.optimizer), ck.driver.seconds, Some(meta.data))
         }
         None => {
             let run = TrainRunSpec {
@@ -170,12 +190,16 @@ pub fn run(a: &TrainArgs) -> Result<()> {
                 seed: a.seed,
                 block: block(&a.block, &a.block_param)?,
             };
-            (run, None, 0.0)
+            (run, None, 0.0, None)
         }
     };
     let spec = run.train_spec()?;
     let loaded = run.load()?;
     let data = loaded.train_set();
+    let print = fingerprint(&loaded);
+    if let Some(saved) = &saved_data {
+        saved.check_same(&print, std::path::Path::new(&format!("the data set {}", run.data)))?;
+    }
     let resumed = state.is_some();
     let mut trainer = match state {
         Some(s) => {
@@ -186,6 +210,7 @@ pub fn run(a: &TrainArgs) -> Result<()> {
         }
         None => Trainer::new(spec, &data)?,
     };
+    let meta = serde_json::to_value(&Meta { run: run.clone(), data: print })?;
     let mut log = match &a.log {
         Some(p) if resumed => Some(JsonLinesLog::resume(p, trainer.state().epoch as u64)?),
         Some(p) => {
@@ -196,6 +221,9 @@ pub fn run(a: &TrainArgs) -> Result<()> {
         None => None,
     };
     let checkpoint = a.checkpoint.clone().or_else(|| a.resume.clone());
+    if checkpoint.is_some() {
+        crate::signals::cooperate();
+    }
     let pb = bar(Some(run.epochs as u64), "{spinner} [{elapsed_precise}] {bar:32} {pos}/{len} epochs  {msg}  {eta}", a.output.bar());
     pb.set_position(trainer.state().epoch as u64);
     while !trainer.finished() {
@@ -205,7 +233,11 @@ pub fn run(a: &TrainArgs) -> Result<()> {
         }
         if let Some(path) = &checkpoint {
             let seconds = earlier + started.elapsed().as_secs_f64();
-            save_checkpoint(path, &serde_json::to_value(&run)?, trainer.state(), &driver_state(trainer.state(), seconds))?;
+            save_checkpoint(path, &meta, trainer.state(), &driver_state(trainer.state(), seconds))?;
+            if crate::signals::requested() && !trainer.finished() {
+                pb.finish_and_clear();
+                return Err(crate::signals::Stopped(path.display().to_string()).into());
+            }
         }
         pb.set_message(format!(
             "test acc {:.4}, label precision {:.3}",

@@ -30,21 +30,10 @@ pub fn check_writable_target(path: &Path) -> Result<(), CoreError> {
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_file() => Ok(()),
         Ok(m) => {
-            let kind = not_a_file(m.file_type());
+            let kind = crate::files::kind_of(m.file_type());
             Err(CoreError::Io { path: path.to_owned(), cause: std::io::Error::other(format!("is {kind}; refusing to replace it")) })
         }
         Err(_) => Ok(()),
-    }
-}
-
-/// What a path that is not a regular file is, for messages.
-fn not_a_file(kind: std::fs::FileType) -> &'static str {
-    if kind.is_symlink() {
-        "a symbolic link (give the path it points to)"
-    } else if kind.is_dir() {
-        "a folder"
-    } else {
-        "not a regular file (a device, FIFO or socket)"
     }
 }
 
@@ -94,7 +83,8 @@ pub fn atomic_write_with<E: From<CoreError>>(path: impl AsRef<Path>, write: impl
     let prefix = temp_prefix(path).ok_or_else(|| io(std::io::Error::other("not a file path")))?;
     let tmp = dir.join(format!("{prefix}{}", std::process::id()));
     let file = std::fs::File::create(&tmp).map_err(io)?;
-    let mut buffered = std::io::BufWriter::with_capacity(1 << 20, file);
+    crate::files::register_temp(&tmp);
+    let mut buffered = std::io::BufWriter::with_capacity(1 << 16, file);
     let result = write(&mut buffered).and_then(|()| {
         let finish = || -> std::io::Result<()> {
             let file = buffered.into_inner().map_err(|e| e.into_error())?;
@@ -108,6 +98,7 @@ pub fn atomic_write_with<E: From<CoreError>>(path: impl AsRef<Path>, write: impl
     } else {
         remove_stale_temps(&dir, path);
     }
+    crate::files::forget_temp(&tmp);
     result
 }
 
@@ -171,7 +162,10 @@ pub fn read_regular_file(path: &Path) -> Result<Vec<u8>, CoreError> {
     let io = |cause| CoreError::Io { path: path.to_owned(), cause };
     let meta = std::fs::metadata(path).map_err(io)?;
     if !meta.is_file() {
-        return Err(CoreError::Format { path: path.to_owned(), message: format!("is {}; expected a file", not_a_file(meta.file_type())) });
+        return Err(CoreError::Format {
+            path: path.to_owned(),
+            message: format!("is {}; expected a file", crate::files::kind_of(meta.file_type())),
+        });
     }
     crate::memory::check_bytes(&format!("reading {}", path.display()), meta.len() as u128)?;
     std::fs::read(path).map_err(io)

@@ -80,7 +80,7 @@ pub enum CoreError {
         message: String,
     },
     /// A size would need more memory than the machine has ([`crate::memory`]).
-    #[error("{what} needs {}, more than the {} of memory available", crate::memory::human_bytes(*bytes), crate::memory::human_bytes(*limit as u128))]
+    #[error("{}{what} needs {}, more than the {} of memory available", param.as_ref().map(|p| format!("`{}` = {}: ", p.0, p.1)).unwrap_or_default(), crate::memory::human_bytes(*bytes), crate::memory::human_bytes(*limit as u128))]
     TooLarge {
         /// What would be allocated, with its size, e.g. "INGO with dimension 200000".
         what: String,
@@ -88,6 +88,9 @@ pub enum CoreError {
         bytes: u128,
         /// Bytes available.
         limit: u64,
+        /// The parameter whose value asks for it and that value, where one does (front ends show
+        /// it as their flag or keyword): `("batch_size", "10000000000")`.
+        param: Option<Box<(&'static str, String)>>,
     },
     /// Input that cannot be used as given (e.g. a point outside the search box told to a
     /// model-based method); the message says what and why.

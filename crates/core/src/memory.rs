@@ -61,15 +61,66 @@ pub fn check_elements(what: &str, elements: u128) -> Result<(), CoreError> {
 
 /// [`check_elements`] for a size in bytes.
 pub fn check_bytes(what: &str, bytes: u128) -> Result<(), CoreError> {
+    check_bytes_of(None, what, bytes)
+}
+
+/// [`check_bytes`] for a size that the parameter `name` (set to `value`) asks for: the error
+/// names the parameter, so front ends can show it as their flag or keyword.
+pub fn check_param_bytes(name: &'static str, value: impl std::fmt::Display, what: &str, bytes: u128) -> Result<(), CoreError> {
+    check_bytes_of(Some((name, value.to_string())), what, bytes)
+}
+
+fn check_bytes_of(param: Option<(&'static str, String)>, what: &str, bytes: u128) -> Result<(), CoreError> {
     // Below 64 MiB the check is skipped: it reads /proc, and such sizes are never the problem.
     if bytes < 64 << 20 {
         return Ok(());
     }
     let limit = available_bytes();
     if bytes > limit as u128 {
-        return Err(CoreError::TooLarge { what: what.to_string(), bytes, limit });
+        return Err(CoreError::TooLarge { what: what.to_string(), bytes, limit, param: param.map(Box::new) });
     }
     Ok(())
+}
+
+/// The memory of a run as terms, each with the parameter that drives it: [`Footprint::check`]
+/// adds them up and, when the sum does not fit, names the parameter of the largest term. The one
+/// way every subsystem (inference chains, training, the NOK block, point sets) checks its sizes
+/// before it allocates.
+#[derive(Clone, Debug, Default)]
+pub struct Footprint {
+    terms: Vec<(&'static str, String, String, u128)>,
+}
+
+impl Footprint {
+    /// An empty footprint.
+    pub fn new() -> Self {
+        Footprint::default()
+    }
+
+    /// Adds `bytes` for `what`, driven by the parameter `name` = `value`.
+    pub fn bytes(&mut self, name: &'static str, value: impl std::fmt::Display, what: impl Into<String>, bytes: u128) -> &mut Self {
+        self.terms.push((name, value.to_string(), what.into(), bytes));
+        self
+    }
+
+    /// Adds `elements` values of `f64` (8 bytes each) ([`Footprint::bytes`]).
+    pub fn f64s(&mut self, name: &'static str, value: impl std::fmt::Display, what: impl Into<String>, elements: u128) -> &mut Self {
+        self.bytes(name, value, what, elements.saturating_mul(8))
+    }
+
+    /// The sum of the terms, saturating.
+    pub fn total(&self) -> u128 {
+        self.terms.iter().fold(0u128, |a, t| a.saturating_add(t.3))
+    }
+
+    /// `Ok` if the sum fits in [`available_bytes`]; otherwise [`CoreError::TooLarge`] naming the
+    /// parameter of the largest term and what that term is.
+    pub fn check(&self) -> Result<(), CoreError> {
+        let total = self.total();
+        let Some((name, value, what, _)) = self.terms.iter().max_by_key(|t| t.3) else { return Ok(()) };
+        let what = if self.terms.len() > 1 { format!("the run (mostly {what})") } else { what.clone() };
+        check_bytes_of(Some((name, value.clone())), &what, total)
+    }
 }
 
 /// Formats a byte count for messages: `"1.5 GiB"`.
@@ -96,5 +147,16 @@ mod tests {
         assert!(check_elements("x", u128::MAX).is_err());
         assert_eq!(human_bytes(1536), "1.5 KiB");
         assert_eq!(human_bytes(12), "12 B");
+    }
+
+    #[test]
+    fn a_footprint_names_the_parameter_of_its_largest_term() {
+        let mut f = Footprint::new();
+        f.f64s("chains", 100, "the chains' paths", 1000).f64s("batch_size", "10000000000", "100 batches of 10000000000 rows", u128::MAX);
+        let e = f.check().unwrap_err();
+        assert!(matches!(&e, CoreError::TooLarge { param: Some(p), .. } if p.0 == "batch_size" && p.1 == "10000000000"), "{e:?}");
+        let text = e.to_string();
+        assert!(text.starts_with("`batch_size` = 10000000000: the run (mostly 100 batches") && text.contains("memory available"), "{text}");
+        assert!(Footprint::new().f64s("chains", 1, "x", 10).check().is_ok());
     }
 }

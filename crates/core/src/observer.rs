@@ -90,12 +90,19 @@ impl Observer for History {
 /// [`RunResult`]. Each line is written whole and flushed, so a killed run leaves a readable log; a
 /// write that fails (e.g. a full disk) is undone by truncating the file back to its last complete
 /// line. `gradfree plot` reads it.
+///
+/// A new log replaces an old one only once the run has written its first complete record (its
+/// first generation, or its finish): until then it is written to a temporary file beside it
+/// ([`crate::files`]), so a run that fails at its start leaves the previous run's log as it was.
+/// The target must be a regular file or not exist: a symbolic link, FIFO or device is refused.
 pub struct JsonLinesLog {
     path: PathBuf,
     out: File,
     /// Length of the complete lines written so far (where a failed write is rolled back to).
     len: u64,
     line: Vec<u8>,
+    /// The temporary file written until the first complete record, if the log is not yet in place.
+    pending: Option<PathBuf>,
 }
 
 #[derive(Serialize)]
@@ -105,26 +112,51 @@ struct Tagged<'a, T> {
     body: &'a T,
 }
 
+/// Refuses a log target that is not a regular file (or nothing).
+fn check_log_target(path: &Path) -> Result<(), CoreError> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if !m.is_file() => Err(CoreError::Io {
+            path: path.to_owned(),
+            cause: std::io::Error::other(format!("is {}; a log must be a regular file", crate::files::kind_of(m.file_type()))),
+        }),
+        _ => Ok(()),
+    }
+}
+
 impl JsonLinesLog {
-    /// Creates (truncates) the log file.
+    /// Starts a new log at `path`: written to a temporary file that replaces `path` at the first
+    /// complete record (see the type's documentation).
     pub fn create(path: impl AsRef<Path>) -> Result<Self, CoreError> {
-        Self::open(path.as_ref(), false)
+        let path = path.as_ref();
+        check_log_target(path)?;
+        let io = |source| CoreError::Io { path: path.to_owned(), cause: source };
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+            _ => PathBuf::from("."),
+        };
+        let name = path.file_name().ok_or_else(|| io(std::io::Error::other("not a file path")))?;
+        let tmp = dir.join(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
+        let out = OpenOptions::new().write(true).create(true).truncate(true).open(&tmp).map_err(io)?;
+        crate::files::register_temp(&tmp);
+        Ok(JsonLinesLog { path: path.to_owned(), out, len: 0, line: Vec::new(), pending: Some(tmp) })
     }
 
     /// Appends to the log file, creating it if needed.
     pub fn append(path: impl AsRef<Path>) -> Result<Self, CoreError> {
+        check_log_target(path.as_ref())?;
         Self::open(path.as_ref(), true)
     }
 
     /// Reopens the log of a run resumed after `generation` generations: a last line cut short by a
     /// kill or a full disk, and the records of generations after `generation` (written after the
     /// checkpoint, and replayed by the resumed run), are removed first, so the log reads as the
-    /// uninterrupted run's. A log that is not a regular file (a pipe, `/dev/stdout`) is appended to.
+    /// uninterrupted run's.
     pub fn resume(path: impl AsRef<Path>, generation: u64) -> Result<Self, CoreError> {
         let path = path.as_ref();
+        check_log_target(path)?;
         let io = |source| CoreError::Io { path: path.to_owned(), cause: source };
         if std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-            let text = std::fs::read(path).map_err(io)?;
+            let text = crate::read_regular_file(path)?;
             let keep = resumable_prefix(&text, generation);
             if keep < text.len() {
                 let f = OpenOptions::new().write(true).open(path).map_err(io)?;
@@ -139,7 +171,18 @@ impl JsonLinesLog {
         let io = |source| CoreError::Io { path: path.to_owned(), cause: source };
         let out = OpenOptions::new().write(true).create(true).append(append).truncate(!append).open(path).map_err(io)?;
         let len = out.metadata().map(|m| if m.is_file() { m.len() } else { 0 }).unwrap_or(0);
-        Ok(JsonLinesLog { path: path.to_owned(), out, len, line: Vec::new() })
+        Ok(JsonLinesLog { path: path.to_owned(), out, len, line: Vec::new(), pending: None })
+    }
+
+    /// Puts a log written to its temporary file in place (synced, then renamed over the target).
+    fn settle(&mut self) -> Result<(), CoreError> {
+        if let Some(tmp) = self.pending.take() {
+            let io = |cause| CoreError::Io { path: self.path.clone(), cause };
+            self.out.sync_all().map_err(io)?;
+            std::fs::rename(&tmp, &self.path).map_err(io)?;
+            crate::files::forget_temp(&tmp);
+        }
+        Ok(())
     }
 
     /// Writes one line `{"type": kind, ...body}` whole and flushed (rolled back on failure), for
@@ -153,7 +196,7 @@ impl JsonLinesLog {
         match self.out.write_all(&self.line).and_then(|()| self.out.flush()) {
             Ok(()) => {
                 self.len += self.line.len() as u64;
-                Ok(())
+                if kind != "start" { self.settle() } else { Ok(()) }
             }
             Err(cause) => {
                 // Leave no partial line behind (a regular file only; best effort).
@@ -162,6 +205,17 @@ impl JsonLinesLog {
                 }
                 Err(CoreError::Io { path: self.path.clone(), cause })
             }
+        }
+    }
+}
+
+impl Drop for JsonLinesLog {
+    /// A log that never got its first complete record leaves no temporary file behind (and the
+    /// old log in place).
+    fn drop(&mut self) {
+        if let Some(tmp) = self.pending.take() {
+            let _ = std::fs::remove_file(&tmp);
+            crate::files::forget_temp(&tmp);
         }
     }
 }

@@ -3,7 +3,7 @@
 //! completion — `gradfree optimize`, `gradfree bo`, and whatever comes next — wires its outputs
 //! here, so logs, checkpoints and resumes behave the same for all of them.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::Serialize;
 
@@ -73,20 +73,7 @@ where
     Ok((result, driver))
 }
 
-/// Whether two paths name the same file (after resolving links, or lexically where a path does not
-/// exist yet).
-pub fn same_file(a: &Path, b: &Path) -> bool {
-    let abs = |p: &Path| {
-        std::fs::canonicalize(p).unwrap_or_else(|_| {
-            let base = std::env::current_dir().unwrap_or_default();
-            match (p.parent().and_then(|d| std::fs::canonicalize(if d.as_os_str().is_empty() { &base } else { d }).ok()), p.file_name()) {
-                (Some(dir), Some(name)) => dir.join(name),
-                _ => base.join(p),
-            }
-        })
-    };
-    abs(a) == abs(b)
-}
+pub use crate::files::same_file;
 
 #[cfg(test)]
 mod tests {

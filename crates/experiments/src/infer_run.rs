@@ -35,6 +35,9 @@ pub struct Loaded {
     pub data: Data,
     /// The parameters' names.
     pub names: Vec<String>,
+    /// The size and content hash of the rows read (features, responses and column names), which
+    /// a checkpoint stores so that a resumed run checks it continues on the same data.
+    pub fingerprint: gradfree_core::Fingerprint,
 }
 
 impl InferRunSpec {
@@ -78,7 +81,13 @@ impl InferRunSpec {
         let x = self.model.design(features.matrix.values, d);
         let data = Data::new(x, d + usize::from(self.model.intercept && d > 0), y)?;
         let names = self.model.parameter_names(&features.names);
-        Ok(Loaded { model, data, names })
+        let mut hash = gradfree_core::FingerprintBuilder::new();
+        hash.f64s(data.rows()).f64s(data.responses());
+        features.names.iter().for_each(|n| {
+            hash.text(n);
+        });
+        let fingerprint = hash.finish(format!("{} rows x {} columns", data.len(), d + usize::from(self.target.is_some())));
+        Ok(Loaded { model, data, names, fingerprint })
     }
 
     /// Opens the data file as a stream (CSV only) and builds the model; the parameter names come

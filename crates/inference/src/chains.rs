@@ -183,7 +183,7 @@ impl Runner {
     pub fn new(model: &dyn Model, data: &Data, spec: &InferenceSpec) -> Result<Runner, InferenceError> {
         let p = model.dim();
         model.check(data)?;
-        spec.check(data.len(), p)?;
+        spec.check(data.len(), p, model.size_param())?;
         if spec.method == Method::Madprox && !matches!(model.name(), "linear" | "logistic" | "poisson") {
             return Err(InferenceError::invalid(
                 "method",
@@ -263,6 +263,114 @@ impl Runner {
     }
 }
 
+/// A [`Runner`] without its recorded paths: what a checkpoint stores, so that writing one costs
+/// what the chains' states cost and not their history. The history goes, a step at a time, to an
+/// append-only file beside the checkpoint ([`Runner::records`], [`gradfree_core::RecordFile`]) and
+/// comes back with [`Runner::from_state`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunnerState {
+    /// The run.
+    pub spec: InferenceSpec,
+    /// The model's name.
+    pub model: String,
+    /// Its parameters.
+    pub p: usize,
+    /// The data's rows.
+    pub rows: usize,
+    /// Every chain's state.
+    pub states: Vec<ChainState>,
+}
+
+impl Runner {
+    /// The state without the paths ([`RunnerState`]).
+    pub fn state(&self) -> RunnerState {
+        RunnerState { spec: self.spec.clone(), model: self.model.clone(), p: self.p, rows: self.rows, states: self.states.clone() }
+    }
+
+    /// Bytes of one step's record: every chain's estimate, `K p` values of `f64`.
+    pub fn record_bytes(&self) -> usize {
+        self.spec.chains * self.p * 8
+    }
+
+    /// Appends to `out` the records of steps `from + 1..=to` (each step every chain's estimate in
+    /// chain order, little-endian `f64`): what a checkpoint after step `to` adds to the records of
+    /// one after step `from`.
+    pub fn records(&self, from: usize, to: usize, out: &mut Vec<u8>) {
+        let p = self.p;
+        out.reserve((to.saturating_sub(from)) * self.record_bytes());
+        for t in from + 1..=to.min(self.steps_done()) {
+            for path in &self.paths {
+                for v in &path[t * p..(t + 1) * p] {
+                    out.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+        }
+    }
+
+    /// The run of a checkpoint: its `state` and the `records` of its steps ([`Runner::records`]
+    /// from step 0 to the steps done), checked ([`gradfree_core::StateCheck`]).
+    pub fn from_state(state: RunnerState, records: &[u8]) -> Result<Runner, InferenceError> {
+        let bad = |m: String| InferenceError::BadData(format!("the saved run is inconsistent: {m}"));
+        gradfree_core::StateCheck::check_state(&state).map_err(bad)?;
+        let RunnerState { spec, model, p, rows, states } = state;
+        let t = states.first().map_or(0, |s| s.steps as usize);
+        let want = (t as u128) * (spec.chains as u128) * (p as u128) * 8;
+        if records.len() as u128 != want {
+            return Err(bad(format!("{} bytes of records for {t} steps of {} chains x {p} parameters", records.len(), spec.chains)));
+        }
+        let start = spec.start(p);
+        let mut paths: Vec<Vec<f64>> = (0..spec.chains)
+            .map(|_| {
+                let mut v = Vec::with_capacity((t + 1) * p);
+                v.extend_from_slice(&start);
+                v
+            })
+            .collect();
+        for (i, chunk) in records.chunks_exact(8).enumerate() {
+            let v = f64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+            if !v.is_finite() {
+                return Err(bad(format!("record value {i} is {v}")));
+            }
+            paths[(i / p) % spec.chains].push(v);
+        }
+        for (s, path) in states.iter().zip(&paths) {
+            if path[t * p..] != *s.estimate() {
+                return Err(bad(format!("chain {}'s last record is not its state", s.chain)));
+            }
+        }
+        Ok(Runner { spec, model, p, rows, states, paths, prox: None })
+    }
+}
+
+/// Restored-state invariants (a checkpoint's): a valid spec that fits in memory, every chain at
+/// the same step with finite values of the right length.
+impl gradfree_core::StateCheck for RunnerState {
+    fn check_state(&self) -> Result<(), String> {
+        self.spec.check(self.rows, self.p, ("data", format!("with {} columns", self.p))).map_err(|e| e.to_string())?;
+        let t = self.states.first().map_or(0, |s| s.steps);
+        if t as usize > self.spec.steps || self.states.len() != self.spec.chains {
+            return Err(format!(
+                "{} chain states at step {t} for {} chains of {} steps",
+                self.states.len(),
+                self.spec.chains,
+                self.spec.steps
+            ));
+        }
+        let rs = self.spec.method == Method::RandomScaling;
+        for (k, s) in self.states.iter().enumerate() {
+            let shapes = s.theta.len() == self.p
+                && s.average.len() == if rs { self.p } else { 0 }
+                && s.rs_outer.len() == if rs { self.p * self.p } else { 0 }
+                && s.rs_first.len() == if rs { self.p } else { 0 };
+            let finite = s.theta.iter().chain(&s.average).chain(&s.rs_outer).chain(&s.rs_first).all(|v| v.is_finite());
+            if s.steps != t || s.chain != self.spec.first_chain + k as u64 || !shapes || !finite || !s.rs_weight.is_finite() {
+                return Err(format!("chain {k} is inconsistent"));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The [`Fit`] of finished chains `states` with their recorded `trajectories`.
 pub(crate) fn assemble(spec: &InferenceSpec, model: &str, states: &[ChainState], trajectories: Trajectories) -> Fit {
     let p = trajectories.p;
@@ -288,7 +396,7 @@ pub(crate) fn assemble(spec: &InferenceSpec, model: &str, states: &[ChainState],
 /// path of that length, finite values.
 impl gradfree_core::StateCheck for Runner {
     fn check_state(&self) -> Result<(), String> {
-        self.spec.check(self.rows, self.p).map_err(|e| e.to_string())?;
+        self.spec.check(self.rows, self.p, ("data", format!("with {} columns", self.p))).map_err(|e| e.to_string())?;
         let t = self.steps_done();
         if t > self.spec.steps || self.states.len() != self.spec.chains || self.paths.len() != self.spec.chains {
             return Err(format!(

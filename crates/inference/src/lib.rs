@@ -36,7 +36,7 @@ pub mod spec;
 pub mod stream;
 pub mod summary;
 
-pub use chains::{Fit, Runner, run};
+pub use chains::{Fit, Runner, RunnerState, run};
 pub use data::Data;
 pub use error::InferenceError;
 pub use model::{Family, GaussianMixture, Glm, Model, ModelSpec, ReluNet};

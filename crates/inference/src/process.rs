@@ -148,11 +148,31 @@ fn draw_batch(ctx: &Context<'_>, chain: u64, second: bool, rng: &mut GfRng, work
     }
 }
 
-/// The per-sample gradients of the batch at `theta` into `work.grads` (`n x p`).
-fn batch_gradients(ctx: &Context<'_>, theta: &[f64], work: &mut ChainWork) {
+/// The per-sample gradients of the batch at `theta` into `work.grads` (`n x p`); a gradient
+/// that is not finite is an error naming the chain, the step, the row and the likely cause.
+fn batch_gradients(ctx: &Context<'_>, chain: u64, t: u64, theta: &[f64], work: &mut ChainWork) -> Result<(), InferenceError> {
     let p = ctx.model.dim();
     work.grads.resize(work.idx.len() * p, 0.0);
     ctx.model.batch_grad(theta, ctx.data, &work.idx, &mut work.grads);
+    if let Some(k) = work.grads.iter().position(|v| !v.is_finite()) {
+        let row = work.idx[k / p];
+        let scale = ctx.data.row(row).iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        let at = theta.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        return Err(InferenceError::BadData(format!(
+            "chain {chain} step {t}: the gradient of row {row} is {} in coordinate {} (the row's largest |value| is {scale:e}, the iterate's {at:e}): {}",
+            work.grads[k],
+            k % p,
+            if ctx.model.name() == "python" {
+                "the gradient function returned it".to_string()
+            } else if scale > 1e100 || at > 1e100 {
+                "the data or the start point are too large for double precision; standardize the features or start nearer the data's scale"
+                    .to_string()
+            } else {
+                "the iterate overflowed the model (try a smaller step or a start point nearer the optimum)".to_string()
+            }
+        )));
+    }
+    Ok(())
 }
 
 /// `sign(z) max(|z| - t, 0)`.
@@ -210,7 +230,15 @@ pub fn step(ctx: &Context<'_>, state: &mut ChainState, work: &mut ChainWork) -> 
     work.b.resize(p, 0.0);
     work.dir.resize(p, 0.0);
     let t = state.steps + 1;
-    let singular = |state: &ChainState| {
+    let singular = |state: &ChainState, grads: &[f64]| {
+        // Gradients so large that their covariance overflows read as "no spread": say so.
+        let top = grads.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        if top > 1e150 || !top.is_finite() {
+            return InferenceError::BadData(format!(
+                "chain {} step {t}: the gradients reach {top:e}, so their covariance overflows double precision (standardize the features, or start nearer the optimum)",
+                state.chain
+            ));
+        }
         InferenceError::SingularCovariance(format!(
             "chain {} step {t}: every gradient of the batch is the same, so no moment-adjusted direction exists (use a larger batch_size, or sgd)",
             state.chain
@@ -219,7 +247,7 @@ pub fn step(ctx: &Context<'_>, state: &mut ChainState, work: &mut ChainWork) -> 
     match spec.method {
         Method::Sgd | Method::RandomScaling => {
             draw_batch(ctx, state.chain, false, &mut state.rng, work);
-            batch_gradients(ctx, &state.theta, work);
+            batch_gradients(ctx, state.chain, t, &state.theta, work)?;
             mean_gradient(&work.grads, p, &mut work.b);
             let eta_t = if spec.method == Method::RandomScaling { eta * (t as f64).powf(-spec.decay) } else { eta };
             state.theta.iter_mut().zip(&work.b).for_each(|(x, g)| *x -= eta_t * g);
@@ -229,25 +257,25 @@ pub fn step(ctx: &Context<'_>, state: &mut ChainState, work: &mut ChainWork) -> 
             let independent = spec.moments == Moments::Independent;
             if independent {
                 draw_batch(ctx, state.chain, true, &mut state.rng, work);
-                batch_gradients(ctx, &state.theta, work);
+                batch_gradients(ctx, state.chain, t, &state.theta, work)?;
                 std::mem::swap(&mut work.grads, &mut work.grads_v);
             }
             draw_batch(ctx, state.chain, false, &mut state.rng, work);
-            batch_gradients(ctx, &state.theta, work);
+            batch_gradients(ctx, state.chain, t, &state.theta, work)?;
             let gv = if independent { &work.grads_v } else { &work.grads };
             let outcome = adjusted_direction(&work.grads, gv, p, root, &mut work.b, &mut work.dir, &mut work.pop.dir);
-            settle(outcome, &work.b, &mut work.dir, state).map_err(|()| singular(state))?;
+            settle(outcome, &work.b, &mut work.dir, state).map_err(|()| singular(state, &work.grads))?;
             state.theta.iter_mut().zip(&work.dir).for_each(|(x, d)| *x -= eta * d);
         }
         Method::Masgrad | Method::MasgradRankOne => {
             // Population V(theta) (App. C), the batch's mean gradient.
             draw_batch(ctx, state.chain, false, &mut state.rng, work);
-            batch_gradients(ctx, &state.theta, work);
+            batch_gradients(ctx, state.chain, t, &state.theta, work)?;
             mean_gradient(&work.grads, p, &mut work.b);
             let mut pop_b = std::mem::take(&mut work.dir);
             moments(ctx.model, &state.theta, ctx.data, &mut pop_b, &mut work.pop);
             let outcome = apply_root(p, -1.0, &work.b, 1.0, &mut pop_b, &mut work.pop);
-            settle(outcome, &work.b, &mut pop_b, state).map_err(|()| singular(state))?;
+            settle(outcome, &work.b, &mut pop_b, state).map_err(|()| singular(state, &work.grads))?;
             state.theta.iter_mut().zip(&pop_b).for_each(|(x, d)| *x -= eta * d);
             work.dir = pop_b;
         }
@@ -267,7 +295,7 @@ pub fn step(ctx: &Context<'_>, state: &mut ChainState, work: &mut ChainWork) -> 
             } else {
                 // xi - eta V^{-1} b + (eta / sqrt(n)) g.
                 let outcome = apply_root(p, -1.0, &work.b, eta, &mut work.dir, &mut work.pop);
-                settle(outcome, &work.b, &mut work.dir, state).map_err(|()| singular(state))?;
+                settle(outcome, &work.b, &mut work.dir, state).map_err(|()| singular(state, &work.b))?;
                 for ((x, d), g) in state.theta.iter_mut().zip(&work.dir).zip(&work.noise) {
                     *x += -d + scale * g;
                 }
@@ -276,7 +304,7 @@ pub fn step(ctx: &Context<'_>, state: &mut ChainState, work: &mut ChainWork) -> 
         Method::Madprox => {
             let (m, m_inv) = ctx.prox.as_ref().expect("MadProx has its metric");
             draw_batch(ctx, state.chain, false, &mut state.rng, work);
-            batch_gradients(ctx, &state.theta, work);
+            batch_gradients(ctx, state.chain, t, &state.theta, work)?;
             mean_gradient(&work.grads, p, &mut work.b);
             // z = w - eta M^{-1} g, into dir.
             for (i, z) in work.dir.iter_mut().enumerate() {
@@ -290,8 +318,14 @@ pub fn step(ctx: &Context<'_>, state: &mut ChainState, work: &mut ChainWork) -> 
         }
     }
     if let Some(j) = state.theta.iter().position(|v| !v.is_finite()) {
+        let scale = ctx.data.rows().iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        let cause = if scale > 1e100 {
+            format!("the data reach {scale:e}, beyond what double precision can square: standardize the features")
+        } else {
+            format!("the step {eta} is too large for the problem's scale, or the start point too far: try a smaller step")
+        };
         return Err(InferenceError::BadData(format!(
-            "chain {} diverged at step {t}: coordinate {j} is {} (the step {eta} is too large for the problem's scale; try a smaller step)",
+            "chain {} diverged at step {t}: coordinate {j} is {} ({cause})",
             state.chain, state.theta[j]
         )));
     }

@@ -183,14 +183,77 @@ impl Default for InferenceSpec {
     }
 }
 
+/// The largest start value [`InferenceSpec::theta0`] may hold.
+pub const MAX_START: f64 = 1e10;
+
 impl InferenceSpec {
-    /// Checks every field against `rows` data rows and `p` parameters; errors name the field and
-    /// the accepted range.
-    pub fn check(&self, rows: usize, p: usize) -> Result<(), InferenceError> {
+    /// Checks every field against `rows` data rows and `p` parameters (`size` names the setting
+    /// that makes `p`, [`crate::Model::size_param`]), and that the run fits in memory
+    /// ([`InferenceSpec::footprint`]); errors name the field and the accepted range, or the field
+    /// that asks for the memory.
+    pub fn check(&self, rows: usize, p: usize, size: (&'static str, String)) -> Result<(), InferenceError> {
         self.check_settings(Some(rows), p)?;
-        let stored = (self.chains as u128) * (self.steps as u128 + 1) * p as u128;
-        gradfree_core::memory::check_elements(&format!("{} chains of {} steps in dimension {p}", self.chains, self.steps), stored)?;
+        self.footprint(Some(rows), None, p, size).check()?;
         Ok(())
+    }
+
+    /// The memory of a run on `rows` rows in memory (`None`: streamed, with `cols` values a row)
+    /// with `p` parameters, as terms each driven by one setting: the recorded paths (`chains`,
+    /// `steps`; twice, as the fit copies them), the chains' states (random scaling's `p x p` sums),
+    /// every thread's mini-batch gradients (`batch_size`), the `p x p` matrices of the
+    /// moment-adjusted methods and the diffusions (the model's size setting `size`), the
+    /// population's gradients (every row at every step) and a streamed block of rows. Checked
+    /// before anything is allocated ([`gradfree_core::memory::Footprint`]).
+    pub fn footprint(
+        &self,
+        rows: Option<usize>,
+        cols: Option<usize>,
+        p: usize,
+        size: (&'static str, String),
+    ) -> gradfree_core::memory::Footprint {
+        use gradfree_core::memory::product;
+        let (k, t, n, p128) = (self.chains as u128, self.steps as u128, self.batch_size as u128, p as u128);
+        let threads = (rayon::current_num_threads() as u128).clamp(1, k.max(1));
+        let bps = self.batches_per_step() as u128;
+        let records = if rows.is_some() { t + 1 } else { (crate::stream::MAX_RECORDS as u128 * 2).min(t + 1) };
+        let mut f = gradfree_core::memory::Footprint::new();
+        // The paths: blame whichever of chains and steps is further above its default.
+        let (by, value) = if (self.chains as f64 / 100.0) >= (self.steps as f64 / 200.0) {
+            ("chains", self.chains.to_string())
+        } else {
+            ("steps", self.steps.to_string())
+        };
+        f.f64s(by, value, format!("{} chains x {} records of {p} parameters", self.chains, records), product(&[2, k, records, p128]));
+        f.f64s("chains", self.chains, format!("{} chains' states", self.chains), product(&[k, 4, p128]));
+        let matrices = |c: u128| product(&[c, p128, p128]);
+        if self.method == Method::RandomScaling {
+            f.f64s(size.0, size.1.clone(), format!("{} chains' {p} x {p} random-scaling sums", self.chains), matrices(k));
+        }
+        let without = if self.sampling == Sampling::WithoutReplacement { rows.unwrap_or(0) as u128 } else { 0 };
+        f.f64s(
+            "batch_size",
+            self.batch_size,
+            format!("{threads} threads' mini-batches of {} rows", self.batch_size),
+            product(&[threads, bps, n, p128 + 1]).saturating_add(threads * without),
+        );
+        let population = self.method.is_diffusion() || (self.method.root().is_some() && self.moments == Moments::Population);
+        if self.method.root().is_some() || population || self.method == Method::Madprox {
+            f.f64s(size.0, size.1.clone(), format!("{} {p} x {p} matrices", self.method.name()), matrices(threads * 6));
+        }
+        if let Some(rows) = rows
+            && (population || self.method == Method::Madprox)
+        {
+            f.f64s(
+                "data",
+                format!("with {rows} rows"),
+                format!("the gradients of all {rows} rows"),
+                product(&[threads, rows as u128, p128]),
+            );
+        }
+        if let Some(cols) = cols {
+            f.f64s("batch_size", self.batch_size, "a streamed block of rows", product(&[2, k, bps, n.max(1), cols as u128 + 1]));
+        }
+        f
     }
 
     /// [`InferenceSpec::check`] without the memory the stored paths need, and with the data's
@@ -199,6 +262,16 @@ impl InferenceSpec {
         let min_batch = if self.method.root().is_some() && self.moments != Moments::Population { 2 } else { 1 };
         if self.batch_size < min_batch {
             return Err(InferenceError::invalid("batch_size", self.batch_size, format!(">= {min_batch} for {}", self.method.name())));
+        }
+        if self.method == Method::Masgrad && self.moments != Moments::Population && self.batch_size <= p {
+            return Err(InferenceError::invalid(
+                "batch_size",
+                self.batch_size,
+                format!(
+                    "> p = {p} for masgrad: the covariance of {} gradients in dimension {p} is singular, so its symmetric inverse root does not exist (use batch_size > {p}, masgrad-rank-one, or moments=population)",
+                    self.batch_size
+                ),
+            ));
         }
         if let Some(rows) = rows
             && self.sampling == Sampling::WithoutReplacement
@@ -235,8 +308,10 @@ impl InferenceSpec {
             if t.len() != p {
                 return Err(InferenceError::invalid("theta0", format!("{} values", t.len()), format!("{p} (the model's parameters)")));
             }
-            if let Some(i) = t.iter().position(|v| !v.is_finite()) {
-                return Err(InferenceError::invalid("theta0", t[i], "finite values"));
+            // Steps of the data's scale cannot move an iterate of 1e10 and beyond in double
+            // precision (its spacing is 1e-6 there): every chain would stay at its start.
+            if let Some(i) = t.iter().position(|v| !(v.is_finite() && v.abs() <= MAX_START)) {
+                return Err(InferenceError::invalid("theta0", t[i], "finite values in [-1e10, 1e10]"));
             }
         }
         Ok(())

@@ -150,10 +150,16 @@ pub fn run_stream(
         return Err(InferenceError::invalid("steps", 0, ">= 1"));
     }
     let batches = spec.batches_per_step();
-    let block_rows = spec.chains.checked_mul(spec.batch_size * batches).filter(|r| *r <= 1 << 30).ok_or_else(|| {
-        InferenceError::invalid("chains", spec.chains, format!("such that chains x batch_size <= 2^30 (batch_size {})", spec.batch_size))
-    })?;
+    let block_rows =
+        spec.batch_size.checked_mul(batches).and_then(|b| b.checked_mul(spec.chains)).filter(|r| *r <= 1 << 30).ok_or_else(|| {
+            InferenceError::invalid(
+                "chains",
+                spec.chains,
+                format!("such that chains x batch_size <= 2^30 (batch_size {})", spec.batch_size),
+            )
+        })?;
     let d = source.dim();
+    spec.footprint(None, Some(d), p, model.size_param()).check()?;
     let mut blocks = Blocks { source, d, x: Vec::new(), y: Vec::new(), supervised: None, read: 0, ended: false };
     let theta0 = spec.start(p);
     let mut chains: Vec<Chain> = (0..spec.chains)

@@ -26,6 +26,7 @@ impl GaussianMixture {
         if !(sigma.is_finite() && sigma > 0.0) {
             return Err(InferenceError::invalid("sigma", sigma, "finite and > 0"));
         }
+        gradfree_core::memory::check_param_bytes("components", p, &format!("a mixture of {p} components"), p as u128 * 64)?;
         Ok(GaussianMixture { p, sigma })
     }
 
@@ -50,9 +51,20 @@ impl Model for GaussianMixture {
         self.p
     }
 
+    fn size_param(&self) -> (&'static str, String) {
+        ("components", self.p.to_string())
+    }
+
     fn check(&self, data: &Data) -> Result<(), InferenceError> {
         if data.dim() != 1 {
             return Err(InferenceError::BadData(format!("the mixture's data are scalars; got {} features per row", data.dim())));
+        }
+        if data.has_responses() {
+            return Err(InferenceError::invalid(
+                "y",
+                "a response per row",
+                "none: the mixture's data are one column of scalars, with no responses",
+            ));
         }
         Ok(())
     }

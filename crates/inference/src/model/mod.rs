@@ -27,6 +27,12 @@ pub trait Model: Send + Sync {
     fn name(&self) -> &'static str;
     /// Number of parameters `p`.
     fn dim(&self) -> usize;
+    /// The setting that makes `p` what it is, for size errors ([`crate::InferenceSpec::check`]):
+    /// the data's columns for a GLM (`("data", "with 12 columns")`), `hidden` for the network,
+    /// `components` for the mixture.
+    fn size_param(&self) -> (&'static str, String) {
+        ("data", format!("with {} columns", self.dim()))
+    }
     /// Whether `data` fit the model (features per row, responses and their range); an error says
     /// what does not.
     fn check(&self, data: &Data) -> Result<(), InferenceError>;

@@ -24,6 +24,10 @@ impl ReluNet {
         if k == 0 {
             return Err(InferenceError::invalid("hidden", 0, ">= 1"));
         }
+        // p = k d + k parameters, each with a name: refuse what cannot be counted or held.
+        let p = k.checked_mul(d).and_then(|kd| kd.checked_add(k));
+        let bytes = p.map_or(u128::MAX, |p| p as u128 * 64);
+        gradfree_core::memory::check_param_bytes("hidden", k, &format!("a network of {k} hidden units on {d} inputs"), bytes)?;
         Ok(ReluNet { d, k })
     }
 
@@ -46,6 +50,10 @@ impl Model for ReluNet {
 
     fn dim(&self) -> usize {
         self.k * self.d + self.k
+    }
+
+    fn size_param(&self) -> (&'static str, String) {
+        ("hidden", self.k.to_string())
     }
 
     fn check(&self, data: &Data) -> Result<(), InferenceError> {

@@ -114,6 +114,19 @@ impl NokBlock {
         if n < d {
             return Err(RobustError::invalid("n_components", n, format!(">= d = {d} (W W^T / N = I needs N >= d)")));
         }
+        // Sizes before anything is allocated: `B` (at most dense, d x N, with its transpose) and
+        // the rotations' d x d matrices.
+        use gradfree_core::memory::product;
+        let (d128, n128) = (d as u128, n as u128);
+        let mut f = gradfree_core::memory::Footprint::new();
+        f.f64s("n_components", n, format!("B of {d} x {n}"), product(&[3, d128, n128]));
+        f.f64s(
+            "alternations",
+            spec.alternations,
+            format!("{} rotations of {d} x {d}", spec.alternations + 1),
+            product(&[spec.alternations as u128 + 2, d128, d128]),
+        );
+        f.check()?;
         let mut rng: GfRng = rng_from_seed(spec.seed);
         let b = spec.structure.build(d, n, spec.rotation, &mut rng)?;
         let layer = NokLayer::new(b, act)?;
@@ -184,7 +197,10 @@ impl NokBlock {
         if let Some(i) = x.iter().position(|v| !v.is_finite()) {
             return Err(RobustError::bad(format!("{what}[{}, {}] = {}: inputs must be finite", i / d, i % d, x[i])));
         }
-        Ok(x.len() / d)
+        let (rows, n) = (x.len() / d, self.width());
+        let codes = gradfree_core::memory::product(&[3, rows as u128, n as u128]);
+        gradfree_core::memory::check_param_bytes("n_components", n, &format!("the codes of {rows} rows of width {n}"), codes * 8)?;
+        Ok(rows)
     }
 
     /// The injections `c = W^T x = sqrt(d) B^T r x` of all rows (`rows x N`), once per phase.

@@ -67,8 +67,8 @@ impl TrainSpec {
         if self.batch_size == 0 {
             return Err(RobustError::invalid("batch_size", 0, "an integer >= 1"));
         }
-        if self.epochs == 0 {
-            return Err(RobustError::invalid("epochs", 0, "an integer >= 1"));
+        if self.epochs == 0 || self.epochs > MAX_EPOCHS {
+            return Err(RobustError::invalid("epochs", self.epochs, format!("an integer in 1..={MAX_EPOCHS}")));
         }
         if let Some(front) = &self.front {
             front.check(image_side(d), Net::conv1(&self.arch))?;
@@ -82,6 +82,53 @@ impl TrainSpec {
             Arch::Mlp { hidden } if hidden.contains(&0) => Err(RobustError::invalid("hidden", 0, "layer widths >= 1")),
             _ => Ok(()),
         }
+    }
+}
+
+/// The most epochs a run takes (a run of more would not end in any useful time, and its history
+/// grows with them).
+pub const MAX_EPOCHS: usize = 100_000;
+
+impl TrainSpec {
+    /// The memory of a run on `n` rows of `d` features with `k` classes, as terms each driven by
+    /// one setting ([`gradfree_core::memory::Footprint`]): every network's parameters with their
+    /// gradients, optimizer moments and checkpoint text (`hidden`), and a mini-batch's activations
+    /// forward and backward (`batch_size`, at most the `n` rows). Checked before anything is
+    /// allocated.
+    pub fn footprint(&self, d: usize, n: usize, k: usize) -> gradfree_core::memory::Footprint {
+        use gradfree_core::memory::product;
+        let nets = self.method.networks() as u128;
+        let (d128, k128) = (d as u128, k as u128);
+        let m = self.batch_size.min(n.max(1)) as u128;
+        let (params, width) = match &self.arch {
+            Arch::Mlp { hidden } => {
+                let mut sizes = vec![d128];
+                sizes.extend(hidden.iter().map(|&h| h as u128));
+                sizes.push(k128);
+                let params = sizes.windows(2).fold(0u128, |a, w| a.saturating_add(product(&[w[0] + 1, w[1]])));
+                (params, sizes.iter().fold(0u128, |a, s| a.saturating_add(*s)))
+            }
+            Arch::Cnn => {
+                let side = (d as f64).sqrt() as u128;
+                let flat = product(&[side / 4, side / 4, 64]);
+                let params = (32 * 10 + 64 * (32 * 9 + 1)) as u128 + product(&[flat + 1, 128]) + 129 * k128;
+                (params, product(&[side, side, 32]).saturating_add(product(&[side / 2, side / 2, 64])).saturating_add(flat + 128 + k128))
+            }
+        };
+        let mut f = gradfree_core::memory::Footprint::new();
+        let hidden = match &self.arch {
+            Arch::Mlp { hidden } => hidden.iter().map(|h| h.to_string()).collect::<Vec<_>>().join(","),
+            Arch::Cnn => "cnn".into(),
+        };
+        // Parameters, gradients, two moments and burn's copies in f32; the checkpoint's text.
+        f.bytes("hidden", hidden, format!("{nets} network(s) of {params} parameters"), product(&[nets, params, 8 * 4 + 24]));
+        f.bytes(
+            "batch_size",
+            self.batch_size,
+            format!("the activations of mini-batches of {m} rows"),
+            product(&[nets, m, width.saturating_add(d128), 6 * 4]),
+        );
+        f
     }
 }
 
@@ -191,7 +238,8 @@ impl StateCheck for TrainerState {
         if self.params.iter().flatten().any(|v| !v.is_finite()) {
             return Err("parameters that are not finite".into());
         }
-        self.spec.check(self.d).map_err(|e| e.to_string())
+        self.spec.check(self.d).map_err(|e| e.to_string())?;
+        self.spec.footprint(self.d, self.n, self.k).check().map_err(|e| e.to_string())
     }
 }
 
@@ -216,6 +264,7 @@ impl Trainer {
     pub fn new(spec: TrainSpec, data: &TrainSet) -> Result<Self> {
         data.check()?;
         spec.check(data.d)?;
+        spec.footprint(data.d, data.labels.len(), data.k).check()?;
         let device = device();
         let mut init = rng_from_seed(derive_seed(spec.seed, 0x1417));
         let nets: Vec<Net> = (0..spec.method.networks()).map(|_| Net::new(&spec.arch, data.d, data.k, &device, &mut init)).collect();
@@ -289,7 +338,8 @@ impl Trainer {
         let spec = st.spec.clone();
         let e = st.epoch;
         let (lr, beta1) = spec.schedule().at(&spec.optimizer, e, spec.epochs);
-        let (n, d, k, m) = (st.n, st.d, st.k, spec.batch_size);
+        // A batch larger than the data is the whole data (as scikit-learn's MLPClassifier clips it).
+        let (n, d, k, m) = (st.n, st.d, st.k, spec.batch_size.min(st.n.max(1)));
         let mut order: Vec<usize> = (0..n).collect();
         order.shuffle(&mut st.rng);
         let nets = spec.method.networks();

@@ -1,0 +1,229 @@
+//! The command line under hostile input: sizes that cannot be allocated, files that must not be
+//! damaged, checkpoints that do not fit their data, signals, a closed standard output. Every case
+//! ends in one clear error line (exit 2) or a clean stop, and leaves every file as it was.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use common::assert_clean_error;
+
+fn gradfree(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gradfree")).args(args).output().expect("binary runs")
+}
+
+/// Test input (not a data set): 300 rows of a logistic model, `y` last.
+fn logistic_csv(dir: &Path, name: &str) -> String {
+    let mut text = String::from("a,b,y\n");
+    let mut state = 99u64;
+    let mut unif = || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    for _ in 0..300 {
+        let (a, b) = (2.0 * unif() - 1.0, 2.0 * unif() - 1.0);
+        let y = u8::from(unif() < 1.0 / (1.0 + (-(a - b)).exp()));
+        text.push_str(&format!("{a},{b},{y}\n"));
+    }
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn sizes_are_refused_before_anything_is_allocated() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = logistic_csv(dir.path(), "d.csv");
+    let infer = |extra: &[&str]| gradfree(&[&["infer", "--data", &data, "--target", "y"][..], extra].concat());
+    assert_clean_error(&infer(&["--batch", "18446744073709551615"]), "invalid --batch 18446744073709551615: ");
+    assert_clean_error(&infer(&["--batch", "10000000000"]), "of memory available");
+    assert_clean_error(&infer(&["--model", "relu", "--hidden", "18446744073709551615"]), "invalid --hidden 18446744073709551615");
+    assert_clean_error(&infer(&["--model", "relu", "--hidden", "1000000000"]), "invalid --hidden 1000000000");
+    assert_clean_error(&infer(&["--chains", "1048576", "--steps", "1073741824"]), "of memory available");
+    // Two rows of a million columns: MasGrad's p x p matrices, named by the data.
+    let wide = dir.path().join("wide.csv");
+    let row = |y: u8| format!("{}{y}\n", "0.5,".repeat(1_000_000));
+    std::fs::write(&wide, format!("{}{}", row(0), row(1))).unwrap();
+    let out = gradfree(&["infer", "--data", wide.to_str().unwrap(), "--target", "-1", "--model", "linear", "--method", "sgd"]);
+    assert_clean_error(&out, "of memory available");
+    // Training: widths and epochs; a batch larger than the data is the whole data.
+    assert_clean_error(&gradfree(&["train", "--data", "digits", "--hidden", "1000000000"]), "invalid --hidden 1000000000");
+    assert_clean_error(&gradfree(&["train", "--data", "digits", "--epochs", "1000000000"]), "invalid --epochs 1000000000");
+    let out = gradfree(&["train", "--data", "digits", "--epochs", "1", "--batch-size", "18446744073709551615", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn no_command_writes_over_its_input_or_a_foreign_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = logistic_csv(dir.path(), "in.csv");
+    let before = std::fs::read(&data).unwrap();
+    let p = |name: &str| dir.path().join(name).display().to_string();
+    let infer =
+        |extra: &[&str]| gradfree(&[&["infer", "--data", &data, "--target", "y", "--steps", "5", "--chains", "4"][..], extra].concat());
+    assert_clean_error(&infer(&["--chains-out", &data]), "--data and --chains-out are the same file");
+    assert_clean_error(&infer(&["--checkpoint", &data]), "the same file");
+    let dotted = format!("{}/./in.csv", dir.path().display());
+    assert_clean_error(&infer(&["--chains-out", &dotted]), "the same file");
+    assert_clean_error(&infer(&["--checkpoint", &p("x.csv"), "--chains-out", &p("x.csv")]), "the same file");
+    assert_eq!(std::fs::read(&data).unwrap(), before, "the input is untouched");
+    // A new run does not replace another run's checkpoint without --overwrite.
+    let ck = p("run.ckpt");
+    assert!(infer(&["--checkpoint", &ck]).status.success());
+    let saved = std::fs::read(&ck).unwrap();
+    assert_clean_error(&infer(&["--checkpoint", &ck, "--seed", "3"]), "--overwrite");
+    assert_eq!(std::fs::read(&ck).unwrap(), saved);
+    assert!(infer(&["--checkpoint", &ck, "--seed", "3", "--overwrite"]).status.success());
+    assert_ne!(std::fs::read(&ck).unwrap(), saved);
+    // Logs and checkpoints: never a device, a FIFO, a symbolic link, or one file for both.
+    let train = |extra: &[&str]| gradfree(&[&["train", "--data", "digits", "--epochs", "1"][..], extra].concat());
+    assert_clean_error(&train(&["--log", &p("same"), "--checkpoint", &p("same")]), "the same file");
+    assert_clean_error(&train(&["--log", "/dev/zero"]), "not a regular file");
+    let fifo = p("fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert_clean_error(&train(&["--log", &fifo]), "not a regular file");
+    let target = p("target.jsonl");
+    std::fs::write(&target, "keep\n").unwrap();
+    let link = p("link.jsonl");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    assert_clean_error(&train(&["--log", &link]), "symbolic link");
+    let out =
+        gradfree(&["optimize", "--algo", "cmaes", "--problem", "sphere", "--dim", "2", "--max-evals", "50", "--log", &link, "--quiet"]);
+    assert_clean_error(&out, "symbolic link");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep\n");
+    // Point files: not over their input, not into a missing folder.
+    let out = gradfree(&["features", "--data", &data, "--dim-out", "4", "-o", &data]);
+    assert_clean_error(&out, "the same file");
+    assert_clean_error(&gradfree(&["sample", "--method", "sobol", "--dim", "2", "--n", "4", "-o", &p("no/such/x.npy")]), "does not exist");
+    assert_eq!(std::fs::read(&data).unwrap(), before, "the input is untouched");
+}
+
+#[test]
+fn a_failed_run_leaves_the_previous_log_and_a_changed_checkpoint_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = logistic_csv(dir.path(), "d.csv");
+    let log = dir.path().join("run.jsonl");
+    std::fs::write(&log, "the previous run's log\n").unwrap();
+    // A run that diverges at its first epoch keeps the old log and leaves no temporary.
+    let out = gradfree(&["train", "--data", "digits", "--epochs", "2", "--lr", "1e30", "--quiet", "--log", log.to_str().unwrap()]);
+    assert_clean_error(&out, "epoch 1");
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "the previous run's log\n");
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    assert!(names.iter().all(|n| !n.contains(".tmp-")), "{names:?}");
+    // A checkpoint knows its data: appending a row is an error on resume.
+    let ck = dir.path().join("c.ckpt");
+    let ck = ck.to_str().unwrap();
+    let run = gradfree(&["infer", "--data", &data, "--target", "y", "--steps", "6", "--chains", "4", "--checkpoint", ck]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let mut text = std::fs::read_to_string(&data).unwrap();
+    text.push_str("0.1,0.2,1\n");
+    std::fs::write(&data, &text).unwrap();
+    assert_clean_error(&gradfree(&["infer", "--resume", ck, "--steps", "8"]), "has changed since the checkpoint was written");
+    // An edited checkpoint (checksum and all) whose spec disagrees with its state is refused.
+    let mut doc: serde_json::Value = serde_json::from_slice(&std::fs::read(ck).unwrap()).unwrap();
+    doc["meta"]["run"]["spec"]["batch_size"] = serde_json::json!(1u64 << 62);
+    doc["optimizer"]["spec"]["batch_size"] = serde_json::json!(1u64 << 62);
+    let obj = doc.as_object_mut().unwrap();
+    obj.remove("checksum");
+    let sum = format!("crc32:{:08x}", crc32fast::hash(&serde_json::to_vec(&doc).unwrap()));
+    doc.as_object_mut().unwrap().insert("checksum".into(), sum.into());
+    std::fs::write(ck, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let out = gradfree(&["infer", "--resume", ck]);
+    assert_clean_error(&out, "memory available");
+}
+
+#[test]
+fn a_closed_standard_output_is_an_error() {
+    // `>&-`: the runtime points fd 1 at /dev/null opened read-write.
+    let null = std::fs::OpenOptions::new().read(true).write(true).open("/dev/null").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_gradfree"))
+        .args(["sample", "--method", "sobol", "--dim", "2", "--n", "4"])
+        .stdout(Stdio::from(null))
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("standard output is closed"));
+    // A shell's `> /dev/null` (write-only) is a choice to discard, and is let run.
+    let out = Command::new(env!("CARGO_BIN_EXE_gradfree"))
+        .args(["sample", "--method", "sobol", "--dim", "2", "--n", "4"])
+        .stdout(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+}
+
+/// Sends `signal` to a run once it has written its checkpoint (or after `wait` for commands
+/// without one), then checks: exit 130, no temporary file, and (with a checkpoint) a run that
+/// resumes.
+fn stop_with(signal: &str, args: &[&str], dir: &Path, checkpoint: Option<&Path>) {
+    let child = Command::new(env!("CARGO_BIN_EXE_gradfree")).args(args).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let started = std::time::Instant::now();
+    loop {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let ready = match checkpoint {
+            Some(c) => c.exists(),
+            None => std::fs::read_dir(dir).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().contains(".tmp-")),
+        };
+        if ready || started.elapsed().as_secs() > 60 {
+            break;
+        }
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert!(Command::new("kill").args([&format!("-{signal}"), &child.id().to_string()]).status().unwrap().success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{signal} {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    let names: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    assert!(names.iter().all(|n| !n.contains(".tmp-")), "{signal} {args:?}: {names:?}");
+}
+
+#[test]
+fn signals_leave_no_temporary_and_a_resumable_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = logistic_csv(dir.path(), "d.csv");
+    // sample: a 2 GiB file being written (where the disk has room for it).
+    let df = Command::new("df").args(["--output=avail", "-B1"]).arg(dir.path()).output().unwrap();
+    let free: u64 = String::from_utf8_lossy(&df.stdout).lines().nth(1).and_then(|l| l.trim().parse().ok()).unwrap_or(0);
+    if free > 8 << 30 {
+        let out = dir.path().join("big.npy");
+        stop_with("TERM", &["sample", "--method", "sobol", "--dim", "64", "--n", "4194304", "-o", out.to_str().unwrap()], dir.path(), None);
+        assert!(!out.exists());
+    }
+    // infer --checkpoint: stopped, then resumed to the same result as a run in one go.
+    for signal in ["INT", "TERM"] {
+        let ck = dir.path().join(format!("infer-{signal}.ckpt"));
+        let base = ["infer", "--data", &data, "--target", "y", "--chains", "4", "--json", "--quiet"];
+        stop_with(
+            signal,
+            &[&base[..], &["--steps", "3000000", "--checkpoint-every", "1000", "--checkpoint", ck.to_str().unwrap()]].concat(),
+            dir.path(),
+            Some(&ck),
+        );
+        let done: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&ck).unwrap()).unwrap();
+        let at = done["driver"]["generations"].as_u64().unwrap();
+        assert!(at > 0 && at < 3_000_000, "{at}");
+        let resumed = gradfree(&["infer", "--resume", ck.to_str().unwrap(), "--steps", &(at + 10).to_string(), "--json"]);
+        let whole = gradfree(&[&base[..], &["--steps", &(at + 10).to_string()]].concat());
+        let (r, w): (serde_json::Value, serde_json::Value) =
+            (serde_json::from_slice(&resumed.stdout).unwrap(), serde_json::from_slice(&whole.stdout).unwrap());
+        assert_eq!(r["params"], w["params"], "{signal}");
+        assert_eq!(r["bse"], w["bse"], "{signal}");
+    }
+    // train --checkpoint: stopped after an epoch, the checkpoint resumes.
+    let ck = dir.path().join("train.ckpt");
+    stop_with(
+        "INT",
+        &["train", "--data", "digits", "--epochs", "60", "--quiet", "--checkpoint", ck.to_str().unwrap()],
+        dir.path(),
+        Some(&ck),
+    );
+    let saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&ck).unwrap()).unwrap();
+    let at = saved["driver"]["generations"].as_u64().unwrap();
+    assert!((1..60).contains(&at), "{at}");
+    let resumed = gradfree(&["train", "--resume", ck.to_str().unwrap(), "--json", "--quiet"]);
+    let whole = gradfree(&["train", "--data", "digits", "--epochs", "60", "--json", "--quiet"]);
+    let (r, w): (serde_json::Value, serde_json::Value) =
+        (serde_json::from_slice(&resumed.stdout).unwrap(), serde_json::from_slice(&whole.stdout).unwrap());
+    assert_eq!(r["last_epoch_accuracy"], w["last_epoch_accuracy"]);
+}

@@ -1,0 +1,99 @@
+"""The Python front ends under hostile input: sizes that cannot be allocated, panics on worker
+threads, option values JSON cannot carry, arguments that do not apply, gradients that return NaN.
+Every case raises a typed exception naming the keyword; none hangs or kills the interpreter."""
+import math
+
+import numpy as np
+import pytest
+
+from gradfree import _gradfree
+from gradfree.errors import DataError, GradfreeError, InvalidParameterError, TooLargeError
+from gradfree.inference import fit
+
+
+def logistic(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    y = (rng.random(n) < 1 / (1 + np.exp(-(X[:, 0] - X[:, 1])))).astype(float)
+    return X, y
+
+
+def test_a_worker_panic_is_an_exception_not_a_hang():
+    with pytest.raises(GradfreeError, match="injected panic"):
+        _gradfree._test_worker_panic()
+    # The interpreter and the thread pool still work afterwards.
+    X, y = logistic()
+    assert fit(X, y, steps=5, chains=4).params.shape == (2,)
+
+
+@pytest.mark.parametrize("kwargs, keyword", [
+    ({"batch_size": 2**64 - 1}, "batch_size"),
+    ({"batch_size": 10**10}, "batch_size"),
+    ({"chains": 2**20, "steps": 2**30}, "steps"),
+])
+def test_sizes_raise_before_allocating(kwargs, keyword):
+    X, y = logistic()
+    with pytest.raises((TooLargeError, InvalidParameterError), match=keyword):
+        fit(X, y, **kwargs)
+
+
+def test_sizes_of_models_and_blocks_name_their_keyword():
+    X, y = logistic()
+    with pytest.raises(TooLargeError, match="hidden"):
+        fit(X, y, model="relu", hidden=10**12, method="sgd")
+    from gradfree.robust import NOKDenoiser
+    for n in (10**9, 2**62):
+        with pytest.raises(TooLargeError, match="n_components"):
+            NOKDenoiser(n_components=n).fit(np.random.default_rng(0).normal(size=(20, 8)))
+
+
+def test_a_batch_larger_than_the_data_trains_on_the_whole_data():
+    from gradfree.robust import RobustClassifier
+    from sklearn.datasets import load_digits
+    X, y = load_digits(return_X_y=True)
+    clf = RobustClassifier(batch_size=2**62, epochs=1, random_state=0).fit(X[:200] / 16, y[:200])
+    assert clf.predict(X[:5] / 16).shape == (5,)
+
+
+@pytest.mark.parametrize("kwargs, keyword", [
+    ({"steps": 2**64}, "steps"),
+    ({"step": math.nan}, "step"),
+    ({"step": math.inf}, "step"),
+    ({"lam": math.nan, "method": "madprox"}, "lam"),
+    ({"decay": -math.inf, "method": "random-scaling"}, "decay"),
+    ({"theta0": [math.nan, 0.0]}, "theta0"),
+    ({"theta0": [1e300, 0.0]}, "theta0"),
+])
+def test_option_errors_name_the_keyword_never_a_json_position(kwargs, keyword):
+    X, y = logistic()
+    with pytest.raises(InvalidParameterError, match=keyword) as e:
+        fit(X, y, **kwargs)
+    assert "line 1 column" not in str(e.value)
+
+
+def test_arguments_that_do_not_apply_are_refused():
+    rng = np.random.default_rng(1)
+    z = rng.normal(size=(200, 1))
+    with pytest.raises(InvalidParameterError, match="`y`"):
+        fit(z, np.zeros(200), model="mixture", method="sgd")
+
+
+def test_a_gradient_that_returns_nan_or_a_wrong_shape_is_named():
+    X, y = logistic()
+    with pytest.raises(DataError, match="gradient function returned"):
+        fit(X, y, grad=lambda t, X, y: np.full((len(X), 2), np.nan), n_params=2, method="sgd", steps=3, chains=2)
+    with pytest.raises(InvalidParameterError, match="shape"):
+        fit(X, y, grad=lambda t, X, y: np.zeros((len(X), 3)), n_params=2, method="sgd", steps=3, chains=2)
+
+
+def test_data_too_large_for_double_precision_is_named():
+    X, y = logistic()
+    with pytest.raises(DataError, match="standardize"):
+        fit(X * 1e200, y, steps=5, chains=4)
+
+
+def test_masgrad_refuses_a_batch_of_at_most_p_rows():
+    X, y = logistic()
+    with pytest.raises(InvalidParameterError, match="batch_size"):
+        fit(X, y, batch_size=2, steps=3)
+    assert fit(X, y, batch_size=3, steps=3).params.shape == (2,)
