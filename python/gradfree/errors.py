@@ -22,9 +22,21 @@ on the Rust error's kind; this module is where they are documented and imported 
   names the row or the rule;
 - ``TooLargeError(GradfreeError, MemoryError)``: a size whose memory or running time this machine
   cannot afford; nothing was allocated.
+
+and one warning:
+
+- ``PerfectSeparationWarning(UserWarning)``: a logistic fit on separated classes (statsmodels'
+  warning of the same name and text): the likelihood has no maximum, so the estimate and its
+  interval mean nothing.
 """
 from ._gradfree import (CheckpointError, DataError, GradfreeError, InvalidParameterError, ModelFitError,
                         NonFiniteError, TooLargeError)
 
-__all__ = ["GradfreeError", "InvalidParameterError", "NonFiniteError", "CheckpointError", "ModelFitError", "TooLargeError",
+
+
+class PerfectSeparationWarning(UserWarning):
+    """Perfect separation or prediction detected, parameter may not be identified (as statsmodels')."""
+
+
+__all__ = ["PerfectSeparationWarning", "GradfreeError", "InvalidParameterError", "NonFiniteError", "CheckpointError", "ModelFitError", "TooLargeError",
            "DataError"]

@@ -38,12 +38,13 @@ from __future__ import annotations
 
 import json
 import numbers
+import warnings as _warnings
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 import numpy as np
 
 from . import _gradfree, _util
-from .errors import InvalidParameterError
+from .errors import InvalidParameterError, PerfectSeparationWarning
 
 __all__ = ["fit", "fit_stream", "InferenceResults", "METHODS", "MODELS", "random_scaling_critical_value", "simulate"]
 
@@ -110,6 +111,9 @@ class InferenceResults:
         the largest).
     streamed_rows : int or None
         Streamed runs: the rows read.
+    warnings : list of str
+        What the estimate must be read with: separated classes in a logistic fit (also raised as
+        :class:`gradfree.errors.PerfectSeparationWarning`, and printed under the summary's table).
     """
 
     def __init__(self, fit: Any):
@@ -124,6 +128,9 @@ class InferenceResults:
         self.model = fit.model
         self.ridged_steps = fit.ridged_steps
         self.streamed_rows = fit.streamed_rows
+        self.warnings = list(fit.warnings)
+        for w in self.warnings:
+            _warnings.warn(w, PerfectSeparationWarning, stacklevel=3)
 
     def conf_int(self, alpha: float = 0.05) -> np.ndarray:
         """The ``1 - alpha`` intervals, shape ``(p, 2)``: quantiles (or normal intervals, with

@@ -190,6 +190,11 @@ impl InferenceFit {
     fn streamed_rows(&self) -> Option<u64> {
         self.fit.streamed_rows
     }
+    /// Warnings to read the estimate with (separated classes).
+    #[getter]
+    fn warnings(&self) -> Vec<String> {
+        self.fit.warnings.clone()
+    }
     /// The whole fit as JSON (what an executor's worker sends back).
     #[getter]
     fn fit_json(&self) -> PyResult<String> {
@@ -255,7 +260,9 @@ fn inference_fit(
             }
             runner.advance(model_ref, &data, segment, Some(&tick))?;
         }
-        runner.finish()
+        let mut fit = runner.finish()?;
+        gradfree_inference::separation::diagnose(&mut fit, model_ref, &data);
+        Ok(fit)
     })?;
     pb.finish_and_clear();
     let fit = out.map_err(|e| raised(&failure, e))?;

@@ -97,3 +97,12 @@ def test_masgrad_refuses_a_batch_of_at_most_p_rows():
     with pytest.raises(InvalidParameterError, match="batch_size"):
         fit(X, y, batch_size=2, steps=3)
     assert fit(X, y, batch_size=3, steps=3).params.shape == (2,)
+
+
+def test_separated_classes_warn_as_statsmodels_does():
+    from gradfree.errors import PerfectSeparationWarning
+    x = np.linspace(-2, 2, 200).reshape(-1, 1)
+    y = (x[:, 0] > 0).astype(float)
+    with pytest.warns(PerfectSeparationWarning, match="Perfect separation or prediction detected"):
+        res = fit(x, y, intercept=True, method="sgd")
+    assert "Warnings:" in res.summary() and res.warnings

@@ -165,6 +165,7 @@ struct Output<'a> {
     spec: &'a InferenceSpec,
     ridged_steps: u64,
     streamed_rows: Option<u64>,
+    warnings: &'a [String],
     seconds: f64,
     resumed: bool,
 }
@@ -324,7 +325,9 @@ fn run_in_memory(a: &InferArgs, started: Instant) -> Result<(InferRunSpec, Fit, 
         }
     }
     pb.finish_and_clear();
-    Ok((run, runner.finish()?, loaded.names, resumed))
+    let mut fit = runner.finish()?;
+    gradfree_inference::separation::diagnose(&mut fit, model, data);
+    Ok((run, fit, loaded.names, resumed))
 }
 
 /// Runs `gradfree infer`.
@@ -373,6 +376,9 @@ fn write_chains(path: &std::path::Path, fit: &Fit) -> Result<()> {
 
 fn report(a: &InferArgs, run: &InferRunSpec, fit: &Fit, names: &[String], resumed: bool, seconds: f64) -> Result<()> {
     let (lo, hi) = fit.conf_int(a.level)?;
+    for w in &fit.warnings {
+        eprintln!("warning: {w}");
+    }
     if a.output.json {
         let out = Output {
             model: &fit.model,
@@ -386,6 +392,7 @@ fn report(a: &InferArgs, run: &InferRunSpec, fit: &Fit, names: &[String], resume
             spec: &fit.spec,
             ridged_steps: fit.ridged_steps,
             streamed_rows: fit.streamed_rows,
+            warnings: &fit.warnings,
             seconds,
             resumed,
         };

@@ -227,3 +227,21 @@ fn signals_leave_no_temporary_and_a_resumable_checkpoint() {
         (serde_json::from_slice(&resumed.stdout).unwrap(), serde_json::from_slice(&whole.stdout).unwrap());
     assert_eq!(r["last_epoch_accuracy"], w["last_epoch_accuracy"]);
 }
+
+#[test]
+fn separated_classes_are_warned_about_as_statsmodels_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let sep = dir.path().join("sep.csv");
+    let rows: String = (0..200).map(|i| (i as f64 - 99.5) / 50.0).map(|x| format!("{x},{}\n", u8::from(x > 0.0))).collect();
+    std::fs::write(&sep, format!("x,y\n{rows}")).unwrap();
+    let out = gradfree(&["infer", "--data", sep.to_str().unwrap(), "--target", "y", "--intercept", "--method", "sgd", "--json"]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("warning: Perfect separation or prediction detected"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["warnings"][0].as_str().unwrap().contains("complete separation"));
+    // Overlapping classes: no warning.
+    let data = logistic_csv(dir.path(), "d.csv");
+    let out = gradfree(&["infer", "--data", &data, "--target", "y", "--json"]);
+    assert!(out.status.success() && !String::from_utf8_lossy(&out.stderr).contains("warning"));
+}

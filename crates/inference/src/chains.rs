@@ -48,6 +48,10 @@ pub struct Fit {
     /// Streamed runs: the rows read (each used once).
     #[serde(default)]
     pub streamed_rows: Option<u64>,
+    /// What the estimate should be read with (separated classes, [`crate::separation`]); the
+    /// summary prints them under the table and the front ends raise them as warnings.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 impl Fit {
@@ -147,6 +151,7 @@ impl Fit {
             rs_scale: None,
             ridged_steps,
             streamed_rows: None,
+            warnings: Vec::new(),
             model,
             spec,
             trajectories,

@@ -15,6 +15,7 @@
 //! - [`random_scaling`]: the non-normal critical values of random scaling, at any level;
 //! - [`mle`]: GLM maximum likelihood and Wald intervals (the truths of the figures, the Wald
 //!   baseline);
+//! - [`separation`]: the warning for separated classes in logistic regression (as statsmodels');
 //! - [`simulate`]: the coverage-study protocol of Chen et al. (2020);
 //! - [`stream`]: runs on data that arrive in chunks ([`run_stream`]), memory flat in the rows;
 //! - [`spec`]: one run with its defaults ([`InferenceSpec`]).
@@ -31,6 +32,7 @@ pub mod model;
 pub mod population;
 pub mod process;
 pub mod random_scaling;
+pub mod separation;
 pub mod simulate;
 pub mod spec;
 pub mod stream;

@@ -87,6 +87,12 @@ pub fn summary(fit: &Fit, names: &[String], level: f64) -> String {
         )
     };
     let _ = write!(out, "{note}");
+    if !fit.warnings.is_empty() {
+        let _ = write!(out, "\n\nWarnings:");
+        for (i, w) in fit.warnings.iter().enumerate() {
+            let _ = write!(out, "\n[{}] {w}", i + 1);
+        }
+    }
     out
 }
 
