@@ -105,4 +105,4 @@ def test_separated_classes_warn_as_statsmodels_does():
     y = (x[:, 0] > 0).astype(float)
     with pytest.warns(PerfectSeparationWarning, match="Perfect separation or prediction detected"):
         res = fit(x, y, intercept=True, method="sgd")
-    assert "Warnings:" in res.summary() and res.warnings
+    assert "Warnings:" in str(res.summary()) and res.warnings

@@ -1,8 +1,9 @@
 //! Random command lines: every subcommand with random subsets of its options, each given a value
 //! from a pool of hostile ones (zero, negative, huge, 2^32 + 1, 2^63, 2^64 - 1, NaN, infinities,
-//! subnormals, junk text, device files, missing directories). Whatever the input, the binary must
-//! exit with 0 (success) or 2 (a usage or input error), never panic (101), abort (a signal) or run
-//! for minutes. `GRADFREE_FUZZ_CLI_CASES` sets the number of command lines (default 1500)
+//! subnormals, junk text, device files, missing directories, the command's own input as an
+//! output). Whatever the input, the binary must exit with 0 (success) or 2 (a usage or input
+//! error), never panic (101), abort (a signal), run for minutes, or change a file it does not own
+//! (one named only as an input, or not named at all). `GRADFREE_FUZZ_CLI_CASES` sets the number of command lines (default 1500)
 //! and `GRADFREE_FUZZ_SEED` the generator's seed.
 
 use std::path::Path;
@@ -144,6 +145,48 @@ fn spec(command: &str) -> Vec<(&'static str, Kind)> {
             ("--resume", Path),
             ("--json", Flag),
         ],
+        "infer" => vec![
+            ("--model", Choice(&["linear", "logistic", "poisson", "mixture", "relu", "nope"])),
+            ("--data", Choice(&["d.csv", "nan.csv", "empty.csv", "wide.csv", "missing.csv", "/dev/zero"])),
+            ("--target", Choice(&["y", "-1", "0", "a", "99", "nope"])),
+            ("--intercept", Flag),
+            ("--method", Choice(&["masgrad", "masgrad-rank-one", "sgd", "diff-masgrad", "diff-sgd", "random-scaling", "madprox", "nope"])),
+            ("--batch", Size),
+            ("--step", Real),
+            ("--chains", Size),
+            ("--steps", Size),
+            ("--seed", Seed),
+            ("--level", Real),
+            ("--moments", Choice(&["batch", "independent", "population", "nope"])),
+            ("--sampling", Choice(&["with-replacement", "without-replacement", "nope"])),
+            ("--theta0", Vector),
+            ("--hidden", Size),
+            ("--components", Size),
+            ("--stream", Flag),
+            ("--chains-out", Path),
+            ("--checkpoint", Path),
+            ("--checkpoint-every", Budget),
+            ("--overwrite", Flag),
+            ("--resume", Path),
+            ("--json", Flag),
+        ],
+        "train" => vec![
+            ("--data", Choice(&["digits", "digits", "nope"])),
+            ("--model", Choice(&["mlp", "cnn", "nope"])),
+            ("--hidden", Choice(&["8", "0", "1000000000", "18446744073709551615", "8,8", "x"])),
+            ("--loss", Choice(&["npcl", "cl", "ce", "gce", "coteaching", "hinge", "nope"])),
+            ("--noise", Choice(&["none", "symmetric:0.2", "pair:0.45", "symmetric:1.5", "nope"])),
+            ("--epochs", Choice(&["0", "1", "2", "1000000000", "18446744073709551615", "-1"])),
+            ("--batch-size", Size),
+            ("--lr", Real),
+            ("--seed", Seed),
+            ("--block", Choice(&["none", "mean", "median", "nok"])),
+            ("--log", Path),
+            ("--checkpoint", Path),
+            ("--overwrite", Flag),
+            ("--resume", Path),
+            ("--json", Flag),
+        ],
         "plot" => {
             vec![("-o", Path), ("--f-star", Real), ("--title", Choice(&["t", "", "\u{1F600}"])), ("--linear", Flag), ("--json", Flag)]
         }
@@ -154,7 +197,7 @@ fn spec(command: &str) -> Vec<(&'static str, Kind)> {
 /// Paths: outputs in the temporary folder, the valid and corrupt files made there, a folder, a
 /// device, a missing folder.
 fn path(rng: &mut Xoshiro256PlusPlus, dir: &Path) -> String {
-    let names = ["out.png", "out.svg", "out.csv", "out.npy", "log.jsonl", "run.ckpt", "corrupt.ckpt", "good.jsonl", "x.txt"];
+    let names = ["out.png", "out.svg", "out.csv", "out.npy", "log.jsonl", "run.ckpt", "corrupt.ckpt", "good.jsonl", "x.txt", "d.csv"];
     match rng.random_range(0..12) {
         0 => "/dev/full".into(),
         1 => "/nonexistent/dir/file".into(),
@@ -179,7 +222,8 @@ fn value(kind: Kind, rng: &mut Xoshiro256PlusPlus, dir: &Path) -> Option<String>
 }
 
 fn command_line(rng: &mut Xoshiro256PlusPlus, dir: &Path) -> Vec<String> {
-    let commands = ["optimize", "optimize", "optimize", "sample", "lattice", "integrate", "plot", "list", "bo", "bo"];
+    let commands =
+        ["optimize", "optimize", "sample", "sample", "lattice", "integrate", "plot", "list", "bo", "infer", "infer", "infer", "train"];
     let command = commands[rng.random_range(0..commands.len())];
     let mut args = vec![command.to_string()];
     if command == "plot" {
@@ -188,6 +232,19 @@ fn command_line(rng: &mut Xoshiro256PlusPlus, dir: &Path) -> Vec<String> {
     if command == "bo" {
         // Small runs by default (the options below may override them).
         args.extend(["--quiet", "--dim", "2", "--rounds", "1", "--n-initial", "4"].map(String::from));
+    }
+    if command == "infer" {
+        // Small runs on the valid data by default (the options below may override them).
+        args.extend(["--quiet", "--data", "d.csv", "--target", "y", "--chains", "8", "--steps", "20"].map(String::from));
+    }
+    if command == "sample" && rng.random_bool(0.5) {
+        args.extend(["--method", "sobol", "--dim", "3", "--n", "16"].map(String::from));
+    }
+    if command == "optimize" && rng.random_bool(0.5) {
+        args.extend(["--algo", "cmaes", "--problem", "sphere", "--dim", "3"].map(String::from));
+    }
+    if command == "train" {
+        args.extend(["--quiet", "--data", "digits", "--epochs", "1", "--hidden", "16"].map(String::from));
     }
     if command == "optimize" {
         // A bounded budget, so that valid runs end quickly (the budget flag itself is fuzzed
@@ -203,6 +260,36 @@ fn command_line(rng: &mut Xoshiro256PlusPlus, dir: &Path) -> Vec<String> {
         }
     }
     args
+}
+
+/// The contents of every regular file in `dir` (the fuzz's files are small).
+fn snapshot(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap_or_default()))
+        .collect()
+}
+
+/// Files of `before` that changed or vanished although the command line names them only as
+/// inputs, or not at all: a command may write only what follows its output flags (and a
+/// checkpoint's records file beside it).
+fn damaged_files(dir: &Path, args: &[String], before: &std::collections::BTreeMap<String, Vec<u8>>) -> Vec<String> {
+    const OUTPUTS: &[&str] = &["-o", "--output", "--log", "--checkpoint", "--chains-out", "--resume"];
+    let owned: Vec<String> = args
+        .windows(2)
+        .filter(|w| OUTPUTS.contains(&w[0].as_str()))
+        .filter_map(|w| Path::new(&w[1]).file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect();
+    let after = snapshot(dir);
+    before
+        .iter()
+        .filter(|(name, _)| !matches!(name.as_str(), "stdout" | "stderr") && !name.contains(".records-"))
+        .filter(|(name, _)| !owned.iter().any(|o| o == *name))
+        .filter(|(name, bytes)| after.get(*name) != Some(bytes))
+        .map(|(name, _)| name.clone())
+        .collect()
 }
 
 #[test]
@@ -221,9 +308,20 @@ fn random_command_lines_never_panic_abort_or_hang() {
         .unwrap();
     assert!(ok.status.success());
     std::fs::write(dir.path().join("corrupt.ckpt"), b"{\"format\":\"gradfree-checkpoint\",\"version\":2,").unwrap();
+    // Data for infer: valid rows, a NaN, no rows, and a file that is never written to.
+    let rows: String =
+        (0..200).map(|i| format!("{},{},{}\n", (i % 13) as f64 / 6.0 - 1.0, (i % 7) as f64 / 3.0 - 1.0, (i * 7 % 5 < 2) as u8)).collect();
+    let data = format!("a,b,y\n{rows}");
+    std::fs::write(dir.path().join("d.csv"), &data).unwrap();
+    std::fs::write(dir.path().join("nan.csv"), "a,y\n1,0\nnan,1\n").unwrap();
+    std::fs::write(dir.path().join("empty.csv"), "a,y\n").unwrap();
+    std::fs::write(dir.path().join("wide.csv"), format!("{}1\n{}0\n", "0.5,".repeat(5000), "0.25,".repeat(5000))).unwrap();
+    std::fs::write(dir.path().join("sentinel.txt"), "never named on a command line\n").unwrap();
     let seed: u64 = std::env::var("GRADFREE_FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x05ee_dc11);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut failures = Vec::new();
+    let mut before = snapshot(dir.path());
+    let mut counts: std::collections::BTreeMap<String, [usize; 3]> = Default::default();
     for case in 0..cases {
         let args = command_line(&mut rng, dir.path());
         let out = std::fs::File::create(dir.path().join("stdout")).unwrap();
@@ -242,12 +340,26 @@ fn random_command_lines_never_panic_abort_or_hang() {
             std::thread::sleep(Duration::from_millis(5));
         };
         let stderr = std::fs::read_to_string(dir.path().join("stderr")).unwrap_or_default();
+        let damaged = damaged_files(dir.path(), &args, &before);
         let verdict = match status {
             None => Some("timed out after 60 s".to_string()),
             Some(s) if s.code().is_none() => Some(format!("killed by a signal ({s})")),
             Some(s) if !matches!(s.code(), Some(0 | 2)) || stderr.contains("panicked") => Some(format!("exit {s}")),
+            _ if !damaged.is_empty() => Some(format!("changed files it does not own: {damaged:?}")),
             _ => None,
         };
+        // An output written over the data (which the command owned, as its output) is put back
+        // for the cases after it.
+        if std::fs::read(dir.path().join("d.csv")).ok().as_deref() != Some(data.as_bytes()) {
+            std::fs::write(dir.path().join("d.csv"), &data).unwrap();
+        }
+        before = snapshot(dir.path());
+        let tally = counts.entry(args[0].clone()).or_insert([0usize; 3]);
+        tally[match status.and_then(|s| s.code()) {
+            Some(0) => 0,
+            Some(2) => 1,
+            _ => 2,
+        }] += 1;
         if let Some(v) = verdict {
             failures.push(format!(
                 "case {case}: gradfree {}: {v}\n{}",
@@ -255,6 +367,10 @@ fn random_command_lines_never_panic_abort_or_hang() {
                 stderr.lines().take(3).collect::<Vec<_>>().join("\n")
             ));
         }
+    }
+    // Per command: runs that succeeded, clean errors, anything else (`--nocapture` shows it).
+    for (command, [ok, errors, other]) in &counts {
+        eprintln!("{command:<10} {ok:>5} succeeded {errors:>5} clean errors {other:>3} other");
     }
     assert!(failures.is_empty(), "{} of {cases} command lines failed:\n{}", failures.len(), failures.join("\n\n"));
 }
