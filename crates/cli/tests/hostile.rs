@@ -245,3 +245,38 @@ fn separated_classes_are_warned_about_as_statsmodels_does() {
     let out = gradfree(&["infer", "--data", &data, "--target", "y", "--json"]);
     assert!(out.status.success() && !String::from_utf8_lossy(&out.stderr).contains("warning"));
 }
+
+/// A checkpoint costs what the chains' state costs: its size does not grow with the steps (the
+/// history goes to the records file, appended to), and on a 20,000-step run the default cadence
+/// adds little to the run (the bound leaves room for a loaded machine: 10% plus half a second).
+#[test]
+fn checkpoints_cost_what_the_state_costs() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = logistic_csv(dir.path(), "d.csv");
+    let base = ["infer", "--data", &data, "--target", "y", "--chains", "10", "--quiet", "--json"];
+    let size_after = |steps: &str, name: &str| {
+        let ck = dir.path().join(name);
+        let out = gradfree(&[&base[..], &["--steps", steps, "--checkpoint", ck.to_str().unwrap()]].concat());
+        assert!(out.status.success());
+        std::fs::metadata(&ck).unwrap().len()
+    };
+    let (short, long) = (size_after("100", "short.ckpt"), size_after("20000", "long.ckpt"));
+    assert!(long.abs_diff(short) < 64, "checkpoint of 100 steps {short} bytes, of 20,000 steps {long} bytes");
+    let records: u64 = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("long.ckpt.records-"))
+        .map(|e| e.metadata().unwrap().len())
+        .sum();
+    assert_eq!(records, 20_000 * 10 * 2 * 8, "every step's record, once");
+    let time = |extra: &[&str]| {
+        let t = std::time::Instant::now();
+        assert!(gradfree(&[&base[..], &["--steps", "20000"], extra].concat()).status.success());
+        t.elapsed().as_secs_f64()
+    };
+    let plain = (0..3).map(|_| time(&[])).fold(f64::INFINITY, f64::min);
+    let ck = dir.path().join("timed.ckpt");
+    let ck = ck.to_str().unwrap();
+    let with = (0..3).map(|_| time(&["--checkpoint", ck, "--overwrite"])).fold(f64::INFINITY, f64::min);
+    assert!(with <= 1.1 * plain + 0.5, "20,000 steps: {plain:.3} s, with checkpoints {with:.3} s");
+}
