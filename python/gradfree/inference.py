@@ -176,8 +176,20 @@ def _choice(name: str, value, accepted: Sequence[str]) -> str:
 
 def _specs(model, method, batch_size, step, chains, steps, seed, sampling, moments, interval, lam, prox_metric, decay,
            theta0, intercept, components, sigma, hidden):
-    """The library's run and model documents from the keywords (``None``: the library's default)."""
+    """The library's run and model documents from the keywords (``None``: the library's default).
+    A keyword that does not apply to the model or method is refused, as it would be ignored."""
     run: dict = {"method": _choice("method", method, METHODS)}
+    _choice("model", model, MODELS)
+    applies = {"hidden": (hidden, model == "relu", "model='relu'"),
+               "components": (components, model == "mixture", "model='mixture'"),
+               "sigma": (sigma, model == "mixture", "model='mixture'"),
+               "lam": (lam, method == "madprox", "method='madprox'"),
+               "prox_metric": (prox_metric, method == "madprox", "method='madprox'"),
+               "decay": (decay, method == "random-scaling", "method='random-scaling'"),
+               "moments": (moments, method in ("masgrad", "masgrad-rank-one"), "a masgrad method")}
+    for key, (value, ok, needs) in applies.items():
+        if value is not None and not ok:
+            raise InvalidParameterError(f"invalid parameter `{key}` = {value!r}: only with {needs} (it would be ignored)")
     for key, value in (("batch_size", batch_size), ("chains", chains), ("steps", steps)):
         if value is not None:
             run[key] = _util.count(key, value, 1)
@@ -317,6 +329,8 @@ def fit(X, y=None, model: str = "logistic", method: str = "masgrad", batch_size:
                                    prox_metric, decay, theta0, intercept, components, sigma, hidden)
     names = names or [f"x{j}" for j in range(x.shape[1])]
     n_params = None if n_params is None else _util.count("n_params", n_params, 1)
+    if n_params is not None and grad is None:
+        raise InvalidParameterError(f"invalid parameter `n_params` = {n_params}: only with grad= (a model given by its gradient)")
     if executor is None:
         return InferenceResults(_gradfree.inference_fit(x, yy, model_json, spec_json, names, grad, n_params, bool(progress)))
     ctx = getattr(executor, "_mp_context", None)

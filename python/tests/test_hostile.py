@@ -106,3 +106,18 @@ def test_separated_classes_warn_as_statsmodels_does():
     with pytest.warns(PerfectSeparationWarning, match="Perfect separation or prediction detected"):
         res = fit(x, y, intercept=True, method="sgd")
     assert "Warnings:" in str(res.summary()) and res.warnings
+
+
+@pytest.mark.parametrize("kwargs, keyword", [
+    ({"hidden": 4}, "hidden"),
+    ({"components": 2}, "components"),
+    ({"sigma": 0.5}, "sigma"),
+    ({"lam": 0.1}, "lam"),
+    ({"decay": 0.6}, "decay"),
+    ({"moments": "population", "method": "sgd"}, "moments"),
+    ({"n_params": 2}, "n_params"),
+])
+def test_keywords_that_do_not_apply_are_refused(kwargs, keyword):
+    X, y = logistic()
+    with pytest.raises(InvalidParameterError, match=keyword):
+        fit(X, y, **kwargs)

@@ -51,6 +51,13 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
     if args.runs == Some(0) {
         bail!("--runs 0: need at least one run");
     }
+    // The output folder: a folder, or nothing yet (its files are then written atomically, each a
+    // regular file or refused, as every command's).
+    if let Ok(m) = std::fs::metadata(&args.out)
+        && !m.is_dir()
+    {
+        bail!("--out {}: is not a folder; give a folder (it is created if missing)", args.out.display());
+    }
     let mut json = Vec::new();
     for e in chosen {
         let out = args.out.join(e.name());

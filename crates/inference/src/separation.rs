@@ -9,8 +9,9 @@
 //! How it is detected: the chains' estimate itself is a certificate of complete separation when it
 //! classifies every row correctly; otherwise Newton's method on the log-likelihood (from the
 //! origin, at most 50 steps, where `N p^2` is at most 10^8) follows the likelihood to where the MLE
-//! would be, and rows it predicts perfectly (`|mu_i - y_i| < 1e-8`, a linear predictor beyond ±18)
-//! while the iterate still grows mark quasi-complete separation.
+//! would be: rows it predicts perfectly (`|mu_i - y_i| < 1e-8`, a linear predictor beyond ±18)
+//! where doubling the iterate loses no likelihood (at a finite maximum of the strictly concave
+//! likelihood it would) mark quasi-complete separation.
 
 use crate::{Data, Fit, Model};
 
@@ -34,21 +35,23 @@ fn predicted(theta: &[f64], data: &Data) -> (usize, bool) {
     (perfect, all)
 }
 
+/// The negative log-likelihood of logistic regression at `w`.
+fn loss(data: &Data, w: &[f64]) -> f64 {
+    (0..data.len())
+        .map(|i| {
+            let t = dot(data.row(i), w);
+            // log(1 + e^t) - y t, stably.
+            t.max(0.0) + (-t.abs()).exp().ln_1p() - data.response(i) * t
+        })
+        .sum()
+}
+
 /// Newton's method on the logistic log-likelihood from the origin (step halving, at most 50
-/// steps); the last iterate and whether it was still moving (no maximum reached).
-fn newton(data: &Data) -> (Vec<f64>, bool) {
+/// steps); the last iterate.
+fn newton(data: &Data) -> Vec<f64> {
     let (n, p) = (data.len(), data.dim());
     let mut w = vec![0.0; p];
-    let loss = |w: &[f64]| -> f64 {
-        (0..n)
-            .map(|i| {
-                let t = dot(data.row(i), w);
-                let y = data.response(i);
-                // log(1 + e^t) - y t, stably.
-                t.max(0.0) + (-t.abs()).exp().ln_1p() - y * t
-            })
-            .sum()
-    };
+    let loss = |w: &[f64]| loss(data, w);
     let mut f = loss(&w);
     for _ in 0..50 {
         let (mut g, mut h) = (vec![0.0; p], vec![0.0; p * p]);
@@ -69,11 +72,11 @@ fn newton(data: &Data) -> (Vec<f64>, bool) {
         (0..p).for_each(|a| h[a * p + a] += ridge);
         let mut step = g.clone();
         if !gradfree_core::linalg::solve_dense(&mut h, p, &mut step) {
-            return (w, true);
+            return w;
         }
         let decrement = dot(&g, &step);
-        if !(decrement > 1e-12 * f.max(1.0)) {
-            return (w, false);
+        if decrement.is_nan() || decrement <= 1e-12 * f.max(1.0) {
+            return w;
         }
         let mut t = 1.0;
         loop {
@@ -86,11 +89,11 @@ fn newton(data: &Data) -> (Vec<f64>, bool) {
             }
             t *= 0.5;
             if t < 1e-10 {
-                return (w, false);
+                return w;
             }
         }
     }
-    (w, true)
+    w
 }
 
 /// The separation warning for a logistic `fit` on `data` (see the module documentation), added
@@ -103,9 +106,13 @@ pub fn diagnose(fit: &mut Fit, model: &dyn Model, data: &Data) {
     let found = if all {
         Some(format!("{MESSAGE}: the estimate classifies all {} rows correctly (complete separation)", data.len()))
     } else if (data.len() as u128) * (data.dim() as u128).pow(2) <= 100_000_000 {
-        let (w, moving) = newton(data);
+        // At a finite maximum of the (strictly concave) likelihood, doubling the iterate loses
+        // likelihood; along a separating direction it does not.
+        let w = newton(data);
         let (perfect, all) = predicted(&w, data);
-        (moving && perfect > 0).then(|| {
+        let twice: Vec<f64> = w.iter().map(|v| 2.0 * v).collect();
+        let unbounded = loss(data, &twice) <= loss(data, &w) + 1e-9 * loss(data, &w).abs().max(1.0);
+        (perfect > 0 && unbounded).then(|| {
             let kind = if all { "complete" } else { "quasi-complete" };
             format!(
                 "{MESSAGE}: {perfect} of {} rows are predicted perfectly where the likelihood has no maximum ({kind} separation)",
@@ -141,10 +148,12 @@ mod tests {
         let x: Vec<f64> = xs.iter().flat_map(|&v| [1.0, v]).collect();
         let complete = fit_on(x.clone(), xs.iter().map(|&v| f64::from(u8::from(v > 0.0))).collect());
         assert!(complete.warnings.iter().any(|w| w.starts_with(MESSAGE) && w.contains("complete")), "{:?}", complete.warnings);
-        // Quasi-complete: x > 0 are all 1, x <= 0 are mixed.
-        let quasi: Vec<f64> = xs.iter().enumerate().map(|(i, &v)| f64::from(u8::from(v > 0.0 || i % 2 == 0))).collect();
-        let q = fit_on(x.clone(), quasi);
-        assert!(q.warnings.iter().any(|w| w.contains("quasi-complete") || w.contains("complete")), "{:?}", q.warnings);
+        // Quasi-complete: x > 0 are all 1, x < 0 all 0, and ten rows at x = 0 with both labels.
+        let mut xq = xs.clone();
+        xq.extend([0.0; 10]);
+        let yq: Vec<f64> = xq.iter().enumerate().map(|(i, &v)| f64::from(u8::from(v > 0.0 || (v == 0.0 && i % 2 == 0)))).collect();
+        let q = fit_on(xq.iter().flat_map(|&v| [1.0, v]).collect(), yq);
+        assert!(q.warnings.iter().any(|w| w.contains("quasi-complete")), "{:?}", q.warnings);
         // Overlap: labels alternate with no pattern a line could follow.
         let mixed: Vec<f64> = (0..40).map(|i| f64::from(u8::from((i * 7 % 5) < 2))).collect();
         assert!(fit_on(x, mixed).warnings.is_empty());
