@@ -23,20 +23,26 @@ on the Rust error's kind; this module is where they are documented and imported 
 - ``TooLargeError(GradfreeError, MemoryError)``: a size whose memory or running time this machine
   cannot afford; nothing was allocated.
 
-and one warning:
+and warnings:
 
-- ``PerfectSeparationWarning(UserWarning)``: a logistic fit on separated classes (statsmodels'
-  warning of the same name and text): the likelihood has no maximum, so the estimate and its
-  interval mean nothing.
+- ``InferenceWarning(UserWarning)``: an inference result to read with care (chains that agree
+  exactly, so an interval of width 0);
+- ``PerfectSeparationWarning(InferenceWarning)``: a logistic fit on separated classes
+  (statsmodels' warning of the same name and text): the likelihood has no maximum, so the
+  estimate and its interval mean nothing.
 """
 from ._gradfree import (CheckpointError, DataError, GradfreeError, InvalidParameterError, ModelFitError,
                         NonFiniteError, TooLargeError)
 
 
 
-class PerfectSeparationWarning(UserWarning):
+class InferenceWarning(UserWarning):
+    """An inference result to be read with care (the message says why)."""
+
+
+class PerfectSeparationWarning(InferenceWarning):
     """Perfect separation or prediction detected, parameter may not be identified (as statsmodels')."""
 
 
-__all__ = ["PerfectSeparationWarning", "GradfreeError", "InvalidParameterError", "NonFiniteError", "CheckpointError", "ModelFitError", "TooLargeError",
+__all__ = ["InferenceWarning", "PerfectSeparationWarning", "GradfreeError", "InvalidParameterError", "NonFiniteError", "CheckpointError", "ModelFitError", "TooLargeError",
            "DataError"]

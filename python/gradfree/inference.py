@@ -44,7 +44,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 import numpy as np
 
 from . import _gradfree, _util
-from .errors import InvalidParameterError, PerfectSeparationWarning
+from .errors import InferenceWarning, InvalidParameterError, PerfectSeparationWarning
 
 __all__ = ["fit", "fit_stream", "InferenceResults", "METHODS", "MODELS", "random_scaling_critical_value", "simulate"]
 
@@ -130,7 +130,8 @@ class InferenceResults:
         self.streamed_rows = fit.streamed_rows
         self.warnings = list(fit.warnings)
         for w in self.warnings:
-            _warnings.warn(w, PerfectSeparationWarning, stacklevel=3)
+            kind = PerfectSeparationWarning if w.startswith("Perfect separation") else InferenceWarning
+            _warnings.warn(w, kind, stacklevel=3)
 
     def conf_int(self, alpha: float = 0.05) -> np.ndarray:
         """The ``1 - alpha`` intervals, shape ``(p, 2)``: quantiles (or normal intervals, with

@@ -45,8 +45,8 @@ fn run_experiment(
     reuse_runs: bool,
 ) -> PyResult<String> {
     let e = find(name).map_err(err)?;
-    if runs == Some(0) {
-        return Err(err("runs: expected an integer >= 1 or None, got 0"));
+    if let Some(r) = runs.filter(|r| !(1..=gradfree_experiments::MAX_RUNS).contains(r)) {
+        return Err(err(format!("invalid parameter `runs` = {r}: must be an integer in 1..={} or None", gradfree_experiments::MAX_RUNS)));
     }
     std::fs::create_dir_all(&out).map_err(|e| new_err(Kind::Other, format!("{}: {e}", out.display())))?;
     let ctx = Ctx { quick, out, seed, runs, reuse_runs, progress: None };

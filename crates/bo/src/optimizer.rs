@@ -23,7 +23,7 @@ pub const MAX_DESIGN: usize = 1000;
 
 /// The default size of the initial design, `max(10, 3d + 2)` (20 at d = 6, as in §4.7.2).
 pub fn default_n_initial(d: usize) -> usize {
-    (3 * d + 2).max(10)
+    d.saturating_mul(3).saturating_add(2).max(10)
 }
 
 /// Parameters of [`BatchBo`]; the defaults are the thesis' settings (§4.7.2) where it gives them.

@@ -72,7 +72,19 @@ pub fn run(a: &FeaturesArgs) -> Result<()> {
     };
     let spec = FeatureSpec { radial_points: a.radial_points, ssf, ..FeatureSpec::new(kernel, method, a.dim_out, a.seed) };
     let t0 = Instant::now();
-    let map = FeatureMap::new(spec, d)?;
+    // Algorithm 12 can take minutes at large d: a spinner on a terminal while it runs.
+    let spinner = gradfree_experiments::progress::bar(
+        None,
+        "{spinner} [{elapsed_precise}] building the projection (Algorithm 12 at d = {msg})",
+        !a.json,
+    );
+    spinner.set_message(d.to_string());
+    let tick = || {
+        spinner.tick();
+        false
+    };
+    let map = FeatureMap::new_cancellable(spec, d, Some(&tick))?;
+    spinner.finish_and_clear();
     let build = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
     let z = map.transform(&x)?;

@@ -36,6 +36,7 @@ pub fn core_flag(name: &str) -> Option<&'static str> {
 pub fn bo_flag(name: &str) -> Option<&'static str> {
     Some(match name {
         "batch_size" => "--batch",
+        "dim" => "--dim",
         "n_initial" => "--n-initial",
         "acq_starts" => "--acq-starts",
         "acq_evals_per_dim" => "--acq-evals",

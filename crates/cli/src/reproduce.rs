@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use gradfree_experiments::progress::{self, ProgressBar};
-use gradfree_experiments::{Ctx, Experiment, ProgressEvent, ProgressSink, Report, experiments, find};
+use gradfree_experiments::{Ctx, Experiment, MAX_RUNS, ProgressEvent, ProgressSink, Report, experiments, find};
 use serde::Serialize;
 
 use crate::cli::ReproduceArgs;
@@ -48,8 +48,8 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
     let name = args.experiment.as_deref().unwrap_or_default();
     let chosen: Vec<&dyn Experiment> =
         if name == "all" { experiments().iter().map(|e| e as &dyn Experiment).collect() } else { vec![find(name)?] };
-    if args.runs == Some(0) {
-        bail!("--runs 0: need at least one run");
+    if let Some(r) = args.runs.filter(|r| !(1..=MAX_RUNS).contains(r)) {
+        bail!("invalid --runs {r}: must be an integer in 1..={MAX_RUNS}");
     }
     // The output folder: a folder, or nothing yet (its files are then written atomically, each a
     // regular file or refused, as every command's).

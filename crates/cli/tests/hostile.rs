@@ -104,11 +104,12 @@ fn a_failed_run_leaves_the_previous_log_and_a_changed_checkpoint_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let data = logistic_csv(dir.path(), "d.csv");
     let log = dir.path().join("run.jsonl");
-    std::fs::write(&log, "the previous run's log\n").unwrap();
+    let previous = "{\"type\":\"start\",\"note\":\"the previous run's log\"}\n";
+    std::fs::write(&log, previous).unwrap();
     // A run that diverges at its first epoch keeps the old log and leaves no temporary.
     let out = gradfree(&["train", "--data", "digits", "--epochs", "2", "--lr", "1e30", "--quiet", "--log", log.to_str().unwrap()]);
     assert_clean_error(&out, "epoch 1");
-    assert_eq!(std::fs::read_to_string(&log).unwrap(), "the previous run's log\n");
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), previous);
     let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     assert!(names.iter().all(|n| !n.contains(".tmp-")), "{names:?}");
     // A checkpoint knows its data: appending a row is an error on resume.
@@ -279,4 +280,61 @@ fn checkpoints_cost_what_the_state_costs() {
     let ck = ck.to_str().unwrap();
     let with = (0..3).map(|_| time(&["--checkpoint", ck, "--overwrite"])).fold(f64::INFINITY, f64::min);
     assert!(with <= 1.1 * plain + 0.5, "20,000 steps: {plain:.3} s, with checkpoints {with:.3} s");
+}
+
+/// Cases a hostile pass found: each was a panic, a hang, a silent result or a replaced file.
+#[test]
+fn regressions_of_the_hostile_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).display().to_string();
+    assert_clean_error(&gradfree(&["bo", "--problem", "sphere", "--dim", "18446744073709551615", "--quiet"]), "--dim");
+    assert_clean_error(
+        &gradfree(&["reproduce", "mines-synthetic", "--runs", "18446744073709551615", "--out", &p("out")]),
+        "invalid --runs",
+    );
+    assert_clean_error(&gradfree(&["lattice", "--dim", "65536", "--n", "786433"]), "2^33");
+    // A log never replaces a file that is not a log, unless told to.
+    let data = logistic_csv(dir.path(), "d.csv");
+    let before = std::fs::read(&data).unwrap();
+    let opt = ["optimize", "--algo", "cmaes", "--problem", "sphere", "--dim", "2", "--max-evals", "40", "--quiet", "--log", &data];
+    assert_clean_error(&gradfree(&opt), "not a gradfree log");
+    assert_eq!(std::fs::read(&data).unwrap(), before);
+    // Inference from one row has no sampling noise.
+    let one = p("one.csv");
+    std::fs::write(&one, "a,y\n0.5,1\n").unwrap();
+    assert_clean_error(&gradfree(&["infer", "--data", &one, "--target", "y", "--method", "sgd"]), "at least 2 rows");
+    // A checkpoint whose generator state is all zeros (checksum recomputed) is refused.
+    let ck = p("o.ckpt");
+    let made = gradfree(&[
+        "optimize",
+        "--algo",
+        "cmaes",
+        "--problem",
+        "sphere",
+        "--dim",
+        "3",
+        "--max-evals",
+        "60",
+        "--quiet",
+        "--checkpoint",
+        &ck,
+    ]);
+    assert!(made.status.success());
+    let mut doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&ck).unwrap()).unwrap();
+    fn zero(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(m) if m.len() == 1 && m.get("s").is_some_and(|s| s.as_array().is_some_and(|a| a.len() == 4)) => {
+                m.insert("s".into(), serde_json::json!([0, 0, 0, 0]));
+            }
+            serde_json::Value::Object(m) => m.values_mut().for_each(zero),
+            serde_json::Value::Array(a) => a.iter_mut().for_each(zero),
+            _ => {}
+        }
+    }
+    zero(&mut doc);
+    doc.as_object_mut().unwrap().remove("checksum");
+    let sum = format!("crc32:{:08x}", crc32fast::hash(&serde_json::to_vec(&doc).unwrap()));
+    doc.as_object_mut().unwrap().insert("checksum".into(), sum.into());
+    std::fs::write(&ck, serde_json::to_vec(&doc).unwrap()).unwrap();
+    assert_clean_error(&gradfree(&["optimize", "--resume", &ck, "--max-evals", "600", "--quiet"]), "all zeros");
 }

@@ -171,6 +171,26 @@ pub fn read_regular_file(path: &Path) -> Result<Vec<u8>, CoreError> {
     std::fs::read(path).map_err(io)
 }
 
+/// The path of a serialized generator ([`crate::GfRng`], xoshiro256++: `{"s": [u64; 4]}`) whose
+/// state is all zeros, if the document holds one: the one state the generator never reaches, and
+/// from which it draws 0 forever (a sampler waiting for a non-zero draw would never return).
+fn zero_generator(v: &serde_json::Value, at: String) -> Option<String> {
+    match v {
+        serde_json::Value::Object(m) => {
+            if m.len() == 1
+                && let Some(serde_json::Value::Array(s)) = m.get("s")
+                && s.len() == 4
+                && s.iter().all(|x| x.as_u64() == Some(0))
+            {
+                return Some(if at.is_empty() { "the top".into() } else { at });
+            }
+            m.iter().find_map(|(k, x)| zero_generator(x, format!("{at}/{k}")))
+        }
+        serde_json::Value::Array(a) => a.iter().enumerate().find_map(|(i, x)| zero_generator(x, format!("{at}/{i}"))),
+        _ => None,
+    }
+}
+
 /// Loads a checkpoint: format tag, version, checksum (version 2), then the optimizer's and the
 /// driver's invariants. Any problem is one [`CoreError::Format`] or [`CoreError::Io`] naming the
 /// file; nothing in a corrupt file can make this panic.
@@ -201,6 +221,9 @@ pub fn parse_checkpoint<O: DeserializeOwned + StateCheck>(path: &Path, bytes: &[
         }
         (Some(2), _) => return Err(bad("missing or malformed checksum".into())),
         (other, _) => return Err(bad(format!("unsupported version {other:?}, expected 1 or {VERSION}"))),
+    }
+    if let Some(at) = zero_generator(&value, String::new()) {
+        return Err(bad(format!("the generator state at {at} is all zeros, which xoshiro never reaches (it would draw 0 forever)")));
     }
     let ck: Checkpoint<O> = serde_json::from_value(value).map_err(|e| bad(e.to_string()))?;
     ck.driver.validate().map_err(&bad)?;

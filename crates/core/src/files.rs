@@ -116,6 +116,13 @@ fn check_one(role: Role, param: &str, path: &Path, overwrite: bool) -> Result<()
                                 .into(),
                         ));
                     }
+                    if role == Role::Log && !overwrite && m.len() > 0 && !is_log(path) {
+                        return Err(bad(
+                            "exists and is not a gradfree log (its first line is not a log record): refusing to replace it; pass --overwrite to"
+                                .to_string()
+                                + " replace it anyway",
+                        ));
+                    }
                 }
                 Ok(m) => return Err(bad(format!("is {}; refusing to write to it", kind_of(m.file_type())))),
                 Err(_) => {}
@@ -126,6 +133,15 @@ fn check_one(role: Role, param: &str, path: &Path, overwrite: bool) -> Result<()
             }
         }
     }
+}
+
+/// Whether a file's first line is a record of a gradfree JSON-lines log (an object with `type`).
+fn is_log(path: &Path) -> bool {
+    use std::io::{BufRead, Read};
+    let Ok(f) = std::fs::File::open(path) else { return false };
+    let mut line = Vec::new();
+    let _ = std::io::BufReader::new(f).take(1 << 20).read_until(b'\n', &mut line);
+    serde_json::from_slice::<serde_json::Value>(&line).is_ok_and(|v| v.get("type").is_some_and(|t| t.is_string()))
 }
 
 /// Whether two paths name the same file: the same device and inode where both exist (hard and
@@ -244,6 +260,12 @@ mod tests {
         assert!(e.contains("--overwrite"), "{e}");
         RunFiles::new().add(Role::Checkpoint, "--checkpoint", Some(&ck)).overwrite(true).check().unwrap();
         RunFiles::new().add(Role::Resumed, "--resume", Some(&ck)).check().unwrap();
+        // A log over a file that is not a log.
+        let e = RunFiles::new().add(Role::Log, "--log", Some(&data)).check().unwrap_err().to_string();
+        assert!(e.contains("not a gradfree log"), "{e}");
+        let log = dir.path().join("run.jsonl");
+        std::fs::write(&log, "{\"type\":\"start\"}\n").unwrap();
+        RunFiles::new().add(Role::Log, "--log", Some(&log)).check().unwrap();
         // A missing folder.
         assert!(RunFiles::new().add(Role::Output, "-o", Some(&dir.path().join("no/such/x.csv"))).check().is_err());
     }

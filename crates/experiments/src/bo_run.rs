@@ -78,7 +78,7 @@ impl BoRunSpec {
         if bo.params().method == Method::Bull {
             bo.params().budget.unwrap_or(self.n_initial + 1) as u64
         } else {
-            self.n_initial as u64 + self.rounds * self.batch as u64
+            (self.n_initial as u64).saturating_add(self.rounds.saturating_mul(self.batch as u64))
         }
     }
 }

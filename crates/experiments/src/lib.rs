@@ -37,6 +37,9 @@ pub use error::{ExperimentError, Result};
 pub use gradfree_core::registry::{Entry, Registry};
 pub use report::{Chart, Figure, Heatmap, Report, Series, Table, fmt};
 
+/// The most runs per method an experiment takes ([`Ctx::runs`]; the documents use 5 to 50).
+pub const MAX_RUNS: usize = 100_000;
+
 /// What an experiment needs to run.
 #[derive(Clone, Debug)]
 pub struct Ctx {
@@ -46,7 +49,8 @@ pub struct Ctx {
     pub out: PathBuf,
     /// Base seed.
     pub seed: u64,
-    /// Runs per method, overriding the experiment's default.
+    /// Runs per method, overriding the experiment's default (at most [`MAX_RUNS`]; front ends
+    /// check it, and a larger value is taken as [`MAX_RUNS`]).
     pub runs: Option<usize>,
     /// Reuse the finished runs kept in `<out>/runs/` (runs are kept either way).
     pub reuse_runs: bool,
@@ -93,7 +97,7 @@ impl Ctx {
 
     /// The number of runs: `runs` if given, else `quick` or `full`.
     pub fn runs(&self, quick: usize, full: usize) -> usize {
-        self.runs.unwrap_or(if self.quick { quick } else { full })
+        self.runs.unwrap_or(if self.quick { quick } else { full }).min(MAX_RUNS)
     }
 
     /// Announces the number of optimization runs the experiment will make (before making them),

@@ -144,6 +144,19 @@ impl Fit {
         let p = trajectories.p;
         let finals: Vec<&[f64]> = (0..trajectories.chains).map(|k| trajectories.at(k, trajectories.steps)).collect();
         let (params, cov_params) = mean_cov(&finals, p);
+        // Chains that agree exactly have seen no sampling noise in that coordinate (the same
+        // mini-batch every step, a unit that never activates): their interval has width 0.
+        let mut warnings = Vec::new();
+        if finals.len() >= 2 {
+            let stuck: Vec<String> = (0..p).filter(|&j| finals.iter().all(|f| f[j] == finals[0][j])).map(|j| j.to_string()).collect();
+            if !stuck.is_empty() {
+                warnings.push(format!(
+                    "the {} chains end at exactly the same value in coordinate(s) {}: no sampling noise reached them (every mini-batch the same, or a parameter the data never move), so their interval has width 0 and means nothing",
+                    finals.len(),
+                    stuck.join(", ")
+                ));
+            }
+        }
         Fit {
             bse: (0..p).map(|j| cov_params[j * p + j].sqrt()).collect(),
             params,
@@ -151,7 +164,7 @@ impl Fit {
             rs_scale: None,
             ridged_steps,
             streamed_rows: None,
-            warnings: Vec::new(),
+            warnings,
             model,
             spec,
             trajectories,

@@ -229,6 +229,7 @@ impl InferenceSpec {
         if self.method == Method::RandomScaling {
             f.f64s(size.0, size.1.clone(), format!("{} chains' {p} x {p} random-scaling sums", self.chains), matrices(k));
         }
+        f.f64s(size.0, size.1.clone(), format!("the estimates' {p} x {p} covariance"), matrices(2));
         let without = if self.sampling == Sampling::WithoutReplacement { rows.unwrap_or(0) as u128 } else { 0 };
         f.f64s(
             "batch_size",
@@ -271,6 +272,15 @@ impl InferenceSpec {
                     "> p = {p} for masgrad: the covariance of {} gradients in dimension {p} is singular, so its symmetric inverse root does not exist (use batch_size > {p}, masgrad-rank-one, or moments=population)",
                     self.batch_size
                 ),
+            ));
+        }
+        if let Some(rows) = rows
+            && rows < 2
+        {
+            return Err(InferenceError::invalid(
+                "data",
+                format!("with {rows} row{}", if rows == 1 { "" } else { "s" }),
+                "at least 2 rows (mini-batches of one row have no sampling noise to infer from)",
             ));
         }
         if let Some(rows) = rows
