@@ -186,7 +186,10 @@ fn robust_fit(
     progress: bool,
 ) -> PyResult<RobustModel> {
     let run: TrainRunSpec = crate::options(spec_json, "training options")?;
-    let spec = run.train_spec().map_err(ToPyErr::to_py)?;
+    let spec = run.train_spec().map_err(|e| match e {
+        gradfree_experiments::ExperimentError::Robust(r) => classifier_err(r),
+        e => e.to_py(),
+    })?;
     let (n, d) = (x.shape()[0], x.shape()[1]);
     if y.len() != n {
         return Err(new_err(Kind::Data, format!("X has {n} rows but y has {} labels: they must agree", y.len())));
@@ -215,7 +218,28 @@ fn robust_fit(
         Ok(trainer.state().clone())
     })?;
     pb.finish_and_clear();
-    Ok(RobustModel { state: out.map_err(ToPyErr::to_py)? })
+    Ok(RobustModel { state: out.map_err(classifier_err)? })
+}
+
+/// A training error as `RobustClassifier` spells its keywords (scikit-learn's
+/// `hidden_layer_sizes` and `learning_rate` for the library's `hidden` and `lr`).
+fn classifier_err(e: RobustError) -> PyErr {
+    use gradfree_core::CoreError;
+    let rename = |name: &'static str| match name {
+        "hidden" => "hidden_layer_sizes",
+        "lr" => "learning_rate",
+        other => other,
+    };
+    match e {
+        RobustError::Core(CoreError::InvalidParameter { name, value, expected }) => {
+            RobustError::Core(CoreError::InvalidParameter { name: rename(name), value, expected }).to_py()
+        }
+        RobustError::Core(CoreError::TooLarge { what, bytes, limit, param }) => {
+            let param = param.map(|p| Box::new((rename(p.0), p.1)));
+            RobustError::Core(CoreError::TooLarge { what, bytes, limit, param }).to_py()
+        }
+        other => other.to_py(),
+    }
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -121,3 +121,22 @@ def test_keywords_that_do_not_apply_are_refused(kwargs, keyword):
     X, y = logistic()
     with pytest.raises(InvalidParameterError, match=keyword):
         fit(X, y, **kwargs)
+
+
+def test_training_sizes_are_capped_and_named():
+    from gradfree.robust import RobustClassifier
+    X, y = logistic()
+    labels = (y > 0).astype(int)
+    with pytest.raises(InvalidParameterError, match="epochs"):
+        RobustClassifier(epochs=10**9).fit(X, labels)
+    with pytest.raises(TooLargeError, match="hidden_layer_sizes"):
+        RobustClassifier(hidden_layer_sizes=(10**12,), epochs=1).fit(X, labels)
+
+
+def test_one_row_and_identical_chains_are_not_silent():
+    from gradfree.errors import InferenceWarning
+    with pytest.raises(InvalidParameterError, match="at least 2 rows"):
+        fit(np.ones((1, 2)), np.ones(1), method="sgd")
+    # Two identical rows: every mini-batch is the same, so the chains cannot spread.
+    with pytest.warns(InferenceWarning, match="exactly the same value"):
+        fit(np.ones((2, 1)), np.array([1.0, 1.0]), model="linear", method="sgd", steps=5, chains=4)

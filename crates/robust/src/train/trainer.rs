@@ -121,10 +121,14 @@ impl TrainSpec {
             Arch::Cnn => "cnn".into(),
         };
         // Parameters, gradients, two moments and burn's copies in f32; the checkpoint's text.
-        f.bytes("hidden", hidden, format!("{nets} network(s) of {params} parameters"), product(&[nets, params, 8 * 4 + 24]));
+        f.bytes("hidden", hidden.clone(), format!("{nets} network(s) of {params} parameters"), product(&[nets, params, 8 * 4 + 24]));
+        // Activations grow with the batch and with the widths: blame whichever is further above
+        // its default (128 rows; the MLP's 256 + 256 units).
+        let wide = width as f64 / (512 + d + k) as f64 > m as f64 / 128.0;
+        let (name, value) = if wide { ("hidden", hidden) } else { ("batch_size", self.batch_size.to_string()) };
         f.bytes(
-            "batch_size",
-            self.batch_size,
+            name,
+            value,
             format!("the activations of mini-batches of {m} rows"),
             product(&[nets, m, width.saturating_add(d128), 6 * 4]),
         );
