@@ -306,7 +306,12 @@ impl EsRun {
     #[classmethod]
     fn from_state_json(_cls: &Bound<'_, PyType>, state: &str) -> PyResult<Self> {
         let bad = |m: String| new_err(Kind::Checkpoint, format!("not a valid run state: {m}"));
-        let saved: Saved = serde_json::from_str(state).map_err(|e| bad(e.to_string()))?;
+        let value: serde_json::Value = serde_json::from_str(state).map_err(|e| bad(e.to_string()))?;
+        if let Some(at) = gradfree_core::checkpoint::zero_generator(&value, String::new()) {
+            return Err(bad(format!("the generator state at {at} is all zeros (it would draw 0 forever)")));
+        }
+        let saved: Saved =
+            serde_json::from_value(value).map_err(|e| bad(e.to_string().split(" at line ").next().unwrap_or_default().to_string()))?;
         saved.optimizer.check_state().map_err(bad)?;
         Self::restore(saved.optimizer, saved.driver, saved.rules).map_err(bad)
     }

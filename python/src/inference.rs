@@ -101,6 +101,9 @@ fn model_of(
     match grad {
         Some(grad) => {
             let p = p.filter(|p| *p > 0).ok_or_else(|| err("invalid n_params: a model given by its gradient needs n_params >= 1"))?;
+            // Each parameter has a name and at least a few values per chain: refuse before they exist.
+            gradfree_core::memory::check_param_bytes("n_params", p, &format!("a model of {p} parameters"), p as u128 * 64)
+                .map_err(ToPyErr::to_py)?;
             Ok((Box::new(PyModel { grad, p, failure: failure.clone() }), spec))
         }
         None => Ok((spec.build(d).map_err(ToPyErr::to_py)?, spec)),
@@ -271,11 +274,13 @@ fn inference_fit(
 
 /// Batches from a Python iterator of `(X, y)` pairs (or `X` alone), converted to float64 by the
 /// Python layer.
-struct PyBatches {
+struct PyBatches<'a> {
     iter: Py<PyAny>,
     d: usize,
     first: Option<Chunk>,
     failure: Failure,
+    /// Set by Ctrl-C ([`interruptible`]): the stream ends the run with an error at its next chunk.
+    cancel: Option<&'a std::sync::atomic::AtomicBool>,
 }
 
 /// The next batch and its columns, `None` at the end.
@@ -292,7 +297,7 @@ fn next_batch(py: Python<'_>, iter: &Py<PyAny>) -> PyResult<Option<(Chunk, usize
     Ok(Some((Chunk { x: xs, y: ys }, d)))
 }
 
-impl RowSource for PyBatches {
+impl RowSource for PyBatches<'_> {
     fn dim(&self) -> usize {
         self.d
     }
@@ -301,6 +306,9 @@ impl RowSource for PyBatches {
             return Ok(Some(c));
         }
         let bad = |message: String| DataError::File { path: "the batches".into(), message };
+        if self.cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
+            return Err(bad("interrupted".into()));
+        }
         match Python::attach(|py| next_batch(py, &self.iter)) {
             Err(e) => {
                 let message = e.to_string();
@@ -342,12 +350,14 @@ fn inference_fit_stream(
         (Some(n), false) => mspec.parameter_names(n),
         (None, false) => mspec.parameter_names(&(0..d).map(|j| format!("x{j}")).collect::<Vec<_>>()),
     };
-    let mut source = PyBatches { iter: batches, d, first: Some(first), failure: failure.clone() };
     let plain = ModelSpec { intercept: false, ..mspec.clone() };
     let pb = gradfree_experiments::progress::bar(None, "{spinner} [{elapsed_precise}] {pos} rows streamed  {per_sec}", progress);
     let model_ref = model.as_ref();
-    let out = interruptible(py, |_| {
-        let tick = |rows: u64| pb.inc(rows);
+    let stream_failure = failure.clone();
+    let bar = &pb;
+    let out = interruptible(py, move |cancel| {
+        let mut source = PyBatches { iter: batches, d, first: Some(first), failure: stream_failure, cancel: Some(cancel) };
+        let tick = |rows: u64| bar.inc(rows);
         let mut designed = Designed { source: &mut source, spec: if grad_model { &plain } else { &mspec } };
         run_stream(model_ref, &mut designed, &spec, max_steps, Some(&tick))
     })?;

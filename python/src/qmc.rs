@@ -6,7 +6,7 @@ use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 
-use crate::errors::ToPyErr;
+use crate::errors::{Kind, ToPyErr, new_err};
 use crate::{err, interruptible};
 
 /// A QMC engine with scipy.stats.qmc's interface (`random`, `reset`, `fast_forward`).
@@ -113,6 +113,14 @@ fn parse_norm(metric: &str) -> PyResult<Norm> {
 #[pyo3(signature = (z, n, metric = "l2"))]
 fn min_distance(py: Python<'_>, z: Vec<u64>, n: u64, metric: &str) -> PyResult<f64> {
     let norm = parse_norm(metric)?;
+    // O(n d): beyond 2^36 values it runs for minutes to years (Ctrl-C stops it below that).
+    let work = n as u128 * z.len() as u128;
+    if work > 1 << 36 {
+        return Err(new_err(
+            Kind::TooLarge,
+            format!("n x d = {n} x {} = {work}: the minimum distance scans all n points (O(n d)); use n d <= 2^36", z.len()),
+        ));
+    }
     let l = Rank1Lattice::new(n, z).map_err(ToPyErr::to_py)?;
     interruptible(py, |cancel| gradfree_qmc::quality::min_distance_cancellable(&l, norm, cancel))?.map_err(ToPyErr::to_py)
 }

@@ -140,3 +140,9 @@ def test_one_row_and_identical_chains_are_not_silent():
     # Two identical rows: every mini-batch is the same, so the chains cannot spread.
     with pytest.warns(InferenceWarning, match="exactly the same value"):
         fit(np.ones((2, 1)), np.array([1.0, 1.0]), model="linear", method="sgd", steps=5, chains=4)
+
+
+def test_a_gradient_model_of_a_billion_parameters_is_refused_at_once():
+    X, y = logistic()
+    with pytest.raises(TooLargeError, match="n_params"):
+        fit(X, y, grad=lambda t, X, y: np.zeros((len(X), 1)), n_params=10**9, method="sgd", steps=3, chains=2)

@@ -417,6 +417,10 @@ impl StateCheck for BatchBo {
         {
             return Err("hyper-parameters out of range".into());
         }
+        // Counters far below where their arithmetic could overflow (as the driver's).
+        if self.round > 1 << 62 {
+            return Err(format!("round = {}: must be at most 2^62", self.round));
+        }
         Ok(())
     }
 }

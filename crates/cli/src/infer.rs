@@ -66,30 +66,31 @@ pub struct InferArgs {
     #[arg(long, default_value = "with-replacement", conflicts_with = "resume")]
     pub sampling: String,
     /// MasGrad's V: batch (plug-in from the step's batch, sec. 6.1), independent (from a second
-    /// batch: no bias from correlating with the gradient) or population (all rows, App. C).
-    #[arg(long, default_value = "batch", conflicts_with = "resume")]
-    pub moments: String,
+    /// batch: no bias from correlating with the gradient) or population (all rows, App. C)
+    /// [default: batch].
+    #[arg(long, conflicts_with = "resume")]
+    pub moments: Option<String>,
     /// MadProx: the l1 weight lambda.
-    #[arg(long, default_value_t = InferenceSpec::default().lambda, allow_negative_numbers = true, conflicts_with = "resume")]
-    pub lambda: f64,
+    #[arg(long, allow_negative_numbers = true, conflicts_with = "resume")]
+    pub lambda: Option<f64>,
     /// MadProx: the metric, diagonal (soft-thresholding) or full.
-    #[arg(long, default_value = "diagonal", conflicts_with = "resume")]
-    pub prox_metric: String,
+    #[arg(long, conflicts_with = "resume")]
+    pub prox_metric: Option<String>,
     /// Random scaling: the step's decay a in eta t^-a, in (1/2, 1).
-    #[arg(long, default_value_t = InferenceSpec::default().decay, allow_negative_numbers = true, conflicts_with = "resume")]
-    pub decay: f64,
+    #[arg(long, allow_negative_numbers = true, conflicts_with = "resume")]
+    pub decay: Option<f64>,
     /// Start of every chain, comma-separated (default the origin).
     #[arg(long, value_delimiter = ',', allow_negative_numbers = true, conflicts_with = "resume")]
     pub theta0: Option<Vec<f64>>,
     /// Mixture: components.
-    #[arg(long, default_value_t = ModelSpec::default().components, conflicts_with = "resume")]
-    pub components: usize,
+    #[arg(long, conflicts_with = "resume")]
+    pub components: Option<usize>,
     /// Mixture: the components' known standard deviation.
-    #[arg(long, default_value_t = ModelSpec::default().sigma, allow_negative_numbers = true, conflicts_with = "resume")]
-    pub sigma: f64,
+    #[arg(long, allow_negative_numbers = true, conflicts_with = "resume")]
+    pub sigma: Option<f64>,
     /// ReLU network: hidden units.
-    #[arg(long, default_value_t = ModelSpec::default().hidden, conflicts_with = "resume")]
-    pub hidden: usize,
+    #[arg(long, conflicts_with = "resume")]
+    pub hidden: Option<usize>,
     /// Stream the .csv file a block at a time (memory flat in its rows): every step reads
     /// chains x batch fresh rows, each used once.
     #[arg(long, conflicts_with_all = ["resume", "checkpoint"])]
@@ -127,8 +128,39 @@ fn named<T: DeserializeOwned>(field: &'static str, value: &str, accepted: &str) 
     serde_json::from_value(serde_json::Value::String(value.into())).map_err(|_| InferenceError::invalid(field, value, accepted.to_string()))
 }
 
+/// Refuses flags that do not apply to the chosen model or method (they would be ignored), and
+/// checkpoint cadences without a checkpoint.
+fn check_applies(a: &InferArgs) -> Result<()> {
+    let given = |set: bool, flag: &str, value: String, needs: &str| -> Result<()> {
+        if set {
+            bail!("invalid {flag} {value}: only with {needs} (it would be ignored)");
+        }
+        Ok(())
+    };
+    let shown = |v: &Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
+    let madprox = a.method == "madprox";
+    given(a.lambda.is_some() && !madprox, "--lambda", shown(&a.lambda), "--method madprox")?;
+    given(a.prox_metric.is_some() && !madprox, "--prox-metric", a.prox_metric.clone().unwrap_or_default(), "--method madprox")?;
+    given(a.decay.is_some() && a.method != "random-scaling", "--decay", shown(&a.decay), "--method random-scaling")?;
+    let masgrad = matches!(a.method.as_str(), "masgrad" | "masgrad-rank-one");
+    given(a.moments.is_some() && !masgrad, "--moments", a.moments.clone().unwrap_or_default(), "--method masgrad or masgrad-rank-one")?;
+    let mixture = a.model == "mixture";
+    given(a.components.is_some() && !mixture, "--components", a.components.map(|c| c.to_string()).unwrap_or_default(), "--model mixture")?;
+    given(a.sigma.is_some() && !mixture, "--sigma", shown(&a.sigma), "--model mixture")?;
+    given(a.hidden.is_some() && a.model != "relu", "--hidden", a.hidden.map(|h| h.to_string()).unwrap_or_default(), "--model relu")?;
+    let cadence = a.checkpoint_every.is_some() || a.checkpoint_seconds.is_some();
+    given(
+        cadence && a.checkpoint.is_none() && a.resume.is_none(),
+        "--checkpoint-every/--checkpoint-seconds",
+        String::new(),
+        "--checkpoint FILE",
+    )?;
+    Ok(())
+}
+
 /// The run the flags give; everything left out is the library's default.
 pub fn run_spec(a: &InferArgs) -> Result<InferRunSpec> {
+    check_applies(a)?;
     let d = InferenceSpec::default();
     let spec = InferenceSpec {
         method: Method::parse(&a.method)?,
@@ -138,16 +170,29 @@ pub fn run_spec(a: &InferArgs) -> Result<InferRunSpec> {
         steps: a.steps.unwrap_or(d.steps),
         seed: a.seed,
         sampling: named("sampling", &a.sampling, "with-replacement, without-replacement")?,
-        moments: named("moments", &a.moments, "batch, independent, population")?,
+        moments: match &a.moments {
+            Some(m) => named("moments", m, "batch, independent, population")?,
+            None => d.moments,
+        },
         level: a.level,
         interval: named("interval", &a.interval, "quantile, normal")?,
-        lambda: a.lambda,
-        prox_metric: named("prox_metric", &a.prox_metric, "diagonal, full")?,
-        decay: a.decay,
+        lambda: a.lambda.unwrap_or(d.lambda),
+        prox_metric: match &a.prox_metric {
+            Some(m) => named("prox_metric", m, "diagonal, full")?,
+            None => d.prox_metric,
+        },
+        decay: a.decay.unwrap_or(d.decay),
         theta0: a.theta0.clone(),
         first_chain: d.first_chain,
     };
-    let model = ModelSpec { model: a.model.clone(), intercept: a.intercept, components: a.components, sigma: a.sigma, hidden: a.hidden };
+    let m = ModelSpec::default();
+    let model = ModelSpec {
+        model: a.model.clone(),
+        intercept: a.intercept,
+        components: a.components.unwrap_or(m.components),
+        sigma: a.sigma.unwrap_or(m.sigma),
+        hidden: a.hidden.unwrap_or(m.hidden),
+    };
     let Some(data) = a.data.clone() else { bail!("give --data FILE (or --resume FILE)") };
     Ok(InferRunSpec { model, data, target: a.target.clone(), spec })
 }

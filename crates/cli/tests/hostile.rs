@@ -338,3 +338,25 @@ fn regressions_of_the_hostile_pass() {
     std::fs::write(&ck, serde_json::to_vec(&doc).unwrap()).unwrap();
     assert_clean_error(&gradfree(&["optimize", "--resume", &ck, "--max-evals", "600", "--quiet"]), "all zeros");
 }
+
+/// Flags that would be ignored are refused, as Python refuses their keywords.
+#[test]
+fn flags_that_do_not_apply_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = logistic_csv(dir.path(), "d.csv");
+    let infer =
+        |extra: &[&str]| gradfree(&[&["infer", "--data", &data, "--target", "y", "--chains", "4", "--steps", "5"][..], extra].concat());
+    assert_clean_error(&infer(&["--lambda", "0.5"]), "invalid --lambda 0.5: only with --method madprox");
+    assert_clean_error(&infer(&["--method", "sgd", "--decay", "0.7"]), "only with --method random-scaling");
+    assert_clean_error(&infer(&["--method", "sgd", "--moments", "population"]), "invalid --moments population");
+    assert_clean_error(&infer(&["--hidden", "5"]), "only with --model relu");
+    assert_clean_error(&infer(&["--components", "4"]), "only with --model mixture");
+    assert_clean_error(&infer(&["--checkpoint-every", "5"]), "only with --checkpoint FILE");
+    // One chain: intervals are the spread across chains, so the run says they mean nothing.
+    let out = gradfree(&["infer", "--data", &data, "--target", "y", "--chains", "1", "--steps", "5", "--json"]);
+    assert!(
+        out.status.success() && String::from_utf8_lossy(&out.stderr).contains("warning: one chain"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

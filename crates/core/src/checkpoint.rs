@@ -174,7 +174,7 @@ pub fn read_regular_file(path: &Path) -> Result<Vec<u8>, CoreError> {
 /// The path of a serialized generator ([`crate::GfRng`], xoshiro256++: `{"s": [u64; 4]}`) whose
 /// state is all zeros, if the document holds one: the one state the generator never reaches, and
 /// from which it draws 0 forever (a sampler waiting for a non-zero draw would never return).
-fn zero_generator(v: &serde_json::Value, at: String) -> Option<String> {
+pub fn zero_generator(v: &serde_json::Value, at: String) -> Option<String> {
     match v {
         serde_json::Value::Object(m) => {
             if m.len() == 1

@@ -147,6 +147,12 @@ impl Fit {
         // Chains that agree exactly have seen no sampling noise in that coordinate (the same
         // mini-batch every step, a unit that never activates): their interval has width 0.
         let mut warnings = Vec::new();
+        if finals.len() == 1 && spec.method != Method::RandomScaling {
+            warnings.push(
+                "one chain: the standard errors and intervals are the spread across chains, so they are 0 here and mean nothing (use chains >= 2, or random-scaling)"
+                    .to_string(),
+            );
+        }
         if finals.len() >= 2 {
             let stuck: Vec<String> = (0..p).filter(|&j| finals.iter().all(|f| f[j] == finals[0][j])).map(|j| j.to_string()).collect();
             if !stuck.is_empty() {

@@ -242,6 +242,12 @@ impl StateCheck for TrainerState {
         if self.params.iter().flatten().any(|v| !v.is_finite()) {
             return Err("parameters that are not finite".into());
         }
+        // Optimizer steps far below overflow, and moments that can be: finite, Adam's second one >= 0.
+        for o in &self.optim {
+            if o.t > 1 << 40 || o.m.iter().any(|v| !v.is_finite()) || o.v.iter().any(|v| !(v.is_finite() && *v >= 0.0)) {
+                return Err(format!("optimizer state out of range (step count {}, moments finite, second moments >= 0)", o.t));
+            }
+        }
         self.spec.check(self.d).map_err(|e| e.to_string())?;
         self.spec.footprint(self.d, self.n, self.k).check().map_err(|e| e.to_string())
     }
