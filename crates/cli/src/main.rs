@@ -51,7 +51,7 @@ fn results_only_on_stdout(c: &cli::Command) -> bool {
         C::Bo(a) => a.log.is_none() && a.checkpoint.is_none() && a.resume.is_none(),
         C::Infer(a) => a.chains_out.is_none() && a.checkpoint.is_none() && a.resume.is_none(),
         C::Train(a) => a.log.is_none() && a.checkpoint.is_none() && a.resume.is_none(),
-        C::Sample(a) => a.output.is_none(),
+        C::Sample(a) => a.output.as_ref().is_none_or(|p| p.as_os_str() == "-"),
         C::Lattice(a) => a.output.is_none(),
         C::Features(a) => a.output.is_none(),
         C::Integrate(_) | C::List(_) | C::Params(_) => true,

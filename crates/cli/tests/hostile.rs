@@ -146,6 +146,14 @@ fn a_closed_standard_output_is_an_error() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("standard output is closed"));
+    // `-o -` writes the points to standard output: closed, they would be lost too.
+    let null = std::fs::OpenOptions::new().read(true).write(true).open("/dev/null").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_gradfree"))
+        .args(["sample", "--method", "sobol", "--dim", "2", "--n", "4", "-o", "-"])
+        .stdout(Stdio::from(null))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
     // A shell's `> /dev/null` (write-only) is a choice to discard, and is let run.
     let out = Command::new(env!("CARGO_BIN_EXE_gradfree"))
         .args(["sample", "--method", "sobol", "--dim", "2", "--n", "4"])
