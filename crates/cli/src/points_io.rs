@@ -57,7 +57,6 @@ pub fn write_points_with(
     produce: impl FnOnce(&mut dyn FnMut(&[f64]) -> Result<()>) -> Result<()>,
 ) -> Result<()> {
     let format = point_format(path)?;
-    gradfree_core::files::check_free_space("-o", path, 0)?;
     let started = Instant::now();
     let mut written = 0u64;
     let mut pb: Option<ProgressBar> = None;

@@ -41,6 +41,18 @@ fn temp_prefix(path: &Path) -> Option<String> {
     path.file_name().map(|n| format!(".{}.tmp-", n.to_string_lossy()))
 }
 
+/// The folder of `path` and this process's temporary file for it there (`.<name>.tmp-<pid>`),
+/// the one name every atomic write and every log not yet in place uses; `None` for a path with
+/// no file name.
+pub(crate) fn temp_path(path: &Path) -> Option<(PathBuf, PathBuf)> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    let tmp = dir.join(format!("{}{}", temp_prefix(path)?, std::process::id()));
+    Some((dir, tmp))
+}
+
 /// Removes `.<name>.tmp-<pid>` files next to `path` whose process no longer runs (Linux: no
 /// `/proc/<pid>`); elsewhere nothing is removed. Errors are ignored: this is housekeeping.
 fn remove_stale_temps(dir: &Path, path: &Path) {
@@ -76,12 +88,7 @@ pub fn atomic_write_with<E: From<CoreError>>(path: impl AsRef<Path>, write: impl
     let path = path.as_ref();
     let io = |cause| CoreError::Io { path: path.to_owned(), cause };
     check_writable_target(path)?;
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
-        _ => PathBuf::from("."),
-    };
-    let prefix = temp_prefix(path).ok_or_else(|| io(std::io::Error::other("not a file path")))?;
-    let tmp = dir.join(format!("{prefix}{}", std::process::id()));
+    let (dir, tmp) = temp_path(path).ok_or_else(|| io(std::io::Error::other("not a file path")))?;
     let file = std::fs::File::create(&tmp).map_err(io)?;
     crate::files::register_temp(&tmp);
     let mut buffered = std::io::BufWriter::with_capacity(1 << 16, file);

@@ -130,12 +130,7 @@ impl JsonLinesLog {
         let path = path.as_ref();
         check_log_target(path)?;
         let io = |source| CoreError::Io { path: path.to_owned(), cause: source };
-        let dir = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
-            _ => PathBuf::from("."),
-        };
-        let name = path.file_name().ok_or_else(|| io(std::io::Error::other("not a file path")))?;
-        let tmp = dir.join(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
+        let (_, tmp) = crate::checkpoint::temp_path(path).ok_or_else(|| io(std::io::Error::other("not a file path")))?;
         let out = OpenOptions::new().write(true).create(true).truncate(true).open(&tmp).map_err(io)?;
         crate::files::register_temp(&tmp);
         Ok(JsonLinesLog { path: path.to_owned(), out, len: 0, line: Vec::new(), pending: Some(tmp) })
