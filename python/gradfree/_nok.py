@@ -136,18 +136,21 @@ class _Denoiser:
 
     def transform(self, X):
         """The denoised rows ``W y / N``, shape ``(n_samples, n_features)``."""
-        return self._block.transform(self._check(X))
+        X = self._check(X)
+        return self._block.transform(X)
 
     def codes(self, X):
         """The codes ``y`` of the rows, shape ``(n_samples, n_components_)``: the block's
         features."""
-        return self._block.codes(self._check(X))
+        X = self._check(X)
+        return self._block.codes(X)
 
     def kernel(self, X, Y=None):
         """The NOK kernel ``k(x, y) = <y(x), y(y)> / N`` of the fitted block (eq. 7.6 at finite
         width), shape ``(len(X), len(Y))``."""
         X = self._check(X)
-        return self._block.kernel(X, X if Y is None else self._check(Y))
+        Y = X if Y is None else self._check(Y)
+        return self._block.kernel(X, Y)
 
 
 def nok_kernel(X, Y=None, *, n_components=None, activation="relu", alpha=None, gamma=None, layers=1, structure=None,

@@ -66,3 +66,31 @@ def box(name: str, bounds, shape) -> Optional[tuple]:
     if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper)) and np.all(lower < upper)):
         raise InvalidParameterError(f"{name}: expected finite bounds with lower < upper in every coordinate")
     return lower.tolist(), upper.tolist()
+
+
+def real(name: str, value) -> float:
+    """One objective value: a real number (an int, a float, a NumPy scalar or a size-1 array);
+    NaN and infinities pass (the run's ``on_nonfinite`` policy judges them)."""
+    if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "iuf":
+        value = value.reshape(()).item()
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        shown = repr(value)
+        shown = shown if len(shown) <= 80 else shown[:77] + "..."
+        raise InvalidParameterError(f"{name}: expected a real number, got {shown} ({type(value).__name__})")
+    return float(value)
+
+
+def reals(name: str, values) -> np.ndarray:
+    """Objective values as a float64 vector; every entry must be a real number (``None``, strings
+    and complex numbers are refused, never turned into NaN)."""
+    try:
+        v = np.asarray(values)
+    except (TypeError, ValueError) as e:
+        raise InvalidParameterError(f"{name}: expected real numbers: {e}") from None
+    if v.dtype.kind not in "iuf" or v.dtype == np.bool_:
+        flat = v.ravel() if v.dtype.kind == "O" else [values] if v.ndim == 0 else v.ravel()
+        for k, item in enumerate(flat):
+            real(f"{name}[{k}]", item)
+        if v.dtype.kind != "O":
+            raise InvalidParameterError(f"{name}: expected real numbers, got an array of {v.dtype}")
+    return np.ascontiguousarray(np.asarray(values, dtype=np.float64).ravel())

@@ -157,7 +157,7 @@ class Optimizer:
         ys = [y] if single or np.ndim(y) == 0 else list(y)
         if len(xs) != len(ys):
             raise InvalidParameterError(f"{len(xs)} points but {len(ys)} values")
-        ys = [float(v) for v in ys]
+        ys = [_util.real(f"y[{k}]", v) for k, v in enumerate(ys)]
         X = np.array([self._encode(p) for p in xs], dtype=float).reshape(len(xs), len(self.dimensions))
         self._bo.tell(np.ascontiguousarray(X), ys)
         self.Xi.extend(xs)

@@ -17,7 +17,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from . import _gradfree, _util
-from .errors import InvalidParameterError
+from .errors import CheckpointError, InvalidParameterError
 
 Result = namedtuple("Result", ["xbest", "fbest", "evaluations", "iterations", "stop"])
 Result.__doc__ = """The state of a run, as pycma's ``result``.
@@ -316,7 +316,7 @@ class _ES:
             Their values.
         """
         X = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
-        values = np.ascontiguousarray(np.asarray(values, dtype=np.float64).ravel())
+        values = _util.reals("values", values)
         if X.ndim != 2:
             raise InvalidParameterError(f"X: expected shape ({self.popsize}, {self._run.dim}), got {X.shape}")
         if values.shape[0] != X.shape[0]:
@@ -372,7 +372,7 @@ class _ES:
         while not self.stop() and (iterations is None or done < iterations):
             X = self.ask()
             f = (lambda x: objective_fct(x, *args)) if args else objective_fct
-            values = list(executor.map(f, X)) if executor is not None else [f(x) for x in X]
+            values = [_util.real("f(x)", v) for v in (executor.map(f, X) if executor is not None else (f(x) for x in X))]
             self.tell(X, values)
             done += 1
             if callback is not None:
@@ -403,7 +403,12 @@ class _ES:
 
     def __setstate__(self, state):
         state = dict(state)
-        state["_run"] = _gradfree.Run.from_state_json(state["_run"])
+        run = _gradfree.Run.from_state_json(state["_run"])
+        want = type(self).algorithm
+        if want and run.name != want:
+            raise CheckpointError(f"not a valid run state: the state is of {run.name}, which {type(self).__name__} "
+                                  f"({want}) cannot continue; unpickle it as the class that saved it")
+        state["_run"] = run
         self.__dict__.update(state)
 
 
@@ -556,7 +561,7 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None,
              restart_bounds=box, **params)
     while not es.stop():
         X = es.ask()
-        values = list(executor.map(f, X)) if executor is not None else [f(x) for x in X]
+        values = [_util.real("f(x)", v) for v in (executor.map(f, X) if executor is not None else (f(x) for x in X))]
         es.tell(X, values)
     reasons = es.stop()
     return OptimizeResult(x=es.xbest if es.evaluations and math.isfinite(es.fbest) else None, fun=es.fbest, nfev=es.evaluations,

@@ -8,7 +8,7 @@ from typing import Optional
 import numpy as np
 
 from . import _gradfree, _util
-from .errors import InvalidParameterError
+from .errors import CheckpointError, InvalidParameterError
 
 __all__ = ["Sobol", "Halton", "Rank1Lattice", "SubgroupLattice", "KorobovLattice", "SearchedLattice", "discrepancy",
            "korobov", "lattice_search", "min_distance", "subgroup_vector"]
@@ -120,6 +120,13 @@ class _Engine(_Base):
         return state
 
     def __setstate__(self, state):
+        recipe = state.get("_recipe")
+        if recipe is not None:
+            # The recipe (kind, d, seed, ...) rebuilds the engine; the attributes must say the same.
+            if not (isinstance(recipe, tuple) and len(recipe) >= 4 and state.get("d") == recipe[1]
+                    and state.get("seed") == recipe[2] and isinstance(state.get("_e"), int) and state["_e"] >= 0):
+                raise CheckpointError("not a valid engine state: its d, seed or point count disagree with the sequence "
+                                      "it rebuilds (the pickle was edited or damaged)")
         self.__dict__.update(state)
         if self._recipe is not None:
             drawn, self._e = self._e, _sequence(*self._recipe)
@@ -374,7 +381,12 @@ class Rank1Lattice(_Engine):
     """
 
     def __init__(self, z, n: int, seed: Optional[int] = None, shift: bool = False, *, rng=None):
-        self.z, self.n = [int(v) for v in z], _util.count("n", n, 1)
+        n = _util.count("n", n, 1)
+        try:
+            self.z = [_util.count(f"z[{j}]", v, 0, n - 1 if n > 1 else 0) for j, v in enumerate(z)]
+        except TypeError:
+            raise InvalidParameterError(f"z: expected a sequence of integers, got {type(z).__name__}") from None
+        self.n = n
         s = _seed_of(seed, rng)
         self.shift = _gradfree.random_shift(self.z, self.n, s) if shift else None
         super().__init__(_LatticeEngine(self.z, self.n, self.shift), len(self.z), s)

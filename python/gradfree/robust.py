@@ -242,6 +242,23 @@ def _defaults():
     return json.loads(_gradfree.defaults_json())["robust"]
 
 
+def _float32(X, convert):
+    """``convert()`` (scikit-learn's validation to float32, the network's precision), with finite
+    values beyond float32's range (|x| > 3.4e38, which it would turn into infinities) refused by
+    name; NaN and infinities of the input itself are left to the Rust check, which names them."""
+    with np.errstate(over="ignore"):
+        out = convert()
+    X32 = out[0] if isinstance(out, tuple) else out
+    bad = ~np.isfinite(X32)
+    if bad.any():
+        X64 = np.asarray(X, dtype=np.float64)
+        i, j = np.argwhere(bad)[0]
+        if X64.shape == X32.shape and np.isfinite(X64[i, j]):
+            raise DataError(f"X[{i}, {j}] = {X64[i, j]:g}: beyond float32's range (|x| <= 3.4e38; the network computes "
+                            "in float32); standardize the features")
+    return out
+
+
 class _Classifier:
     """A neural network trained on possibly noisy labels (see the module documentation).
 
@@ -361,7 +378,7 @@ class _Classifier:
             if nx == 0:
                 raise DataError("X is empty (0 samples): need at least one row")
         # Finiteness is checked in Rust (a DataError naming the row and column).
-        X, y = validate_data(self, X, y, dtype=np.float32, order="C", ensure_all_finite=False)
+        X, y = _float32(X, lambda: validate_data(self, X, y, dtype=np.float32, order="C", ensure_all_finite=False))
         check_classification_targets(y)
         self.classes_, enc = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
@@ -378,7 +395,7 @@ class _Classifier:
 
     def _logits(self, X):
         check_is_fitted(self, "_model")
-        X = validate_data(self, X, dtype=np.float32, order="C", reset=False, ensure_all_finite=False)
+        X = _float32(X, lambda: validate_data(self, X, dtype=np.float32, order="C", reset=False, ensure_all_finite=False))
         return self._model.logits(X).astype(np.float64)
 
     def decision_function(self, X):

@@ -138,7 +138,7 @@ fn gram_errors(exact: PyReadonlyArray2<'_, f64>, approx: PyReadonlyArray2<'_, f6
 fn gamma_scale(x: PyReadonlyArray2<'_, f64>) -> PyResult<f64> {
     let d = x.shape()[1].max(1);
     let xs = x.as_slice().map_err(|_| err("X must be C-contiguous"))?;
-    Ok(gradfree_features::gamma_scale(xs, d))
+    gradfree_features::gamma_scale(xs, d).map_err(ToPyErr::to_py)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -46,7 +46,13 @@ impl PyModel {
             let theta = PyArray1::from_slice(py, theta);
             let g = self.grad.bind(py).call1((theta, x, y))?;
             let np = py.import("numpy")?;
-            let g = np.call_method1("asarray", (g, "float64"))?;
+            let shown = g.repr().map(|r| r.to_string()).unwrap_or_default();
+            let g = np.call_method1("asarray", (g, "float64")).map_err(|e| {
+                err(format!(
+                    "grad must return a 2-d array of numbers of shape (n, p); it returned {} ({e})",
+                    shown.chars().take(80).collect::<String>()
+                ))
+            })?;
             let g: PyReadonlyArray2<'_, f64> = g.extract().map_err(|_| err("grad must return a 2-d array of shape (n, p)"))?;
             if g.shape() != [idx.len(), self.p] {
                 return Err(err(format!(
@@ -345,6 +351,21 @@ fn inference_fit_stream(
     let grad_model = grad.is_some();
     let failure = Failure::default();
     let (model, mspec) = model_of(model_json, grad, n_params, d, &failure)?;
+    match (&names, grad_model) {
+        (Some(_), true) => {
+            return Err(new_err(
+                Kind::InvalidParameter,
+                "invalid parameter `names`: only without grad= (a model given by its gradient names its parameters x0, x1, ...)",
+            ));
+        }
+        (Some(n), false) if n.len() != d => {
+            return Err(new_err(
+                Kind::InvalidParameter,
+                format!("invalid parameter `names`: {} names for the {d} feature columns of the batches", n.len()),
+            ));
+        }
+        _ => {}
+    }
     let names = match (&names, grad_model) {
         (_, true) => (0..model.dim()).map(|j| format!("x{j}")).collect(),
         (Some(n), false) => mspec.parameter_names(n),

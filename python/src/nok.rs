@@ -44,12 +44,15 @@ impl NokModel {
         Ok(NokModel { block: NokBlock::new(spec, d).map_err(ToPyErr::to_py)? })
     }
 
-    /// Fits the rotations (7.16-7.17) on the rows of `x`, without the GIL.
+    /// Fits the rotations (7.16-7.17) on the rows of `x`, without the GIL; Ctrl-C stops it
+    /// between layer steps (`KeyboardInterrupt`).
     fn fit(&self, py: Python<'_>, x: PyReadonlyArray2<'_, f64>) -> PyResult<NokModel> {
         self.check_d(&x)?;
         let (v, _) = rows(&x);
         let mut block = NokBlock::from_state(self.block.state()).map_err(ToPyErr::to_py)?;
-        py.detach(|| block.fit(&v)).map_err(ToPyErr::to_py)?;
+        let fitted = &mut block;
+        crate::interruptible(py, move |cancel| fitted.fit_until(&v, &|| cancel.load(std::sync::atomic::Ordering::Relaxed)))?
+            .map_err(ToPyErr::to_py)?;
         Ok(NokModel { block })
     }
 

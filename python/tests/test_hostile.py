@@ -146,3 +146,87 @@ def test_a_gradient_model_of_a_billion_parameters_is_refused_at_once():
     X, y = logistic()
     with pytest.raises(TooLargeError, match="n_params"):
         fit(X, y, grad=lambda t, X, y: np.zeros((len(X), 1)), n_params=10**9, method="sgd", steps=3, chains=2)
+
+
+def test_values_that_are_not_real_numbers_are_named_not_turned_into_nan():
+    from gradfree import es
+    from gradfree.bo import Optimizer
+    opt = es.CMAES(3, seed=1)
+    X = opt.ask()
+    for bad, shown in ((["a"] * len(X), "values[0]"), ([None] * len(X), "None")):
+        with pytest.raises(InvalidParameterError, match=shown.replace("[", r"\[")):
+            opt.tell(X, bad)
+    for f, shown in ((lambda x: None, "None"), (lambda x: complex(1, 1), "complex"), (lambda x: np.zeros(2), "ndarray")):
+        with pytest.raises(InvalidParameterError, match=r"f\(x\): expected a real number.*" + shown):
+            es.minimize(f, np.zeros(2), max_evals=30)
+    assert es.minimize(lambda x: np.array([float(x @ x)]), np.ones(2), max_evals=30).nfev == 30, "a size-1 array is a value"
+    with pytest.raises(InvalidParameterError, match=r"y\[0\]"):
+        Optimizer([(0.0, 1.0)]).tell([0.5], None)
+    X, y = logistic()
+    with pytest.raises(InvalidParameterError, match="grad must return a 2-d array of numbers.*'abc'"):
+        fit(X, y, grad=lambda t, xb, yb: "abc", n_params=2, steps=3, chains=2, method="sgd")
+
+
+def test_keywords_of_executors_and_streams_that_would_be_ignored_are_refused():
+    from gradfree.inference import fit_stream
+    X, y = logistic()
+    with pytest.raises(InvalidParameterError, match="n_parts.*only with executor"):
+        fit(X, y, n_parts=0, steps=3, chains=2)
+    with pytest.raises(InvalidParameterError, match="executor.*map"):
+        fit(X, y, executor=object(), steps=3, chains=2)
+    blocks = ((X[k * 100:(k + 1) * 100], y[k * 100:(k + 1) * 100]) for k in range(3))
+    with pytest.raises(InvalidParameterError, match="1 names for the 2 feature columns"):
+        fit_stream(blocks, names=["a"], chains=2, batch_size=10)
+
+
+def test_a_lattice_takes_integer_generators_only():
+    import gradfree
+    for z in ([1, 2.5], [1, -2], [1, 7]):
+        with pytest.raises(InvalidParameterError, match=r"z\[1\]: expected an integer in \[0, 6\]"):
+            gradfree.Rank1Lattice(z, 7)
+    assert gradfree.Rank1Lattice([1, 3.0], 7).random(7).shape == (7, 2)
+
+
+def test_an_edited_pickle_of_another_class_or_size_is_refused():
+    import gradfree
+    from gradfree import es
+    from gradfree.errors import CheckpointError
+    state = es.INGO(3).__getstate__()
+    with pytest.raises(CheckpointError, match="state is of ingo, which CMAES"):
+        es.CMAES.__new__(es.CMAES).__setstate__(state)
+    state = gradfree.Sobol(3, seed=1).__getstate__()
+    state["d"] = 7
+    with pytest.raises(CheckpointError, match="d, seed or point count"):
+        gradfree.Sobol.__new__(gradfree.Sobol).__setstate__(state)
+
+
+def test_inputs_beyond_what_the_arithmetic_holds_are_named():
+    pytest.importorskip("sklearn")
+    from gradfree.robust import NOKDenoiser, RobustClassifier
+    from sklearn.exceptions import NotFittedError
+    X, y = logistic()
+    with pytest.raises(DataError, match=r"X\[0, 0\] = .*e\+?29[89].*standardize"):
+        NOKDenoiser().fit(X * 1e300)
+    with pytest.raises(DataError, match=r"beyond float32's range"):
+        RobustClassifier(epochs=1).fit(X * 1e300, y)
+    with pytest.raises(NotFittedError):
+        NOKDenoiser().transform(X)
+
+
+def test_a_long_nok_fit_stops_on_ctrl_c():
+    import os
+    import signal
+    import threading
+    import time
+    from gradfree.robust import NOKDenoiser
+    X = np.random.default_rng(0).normal(size=(20000, 64))
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+        start = time.monotonic()
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            NOKDenoiser(layers=50, alternations=50).fit(X)
+        assert time.monotonic() - start < 30
+    finally:
+        signal.signal(signal.SIGINT, previous)

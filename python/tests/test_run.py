@@ -192,7 +192,7 @@ def test_classes_and_stubs_follow_the_registry():
     public = {n for n in dir(gradfree.es) if not n.startswith("_") and n not in ("annotations", "inspect", "json", "math", "np")}
     stubbed = set(classes) | {n.name for n in stub.body if isinstance(n, ast.FunctionDef)}
     stubbed |= {t.id for n in stub.body if isinstance(n, ast.AnnAssign) for t in [n.target]}
-    assert public - {"Callable", "Optional", "Sequence", "namedtuple", "InvalidParameterError"} <= stubbed
+    assert public - {"Callable", "Optional", "Sequence", "namedtuple", "InvalidParameterError", "CheckpointError"} <= stubbed
 
 
 def _binary():

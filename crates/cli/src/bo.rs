@@ -6,10 +6,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use gradfree_bo::{BatchBo, BoParams, InnerOptions, KernelKind, Method, NoiseModel};
-use gradfree_core::{
-    AskTell, CheckpointPolicy, Driver, DriverOptions, NonFinitePolicy, Observer, Outputs, StopRules, load_checkpoint, run_with_outputs,
-};
-use gradfree_experiments::bo_run::BoRunSpec;
+use gradfree_core::{AskTell, CheckpointPolicy, Driver, DriverOptions, NonFinitePolicy, Observer, Outputs, StopRules, run_with_outputs};
+use gradfree_experiments::bo_run::{self, BoRunSpec};
 use serde::Serialize;
 
 use crate::cli::{BoArgs, NonFiniteArg};
@@ -60,16 +58,19 @@ pub fn run(a: &BoArgs) -> Result<()> {
     crate::run_files::checkpointed(a.resume.as_deref(), a.checkpoint.as_deref(), a.log.as_deref(), a.overwrite).check()?;
     let (spec, bo, state, problem) = match &a.resume {
         Some(path) => {
-            let ck = load_checkpoint::<BatchBo>(path)?;
+            let ck = crate::run_files::load::<BatchBo>(path, "bo")?;
             let mut spec: BoRunSpec = serde_json::from_value(ck.meta)
                 .with_context(|| format!("{}: checkpoint metadata is not a gradfree bo run", path.display()))?;
-            spec.rounds = spec.rounds.max(a.rounds);
+            if let Some(rounds) = a.rounds {
+                spec.resume_rounds(&ck.optimizer, ck.driver.generations.saturating_sub(1), rounds)?;
+            }
             let problem = spec.build_problem()?;
             (spec, ck.optimizer, Some(ck.driver), problem)
         }
         None => {
             let Some(name) = a.problem.as_deref() else { bail!("give --problem NAME (or --resume FILE)") };
-            let (spec, bo, problem) = BoRunSpec::new(name, a.dim, a.problem_seed, a.seed, a.rounds, params(a)?)?;
+            let (spec, bo, problem) =
+                BoRunSpec::new(name, a.dim, a.problem_seed, a.seed, a.rounds.unwrap_or(bo_run::DEFAULT_ROUNDS), params(a)?)?;
             (spec, bo, None, problem)
         }
     };

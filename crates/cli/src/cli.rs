@@ -70,9 +70,10 @@ pub struct BoArgs {
     /// Points per round (L).
     #[arg(long, default_value_t = BoParams::default().batch_size, conflicts_with = "resume")]
     pub batch: usize,
-    /// Rounds after the initial design (each evaluates --batch points).
-    #[arg(long, default_value_t = bo_run::DEFAULT_ROUNDS)]
-    pub rounds: u64,
+    /// Rounds after the initial design (each evaluates --batch points); a resumed run goes on to
+    /// its saved number unless given.
+    #[arg(long, value_name = "N", help = format!("Rounds after the initial design (each evaluates --batch points) [default: {}; a resumed run: its saved number]", bo_run::DEFAULT_ROUNDS))]
+    pub rounds: Option<u64>,
     /// Initial lattice design size (default max(10, 3d + 2); bull: the whole budget minus one).
     #[arg(long, conflicts_with = "resume")]
     pub n_initial: Option<usize>,
@@ -656,7 +657,7 @@ mod tests {
     fn unset_flags_are_the_librarys_defaults() {
         let Command::Bo(bo) = parse(&["bo", "--problem", "ackley"]) else { panic!("bo") };
         assert_eq!(crate::bo::params(&bo).unwrap(), BoParams::default());
-        assert_eq!((bo.dim, bo.rounds), (bo_run::DEFAULT_DIM, bo_run::DEFAULT_ROUNDS));
+        assert_eq!((bo.dim, bo.rounds), (bo_run::DEFAULT_DIM, None));
         let Command::Lattice(l) = parse(&["lattice", "--dim", "3", "--n", "7"]) else { panic!("lattice") };
         assert_eq!(SearchSpec { primes: l.primes, sweeps: l.sweeps, top: l.top }, SearchSpec::default());
         let Command::Optimize(o) = parse(&["optimize", "--algo", "ingo", "--problem", "sphere", "--dim", "3"]) else { panic!("optimize") };

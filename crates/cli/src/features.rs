@@ -21,6 +21,9 @@ pub fn run(a: &FeaturesArgs) -> Result<()> {
     if a.dim_out == 0 {
         bail!("invalid --dim-out 0: expected an integer >= 1 (best even)");
     }
+    if a.report && a.report_rows < 2 {
+        bail!("invalid --report-rows {}: must be >= 2 (the Gram error compares pairs of rows)", a.report_rows);
+    }
     if a.output.is_none() && !a.report {
         bail!("nothing to do: give -o FILE to write the features, or --report for the Gram error");
     }
@@ -49,7 +52,7 @@ pub fn run(a: &FeaturesArgs) -> Result<()> {
             Some(sigma) => Kernel::parse("gaussian", sigma)?,
             None => {
                 let gamma = if a.gamma == "scale" {
-                    gamma_scale(&x, d)
+                    gamma_scale(&x, d)?
                 } else {
                     a.gamma.parse::<f64>().map_err(|_| anyhow::anyhow!("invalid --gamma {}: expected a number > 0 or `scale`", a.gamma))?
                 };
@@ -93,7 +96,7 @@ pub fn run(a: &FeaturesArgs) -> Result<()> {
         write_points(path, rows, map.dim_out(), &z)?;
     }
     let errors = if a.report {
-        let idx = sample_rows(rows, a.report_rows.max(1), &mut gradfree_core::rng_from_seed(gradfree_core::derive_seed(a.seed, 0x6e7)));
+        let idx = sample_rows(rows, a.report_rows, &mut gradfree_core::rng_from_seed(gradfree_core::derive_seed(a.seed, 0x6e7)));
         let xs = gather(&x, d, &idx);
         let zs = gather(&z, map.dim_out(), &idx);
         Some((idx.len(), GramErrors::between(&exact_gram(&kernel, &xs, d)?, &feature_gram(&zs, map.dim_out())?)?))

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use gradfree_core::{DriverState, Fingerprint, RecordFile, RecordsRef, Role, load_checkpoint, save_checkpoint};
+use gradfree_core::{DriverState, Fingerprint, RecordFile, RecordsRef, Role, save_checkpoint};
 use gradfree_data::matrix::{encode_csv, encode_npy};
 use gradfree_experiments::infer_run::InferRunSpec;
 use gradfree_experiments::progress::bar;
@@ -277,7 +277,7 @@ fn run_in_memory(a: &InferArgs, started: Instant) -> Result<(InferRunSpec, Fit, 
     let cadence = Cadence::of(a)?;
     let (mut run, saved) = match &a.resume {
         Some(path) => {
-            let ck = load_checkpoint::<RunnerState>(path)?;
+            let ck = crate::run_files::load::<RunnerState>(path, "infer")?;
             let meta: Meta = serde_json::from_value(ck.meta).with_context(|| {
                 format!("{}: not a checkpoint of gradfree infer (or one written by an older version: start the run again)", path.display())
             })?;

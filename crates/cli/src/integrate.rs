@@ -28,6 +28,9 @@ pub fn run(args: &IntegrateArgs) -> Result<()> {
     if args.dim == 0 || args.n == 0 {
         bail!("--dim and --n must be >= 1 (got --dim {} --n {})", args.dim, args.n);
     }
+    if args.replicates < 2 {
+        bail!("invalid --replicates {}: must be >= 2 (the standard error is the spread of independent randomizations)", args.replicates);
+    }
     // O(n R d) work: beyond 2^40 evaluations of a coordinate that is hours to centuries.
     let work = gradfree_core::memory::product(&[args.n as u128, args.replicates as u128, args.dim as u128]);
     if work > 1 << 40 {

@@ -8,6 +8,7 @@ macro_rules! outln {
     };
 }
 
+mod applies;
 mod bo;
 mod cli;
 mod features;
@@ -28,7 +29,7 @@ mod train;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 /// Error of a write to standard output (see [`outln!`]).
 #[derive(Debug, thiserror::Error)]
@@ -42,20 +43,21 @@ fn stdout_line(args: std::fmt::Arguments<'_>) -> Result<(), StdoutError> {
     out.write_fmt(args).and_then(|()| out.write_all(b"\n")).map_err(StdoutError)
 }
 
-/// Whether a command's results go to standard output alone (no file of them is written), so
-/// that a closed standard output would lose them.
-fn results_only_on_stdout(c: &cli::Command) -> bool {
+/// Whether a command's results go to standard output: no file of them is written, or the user
+/// asked for them there (`--json`), so that a closed standard output would lose them.
+fn results_on_stdout(c: &cli::Command) -> bool {
     use cli::Command as C;
     match c {
-        C::Optimize(a) => a.log.is_none() && a.checkpoint.is_none() && a.resume.is_none(),
-        C::Bo(a) => a.log.is_none() && a.checkpoint.is_none() && a.resume.is_none(),
-        C::Infer(a) => a.chains_out.is_none() && a.checkpoint.is_none() && a.resume.is_none(),
-        C::Train(a) => a.log.is_none() && a.checkpoint.is_none() && a.resume.is_none(),
-        C::Sample(a) => a.output.as_ref().is_none_or(|p| p.as_os_str() == "-"),
-        C::Lattice(a) => a.output.is_none(),
-        C::Features(a) => a.output.is_none(),
+        C::Optimize(a) => a.json || (a.log.is_none() && a.checkpoint.is_none() && a.resume.is_none()),
+        C::Bo(a) => a.output.json || (a.log.is_none() && a.checkpoint.is_none() && a.resume.is_none()),
+        C::Infer(a) => a.output.json || (a.chains_out.is_none() && a.checkpoint.is_none() && a.resume.is_none()),
+        C::Train(a) => a.output.json || (a.log.is_none() && a.checkpoint.is_none() && a.resume.is_none()),
+        C::Sample(a) => a.json || a.output.as_ref().is_none_or(|p| p.as_os_str() == "-"),
+        C::Lattice(a) => a.json || a.output.is_none(),
+        C::Features(a) => a.json || a.output.is_none(),
+        C::Plot(a) => a.json,
+        C::Reproduce(a) => a.json,
         C::Integrate(_) | C::List(_) | C::Params(_) => true,
-        C::Plot(_) | C::Reproduce(_) => false,
     }
 }
 
@@ -77,12 +79,40 @@ fn check_stdout() -> Result<(), String> {
     Ok(())
 }
 
+/// The command line's definition: every command takes a negative number as the value of the flag
+/// before it (`--dim -1` is an invalid `--dim`, `--b -50` a valid `--b`), never as a flag.
+fn command() -> clap::Command {
+    cli::Cli::command().mut_subcommands(|c| c.allow_negative_numbers(true))
+}
+
+/// Prints clap's help or version (`--help`, `--version`) to standard output and ends, with exit
+/// status 2 if it cannot be written (`--help > /dev/full`); parse errors go to standard error as
+/// clap prints them.
+fn clap_exit(e: clap::Error) -> ExitCode {
+    use std::io::{IsTerminal, Write};
+    if e.use_stderr() || std::io::stdout().is_terminal() {
+        e.exit();
+    }
+    let mut out = std::io::stdout().lock();
+    match write!(out, "{}", e.render()).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(w) if w.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(w) => {
+            eprintln!("error: writing to standard output: {w}");
+            ExitCode::from(2)
+        }
+    }
+}
+
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    let matches = match command().try_get_matches() {
+        Ok(m) => m,
+        Err(e) => return clap_exit(e),
+    };
+    let args = cli::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     signals::install();
-    if results_only_on_stdout(&args.command)
-        && let Err(e) = check_stdout()
-    {
+    let refused = matches.subcommand().map_or(Ok(()), |(_, m)| applies::check(&args.command, m));
+    if let Err(e) = refused.and_then(|()| if results_on_stdout(&args.command) { check_stdout() } else { Ok(()) }) {
         eprintln!("error: {e}");
         return ExitCode::from(2);
     }

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use gradfree_core::{CheckpointPolicy, Driver, Observer, Outputs, StopSpec, load_checkpoint, run_with_outputs};
+use gradfree_core::{CheckpointPolicy, Driver, Observer, Outputs, StopSpec, run_with_outputs};
 use gradfree_es::Algorithm;
 use gradfree_experiments::run_spec::{RestartPlan, RunSpec};
 use serde::Serialize;
@@ -198,7 +198,7 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
     crate::run_files::checkpointed(args.resume.as_deref(), args.checkpoint.as_deref(), args.log.as_deref(), args.overwrite).check()?;
     let (spec, alg, state) = match &args.resume {
         Some(path) => {
-            let ck = load_checkpoint::<Algorithm>(path)?;
+            let ck = crate::run_files::load::<Algorithm>(path, "optimize")?;
             let mut spec: RunSpec = serde_json::from_value(ck.meta)
                 .with_context(|| format!("{}: checkpoint metadata is not a gradfree run", path.display()))?;
             spec.check_against(&ck.optimizer).with_context(|| format!("{}", path.display()))?;

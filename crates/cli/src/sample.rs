@@ -28,6 +28,14 @@ struct Output {
     output: Option<String>,
 }
 
+/// Greatest common divisor (`gcd(0, n) = n`).
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
 /// Values per generated piece and thread, 8 MB of f64: a piece stays in cache between generating
 /// and writing, each thread fills one parallel block of it (2^14 points at d = 64), and `n x d`
 /// never has to fit in memory.
@@ -103,6 +111,11 @@ pub fn run(args: &SampleArgs) -> Result<()> {
                 SampleMethod::Subgroup => subgroup(d, n)?,
                 _ => {
                     let Some(a) = args.a else { bail!("--method korobov needs --a, the multiplier of z = (1, a, a^2, ...) mod n") };
+                    if gcd(a % n, n) != 1 {
+                        bail!(
+                            "invalid --a {a}: must be coprime to --n {n} (a multiplier sharing a factor with n puts the points on fewer than n values per coordinate; a = 0 on one axis)"
+                        );
+                    }
                     Rank1Lattice::new(n, korobov_vector(d, n, a))?
                 }
             };

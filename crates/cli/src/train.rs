@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use gradfree_core::{DriverState, Fingerprint, FingerprintBuilder, JsonLinesLog, load_checkpoint, save_checkpoint};
+use gradfree_core::{DriverState, Fingerprint, FingerprintBuilder, JsonLinesLog, save_checkpoint};
 use gradfree_experiments::progress::bar;
 use gradfree_experiments::train_run::TrainRunSpec;
 use gradfree_robust::train::{EpochRecord, FrontSpec, NokPlug, Trainer, TrainerState};
@@ -167,7 +167,7 @@ pub fn run(a: &TrainArgs) -> Result<()> {
     crate::run_files::checkpointed(a.resume.as_deref(), a.checkpoint.as_deref(), a.log.as_deref(), a.overwrite).check()?;
     let (run, state, earlier, saved_data) = match &a.resume {
         Some(path) => {
-            let ck = load_checkpoint::<TrainerState>(path)?;
+            let ck = crate::run_files::load::<TrainerState>(path, "train")?;
             let meta: Meta = serde_json::from_value(ck.meta).with_context(|| {
                 format!("{}: not a checkpoint of gradfree train (or one written by an older version: start the run again)", path.display())
             })?;

@@ -368,3 +368,59 @@ fn flags_that_do_not_apply_are_refused() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// The other commands refuse flags their run would ignore too; a negative number is a value.
+#[test]
+fn other_commands_refuse_flags_they_would_ignore() {
+    assert_clean_error(
+        &gradfree(&["sample", "--method", "mc", "--dim", "2", "--n", "8", "--scramble", "owen"]),
+        "invalid --scramble owen: only with --method sobol or halton",
+    );
+    assert_clean_error(&gradfree(&["lattice", "--method", "korobov", "--dim", "3", "--n", "101", "--primes", "7"]), "invalid --primes 7");
+    assert_clean_error(&gradfree(&["bo", "--problem", "ackley", "--method", "ei", "--weight", "5", "--quiet"]), "invalid --weight 5");
+    assert_clean_error(&gradfree(&["train", "--data", "digits", "--loss", "ce", "--burn-in", "3"]), "invalid --burn-in 3");
+    let opt = ["optimize", "--algo", "cmaes", "--problem", "sphere", "--dim", "3", "--quiet"];
+    assert_clean_error(&gradfree(&[&opt[..], &["--restart-from", "uniform"]].concat()), "invalid --restart-from uniform");
+    assert_clean_error(&gradfree(&[&opt[..], &["--no-convergence", "--tol-f-window", "5"]].concat()), "invalid --tol-f-window 5");
+    let out = gradfree(&["optimize", "--problem", "sphere", "--dim", "-1"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("'-1' for '--dim"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_clean_error(&gradfree(&["integrate", "--dim", "3", "--n", "101", "--method", "mc", "--b", "-50"]), "b = -50");
+}
+
+/// A checkpoint resumed by another command names the command that wrote it; `bo --resume` takes
+/// `--rounds` as the new total, never below the rounds done.
+#[test]
+fn a_checkpoint_is_resumed_by_its_own_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).display().to_string();
+    let (opt, bo) = (p("o.ckpt"), p("b.ckpt"));
+    let made = gradfree(&[
+        "optimize",
+        "--algo",
+        "cmaes",
+        "--problem",
+        "sphere",
+        "--dim",
+        "2",
+        "--max-evals",
+        "40",
+        "--quiet",
+        "--checkpoint",
+        &opt,
+    ]);
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let made = gradfree(&["bo", "--problem", "ackley", "--dim", "2", "--rounds", "2", "--batch", "2", "--quiet", "--checkpoint", &bo]);
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    assert_clean_error(&gradfree(&["bo", "--resume", &opt, "--quiet"]), "written by `gradfree optimize`, not by `gradfree bo`");
+    assert_clean_error(&gradfree(&["optimize", "--resume", &bo, "--quiet"]), "written by `gradfree bo`, not by `gradfree optimize`");
+    assert_clean_error(&gradfree(&["train", "--resume", &bo, "--quiet"]), "written by `gradfree bo`");
+    assert_clean_error(&gradfree(&["infer", "--resume", &opt, "--quiet"]), "written by `gradfree optimize`");
+    assert_clean_error(
+        &gradfree(&["bo", "--resume", &bo, "--rounds", "1", "--quiet"]),
+        "invalid --rounds 1: the checkpoint has already run 2 rounds",
+    );
+    let more = gradfree(&["bo", "--resume", &bo, "--rounds", "3", "--quiet", "--json"]);
+    assert!(more.status.success(), "{}", String::from_utf8_lossy(&more.stderr));
+    let out: serde_json::Value = serde_json::from_slice(&more.stdout).unwrap();
+    assert_eq!(out["rounds"], 3);
+}

@@ -144,6 +144,14 @@ impl StopSpec {
         for name in &self.off {
             rules = rules.without(name)?;
         }
+        // A window without the rule it spans would be ignored.
+        if let (Some(w), None) = (self.tol_f_window, rules.tol_f) {
+            return Err(CoreError::invalid(
+                "tol_f_window",
+                w,
+                "used only with the tol_f rule, which is off here (switched off, or no convergence rules: give tol_f too)",
+            ));
+        }
         rules.validate()?;
         Ok(rules)
     }
@@ -180,12 +188,12 @@ mod tests {
             max_evaluations: Some(500),
             tol_x: Some(1e-3),
             tol_f_window: Some(7),
-            off: vec!["tol-f".into(), "target".into()],
+            off: vec!["tol-flat".into(), "target".into()],
             ..StopSpec::default()
         };
         let r = spec.resolve(SHAPE).unwrap();
-        assert_eq!((r.max_evaluations, r.tol_x, r.tol_f_window, r.tol_f, r.target), (Some(500), Some(1e-3), 7, None, None));
-        assert_eq!(r.tol_flat, Some(1));
+        assert_eq!((r.max_evaluations, r.tol_x, r.tol_f_window, r.tol_flat, r.target), (Some(500), Some(1e-3), 7, None, None));
+        assert_eq!((r.tol_f, r.tol_stagnation), (Some(1e-11), Some(convergence::stagnation(10, 10))));
         // A resumed run keeps its rules but for what is given.
         let saved = StopRules { tol_f: Some(1e-9), ..StopRules::max_evaluations(1000) };
         let r = StopSpec { max_evaluations: Some(2000), ..StopSpec::default() }.update(saved.clone()).unwrap();
@@ -194,6 +202,16 @@ mod tests {
         let e = StopSpec { tol_f: Some(-1.0), ..StopSpec::default() }.resolve(SHAPE).unwrap_err().to_string();
         assert!(e.contains("`tol_f` = -1"), "{e}");
         assert!(StopSpec { off: vec!["tol-q".into()], ..StopSpec::default() }.resolve(SHAPE).is_err());
+        // A window without its rule is refused, not ignored.
+        for spec in [
+            StopSpec { tol_f_window: Some(5), convergence: false, ..StopSpec::default() },
+            StopSpec { tol_f_window: Some(5), off: vec!["tol-f".into()], ..StopSpec::default() },
+        ] {
+            let e = spec.resolve(SHAPE).unwrap_err().to_string();
+            assert!(e.contains("tol_f_window") && e.contains("used only with the tol_f rule"), "{e}");
+        }
+        let with_rule = StopSpec { tol_f_window: Some(5), tol_f: Some(1e-6), convergence: false, ..StopSpec::default() };
+        assert_eq!(with_rule.resolve(SHAPE).unwrap().tol_f_window, 5);
         let none = StopSpec { off: vec!["target".into()], ..StopSpec::default() };
         assert!(none.resolve(RunShape { dim: 0, ..SHAPE }).is_err(), "a run with no budget and no target never ends");
     }

@@ -75,7 +75,7 @@ pub fn read_table(path: &Path) -> Result<Table, DataError> {
         Some("csv") => {
             let bytes = crate::read_file(path)?;
             let text = String::from_utf8_lossy(&bytes).into_owned();
-            text.lines().find(|l| !l.trim().is_empty()).and_then(|first| {
+            strip_bom(&text).lines().find(|l| !l.trim().is_empty()).and_then(|first| {
                 let fields: Vec<String> = first.split(',').map(|f| f.trim().trim_matches('"').to_string()).collect();
                 fields.iter().any(|f| f.parse::<f64>().is_err()).then_some(fields)
             })
@@ -83,17 +83,38 @@ pub fn read_table(path: &Path) -> Result<Table, DataError> {
         _ => None,
     };
     let names = match header {
-        Some(h) if h.len() == m.cols => h,
+        Some(h) if h.len() == m.cols => {
+            check_unique(&h).map_err(|e| DataError::file(path, e))?;
+            h
+        }
         Some(h) => return Err(DataError::file(path, format!("the header has {} names for {} columns", h.len(), m.cols))),
         None => (0..m.cols).map(|j| format!("x{j}")).collect(),
     };
     Ok(Table { names, matrix: m })
 }
 
+/// `text` without the UTF-8 byte-order mark some programs write first (Excel's "CSV UTF-8"): it
+/// belongs to no name and no number.
+pub(crate) fn strip_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+/// Header names must be unique, or a column named by `--target` or in a summary is ambiguous.
+pub(crate) fn check_unique(names: &[String]) -> Result<(), String> {
+    let mut first = std::collections::HashMap::with_capacity(names.len());
+    for (j, name) in names.iter().enumerate() {
+        if let Some(k) = first.insert(name.as_str(), j) {
+            let count = names.iter().filter(|n| *n == name).count();
+            return Err(format!("the header names `{name}` {count} times (columns {} and {}); column names must be unique", k + 1, j + 1));
+        }
+    }
+    Ok(())
+}
+
 /// Parses CSV text: one row of comma-separated numbers per line; a first line that is not all
-/// numbers is a header and skipped.
+/// numbers is a header and skipped. A leading byte-order mark is ignored.
 pub fn read_csv(bytes: &[u8]) -> Result<Matrix, String> {
-    let text = std::str::from_utf8(bytes).map_err(|_| "not UTF-8 text")?;
+    let text = strip_bom(std::str::from_utf8(bytes).map_err(|_| "not UTF-8 text")?);
     let (mut values, mut cols, mut rows) = (Vec::new(), 0, 0);
     for (k, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -261,6 +282,24 @@ mod tests {
         f.truncate(f.len() - 8);
         assert!(read_npy(&f).unwrap_err().contains("truncated"));
         assert!(read_npy(b"hello world").is_err());
+    }
+
+    /// A byte-order mark is no part of the first name or number; duplicate names are refused.
+    #[test]
+    fn byte_order_marks_and_duplicate_names() {
+        let m = read_csv("\u{feff}0.5,1\n2,3\n".as_bytes()).unwrap();
+        assert_eq!((m.rows, m.values[0]), (2, 0.5), "the first row is data, not a header");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.csv");
+        std::fs::write(&path, "\u{feff}y,a\n1,2\n0,3\n").unwrap();
+        assert_eq!(read_table(&path).unwrap().names, ["y", "a"]);
+        std::fs::write(&path, "a,b,a\n1,2,3\n").unwrap();
+        let e = read_table(&path).unwrap_err().to_string();
+        assert!(e.contains("names `a` 2 times (columns 1 and 3)"), "{e}");
+        let e = crate::stream::CsvStream::open(&path, Some("b"), 10).err().unwrap().to_string();
+        assert!(e.contains("names `a` 2 times"), "{e}");
+        std::fs::write(&path, "\u{feff}y,a\n1,2\n").unwrap();
+        assert!(crate::stream::CsvStream::open(&path, Some("y"), 10).is_ok());
     }
 
     #[test]

@@ -94,6 +94,7 @@ impl CsvStream {
                 Some(l) => break l,
             }
         };
+        let first = if s.line_no == 1 { crate::matrix::strip_bom(&first) } else { &first };
         let fields: Vec<&str> = first.split(',').map(|f| f.trim().trim_matches('"')).collect();
         s.cols = fields.len();
         match fields.iter().map(|f| f.parse::<f64>()).collect::<Result<Vec<f64>, _>>() {
@@ -101,7 +102,10 @@ impl CsvStream {
                 s.names = (0..s.cols).map(|j| format!("x{j}")).collect();
                 s.pending = Some(row);
             }
-            Err(_) => s.names = fields.iter().map(|f| f.to_string()).collect(),
+            Err(_) => {
+                s.names = fields.iter().map(|f| f.to_string()).collect();
+                crate::matrix::check_unique(&s.names).map_err(|e| DataError::file(path, e))?;
+            }
         }
         if let Some(t) = target {
             let table = crate::Table { names: s.names.clone(), matrix: crate::Matrix { values: Vec::new(), rows: 0, cols: s.cols } };

@@ -67,6 +67,31 @@ impl BoRunSpec {
         Ok((BoRunSpec { problem: problem.to_string(), dim, problem_seed, seed, rounds, batch, n_initial }, bo, p))
     }
 
+    /// A resumed run goes on to `rounds` rounds instead of its saved number, after `done` rounds
+    /// (the checkpoint's): at least `done`, within the exact GP's limit, and for Bull's method
+    /// its saved number (its design was sized from the budget when the run began).
+    pub fn resume_rounds(&mut self, bo: &BatchBo, done: u64, rounds: u64) -> Result<()> {
+        if rounds == self.rounds {
+            return Ok(());
+        }
+        if bo.params().method == Method::Bull {
+            invalid!("invalid --rounds {rounds}: a bull run keeps its {} rounds (its design was sized from them)", self.rounds);
+        }
+        if rounds < done {
+            invalid!("invalid --rounds {rounds}: the checkpoint has already run {done} rounds; give at least {done}");
+        }
+        let total = self.n_initial as u128 + rounds as u128 * self.batch as u128;
+        let limit = gradfree_bo::gp::fit::MAX_OBSERVATIONS as u128;
+        if total > limit {
+            invalid!(
+                "invalid --rounds {rounds} with batch {}: {total} evaluations; at most {limit} (an exact GP costs O(n^3) per round)",
+                self.batch
+            );
+        }
+        self.rounds = rounds;
+        Ok(())
+    }
+
     /// The problem of a saved run.
     pub fn build_problem(&self) -> Result<Box<dyn Problem>> {
         Ok(gradfree_problems::build(&self.problem, self.dim, self.problem_seed)?)
@@ -99,5 +124,19 @@ mod tests {
         assert!(err(BoRunSpec::new("sphere", 2, 0, 1, 3, BoParams::default())).contains("no box"));
         let e = err(BoRunSpec::new("ackley", 2, 0, 1, 3, BoParams { batch_size: 0, ..BoParams::default() }));
         assert!(e.contains("batch_size"), "{e}");
+    }
+
+    #[test]
+    fn a_resumed_run_changes_its_rounds_within_what_is_done_and_allowed() {
+        let (mut spec, bo, _) = BoRunSpec::new("ackley", 2, 0, 1, 30, BoParams::default()).unwrap();
+        let e = spec.resume_rounds(&bo, 10, 3).unwrap_err().to_string();
+        assert!(e.contains("--rounds 3") && e.contains("already run 10 rounds"), "{e}");
+        spec.resume_rounds(&bo, 10, 12).unwrap();
+        assert_eq!(spec.total_evaluations(&bo), 10 + 12 * 5);
+        assert!(spec.resume_rounds(&bo, 10, u64::MAX).unwrap_err().to_string().contains("at most"));
+        let bull = BoParams { method: Method::Bull, ..BoParams::default() };
+        let (mut spec, bo, _) = BoRunSpec::new("ackley", 2, 0, 1, 3, bull).unwrap();
+        spec.resume_rounds(&bo, 0, 3).unwrap();
+        assert!(spec.resume_rounds(&bo, 0, 4).unwrap_err().to_string().contains("bull run keeps its 3 rounds"));
     }
 }

@@ -44,7 +44,7 @@ impl FeatureTuning {
         }
         let rows = |a: usize, b: usize| data.x[a * d..b * d].iter().map(|v| f64::from(*v)).collect::<Vec<f64>>();
         let xtr = rows(0, n_train);
-        let gamma0 = gamma_scale(&xtr, d);
+        let gamma0 = gamma_scale(&xtr, d).map_err(|e| ExperimentError::Invalid(e.to_string()))?;
         Ok(FeatureTuning {
             d,
             xtr,

@@ -104,12 +104,35 @@ impl Kernel {
 }
 
 /// scikit-learn's `gamma="scale"`: `1 / (d var(X))` over all entries of `x` (row-major, `d`
-/// columns), or 1 when the entries are constant.
-pub fn gamma_scale<T: crate::Real>(x: &[T], d: usize) -> f64 {
+/// columns), or 1 when the entries are constant. The variance is computed on the entries scaled by
+/// their largest magnitude, so data near the limits of a double gives its true `gamma` or an error
+/// (never a silent fallback): `gamma` must be a positive double.
+pub fn gamma_scale<T: crate::Real>(x: &[T], d: usize) -> Result<f64, crate::FeatureError> {
+    let largest = x.iter().map(|v| v.to_f64().abs()).fold(0.0, f64::max);
+    if !largest.is_finite() {
+        return Err(crate::FeatureError::invalid("gamma", "scale", "finite data (an entry is NaN or infinite)"));
+    }
+    if largest == 0.0 {
+        return Ok(1.0);
+    }
     let n = x.len() as f64;
-    let mean = x.iter().map(|v| v.to_f64()).sum::<f64>() / n;
-    let var = x.iter().map(|v| (v.to_f64() - mean).powi(2)).sum::<f64>() / n;
-    if var > 0.0 && var.is_finite() { 1.0 / (d as f64 * var) } else { 1.0 }
+    let mean = x.iter().map(|v| v.to_f64() / largest).sum::<f64>() / n;
+    let var = x.iter().map(|v| (v.to_f64() / largest - mean).powi(2)).sum::<f64>() / n;
+    if var == 0.0 {
+        return Ok(1.0);
+    }
+    let gamma = 1.0 / (d as f64 * var) / largest / largest;
+    if !(gamma.is_finite() && gamma > 0.0) {
+        return Err(crate::FeatureError::invalid(
+            "gamma",
+            "scale",
+            format!(
+                "a positive double; 1 / (d var(X)) = 1 / ({d} x {:e}) is not one: rescale the data or give sigma",
+                var * largest * largest
+            ),
+        ));
+    }
+    Ok(gamma)
 }
 
 /// `J_b(theta)` of eq. 6.2 for `theta` in `[0, pi]`.
@@ -177,6 +200,22 @@ pub fn arccos_constant(b: u32, d: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// scikit-learn's rule, also for data near the limits of a double; no silent fallback.
+    #[test]
+    fn gamma_scale_is_scikit_learns_and_never_falls_back() {
+        let x = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        // var of the six entries is 35/12; d = 2.
+        assert!((gamma_scale(&x, 2).unwrap() - 1.0 / (2.0 * 35.0 / 12.0)).abs() < 1e-15);
+        assert_eq!(gamma_scale(&[3.0, 3.0], 1).unwrap(), 1.0, "constant data: 1, as scikit-learn");
+        let big: Vec<f64> = x.iter().map(|v| v * 1e150).collect();
+        let g = gamma_scale(&big, 2).unwrap();
+        assert!((g * 1e300 - 1.0 / (2.0 * 35.0 / 12.0)).abs() < 1e-12, "{g}");
+        let huge: Vec<f64> = x.iter().map(|v| v * 1e300).collect();
+        let e = gamma_scale(&huge, 2).unwrap_err().to_string();
+        assert!(e.contains("gamma") && e.contains("rescale the data"), "{e}");
+        assert!(gamma_scale(&[1.0, f64::NAN], 1).is_err());
+    }
 
     #[test]
     fn j_matches_the_closed_forms_of_orders_0_1_2() {

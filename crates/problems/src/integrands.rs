@@ -20,7 +20,15 @@ impl ExpWeighted {
             return Err(format!("b = {b}, c = {c}: need finite b and finite non-zero c"));
         }
         gradfree_core::memory::check_elements(&format!("the weights of dimension {d}"), d as u128).map_err(|e| e.to_string())?;
-        Ok(ExpWeighted { weights: (1..=d).map(|j| c * (j as f64).powf(-b)).collect() })
+        let weights: Vec<f64> = (1..=d).map(|j| c * (j as f64).powf(-b)).collect();
+        // exp of the weighted sum must stay a double on the whole cube (e^709 is about the largest).
+        let bound = weights.iter().map(|w| w.abs()).sum::<f64>();
+        if bound.is_nan() || bound > 709.0 {
+            return Err(format!(
+                "b = {b}, c = {c}: exp(c sum_j j^-b x_j) overflows a double on the cube (sum_j |c j^-b| = {bound:.3e} > 709); use a larger b or a smaller |c|"
+            ));
+        }
+        Ok(ExpWeighted { weights })
     }
 
     /// Dimension.
@@ -69,6 +77,11 @@ mod tests {
         let want: f64 = [1.0f64, 0.25, 1.0 / 9.0].iter().map(|w| (w.exp() - 1.0) / w).product();
         assert!((g.exact() - want).abs() < 1e-14);
         assert!(ExpWeighted::new(0, 2.0, 1.0).is_err());
+        // Weights whose exponential overflows are refused, naming b and c; 709 in total is fine.
+        let e = ExpWeighted::new(3, -50.0, 1.0).unwrap_err();
+        assert!(e.contains("b = -50") && e.contains("> 709"), "{e}");
+        assert!(ExpWeighted::new(1, 0.0, 709.0).unwrap().exact().is_finite());
+        assert!(ExpWeighted::new(1, 0.0, 710.0).is_err());
     }
 }
 

@@ -218,6 +218,14 @@ fn bad_input_is_an_error_naming_the_argument() {
     x[8] = f64::NAN;
     let e = b.fit(&x).unwrap_err().to_string();
     assert!(e.contains("X[1, 2]"), "{e}");
+    // Inputs whose products overflow are refused, not fitted into a non-finite Procrustes matrix.
+    x[8] = 1e300;
+    let e = b.fit(&x).unwrap_err().to_string();
+    assert!(e.contains("X[1, 2] = 1e300") && e.contains("standardize"), "{e}");
+    // A fit stopped before its first step says so and keeps the identity rotation.
+    x[8] = 0.5;
+    assert!(!b.fit_until(&x, &|| true).unwrap());
+    assert!(b.fit_until(&x, &|| false).unwrap());
     assert!(b.transform(&[1.0; 5]).unwrap_err().to_string().contains("rows of d = 6"));
     // Odd d works with the orthogonal structure.
     assert!(NokBlock::new(NokSpec { structure: Structure::Orthogonal, ..NokSpec::default() }, 7).is_ok());

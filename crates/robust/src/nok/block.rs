@@ -97,6 +97,9 @@ fn identity(d: usize) -> Vec<f64> {
     r
 }
 
+/// Largest input magnitude a block takes: products of two inputs summed over rows stay doubles.
+pub const MAX_INPUT: f64 = 1e100;
+
 impl NokBlock {
     /// Checks `spec` for inputs of dimension `d` and builds `B` (errors name the parameter).
     pub fn new(spec: NokSpec, d: usize) -> Result<Self> {
@@ -197,6 +200,16 @@ impl NokBlock {
         if let Some(i) = x.iter().position(|v| !v.is_finite()) {
             return Err(RobustError::bad(format!("{what}[{}, {}] = {}: inputs must be finite", i / d, i % d, x[i])));
         }
+        // The fit sums products of inputs over rows and features (the Procrustes matrix X^T Y);
+        // beyond 1e100 they overflow a double.
+        if let Some(i) = x.iter().position(|v| v.abs() > MAX_INPUT) {
+            return Err(RobustError::bad(format!(
+                "{what}[{}, {}] = {:e}: inputs must be at most {MAX_INPUT:e} in magnitude (the block's products would overflow); standardize the rows",
+                i / d,
+                i % d,
+                x[i]
+            )));
+        }
         let (rows, n) = (x.len() / d, self.width());
         let codes = gradfree_core::memory::product(&[3, rows as u128, n as u128]);
         gradfree_core::memory::check_param_bytes("n_components", n, &format!("the codes of {rows} rows of width {n}"), codes * 8)?;
@@ -248,6 +261,13 @@ impl NokBlock {
     /// Fits the rotations by the alternating minimization of (7.16) on the rows of `x`
     /// (row-major, `d` per row); the mean objective never increases along [`NokBlock::fit_trace`].
     pub fn fit(&mut self, x: &[f64]) -> Result<()> {
+        self.fit_until(x, &|| false).map(|_| ())
+    }
+
+    /// [`NokBlock::fit`] that asks `stop` before every layer step and returns `Ok(false)` as soon as
+    /// it says yes (the block then holds the alternations done so far), `Ok(true)` once complete:
+    /// how a front end lets Ctrl-C end a long fit.
+    pub fn fit_until(&mut self, x: &[f64], stop: &dyn Fn() -> bool) -> Result<bool> {
         let rows = self.check_rows(x, "X")?;
         let (d, n) = (self.dim(), self.width());
         let mut y = vec![0.0; rows * n];
@@ -258,6 +278,9 @@ impl NokBlock {
         for _ in 0..self.spec.alternations {
             let c = Self::inject_all(&self.layer, self.layer.rotation(), x);
             for _ in 0..self.spec.layers {
+                if stop() {
+                    return Ok(false);
+                }
                 Self::steps(&self.layer, &c, &mut y, 1);
                 self.trace.push(Self::mean_objective(&self.layer, x, &y));
             }
@@ -265,7 +288,7 @@ impl NokBlock {
             self.rotations.push(self.layer.rotation().to_vec());
             self.trace.push(Self::mean_objective(&self.layer, x, &y));
         }
-        Ok(())
+        Ok(true)
     }
 
     /// The codes `y_{T1 T2}` of the rows of `x` (`rows x N`, row-major): the unrolled block.

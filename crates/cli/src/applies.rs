@@ -1,0 +1,164 @@
+//! Flags that do not apply to the run the other flags choose are refused, not ignored: `sample
+//! --method mc --scramble owen` would otherwise print i.i.d. points as if scrambled. A flag counts
+//! as given when it is on the command line (clap's [`ValueSource::CommandLine`]), so a default is
+//! never refused. One rule per flag and command, each naming the choice the flag needs. A seed is
+//! accepted by a deterministic point set (`--scramble none`), as scipy's `qmc.Sobol(scramble=False,
+//! seed=...)` accepts it, so a sweep over seeds can include the unrandomized set.
+
+use clap::ArgMatches;
+use clap::parser::ValueSource;
+
+use crate::cli::{Command, LatticeMethod, SampleMethod};
+
+/// The first flag of `command` that was given but does not apply, as the error line.
+pub fn check(command: &Command, m: &ArgMatches) -> Result<(), String> {
+    let rules = rules(command);
+    for (id, applies, needs) in rules {
+        if !applies && given(m, id) {
+            return Err(refusal(m, id, needs));
+        }
+    }
+    Ok(())
+}
+
+/// Whether the flag with clap id `id` was written on the command line.
+fn given(m: &ArgMatches, id: &str) -> bool {
+    m.try_get_raw(id).ok().flatten().is_some() && m.value_source(id) == Some(ValueSource::CommandLine)
+}
+
+/// `invalid --flag VALUE: only with NEEDS (it would be ignored)`.
+fn refusal(m: &ArgMatches, id: &str, needs: &str) -> String {
+    let value = m
+        .get_raw(id)
+        .map(|v| v.map(|s| s.to_string_lossy().into_owned()).collect::<Vec<_>>().join(","))
+        .filter(|v| !v.is_empty() && v != "true")
+        .map(|v| format!(" {v}"))
+        .unwrap_or_default();
+    format!("invalid --{}{value}: only with {needs} (it would be ignored)", id.replace('_', "-"))
+}
+
+/// `(clap id, whether it applies to this run, what it needs)` for each flag that only some runs use.
+fn rules(command: &Command) -> Vec<(&'static str, bool, &'static str)> {
+    match command {
+        Command::Sample(a) => {
+            use SampleMethod as M;
+            let sequence = matches!(a.method, M::Sobol | M::Halton);
+            let lattice = matches!(a.method, M::Subgroup | M::Korobov);
+            vec![
+                ("scramble", sequence, "--method sobol or halton"),
+                ("bits", a.method == M::Sobol, "--method sobol"),
+                ("skip", sequence, "--method sobol or halton (a sequence)"),
+                ("a", a.method == M::Korobov, "--method korobov"),
+                ("random_shift", lattice, "--method subgroup or korobov"),
+            ]
+        }
+        Command::Lattice(a) => {
+            use LatticeMethod as M;
+            vec![
+                ("metric", a.method == M::Korobov, "--method korobov (Algorithms 10 and 11 maximize the l2 distance)"),
+                ("primes", matches!(a.method, M::Alg10 | M::Alg11), "--method alg10 or alg11"),
+                ("sweeps", a.method == M::Alg11, "--method alg11"),
+                ("top", a.method == M::Alg11, "--method alg11"),
+            ]
+        }
+        Command::Features(a) => {
+            let gaussian = matches!(a.kernel.as_str(), "gaussian" | "rbf");
+            let ssf = a.method == "ssf";
+            vec![
+                ("sigma", gaussian, "--kernel gaussian"),
+                ("gamma", gaussian, "--kernel gaussian"),
+                ("radial_points", gaussian && ssf, "--method ssf and --kernel gaussian"),
+                ("frequencies", ssf, "--method ssf"),
+                ("rotation", ssf, "--method ssf"),
+                ("report_rows", a.report, "--report"),
+            ]
+        }
+        Command::Bo(a) => {
+            let m = a.method.as_str();
+            vec![
+                ("weight", matches!(m, "bkop" | "ucb"), "--method bkop or ucb"),
+                ("beta", matches!(m, "gp-bucb" | "gp-ucb-pe"), "--method gp-bucb or gp-ucb-pe"),
+                ("n_initial", m != "bull", "a method other than bull (its design is the budget minus one)"),
+            ]
+        }
+        Command::Train(a) => {
+            let l = a.loss.as_str();
+            vec![
+                ("burn_in", matches!(l, "npcl" | "cl"), "--loss npcl or cl"),
+                ("noise_rate", matches!(l, "npcl" | "coteaching"), "--loss npcl or coteaching"),
+            ]
+        }
+        Command::Optimize(a) => vec![
+            ("restart_from", a.restarts.is_some(), "--restarts"),
+            ("checkpoint_every", a.checkpoint.is_some() || a.resume.is_some(), "--checkpoint FILE"),
+            ("checkpoint_seconds", a.checkpoint.is_some() || a.resume.is_some(), "--checkpoint FILE"),
+        ],
+        Command::Infer(_) | Command::Integrate(_) | Command::List(_) | Command::Params(_) | Command::Plot(_) | Command::Reproduce(_) => {
+            Vec::new()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::FromArgMatches;
+
+    use crate::cli::Cli;
+
+    fn check(args: &[&str]) -> Result<(), String> {
+        let m = crate::command().try_get_matches_from(std::iter::once("gradfree").chain(args.iter().copied())).expect("parses");
+        let cli = Cli::from_arg_matches(&m).expect("parses");
+        super::check(&cli.command, m.subcommand().expect("a command").1)
+    }
+
+    /// Every rule refuses its flag where it would be ignored and lets it through where it applies;
+    /// a default value is never refused.
+    #[test]
+    fn flags_that_do_not_apply_are_refused() {
+        let refused = [
+            (&["sample", "--method", "mc", "--dim", "2", "--n", "8", "--scramble", "owen"][..], "--scramble owen"),
+            (&["sample", "--method", "lhs", "--dim", "2", "--n", "8", "--bits", "64"][..], "--bits 64"),
+            (&["sample", "--method", "subgroup", "--dim", "2", "--n", "5", "--a", "3"][..], "--a 3"),
+            (&["sample", "--method", "sobol", "--dim", "2", "--n", "8", "--random-shift"][..], "--random-shift:"),
+            (&["lattice", "--method", "korobov", "--dim", "2", "--n", "5", "--primes", "7"][..], "--primes 7"),
+            (&["lattice", "--method", "alg10", "--dim", "2", "--n", "5", "--sweeps", "9"][..], "--sweeps 9"),
+            (&["features", "--data", "x.csv", "--dim-out", "4", "--kernel", "arccos1", "--radial-points", "4"][..], "--radial-points 4"),
+            (&["features", "--data", "x.csv", "--dim-out", "4", "--method", "iid", "--rotation", "haar"][..], "--rotation haar"),
+            (&["features", "--data", "x.csv", "--dim-out", "4", "--kernel", "arccos0", "--sigma", "3"][..], "--sigma 3"),
+            (&["features", "--data", "x.csv", "--dim-out", "4", "--report-rows", "5"][..], "--report-rows 5"),
+            (&["bo", "--problem", "ackley", "--method", "bkop", "--beta", "3"][..], "--beta 3"),
+            (&["bo", "--problem", "ackley", "--method", "ei", "--weight", "5"][..], "--weight 5"),
+            (&["bo", "--problem", "ackley", "--method", "bull", "--n-initial", "5"][..], "--n-initial 5"),
+            (&["train", "--loss", "ce", "--burn-in", "3"][..], "--burn-in 3"),
+            (&["train", "--loss", "gce", "--noise-rate", "0.3"][..], "--noise-rate 0.3"),
+            (&["optimize", "--problem", "sphere", "--dim", "2", "--restart-from", "uniform"][..], "--restart-from uniform"),
+            (&["optimize", "--problem", "sphere", "--dim", "2", "--checkpoint-every", "5"][..], "--checkpoint-every 5"),
+        ];
+        for (args, flag) in refused {
+            let e = check(args).expect_err(&args.join(" "));
+            assert!(e.starts_with(&format!("invalid {flag}")) && e.contains("only with"), "{e}");
+        }
+        let accepted: [&[&str]; 7] = [
+            &["sample", "--method", "halton", "--dim", "2", "--n", "8", "--scramble", "none", "--skip", "3"],
+            &["sample", "--method", "korobov", "--dim", "2", "--n", "5", "--a", "2", "--random-shift", "--seed", "4"],
+            &["sample", "--method", "mc", "--dim", "2", "--n", "8", "--seed", "4"],
+            &["lattice", "--method", "alg11", "--dim", "2", "--n", "5", "--primes", "7", "--sweeps", "2", "--top", "3"],
+            &["features", "--data", "x.csv", "--dim-out", "4", "--radial-points", "2", "--report", "--report-rows", "5"],
+            &["bo", "--problem", "ackley", "--method", "gp-bucb", "--beta", "3"],
+            &["optimize", "--problem", "sphere", "--dim", "2", "--restarts", "ipop", "--restart-from", "uniform"],
+        ];
+        for args in accepted {
+            check(args).unwrap_or_else(|e| panic!("{}: {e}", args.join(" ")));
+        }
+    }
+
+    /// Negative numbers are values of the flag before them, so a wrong sign is named by its flag.
+    #[test]
+    fn negative_numbers_are_values() {
+        let e =
+            crate::command().try_get_matches_from(["gradfree", "optimize", "--problem", "sphere", "--dim", "-1"]).unwrap_err().to_string();
+        assert!(e.contains("'-1' for '--dim"), "{e}");
+        let m = crate::command().try_get_matches_from(["gradfree", "integrate", "--dim", "2", "--n", "7", "--b", "-50"]).expect("parses");
+        assert_eq!(m.subcommand().unwrap().1.get_one::<f64>("b"), Some(&-50.0));
+    }
+}
