@@ -56,10 +56,16 @@ pub fn run(args: &LatticeArgs) -> Result<()> {
         _ => 0.0,
     };
     if ops > MAX_SEARCH_OPERATIONS {
+        // Name every size the estimate grows with, so the one to lower is among them.
+        let sizes = match args.method {
+            LatticeMethod::Alg10 => format!("--n {} --dim {} --primes {}", args.n, args.dim, args.primes),
+            LatticeMethod::Alg11 => {
+                format!("--n {} --dim {} --primes {} --sweeps {} --top {}", args.n, args.dim, args.primes, args.sweeps, args.top)
+            }
+            _ => format!("--n {} --dim {}", args.n, args.dim),
+        };
         bail!(
-            "--n {} --dim {}: this search needs about {ops:.1e} operations (over an hour; the limit is 2^42 = 4.4e12); use a smaller n or d, or the subgroup construction",
-            args.n,
-            args.dim
+            "{sizes}: this search needs about {ops:.1e} operations (over an hour; the limit is 2^42 = 4.4e12); lower one of them, or use the subgroup construction"
         );
     }
     if let Some(path) = &args.output {

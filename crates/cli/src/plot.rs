@@ -44,19 +44,39 @@ fn color(i: usize) -> RGBColor {
     C[i % C.len()]
 }
 
-/// Writes `chart` to `path` (`.png` or `.svg`, 900 x 600).
+/// Encodes `pixels` (RGB, `size` = width x height) as PNG and writes them to `path` atomically:
+/// an existing file is replaced only by a complete image, and a failure names the path and the
+/// cause.
+fn write_png(path: &Path, size: (u32, u32), pixels: &[u8]) -> Result<()> {
+    use image::ImageEncoder;
+    let mut png = Vec::new();
+    image::codecs::png::PngEncoder::new(&mut png)
+        .write_image(pixels, size.0, size.1, image::ColorType::Rgb8)
+        .with_context(|| format!("encoding {}", path.display()))?;
+    gradfree_core::atomic_write(path, &png)?;
+    Ok(())
+}
+
+/// Writes `chart` to `path` (`.png` or `.svg`, 900 x 600), atomically.
 pub fn line_chart(path: &Path, chart: &LineChart) -> Result<()> {
     register_font();
     match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
         Some("png") => {
-            let root = BitMapBackend::new(path, (900, 600)).into_drawing_area();
+            let size = (900, 600);
+            let mut pixels = vec![0u8; 900 * 600 * 3];
+            let root = BitMapBackend::with_buffer(&mut pixels, size).into_drawing_area();
             draw_line_chart(&root, chart, true)?;
-            root.present().with_context(|| format!("writing {}", path.display()))?;
+            root.present().map_err(|e| anyhow::anyhow!("drawing {}: {e}", path.display()))?;
+            drop(root);
+            write_png(path, size, &pixels)?;
         }
         Some("svg") => {
-            let root = SVGBackend::new(path, (900, 600)).into_drawing_area();
+            let mut svg = String::new();
+            let root = SVGBackend::with_string(&mut svg, (900, 600)).into_drawing_area();
             draw_line_chart(&root, chart, true)?;
-            root.present().with_context(|| format!("writing {}", path.display()))?;
+            root.present().map_err(|e| anyhow::anyhow!("drawing {}: {e}", path.display()))?;
+            drop(root);
+            gradfree_core::atomic_write(path, svg.as_bytes())?;
         }
         _ => bail!("{}: output must end in .png or .svg", path.display()),
     }
@@ -292,7 +312,9 @@ fn fmt_tick(v: f64) -> String {
 pub fn heatmap_grid(path: &Path, title: &str, panels: &[Heatmap], cols: usize) -> Result<()> {
     register_font();
     let rows = panels.len().div_ceil(cols);
-    let root = BitMapBackend::new(path, (400 * cols as u32, 340 * rows as u32 + 40)).into_drawing_area();
+    let size = (400 * cols as u32, 340 * rows as u32 + 40);
+    let mut pixels = vec![0u8; size.0 as usize * size.1 as usize * 3];
+    let root = BitMapBackend::with_buffer(&mut pixels, size).into_drawing_area();
     root.fill(&WHITE)?;
     let (top, body) = root.split_vertically(40);
     top.titled(title, ("sans-serif", 24))?;
@@ -344,8 +366,9 @@ pub fn heatmap_grid(path: &Path, title: &str, panels: &[Heatmap], cols: usize) -
             Rectangle::new([(x, y), (x + h, y + h)], viridis(t).filled())
         }))?;
     }
-    root.present().with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
+    root.present().map_err(|e| anyhow::anyhow!("drawing {}: {e}", path.display()))?;
+    drop((top, body, root));
+    write_png(path, size, &pixels)
 }
 
 /// A compact approximation of the viridis color map, `t` in [0, 1].
@@ -375,7 +398,9 @@ pub fn line_chart_grid(path: &Path, charts: &[LineChart], cols: usize) -> Result
     let per_row = (width.saturating_sub(40) / entry_width).max(1) as usize;
     let legend_rows = if shared { labels.len().div_ceil(per_row) } else { 0 };
     let strip = if shared { 16 + 24 * legend_rows as u32 } else { 0 };
-    let root = BitMapBackend::new(path, (width, 420 * rows as u32 + strip)).into_drawing_area();
+    let size = (width, 420 * rows as u32 + strip);
+    let mut pixels = vec![0u8; size.0 as usize * size.1 as usize * 3];
+    let root = BitMapBackend::with_buffer(&mut pixels, size).into_drawing_area();
     root.fill(&WHITE)?;
     let (panels, legend_area) = root.split_vertically(420 * rows as u32);
     for (chart, area) in charts.iter().zip(panels.split_evenly((rows, cols))) {
@@ -390,8 +415,9 @@ pub fn line_chart_grid(path: &Path, charts: &[LineChart], cols: usize) -> Result
             legend_area.draw(&Text::new(label.to_string(), (x + 36, y - 9), ("sans-serif", 16)))?;
         }
     }
-    root.present().with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
+    root.present().map_err(|e| anyhow::anyhow!("drawing {}: {e}", path.display()))?;
+    drop((panels, legend_area, root));
+    write_png(path, size, &pixels)
 }
 
 /// Draws an experiment's figure into `dir` (as PNG, under the figure's file name) and returns

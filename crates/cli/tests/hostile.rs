@@ -424,3 +424,23 @@ fn a_checkpoint_is_resumed_by_its_own_command() {
     let out: serde_json::Value = serde_json::from_slice(&more.stdout).unwrap();
     assert_eq!(out["rounds"], 3);
 }
+
+/// A chart that cannot be written names its path and the cause in one line (not a backend's debug
+/// dump); a search too long for its parameters names all of them.
+#[test]
+fn unwritable_charts_and_long_searches_name_what_to_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("o.jsonl").display().to_string();
+    let made =
+        gradfree(&["optimize", "--algo", "cmaes", "--problem", "sphere", "--dim", "2", "--max-evals", "60", "--quiet", "--log", &log]);
+    assert!(made.status.success());
+    for out in ["x.png", "x.svg"] {
+        let missing = dir.path().join("no").join(out).display().to_string();
+        assert_clean_error(&gradfree(&["plot", &log, "-o", &missing]), &format!("--output {missing}: its folder"));
+    }
+    let png = dir.path().join("x.png");
+    let ok = gradfree(&["plot", &log, "-o", png.to_str().unwrap()]);
+    assert!(ok.status.success() && std::fs::read(&png).unwrap().starts_with(b"\x89PNG"), "a PNG is written");
+    let e = gradfree(&["lattice", "--method", "alg10", "--dim", "10", "--n", "1000", "--primes", "18446744073709551615"]);
+    assert_clean_error(&e, "--n 1000 --dim 10 --primes 18446744073709551615: this search needs");
+}
