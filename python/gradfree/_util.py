@@ -94,3 +94,11 @@ def reals(name: str, values) -> np.ndarray:
         if v.dtype.kind != "O":
             raise InvalidParameterError(f"{name}: expected real numbers, got an array of {v.dtype}")
     return np.ascontiguousarray(np.asarray(values, dtype=np.float64).ravel())
+
+
+def executor(value):
+    """An executor for ``map`` (``None``: evaluate in this thread)."""
+    if value is not None and not callable(getattr(value, "map", None)):
+        raise InvalidParameterError(f"invalid parameter `executor` = {type(value).__name__}: expected an object with "
+                                    "map(fn, iterable), such as a concurrent.futures executor or a multiprocessing pool")
+    return value

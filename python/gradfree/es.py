@@ -368,7 +368,7 @@ class _ES:
         -------
         self
         """
-        done = 0
+        done, executor = 0, _util.executor(executor)
         while not self.stop() and (iterations is None or done < iterations):
             X = self.ask()
             f = (lambda x: objective_fct(x, *args)) if args else objective_fct
@@ -555,6 +555,7 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None,
     cls = _METHODS.get(method)
     if cls is None:
         raise InvalidParameterError(f"method {method!r}: expected one of {sorted(_METHODS)}")
+    executor = _util.executor(executor)
     shape = np.asarray(x0, dtype=np.float64).ravel().shape
     box = _util.box("bounds", bounds, shape)
     es = cls(x0, sigma0, seed=seed, max_evals=max_evals, target=target, restarts=restarts, bounds=box,

@@ -336,9 +336,7 @@ def fit(X, y=None, model: str = "logistic", method: str = "masgrad", batch_size:
         if n_parts is not None:
             raise InvalidParameterError(f"invalid parameter `n_parts` = {n_parts!r}: only with executor= (it would be ignored)")
         return InferenceResults(_gradfree.inference_fit(x, yy, model_json, spec_json, names, grad, n_params, bool(progress)))
-    if not callable(getattr(executor, "map", None)):
-        raise InvalidParameterError(f"invalid parameter `executor` = {type(executor).__name__}: expected an object with "
-                                    "map(fn, iterable), such as a concurrent.futures executor or a multiprocessing pool")
+    _util.executor(executor)
     ctx = getattr(executor, "_mp_context", None)
     if ctx is not None and ctx.get_start_method() == "fork":
         raise InvalidParameterError("invalid parameter `executor`: a process pool that forks can deadlock (the Rust thread pool "

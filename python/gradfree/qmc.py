@@ -123,7 +123,8 @@ class _Engine(_Base):
         recipe = state.get("_recipe")
         if recipe is not None:
             # The recipe (kind, d, seed, ...) rebuilds the engine; the attributes must say the same.
-            if not (isinstance(recipe, tuple) and len(recipe) >= 4 and state.get("d") == recipe[1]
+            if not (isinstance(recipe, tuple) and len(recipe) >= 4 and isinstance(recipe[1], int) and recipe[1] >= 0
+                    and state.get("d") == recipe[1]
                     and state.get("seed") == recipe[2] and isinstance(state.get("_e"), int) and state["_e"] >= 0):
                 raise CheckpointError("not a valid engine state: its d, seed or point count disagree with the sequence "
                                       "it rebuilds (the pickle was edited or damaged)")

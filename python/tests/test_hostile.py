@@ -174,6 +174,11 @@ def test_keywords_of_executors_and_streams_that_would_be_ignored_are_refused():
         fit(X, y, n_parts=0, steps=3, chains=2)
     with pytest.raises(InvalidParameterError, match="executor.*map"):
         fit(X, y, executor=object(), steps=3, chains=2)
+    from gradfree import es
+    with pytest.raises(InvalidParameterError, match="executor.*map"):
+        es.minimize(lambda x: float(x @ x), np.zeros(2), executor="pool", max_evals=20)
+    with pytest.raises(InvalidParameterError, match="executor.*map"):
+        es.CMAES(2).optimize(lambda x: float(x @ x), executor=3)
     blocks = ((X[k * 100:(k + 1) * 100], y[k * 100:(k + 1) * 100]) for k in range(3))
     with pytest.raises(InvalidParameterError, match="1 names for the 2 feature columns"):
         fit_stream(blocks, names=["a"], chains=2, batch_size=10)
