@@ -4,15 +4,26 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use gradfree_features::{
-    FeatureMap, FeatureSpec, GramErrors, Kernel, Method, SsfFrequencies, SsfOptions, SsfRotation, exact_gram, feature_gram, gamma_scale,
-    gather, sample_rows,
+    FeatureError, FeatureMap, FeatureSpec, GramErrors, Kernel, Method, SsfFrequencies, SsfOptions, SsfRotation, exact_gram, feature_gram,
+    gamma_scale, gather, sample_rows,
 };
 
 use crate::cli::{FeaturesArgs, SsfFrequenciesArg, SsfRotationArg};
+use crate::flags;
 use crate::points_io::{read_matrix, write_points};
 
 /// Runs `gradfree features`.
 pub fn run(a: &FeaturesArgs) -> Result<()> {
+    map(a).map_err(|e| match e.downcast_ref::<FeatureError>().and_then(|f| flags::features_flag(f).map(|flag| (f, flag))) {
+        Some((FeatureError::InvalidParameter { value, expected, .. }, flag)) => {
+            anyhow::anyhow!("invalid {flag} {value}: expected {expected}")
+        }
+        _ => e,
+    })
+}
+
+/// The run, with the library's parameter names in its errors.
+fn map(a: &FeaturesArgs) -> Result<()> {
     // Options first, so a typo fails before seconds of data loading.
     let method = Method::parse(&a.method)?;
     if !matches!(a.kernel.as_str(), "gaussian" | "rbf") {

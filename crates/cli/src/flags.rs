@@ -101,6 +101,21 @@ pub fn train_flag(name: &str) -> Option<&'static str> {
     })
 }
 
+/// The flag of `gradfree features` that sets the parameter an invalid-parameter error of the
+/// features crate names, if there is one.
+pub fn features_flag(e: &gradfree_features::FeatureError) -> Option<&'static str> {
+    let gradfree_features::FeatureError::InvalidParameter { name, .. } = e else { return None };
+    Some(match *name {
+        "gamma" => "--gamma",
+        "sigma" => "--sigma",
+        "radial_points" => "--radial-points",
+        "n_components" => "--dim-out",
+        "kernel" => "--kernel",
+        "method" => "--method",
+        _ => return None,
+    })
+}
+
 /// Which crate's parameters an invalid parameter belongs to (each has its own flags).
 #[derive(Clone, Copy, PartialEq)]
 enum Origin {

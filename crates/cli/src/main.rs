@@ -93,6 +93,10 @@ fn clap_exit(e: clap::Error) -> ExitCode {
     if e.use_stderr() || std::io::stdout().is_terminal() {
         e.exit();
     }
+    if let Err(closed) = check_stdout() {
+        eprintln!("error: {closed}");
+        return ExitCode::from(2);
+    }
     let mut out = std::io::stdout().lock();
     match write!(out, "{}", e.render()).and_then(|()| out.flush()) {
         Ok(()) => ExitCode::SUCCESS,

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use std::time::Instant;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use gradfree_core::{Role, RunFiles, atomic_write_with};
 use gradfree_data::matrix::{write_csv_rows, write_npy_header, write_npy_rows};
 use gradfree_experiments::progress::{ProgressBar, bar};
@@ -70,18 +70,20 @@ pub fn write_points_with(
             b.set_position(written);
         }
     };
+    // A failed write (a full disk) names the file.
+    let writing = || format!("writing {}", path.display());
     atomic_write_with(path, |w| -> Result<()> {
         match format {
             PointFormat::Npy => {
-                write_npy_header(w, n, d)?;
+                write_npy_header(w, n, d).with_context(writing)?;
                 produce(&mut |piece| {
-                    write_npy_rows(w, piece)?;
+                    write_npy_rows(w, piece).with_context(writing)?;
                     tick(piece.len() / d.max(1));
                     Ok(())
                 })
             }
             PointFormat::Csv => produce(&mut |piece| {
-                write_csv_rows(w, d, piece)?;
+                write_csv_rows(w, d, piece).with_context(writing)?;
                 tick(piece.len() / d.max(1));
                 Ok(())
             }),

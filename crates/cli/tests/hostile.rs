@@ -154,6 +154,19 @@ fn a_closed_standard_output_is_an_error() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+    // So do the help, the version and a JSON summary of a command that also writes files; a full
+    // one fails too.
+    for args in [&["--help"][..], &["sample", "--help"], &["--version"], &["plot", "x.jsonl", "-o", "x.png", "--json"]] {
+        let null = std::fs::OpenOptions::new().read(true).write(true).open("/dev/null").unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_gradfree")).args(args).stdout(Stdio::from(null)).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("standard output is closed"), "{args:?}");
+    }
+    if let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") {
+        let out = Command::new(env!("CARGO_BIN_EXE_gradfree")).args(["--help"]).stdout(Stdio::from(full)).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("writing to standard output"));
+    }
     // A shell's `> /dev/null` (write-only) is a choice to discard, and is let run.
     let out = Command::new(env!("CARGO_BIN_EXE_gradfree"))
         .args(["sample", "--method", "sobol", "--dim", "2", "--n", "4"])
@@ -385,6 +398,13 @@ fn other_commands_refuse_flags_they_would_ignore() {
     let out = gradfree(&["optimize", "--problem", "sphere", "--dim", "-1"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("'-1' for '--dim"), "{}", String::from_utf8_lossy(&out.stderr));
     assert_clean_error(&gradfree(&["integrate", "--dim", "3", "--n", "101", "--method", "mc", "--b", "-50"]), "b = -50");
+    // The features crate's parameters are named by their flags.
+    let dir = tempfile::tempdir().unwrap();
+    let data = logistic_csv(dir.path(), "d.csv");
+    assert_clean_error(
+        &gradfree(&["features", "--data", &data, "--dim-out", "8", "--report", "--gamma", "-1"]),
+        "invalid --gamma -1: expected",
+    );
 }
 
 /// A checkpoint resumed by another command names the command that wrote it; `bo --resume` takes
