@@ -314,10 +314,16 @@ impl AskTell for BatchBo {
     }
 
     /// The rest of the initial design while some of it has not been asked (so a driver
-    /// evaluates the whole design as its first generation, as in §4.7), then `batch_size`.
+    /// evaluates the whole design as its first generation, as in §4.7), then `batch_size`; for
+    /// Bull's method the one last point of its budget (a design of `budget - 1` points, then the
+    /// minimizer of the posterior mean), which a driver with the budget as its limit then asks.
     fn population_size(&self) -> usize {
         let left = self.design.len() / self.space.dim() - self.design_used;
-        if left > 0 { left } else { self.params.batch_size }
+        match (left, self.params.method) {
+            (1.., _) => left,
+            (0, Method::Bull) => 1,
+            (0, _) => self.params.batch_size,
+        }
     }
 
     fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {

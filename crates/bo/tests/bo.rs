@@ -282,3 +282,23 @@ fn parameters_are_checked_before_anything_runs() {
     let mut bo = BatchBo::new(space, BoParams::default(), 0).unwrap();
     assert!(bo.ask_batch(0).is_err());
 }
+
+/// Bull's method through a driver: its design of `budget - 1` points, then one last point, the
+/// minimizer of the posterior mean, so the whole budget is spent and the last point is the model's.
+#[test]
+fn bull_asks_its_design_then_one_last_point() {
+    let space = Space::continuous(vec![-2.0; 2], vec![2.0; 2]).unwrap();
+    let params = BoParams { method: Method::Bull, inner: fast(), budget: Some(12), ..BoParams::default() };
+    let mut bo = BatchBo::new(space, params, 3).unwrap();
+    assert_eq!(bo.population_size(), 11);
+    let design = bo.ask().unwrap();
+    bo.tell(&design, &design.rows().map(quad).collect::<Vec<_>>()).unwrap();
+    assert_eq!(bo.population_size(), 1, "the budget's last point");
+    let last = bo.ask().unwrap();
+    assert_eq!(last.len(), 1);
+    // The posterior mean's minimizer of a smooth quadratic lies near its minimum (0.3, 0.6),
+    // closer than the design's best point.
+    let x = last.rows().next().unwrap().to_vec();
+    let best_design = design.rows().map(quad).fold(f64::INFINITY, f64::min);
+    assert!(quad(&x) < best_design, "last point {x:?}: {} vs the design's best {best_design}", quad(&x));
+}
