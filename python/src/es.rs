@@ -310,8 +310,7 @@ impl EsRun {
         if let Some(at) = gradfree_core::checkpoint::zero_generator(&value, String::new()) {
             return Err(bad(format!("the generator state at {at} is all zeros (it would draw 0 forever)")));
         }
-        let saved: Saved =
-            serde_json::from_value(value).map_err(|e| bad(e.to_string().split(" at line ").next().unwrap_or_default().to_string()))?;
+        let saved: Saved = gradfree_core::checkpoint::from_json(value).map_err(bad)?;
         saved.optimizer.check_state().map_err(bad)?;
         Self::restore(saved.optimizer, saved.driver, saved.rules).map_err(bad)
     }
@@ -333,7 +332,7 @@ impl EsRun {
     fn load_checkpoint(_cls: &Bound<'_, PyType>, path: std::path::PathBuf) -> PyResult<(Self, String)> {
         let ck = gradfree_core::load_checkpoint::<Algorithm>(&path).map_err(ToPyErr::to_py)?;
         let bad = |m: String| new_err(Kind::Checkpoint, format!("{}: not a checkpoint of a Python run: {m}", path.display()));
-        let meta: CheckpointMeta = serde_json::from_value(ck.meta).map_err(|e| bad(e.to_string()))?;
+        let meta: CheckpointMeta = gradfree_core::checkpoint::from_json(ck.meta).map_err(bad)?;
         let run = Self::restore(ck.optimizer, ck.driver, meta.run).map_err(bad)?;
         Ok((run, meta.caller.to_string()))
     }

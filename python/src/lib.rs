@@ -56,7 +56,9 @@ pub(crate) fn interruptible<T: Send>(py: Python<'_>, f: impl FnOnce(&AtomicBool)
             }
             if let Err(e) = py.check_signals() {
                 cancel.store(true, std::sync::atomic::Ordering::Relaxed);
-                let _ = worker.join();
+                // Without the GIL: a worker that calls back into Python (a user's generator or
+                // gradient) needs it to reach its next cancellation check.
+                let _ = py.detach(|| worker.join());
                 return Err(e);
             }
         }

@@ -199,6 +199,13 @@ def test_an_edited_pickle_of_another_class_or_size_is_refused():
     state = es.INGO(3).__getstate__()
     with pytest.raises(CheckpointError, match="state is of ingo, which CMAES"):
         es.CMAES.__new__(es.CMAES).__setstate__(state)
+    import json
+    state = es.CMAES(3).__getstate__()
+    saved = json.loads(state["_run"])
+    saved["driver"]["evaluations"] = -5
+    state["_run"] = json.dumps(saved)
+    with pytest.raises(CheckpointError, match=r"`driver.evaluations`: invalid value: integer `-5`"):
+        es.CMAES.__new__(es.CMAES).__setstate__(state)
     state = gradfree.Sobol(3, seed=1).__getstate__()
     state["d"] = 7
     with pytest.raises(CheckpointError, match="d, seed or point count"):

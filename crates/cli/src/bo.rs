@@ -59,7 +59,8 @@ pub fn run(a: &BoArgs) -> Result<()> {
     let (spec, bo, state, problem) = match &a.resume {
         Some(path) => {
             let ck = crate::run_files::load::<BatchBo>(path, "bo")?;
-            let mut spec: BoRunSpec = serde_json::from_value(ck.meta)
+            let mut spec: BoRunSpec = gradfree_core::checkpoint::from_json(ck.meta)
+                .map_err(anyhow::Error::msg)
                 .with_context(|| format!("{}: checkpoint metadata is not a gradfree bo run", path.display()))?;
             if let Some(rounds) = a.rounds {
                 spec.resume_rounds(&ck.optimizer, ck.driver.generations.saturating_sub(1), rounds)?;

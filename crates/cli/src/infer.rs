@@ -278,7 +278,7 @@ fn run_in_memory(a: &InferArgs, started: Instant) -> Result<(InferRunSpec, Fit, 
     let (mut run, saved) = match &a.resume {
         Some(path) => {
             let ck = crate::run_files::load::<RunnerState>(path, "infer")?;
-            let meta: Meta = serde_json::from_value(ck.meta).with_context(|| {
+            let meta: Meta = gradfree_core::checkpoint::from_json(ck.meta).map_err(anyhow::Error::msg).with_context(|| {
                 format!("{}: not a checkpoint of gradfree infer (or one written by an older version: start the run again)", path.display())
             })?;
             if meta.run.spec != ck.optimizer.spec {

@@ -199,7 +199,8 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
     let (spec, alg, state) = match &args.resume {
         Some(path) => {
             let ck = crate::run_files::load::<Algorithm>(path, "optimize")?;
-            let mut spec: RunSpec = serde_json::from_value(ck.meta)
+            let mut spec: RunSpec = gradfree_core::checkpoint::from_json(ck.meta)
+                .map_err(anyhow::Error::msg)
                 .with_context(|| format!("{}: checkpoint metadata is not a gradfree run", path.display()))?;
             spec.check_against(&ck.optimizer).with_context(|| format!("{}", path.display()))?;
             check_resume_flags(args, &spec)?;

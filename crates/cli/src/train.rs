@@ -168,7 +168,7 @@ pub fn run(a: &TrainArgs) -> Result<()> {
     let (run, state, earlier, saved_data) = match &a.resume {
         Some(path) => {
             let ck = crate::run_files::load::<TrainerState>(path, "train")?;
-            let meta: Meta = serde_json::from_value(ck.meta).with_context(|| {
+            let meta: Meta = gradfree_core::checkpoint::from_json(ck.meta).map_err(anyhow::Error::msg).with_context(|| {
                 format!("{}: not a checkpoint of gradfree train (or one written by an older version: start the run again)", path.display())
             })?;
             (meta.run, Some(ck.optimizer), ck.driver.seconds, Some(meta.data))

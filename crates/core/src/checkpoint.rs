@@ -115,6 +115,16 @@ fn checksum(doc: &serde_json::Value) -> String {
     format!("crc32:{:08x}", crc32fast::hash(&bytes))
 }
 
+/// `value` as a `T`, or an error that names the field it fails on (`` `stop.tol_f`: invalid type:
+/// string "NaN", expected f64 ``), so an edited or damaged state says where it is wrong.
+pub fn from_json<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, String> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner().to_string();
+        if path == "." { inner } else { format!("`{path}`: {inner}") }
+    })
+}
+
 /// A loaded checkpoint: the caller's metadata (e.g. the CLI's run specification), the optimizer
 /// state and the driver state.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -232,8 +242,38 @@ pub fn parse_checkpoint<O: DeserializeOwned + StateCheck>(path: &Path, bytes: &[
     if let Some(at) = zero_generator(&value, String::new()) {
         return Err(bad(format!("the generator state at {at} is all zeros, which xoshiro never reaches (it would draw 0 forever)")));
     }
-    let ck: Checkpoint<O> = serde_json::from_value(value).map_err(|e| bad(e.to_string()))?;
+    let ck: Checkpoint<O> = from_json(value).map_err(bad)?;
     ck.driver.validate().map_err(&bad)?;
     ck.optimizer.check_state().map_err(|m| bad(format!("optimizer state: {m}")))?;
     Ok(ck)
+}
+
+#[cfg(test)]
+mod from_json_tests {
+    use super::*;
+
+    #[derive(Debug, Deserialize)]
+    struct Stop {
+        #[allow(dead_code)]
+        tol_f: f64,
+    }
+
+    #[derive(Debug, Deserialize)]
+    struct Spec {
+        #[allow(dead_code)]
+        stop: Stop,
+        #[allow(dead_code)]
+        counts: Vec<u64>,
+    }
+
+    /// An edited state's error names the field, down to the element.
+    #[test]
+    fn errors_name_the_field() {
+        let e = from_json::<Spec>(serde_json::json!({"stop": {"tol_f": "NaN"}, "counts": [1]})).unwrap_err();
+        assert!(e.starts_with("`stop.tol_f`: invalid type: string \"NaN\", expected f64"), "{e}");
+        let e = from_json::<Spec>(serde_json::json!({"stop": {"tol_f": 1.0}, "counts": [1, -5]})).unwrap_err();
+        assert!(e.starts_with("`counts[1]`: invalid value: integer `-5`"), "{e}");
+        let e = from_json::<Spec>(serde_json::json!(7)).unwrap_err();
+        assert!(e.starts_with("invalid type: integer `7`"), "{e}");
+    }
 }
