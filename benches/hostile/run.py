@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Run the hostile-input cases against the gradfree binary and Python package, judge each one by
+its stated expectation, and write WORK/cases.tsv and WORK/summary.txt.
+
+    python benches/hostile/run.py [--binary PATH] [--python PATH] [--work DIR] [--only GLOB] [--jobs N] [--keep]
+
+Exit status 1 if any case is panic, abort, hang, silent-wrong-result, damaged-file,
+temp-file-left, unexpected-error or setup-failed; else 0. See README.md.
+"""
+import argparse
+import fnmatch
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor, as_completed
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+from harness import CATEGORIES, FAIL_VERDICTS, VERDICTS, Ctx, run_case, sha_tree  # noqa: E402
+
+
+def default_binary():
+    for p in ("target/ci/gradfree", "target/release/gradfree"):
+        if os.path.exists(os.path.join(REPO, p)):
+            return os.path.join(REPO, p)
+    return os.path.join(REPO, "target/release/gradfree")
+
+
+def availability(ctx):
+    """Optional capabilities some cases need: fashion-mnist, tmpfs, ro-dir."""
+    have = set()
+    if os.path.isdir("/usr/share/datasets/fashion-mnist"):
+        have.add("fashion-mnist")
+    probe = os.path.join(ctx.work, "probe-mnt")
+    os.makedirs(probe, exist_ok=True)
+    if ctx.root and subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", probe],
+                                   capture_output=True).returncode == 0:
+        subprocess.run(["umount", probe], capture_output=True)
+        have.add("tmpfs")
+    os.rmdir(probe)
+    if not ctx.root:
+        have.add("ro-dir")                  # a 555 folder already refuses the current user
+    elif shutil.which("setpriv"):
+        r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "test", "-x", ctx.cases],
+                           capture_output=True)
+        r2 = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "test", "-x", ctx.g],
+                            capture_output=True)
+        if r.returncode == 0 and r2.returncode == 0:
+            have.add("ro-dir")
+    return have
+
+
+def table(recs):
+    cats = [c for c in CATEGORIES if any(r["cat"] == c for r in recs)]
+    cats += sorted({r["cat"] for r in recs} - set(cats))
+    cnt = Counter((r["verdict"], r["cat"]) for r in recs)
+    tot = Counter(r["verdict"] for r in recs)
+    w = max(len(v) for v in VERDICTS) + 2
+    lines = ["verdict".ljust(w) + "".join(c[:11].rjust(12) for c in cats) + "total".rjust(8)]
+    for v in VERDICTS:
+        if tot[v]:
+            lines.append(v.ljust(w) + "".join(str(cnt[(v, c)] or "").rjust(12) for c in cats) + str(tot[v]).rjust(8))
+    lines.append("total".ljust(w) + "".join(str(sum(1 for r in recs if r["cat"] == c)).rjust(12) for c in cats)
+                 + str(len(recs)).rjust(8))
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--binary", default=default_binary())
+    ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--work", default=None, help="work folder (default: a fresh temporary one)")
+    ap.add_argument("--only", default=None, help="comma-separated globs of case ids (or categories)")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--keep", action="store_true", help="keep the folders of the cases that passed too")
+    a = ap.parse_args()
+
+    g = os.path.abspath(a.binary)
+    if not os.access(g, os.X_OK):
+        sys.exit(f"no gradfree binary at {g}: build it with `cargo build --profile ci --workspace`, or pass --binary")
+    r = subprocess.run([a.python, "-c", "import gradfree, numpy, sklearn"], capture_output=True, text=True)
+    if r.returncode:
+        sys.exit(f"{a.python} cannot import gradfree, numpy and sklearn: {r.stderr.strip()[-300:]}")
+    work = os.path.abspath(a.work) if a.work else tempfile.mkdtemp(prefix="gradfree-hostile-")
+    if os.path.exists(os.path.join(work, "cases")):
+        subprocess.run(["chmod", "-R", "u+w", os.path.join(work, "cases")])
+        shutil.rmtree(os.path.join(work, "cases"))
+    ctx = Ctx(g, a.python, work)
+    for d in (ctx.work, ctx.cases, ctx.logs):
+        os.makedirs(d, exist_ok=True)
+        if ctx.root:
+            os.chmod(d, 0o755)
+
+    t0 = time.time()
+    r = subprocess.run([a.python, os.path.join(HERE, "data.py"), ctx.data], capture_output=True, text=True)
+    if r.returncode:
+        sys.exit(f"making the data failed: {r.stderr.strip()[-500:]}")
+    data_before = sha_tree(ctx.data)
+    have = availability(ctx)
+
+    from cases import load
+    cases = load()
+    if a.only:
+        globs = a.only.split(",")
+        cases = [c for c in cases if any(fnmatch.fnmatch(c.id, p) or fnmatch.fnmatch(c.cat, p) for p in globs)]
+    print(f"gradfree hostile cases: {len(cases)} | binary {g} | python {a.python} | work {work} | "
+          f"jobs {a.jobs} | available: {', '.join(sorted(have)) or 'none'}", flush=True)
+
+    order = {c.id: i for i, c in enumerate(cases)}
+    recs = []
+
+    def show(rec):
+        recs.append(rec)
+        if not a.keep and rec["verdict"] in ("ok-error", "ok-success", "skipped"):
+            d = os.path.join(ctx.cases, rec["id"])           # its log keeps the details
+            subprocess.run(["chmod", "-R", "u+w", d], capture_output=True)
+            shutil.rmtree(d, ignore_errors=True)
+        mark = "  " if rec["verdict"] in ("ok-error", "ok-success", "skipped") else "!!"
+        print(f"{mark} {rec['id']:38} {rec['verdict']:19} {rec.get('wall', 0):6.1f}s  {str(rec['note'])[:110]}", flush=True)
+
+    par = [c for c in cases if not c.solo]
+    solo = [c for c in cases if c.solo]
+    with ThreadPoolExecutor(max(1, a.jobs)) as ex:
+        futs = [ex.submit(run_case, c, ctx, have) for c in par]
+        for f in as_completed(futs):
+            show(f.result())
+    for c in solo:
+        show(run_case(c, ctx, have))
+    recs.sort(key=lambda r: order[r["id"]])
+    wall = time.time() - t0
+
+    if sha_tree(ctx.data) != data_before:
+        print(f"!! the shared data folder {ctx.data} changed during the run", flush=True)
+        bad_data = True
+    else:
+        bad_data = False
+    clean = lambda s: str(s).replace("\t", " ").replace("\n", " ")
+    with open(os.path.join(work, "cases.tsv"), "w") as fh:
+        fh.write("id\tcategory\tcommand\texit_code\tverdict\tnote\n")
+        for r in recs:
+            fh.write("\t".join([r["id"], r["cat"], r["label"], str(r["rc"]), r["verdict"], clean(r["note"])[:400]]) + "\n")
+    fails = [r for r in recs if r["verdict"] in FAIL_VERDICTS]
+    wrong = [r for r in recs if r["verdict"] == "wrong-message"]
+    summary = [f"gradfree hostile run: {len(recs)} cases in {wall / 60:.1f} min (jobs {a.jobs})",
+               f"binary {g}", f"python {a.python}", f"work {work}", "", table(recs), ""]
+    for title, group in (("failures", fails), ("wrong messages", wrong)):
+        if group:
+            summary.append(f"{title} ({len(group)}):")
+            summary += [f"  {r['id']:38} {r['verdict']:19} {r['label']:12} {clean(r['note'])[:200]}" for r in group]
+            summary.append("")
+    if bad_data:
+        summary.append(f"the shared data folder {ctx.data} changed during the run")
+    text = "\n".join(summary)
+    with open(os.path.join(work, "summary.txt"), "w") as fh:
+        fh.write(text + "\n")
+    print("\n" + text, flush=True)
+    sys.exit(1 if fails or bad_data else 0)
+
+
+if __name__ == "__main__":
+    main()
