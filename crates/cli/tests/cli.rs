@@ -644,16 +644,16 @@ fn features_command() {
     assert!(String::from_utf8_lossy(&bytes[..128]).contains("'shape': (300, 64)"));
     for (args, needle) in [
         (vec!["--method", "ssf", "--dim-out", "0"], "invalid --dim-out 0"),
-        (vec!["--method", "fourier", "--dim-out", "32"], "invalid method = fourier"),
+        (vec!["--method", "fourier", "--dim-out", "32"], "invalid --method fourier"),
         (vec!["--kernel", "arccos12", "--dim-out", "32"], "0..=10"),
-        (vec!["--sigma", "-1", "--dim-out", "32"], "invalid sigma = -1"),
+        (vec!["--sigma", "-1", "--dim-out", "32"], "invalid --sigma -1"),
         (vec!["--dim-out", "32"], "nothing to do"),
         // Options are checked before "nothing to do" and before the data are read.
-        (vec!["--kernel", "foo", "--dim-out", "32"], "invalid kernel = foo"),
+        (vec!["--kernel", "foo", "--dim-out", "32"], "invalid --kernel foo"),
     ] {
         let mut full = vec!["features", "--data", data.to_str().unwrap()];
         full.extend(args.iter());
-        if !matches!(needle, "nothing to do" | "invalid kernel = foo") {
+        if !matches!(needle, "nothing to do" | "invalid --kernel foo") {
             full.push("--report");
         }
         assert_clean_error(&gradfree(&full), needle);

@@ -14,7 +14,8 @@
 //! - [`intervals`]: pointwise intervals across chains, coverage, KS distances between processes;
 //! - [`random_scaling`]: the non-normal critical values of random scaling, at any level;
 //! - [`mle`]: GLM maximum likelihood and Wald intervals (the truths of the figures, the Wald
-//!   baseline);
+//!   baseline), nonrobust or sandwich;
+//! - [`cuee`]: the same in one pass over streamed rows (Schifano et al. 2016);
 //! - [`separation`]: the warning for separated classes in logistic regression (as statsmodels');
 //! - [`simulate`]: the coverage-study protocol of Chen et al. (2020);
 //! - [`stream`]: runs on data that arrive in chunks ([`run_stream`]), memory flat in the rows;
@@ -23,6 +24,7 @@
 //! Algorithms do no I/O; every chain is seeded, so results do not depend on the thread count.
 
 pub mod chains;
+pub mod cuee;
 pub mod data;
 pub mod direction;
 pub mod error;

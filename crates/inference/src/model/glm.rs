@@ -56,12 +56,13 @@ impl Glm {
         Glm { family, p }
     }
 
-    fn eta(&self, theta: &[f64], x: &[f64]) -> f64 {
+    /// The natural parameter `t = x^T theta`.
+    pub(crate) fn eta(&self, theta: &[f64], x: &[f64]) -> f64 {
         theta.iter().zip(x).map(|(a, b)| a * b).sum()
     }
 
     /// `(c'(t), c''(t))`.
-    fn link(&self, t: f64) -> (f64, f64) {
+    pub(crate) fn link(&self, t: f64) -> (f64, f64) {
         match self.family {
             Family::Linear => (t, 1.0),
             Family::Logistic => {
@@ -72,6 +73,17 @@ impl Glm {
                 let e = t.exp();
                 (e, e)
             }
+        }
+    }
+}
+
+impl Glm {
+    /// The loss of one row at natural parameter `t` with response `y`.
+    pub(crate) fn loss_at(&self, t: f64, y: f64) -> f64 {
+        match self.family {
+            Family::Linear => 0.5 * (t - y) * (t - y),
+            Family::Logistic => softplus(t) - y * t,
+            Family::Poisson => t.exp() - y * t,
         }
     }
 }
@@ -112,12 +124,7 @@ impl Model for Glm {
     }
 
     fn loss(&self, theta: &[f64], data: &Data, i: usize) -> f64 {
-        let (t, y) = (self.eta(theta, data.row(i)), data.response(i));
-        match self.family {
-            Family::Linear => 0.5 * (t - y) * (t - y),
-            Family::Logistic => softplus(t) - y * t,
-            Family::Poisson => t.exp() - y * t,
-        }
+        self.loss_at(self.eta(theta, data.row(i)), data.response(i))
     }
 
     fn grad(&self, theta: &[f64], data: &Data, i: usize, out: &mut [f64]) {
