@@ -15,7 +15,9 @@ Methods (``method=``):
 - ``"masgrad"``: MasGrad (eq. 10), ``theta -= eta Vhat^{-1} bhat``, with the symmetric inverse root
   of the gradients' covariance (the theory's, and the one our figures use);
 - ``"masgrad-rank-one"``: the same with the rank-one inverse-root recursion of Prop. 6.2,
-  O(n p^2); its root is not symmetric, so its direction is a rotation of the symmetric one;
+  O(n p^2); it inverts the root of ``Sigma + I/(n-1)`` (a built-in ridge) and is not symmetric, so
+  its direction is the symmetric one of the ridged covariance, rotated: shrunk by
+  ``sqrt(lambda / (lambda + 1/(n-1)))`` along each eigenvalue ``lambda`` of ``Sigma``;
 - ``"sgd"``: SGD (eq. 3);
 - ``"diff-masgrad"``, ``"diff-sgd"``: the discretized diffusions (eq. 11, eq. 6/8), which use the
   population moments of all the rows at every step;

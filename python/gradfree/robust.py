@@ -127,8 +127,9 @@ def curriculum_selection(losses, C, one_more=False):
     losses : array-like of shape (n,)
         Per-sample losses, finite and >= 0 (e.g. the hard multi-class hinge).
     C : float in [0, 2n]
-        The threshold of eq. (8.13): ``n`` for the curriculum loss Q (8.9), :func:`npcl_threshold`
-        for NPCL.
+        The threshold of eq. (8.13): ``n + (number misclassified)`` for the curriculum loss Q
+        (8.9), ``n`` for the curriculum loss E (8.11), :func:`npcl_threshold` for NPCL (which is E
+        at ``noise_rate=0, adaptive=False`` and Q at ``noise_rate=0``, thesis sec. 8.2.4).
     one_more : bool
         Add the next sample when ``L_T < C - T`` (the remark after Proposition 2).
 

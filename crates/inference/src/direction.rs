@@ -15,10 +15,12 @@
 //!   `H_{i+1} = H_i - u (u^T H_i) / alpha_i` with `alpha_i = (1 + sqrt(1 + |u|^2)) sqrt(1 + |u|^2)`,
 //!   on `v_i = g_i - b`, and the direction `sqrt(n-1) H_n b`, O(n p^2): `H_n^T H_n = (I + sum v_i
 //!   v_i^T)^{-1}`, an inverse root of `Sigma + I/(n-1)` (a built-in ridge). `H_n` is **not
-//!   symmetric** (checked in the tests): `sqrt(n-1) H_n = Q Sigma_ridge^{-1/2}` for some rotation `Q` that
-//!   depends on the order of the `v_i`, so this direction is the symmetric one rotated. The noise
-//!   it standardizes is rotation-invariant, the drift is not; the theory and our figures use
-//!   [`Root::Symmetric`].
+//!   symmetric** (checked in the tests): `sqrt(n-1) H_n = Q Sigma_ridge^{-1/2}` for some rotation
+//!   `Q` that depends on the order of the `v_i`, so this direction is the symmetric one of the
+//!   *ridged* covariance, rotated: shorter than the symmetric root's by `sqrt(lambda / (lambda +
+//!   1/(n-1)))` along each eigenvalue `lambda` of `Sigma` (most for small batches and small
+//!   gradients), and turned. The noise it standardizes is rotation-invariant, the drift is not;
+//!   the theory and our figures use [`Root::Symmetric`].
 
 use gradfree_core::linalg::{EigenWork, sym_eigen};
 use serde::{Deserialize, Serialize};
