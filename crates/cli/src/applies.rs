@@ -88,14 +88,27 @@ fn rules(command: &Command) -> Vec<(&'static str, bool, &'static str)> {
                 ("noise_rate", matches!(l, "npcl" | "coteaching"), "--loss npcl or coteaching"),
             ]
         }
+        Command::Infer(a) => {
+            let (m, model) = (a.method.as_str(), a.model.as_str());
+            let checkpointed = a.checkpoint.is_some() || a.resume.is_some();
+            vec![
+                ("lambda", m == "madprox", "--method madprox"),
+                ("prox_metric", m == "madprox", "--method madprox"),
+                ("decay", m == "random-scaling", "--method random-scaling"),
+                ("moments", matches!(m, "masgrad" | "masgrad-rank-one"), "--method masgrad or masgrad-rank-one"),
+                ("components", model == "mixture", "--model mixture"),
+                ("sigma", model == "mixture", "--model mixture"),
+                ("hidden", model == "relu", "--model relu"),
+                ("checkpoint_every", checkpointed, "--checkpoint FILE"),
+                ("checkpoint_seconds", checkpointed, "--checkpoint FILE"),
+            ]
+        }
         Command::Optimize(a) => vec![
             ("restart_from", a.restarts.is_some(), "--restarts"),
             ("checkpoint_every", a.checkpoint.is_some() || a.resume.is_some(), "--checkpoint FILE"),
             ("checkpoint_seconds", a.checkpoint.is_some() || a.resume.is_some(), "--checkpoint FILE"),
         ],
-        Command::Infer(_) | Command::Integrate(_) | Command::List(_) | Command::Params(_) | Command::Plot(_) | Command::Reproduce(_) => {
-            Vec::new()
-        }
+        Command::Integrate(_) | Command::List(_) | Command::Params(_) | Command::Plot(_) | Command::Reproduce(_) => Vec::new(),
     }
 }
 

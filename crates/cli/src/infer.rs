@@ -128,39 +128,8 @@ fn named<T: DeserializeOwned>(field: &'static str, value: &str, accepted: &str) 
     serde_json::from_value(serde_json::Value::String(value.into())).map_err(|_| InferenceError::invalid(field, value, accepted.to_string()))
 }
 
-/// Refuses flags that do not apply to the chosen model or method (they would be ignored), and
-/// checkpoint cadences without a checkpoint.
-fn check_applies(a: &InferArgs) -> Result<()> {
-    let given = |set: bool, flag: &str, value: String, needs: &str| -> Result<()> {
-        if set {
-            bail!("invalid {flag} {value}: only with {needs} (it would be ignored)");
-        }
-        Ok(())
-    };
-    let shown = |v: &Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
-    let madprox = a.method == "madprox";
-    given(a.lambda.is_some() && !madprox, "--lambda", shown(&a.lambda), "--method madprox")?;
-    given(a.prox_metric.is_some() && !madprox, "--prox-metric", a.prox_metric.clone().unwrap_or_default(), "--method madprox")?;
-    given(a.decay.is_some() && a.method != "random-scaling", "--decay", shown(&a.decay), "--method random-scaling")?;
-    let masgrad = matches!(a.method.as_str(), "masgrad" | "masgrad-rank-one");
-    given(a.moments.is_some() && !masgrad, "--moments", a.moments.clone().unwrap_or_default(), "--method masgrad or masgrad-rank-one")?;
-    let mixture = a.model == "mixture";
-    given(a.components.is_some() && !mixture, "--components", a.components.map(|c| c.to_string()).unwrap_or_default(), "--model mixture")?;
-    given(a.sigma.is_some() && !mixture, "--sigma", shown(&a.sigma), "--model mixture")?;
-    given(a.hidden.is_some() && a.model != "relu", "--hidden", a.hidden.map(|h| h.to_string()).unwrap_or_default(), "--model relu")?;
-    let cadence = a.checkpoint_every.is_some() || a.checkpoint_seconds.is_some();
-    given(
-        cadence && a.checkpoint.is_none() && a.resume.is_none(),
-        "--checkpoint-every/--checkpoint-seconds",
-        String::new(),
-        "--checkpoint FILE",
-    )?;
-    Ok(())
-}
-
 /// The run the flags give; everything left out is the library's default.
 pub fn run_spec(a: &InferArgs) -> Result<InferRunSpec> {
-    check_applies(a)?;
     let d = InferenceSpec::default();
     let spec = InferenceSpec {
         method: Method::parse(&a.method)?,
