@@ -109,25 +109,17 @@ impl OnlineGlm {
     /// method fails on them (unless `last`, when that is the error).
     fn fold(&mut self, n: usize, last: bool) -> Result<bool, InferenceError> {
         let p = self.model.p;
-        let (x, y): (Vec<f64>, Vec<f64>) = (self.x.drain(..n * p).collect(), self.y.drain(..n).collect());
-        self.yy += y.iter().map(|v| v * v).sum::<f64>();
         let theta = match &self.theta {
             Some(t) => t.clone(),
-            None => {
-                let data = Data::new(x.clone(), p, y.clone())?;
-                match fit_glm_with(&self.model, &data, CovType::Nonrobust) {
-                    Ok(fit) => fit.params,
-                    Err(_) if !last => {
-                        // Put the rows back in front and wait for more.
-                        self.yy -= y.iter().map(|v| v * v).sum::<f64>();
-                        self.x.splice(0..0, x);
-                        self.y.splice(0..0, y);
-                        return Ok(false);
-                    }
-                    Err(e) => return Err(e),
-                }
-            }
+            // The first block: its own MLE, fitted in place; on failure the rows stay buffered.
+            None => match fit_glm_with(&self.model, &Data::new(self.x[..n * p].to_vec(), p, self.y[..n].to_vec())?, CovType::Nonrobust) {
+                Ok(fit) => fit.params,
+                Err(_) if !last => return Ok(false),
+                Err(e) => return Err(e),
+            },
         };
+        let (x, y): (Vec<f64>, Vec<f64>) = (self.x.drain(..n * p).collect(), self.y.drain(..n).collect());
+        self.yy += y.iter().map(|v| v * v).sum::<f64>();
         let s = GlmSums::over(&self.model, &theta, &x, &y, true);
         for i in 0..p {
             self.rhs[i] += (0..p).map(|j| s.hess[i * p + j] * theta[j]).sum::<f64>() - s.grad[i];
