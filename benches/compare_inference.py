@@ -1,32 +1,38 @@
 #!/usr/bin/env python3
-"""Time to 95% intervals for logistic regression: gradfree.inference vs statsmodels, in one run,
-and peak memory when the rows come from a generator.
+"""Time to 95% confidence intervals for logistic regression, gradfree.inference next to
+statsmodels in one run, and peak memory when the rows stream.
 
   pip install statsmodels numpy
-  maturin develop --release -m python/Cargo.toml
-  python3 benches/compare_inference.py                 # 10^5 and 10^6 rows x 20
-  python3 benches/compare_inference.py --rows 100000   # one size
+  maturin develop --release -m python/Cargo.toml && cargo build --release
+  python3 benches/compare_inference.py                  # 10^5 and 10^6 rows x 20; memory to 10^7
+  python3 benches/compare_inference.py --rows 100000    # one size
 
 Data: `gradfree.inference.simulate("identity", 20, "logistic", N)` (Chen et al.'s protocol).
 Timed, each the best of --repeat calls after the data are in memory:
 
 - statsmodels: `GLM(y, X, Binomial()).fit()` then `conf_int(0.05)`;
-- gradfree, each chain method at the library's defaults (100 chains, 200 steps, batch 25, step
-  0.2): `masgrad`, `masgrad-rank-one`, `sgd`, and MasGrad with `moments="independent"`;
-- gradfree `random-scaling`: one chain, batch 1, one pass over all N rows (`fit_stream` over the
-  in-memory array in chunks of 10^4), the online method's natural use.
+- gradfree's default, `fit(X, y)`: maximum likelihood by Newton's method, Wald intervals (the
+  same numbers as statsmodels');
+- gradfree's default streamed, `fit_stream(batches)`: one pass over the rows in chunks of 10^4
+  (cumulatively updated estimating equations, Schifano et al. 2016);
+- gradfree `random-scaling`: one chain, batch 1, one pass, for comparison.
 
-The diffusions and `moments="population"` evaluate all N rows at every step of every chain, so
-they are tools for the paper's figures on small populations, not for N = 10^6, and are not timed.
-Peak memory: a fresh process reads N rows from a generator of 10^4-row chunks (`fit_stream`,
-random scaling and MasGrad) or builds the N x 20 array and fits statsmodels, and reports its
-peak resident set size (`VmHWM`), for each N. The timings use whatever build of the extension is
-installed: `maturin develop --release` for numbers to quote.
+Each line says how many coordinates of theta* its intervals cover. Peak memory: a fresh process
+reads N rows from a generator of 10^4-row chunks (`fit_stream`, the default) or builds the N x 20
+array and fits statsmodels (up to 10^6 rows: at 10^7 the array alone is 1.6 GB and statsmodels'
+copies several times that), and reports its peak resident set size (`VmHWM`); and the command
+line streams a CSV of 10^7 rows (`gradfree infer --stream`; a temporary file of about 2 GB,
+removed afterwards) and reports the command's peak. The timings use
+whatever build of the extension is installed: `maturin develop --release` for numbers to quote.
 """
 import argparse
 import json
+import os
+import resource
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 
@@ -47,13 +53,24 @@ if what == "statsmodels":
     import statsmodels.api as sm
     X, y, _ = simulate("identity", 20, "logistic", rows, seed=1)
     sm.GLM(y, X, family=sm.families.Binomial()).fit().conf_int(0.05)
-elif what == "random-scaling":
-    fit_stream(batches(), method="random-scaling", batch_size=1, chains=1, step=0.5)
 else:
-    fit_stream(batches(), method="masgrad", batch_size=25, chains=100)
+    r = fit_stream(batches())
+    assert r.nobs == rows
 # VmHWM: this process's peak resident set (ru_maxrss would include the forking parent's, kept across exec).
 hwm = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:"))
 print(json.dumps({"peak_mb": hwm / 1024}))
+"""
+
+WRITER = r"""
+import sys
+import numpy as np
+from gradfree.inference import simulate
+path, rows = sys.argv[1], int(sys.argv[2])
+with open(path, "w") as f:
+    f.write(",".join([f"x{j}" for j in range(20)] + ["y"]) + "\n")
+    for k in range(0, rows, 100000):
+        X, y, _ = simulate("identity", 20, "logistic", min(100000, rows - k), seed=7 + k)
+        np.savetxt(f, np.column_stack([X, y]), fmt="%.6g", delimiter=",")
 """
 
 
@@ -62,10 +79,32 @@ def peak(what, rows):
     return json.loads(out.stdout)["peak_mb"]
 
 
+def cli_peak(binary, rows):
+    """`gradfree infer --stream` on a CSV file of `rows` rows: (peak MB, seconds, the command's
+    JSON)."""
+    folder = tempfile.mkdtemp()
+    try:
+        csv_path = os.path.join(folder, "rows.csv")
+        subprocess.run([sys.executable, "-c", WRITER, csv_path, str(rows)], check=True)
+        # A wrapper process whose only child is the command, so its children's peak is the command's.
+        wrap = ("import json, resource, subprocess, sys, time; t = time.perf_counter(); "
+                "o = subprocess.run(sys.argv[1:], capture_output=True, text=True, check=True); "
+                "print(json.dumps({'peak_mb': resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, "
+                "'seconds': time.perf_counter() - t, 'out': json.loads(o.stdout)}))")
+        out = subprocess.run([sys.executable, "-c", wrap, binary, "infer", "--data", csv_path, "--target", "y", "--stream",
+                              "--json", "--quiet"], capture_output=True, text=True, check=True)
+        doc = json.loads(out.stdout)
+        return doc["peak_mb"], doc["seconds"], doc["out"]
+    finally:
+        shutil.rmtree(folder)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rows", type=int, action="append")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--cli-rows", type=int, default=10_000_000, help="rows of the streamed CSV (0: skip)")
+    ap.add_argument("--binary", default=None, help="the gradfree binary (default target/release, else target/ci)")
     a = ap.parse_args()
     import statsmodels.api as sm
     from gradfree.inference import fit, fit_stream, simulate
@@ -76,27 +115,34 @@ def main():
         X, y, theta = simulate("identity", 20, "logistic", n, seed=1)
         t_sm, res = best_of(lambda: sm.GLM(y, X, family=sm.families.Binomial()).fit().conf_int(0.05), a.repeat)
         print(f"\nN = {n}:  statsmodels GLM.fit + conf_int  {t_sm:8.3f} s  (covers {np.mean((res[:, 0] <= theta) & (theta <= res[:, 1])):.2f} of theta*)")
+        chunks = lambda: ((X[k:k + 10000], y[k:k + 10000]) for k in range(0, n, 10000))
         runs = [
-            ("masgrad", lambda: fit(X, y, method="masgrad")),
-            ("masgrad-rank-one", lambda: fit(X, y, method="masgrad-rank-one")),
-            ("masgrad, independent V", lambda: fit(X, y, method="masgrad", moments="independent")),
-            ("sgd", lambda: fit(X, y, method="sgd")),
-            ("random-scaling, one pass", lambda: fit_stream(((X[k:k + 10000], y[k:k + 10000]) for k in range(0, n, 10000)),
-                                                         method="random-scaling", batch_size=1, chains=1, step=0.5)),
+            ("default, in memory (mle)", lambda: fit(X, y).conf_int(0.05)),
+            ("default, one pass (mle)", lambda: fit_stream(chunks()).conf_int(0.05)),
+            ("random-scaling, one pass", lambda: fit_stream(chunks(), method="random-scaling", batch_size=1, chains=1,
+                                                         step=0.5).conf_int(0.05)),
         ]
         for name, f in runs:
-            try:
-                t, r = best_of(f, a.repeat)
-            except Exception as e:  # a method that fails on this data is reported, not hidden
-                print(f"  gradfree {name:26} failed: {type(e).__name__}: {e}")
-                continue
-            ci = r.conf_int(0.05)
+            t, ci = best_of(f, a.repeat)
             covered = np.mean((ci[:, 0] <= theta) & (theta <= ci[:, 1]))
-            print(f"  gradfree {name:26} {t:8.3f} s   ratio {t / t_sm:6.3f}   (covers {covered:.2f} of theta*)")
+            same = np.max(np.abs(ci - res)) / np.max(res[:, 1] - res[:, 0])
+            print(f"  gradfree {name:26} {t:8.3f} s   ratio {t / t_sm:6.3f}   (covers {covered:.2f} of theta*; "
+                  f"ends differ from statsmodels' by {same:.1e} of a width)")
     print("\nPeak resident memory (MB) of a fresh process, rows from a generator of 10^4-row chunks:")
-    print(f"  {'rows':>9} {'statsmodels (in memory)':>24} {'gradfree random scaling':>24} {'gradfree masgrad':>18}")
-    for n in sizes:
-        print(f"  {n:>9} {peak('statsmodels', n):>24.0f} {peak('random-scaling', n):>24.0f} {peak('masgrad', n):>18.0f}")
+    print(f"  {'rows':>9} {'statsmodels (in memory)':>24} {'gradfree fit_stream (default)':>30}")
+    for n in sorted(set(sizes) | {10_000_000}):
+        sm_peak = f"{peak('statsmodels', n):24.0f}" if n <= 1_000_000 else f"{'(cannot hold the data)':>24}"
+        print(f"  {n:>9} {sm_peak} {peak('gradfree', n):>30.0f}")
+    if a.cli_rows:
+        here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        binary = a.binary or next((p for p in (os.path.join(here, "target", d, "gradfree") for d in ("release", "ci"))
+                                   if os.path.exists(p)), None)
+        if binary is None:
+            print("\n(no gradfree binary: cargo build --release)")
+            return
+        mb, seconds, out = cli_peak(binary, a.cli_rows)
+        print(f"\ngradfree infer --stream, {a.cli_rows} CSV rows x 21: peak {mb:.0f} MB, {seconds:.1f} s "
+              f"(parsing the text included), {out['glm']['nobs']} rows fitted")
 
 
 if __name__ == "__main__":

@@ -21,12 +21,16 @@ on the Rust error's kind; this module is where they are documented and imported 
   values, responses outside the model's range, a stream that ended before one step); the message
   names the row or the rule;
 - ``TooLargeError(GradfreeError, MemoryError)``: a size whose memory or running time this machine
-  cannot afford; nothing was allocated.
+  cannot afford; nothing was allocated;
+- ``NotOfferedError(GradfreeError, AttributeError)``: a statistic the fit's method does not offer
+  (``bse`` or ``conf_int`` of a chain method, whose spread is the process's: use ``bands``).
 
 and warnings:
 
 - ``InferenceWarning(UserWarning)``: an inference result to read with care (chains that agree
   exactly, so an interval of width 0);
+- ``ConvergenceWarning(InferenceWarning)``: maximum likelihood that did not converge, or chains
+  that have not settled (their mean still moving, a running average still drifting);
 - ``PerfectSeparationWarning(InferenceWarning)``: a logistic fit on separated classes
   (statsmodels' warning of the same name and text): the likelihood has no maximum, so the
   estimate and its interval mean nothing.
@@ -44,5 +48,16 @@ class PerfectSeparationWarning(InferenceWarning):
     """Perfect separation or prediction detected, parameter may not be identified (as statsmodels')."""
 
 
-__all__ = ["InferenceWarning", "PerfectSeparationWarning", "GradfreeError", "InvalidParameterError", "NonFiniteError", "CheckpointError", "ModelFitError", "TooLargeError",
+class ConvergenceWarning(InferenceWarning):
+    """A fit that has not converged: maximum likelihood stopped at its step limit, chains whose mean
+    still moves, or a running average that still drifts (as statsmodels' warning of the same
+    name)."""
+
+
+class NotOfferedError(GradfreeError, AttributeError):
+    """A statistic the fit's method does not offer: a chain method's spread asked for as a standard
+    error or confidence interval (the message says what to use instead)."""
+
+
+__all__ = ["InferenceWarning", "PerfectSeparationWarning", "ConvergenceWarning", "NotOfferedError", "GradfreeError", "InvalidParameterError", "NonFiniteError", "CheckpointError", "ModelFitError", "TooLargeError",
            "DataError"]

@@ -248,6 +248,7 @@ impl ToPyErr for gradfree_inference::InferenceError {
             I::Data(d) => d.kind(),
             I::BadData(_) => Kind::Data,
             I::SingularCovariance(_) => Kind::ModelFit,
+            I::NotOffered(_) => Kind::InvalidParameter,
         }
     }
     fn message(&self) -> String {

@@ -138,9 +138,34 @@ impl InferenceFit {
     fn params<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
         PyArray1::from_slice(py, &self.fit.params)
     }
-    /// Their standard errors (random scaling: the scale of its interval), shape `(p,)`.
-    fn bse<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
-        PyArray1::from_slice(py, &self.fit.bse)
+    /// Their standard errors (random scaling: the scale of its interval), shape `(p,)`; refused
+    /// for the process methods ([`Fit::bse`]).
+    fn bse<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        Ok(PyArray1::from_slice(py, self.fit.bse().map_err(ToPyErr::to_py)?))
+    }
+    /// The process methods' chain spread, shape `(p,)` ([`Fit::process_sd`]).
+    fn process_sd<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        Ok(PyArray1::from_slice(py, self.fit.process_sd().map_err(ToPyErr::to_py)?))
+    }
+    /// `params / bse`, shape `(p,)`.
+    fn tvalues<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        Ok(PyArray1::from_vec(py, self.fit.tvalues().map_err(ToPyErr::to_py)?))
+    }
+    /// Two-sided p-values, shape `(p,)`.
+    fn pvalues<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        Ok(PyArray1::from_vec(py, self.fit.pvalues().map_err(ToPyErr::to_py)?))
+    }
+    /// The process's band at the last step at coverage `level`, `(p, 2)` ([`Fit::bands`]).
+    fn final_band<'py>(&self, py: Python<'py>, level: f64) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let (lo, hi) = self.fit.bands(level).map_err(ToPyErr::to_py)?;
+        let v: Vec<f64> = lo.iter().zip(&hi).flat_map(|(l, h)| [*l, *h]).collect();
+        Ok(Array2::from_shape_vec((lo.len(), 2), v).map_err(err)?.into_pyarray(py))
+    }
+    /// Maximum likelihood's scale, log-likelihood, rows and convergence, as JSON (`None` for the
+    /// chain methods).
+    #[getter]
+    fn glm_json(&self) -> PyResult<Option<String>> {
+        self.fit.glm.as_ref().map(|g| serde_json::to_string(g).map_err(err)).transpose()
     }
     /// Covariance of the estimates, `(p, p)`.
     fn cov_params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
@@ -170,9 +195,12 @@ impl InferenceFit {
         let t = &self.fit.trajectories;
         PyArray1::from_vec(py, (0..=t.steps).map(|i| t.time(i) as u64).collect())
     }
-    /// The summary table at coverage `level`.
-    fn summary(&self, level: f64) -> String {
-        summary(&self.fit, &self.names, level)
+    /// The summary at coverage `level` with the response named `response` and the parameters
+    /// `names`, as JSON ([`gradfree_inference::summary::Summary`]), its text, and its table's
+    /// entries as printed (JSON).
+    fn summary(&self, level: f64, response: &str, names: Vec<String>) -> PyResult<(String, String, String)> {
+        let s = summary(&self.fit, &names, response, level);
+        Ok((serde_json::to_string(&s).map_err(err)?, s.as_text(), serde_json::to_string(&s.cells()).map_err(err)?))
     }
     /// The parameter names.
     #[getter]
@@ -209,6 +237,35 @@ impl InferenceFit {
     fn fit_json(&self) -> PyResult<String> {
         serde_json::to_string(&self.fit).map_err(err)
     }
+}
+
+/// `inference_default_method(model, custom)`: the method a fit of `model` (or of a model given by
+/// its gradient, `custom`) uses when none is named ([`gradfree_inference::Method::default_for`]).
+#[pyfunction]
+fn inference_default_method(model: &str, custom: bool) -> &'static str {
+    gradfree_inference::Method::default_for(if custom { "python" } else { model }).name()
+}
+
+/// `inference_from_json(fit_json, names)`: a fit back from [`InferenceFit::fit_json`] (an
+/// unpickled result); a damaged document is a `CheckpointError` naming the field.
+#[pyfunction]
+fn inference_from_json(fit_json: &str, names: Vec<String>) -> PyResult<InferenceFit> {
+    let bad = |m: String| crate::errors::new_err(crate::errors::Kind::Checkpoint, format!("not a saved inference result: {m}"));
+    let value: serde_json::Value = serde_json::from_str(fit_json).map_err(|e| bad(e.to_string()))?;
+    let fit: Fit = gradfree_core::checkpoint::from_json(value).map_err(bad)?;
+    let p = fit.params.len();
+    let consistent = fit.sd.len() == p
+        && fit.cov_params.len() == p * p
+        && names.len() == p
+        && fit.trajectories.p == p
+        && fit.trajectories.values.len() == fit.trajectories.chains * (fit.trajectories.steps + 1) * p
+        && fit.glm.is_some() == (fit.spec.method == gradfree_inference::Method::Mle)
+        && fit.rs_scale.as_ref().is_none_or(|s| s.len() == fit.trajectories.chains * p)
+        && (fit.spec.method != gradfree_inference::Method::RandomScaling || fit.rs_scale.is_some());
+    if !consistent {
+        return Err(bad(format!("its {p} parameters disagree with its other fields or its {} names", names.len())));
+    }
+    Ok(InferenceFit { fit, names })
 }
 
 /// `inference_combine(parts, names)`: the fit of one run from the JSON fits of its chains run in
@@ -254,12 +311,15 @@ fn inference_fit(
     let data = Data::new(x, dd, ys).map_err(ToPyErr::to_py)?;
     let names = if grad_model { (0..model.dim()).map(|j| format!("x{j}")).collect() } else { mspec.parameter_names(&names) };
     let pb = gradfree_experiments::progress::bar(
-        Some((spec.chains as u64).saturating_mul(spec.steps as u64)),
+        spec.method.is_chain().then(|| (spec.chains as u64).saturating_mul(spec.steps as u64)),
         "{spinner} [{elapsed_precise}] {bar:32} {pos}/{len} chain-steps  {eta}",
         progress,
     );
     let model_ref = model.as_ref();
     let out = interruptible(py, |cancel| -> Result<Fit, InferenceError> {
+        if !spec.method.is_chain() {
+            return gradfree_inference::run(model_ref, &data, &spec, None);
+        }
         let mut runner = Runner::new(model_ref, &data, &spec)?;
         let tick = |s: u64| pb.inc(s);
         let segment = spec.steps.div_ceil(50).max(1);
@@ -419,5 +479,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(random_scaling_critical_value, m)?)?;
     m.add_function(wrap_pyfunction!(inference_simulate, m)?)?;
     m.add_function(wrap_pyfunction!(inference_combine, m)?)?;
+    m.add_function(wrap_pyfunction!(inference_from_json, m)?)?;
+    m.add_function(wrap_pyfunction!(inference_default_method, m)?)?;
     Ok(())
 }

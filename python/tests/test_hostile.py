@@ -23,13 +23,14 @@ def test_a_worker_panic_is_an_exception_not_a_hang():
         _gradfree._test_worker_panic()
     # The interpreter and the thread pool still work afterwards.
     X, y = logistic()
-    assert fit(X, y, steps=5, chains=4).params.shape == (2,)
+    assert fit(X, y, method="sgd", steps=5, chains=4).params.shape == (2,)
+    assert fit(X, y).params.shape == (2,)
 
 
 @pytest.mark.parametrize("kwargs, keyword", [
-    ({"batch_size": 2**64 - 1}, "batch_size"),
-    ({"batch_size": 10**10}, "batch_size"),
-    ({"chains": 2**20, "steps": 2**30}, "steps"),
+    ({"method": "masgrad", "batch_size": 2**64 - 1}, "batch_size"),
+    ({"method": "masgrad", "batch_size": 10**10}, "batch_size"),
+    ({"method": "masgrad", "chains": 2**20, "steps": 2**30}, "steps"),
 ])
 def test_sizes_raise_before_allocating(kwargs, keyword):
     X, y = logistic()
@@ -89,14 +90,18 @@ def test_a_gradient_that_returns_nan_or_a_wrong_shape_is_named():
 def test_data_too_large_for_double_precision_is_named():
     X, y = logistic()
     with pytest.raises(DataError, match="standardize"):
-        fit(X * 1e200, y, steps=5, chains=4)
+        fit(X * 1e200, y, method="masgrad", steps=5, chains=4)
+    with pytest.raises(DataError, match="standardize"):
+        fit(X * 1e200, y)
 
 
 def test_masgrad_refuses_a_batch_of_at_most_p_rows():
     X, y = logistic()
     with pytest.raises(InvalidParameterError, match="batch_size"):
-        fit(X, y, batch_size=2, steps=3)
-    assert fit(X, y, batch_size=3, steps=3).params.shape == (2,)
+        fit(X, y, method="masgrad", moments="batch", batch_size=2, steps=3)
+    assert fit(X, y, method="masgrad", moments="batch", batch_size=3, steps=3).params.shape == (2,)
+    # The population's V (the default in memory) is not singular.
+    assert fit(X, y, method="masgrad", batch_size=2, steps=3).params.shape == (2,)
 
 
 def test_separated_classes_warn_as_statsmodels_does():
@@ -171,9 +176,9 @@ def test_keywords_of_executors_and_streams_that_would_be_ignored_are_refused():
     from gradfree.inference import fit_stream
     X, y = logistic()
     with pytest.raises(InvalidParameterError, match="n_parts.*only with executor"):
-        fit(X, y, n_parts=0, steps=3, chains=2)
+        fit(X, y, method="sgd", n_parts=0, steps=3, chains=2)
     with pytest.raises(InvalidParameterError, match="executor.*map"):
-        fit(X, y, executor=object(), steps=3, chains=2)
+        fit(X, y, method="sgd", executor=object(), steps=3, chains=2)
     from gradfree import es
     with pytest.raises(InvalidParameterError, match="executor.*map"):
         es.minimize(lambda x: float(x @ x), np.zeros(2), executor="pool", max_evals=20)
@@ -181,7 +186,7 @@ def test_keywords_of_executors_and_streams_that_would_be_ignored_are_refused():
         es.CMAES(2).optimize(lambda x: float(x @ x), executor=3)
     blocks = ((X[k * 100:(k + 1) * 100], y[k * 100:(k + 1) * 100]) for k in range(3))
     with pytest.raises(InvalidParameterError, match="1 names for the 2 feature columns"):
-        fit_stream(blocks, names=["a"], chains=2, batch_size=10)
+        fit_stream(blocks, names=["a"], method="sgd", chains=2, batch_size=10)
 
 
 def test_a_lattice_takes_integer_generators_only():

@@ -3,7 +3,7 @@ typed errors for bad input."""
 import numpy as np
 import pytest
 
-from gradfree.errors import DataError, InvalidParameterError, ModelFitError
+from gradfree.errors import DataError, InvalidParameterError, ModelFitError, NotOfferedError
 from gradfree.inference import fit, fit_stream, random_scaling_critical_value
 
 
@@ -16,19 +16,21 @@ def logistic_rows(n=2000, seed=0):
     return X, y
 
 
-def test_results_follow_statsmodels_conventions():
+def test_chain_results_read_the_chains():
     X, y = logistic_rows()
-    r = fit(X, y, intercept=True, chains=40, steps=100)
-    assert r.params.shape == r.bse.shape == (4,)
-    ci = r.conf_int(alpha=0.1)
-    assert ci.shape == (4, 2) and np.all(ci[:, 0] < r.params) and np.all(r.params < ci[:, 1])
-    # The 90% quantile interval of the final iterates, computed here (type 7, NumPy's default).
-    np.testing.assert_allclose(ci, np.quantile(r.chains[:, -1, :], [0.05, 0.95], axis=0).T, rtol=1e-12)
+    r = fit(X, y, intercept=True, method="masgrad", chains=40, steps=100)
+    assert r.params.shape == r.process_sd.shape == (4,)
+    band = r.final_band(alpha=0.1)
+    assert band.shape == (4, 2) and np.all(band[:, 0] < r.params) and np.all(r.params < band[:, 1])
+    # The 90% quantile band of the final iterates, computed here (type 7, NumPy's default).
+    np.testing.assert_allclose(band, np.quantile(r.chains[:, -1, :], [0.05, 0.95], axis=0).T, rtol=1e-12)
     np.testing.assert_allclose(r.cov_params(), np.cov(r.chains[:, -1, :].T), rtol=1e-10)
-    np.testing.assert_allclose(r.bse, np.sqrt(np.diag(r.cov_params())))
+    np.testing.assert_allclose(r.process_sd, np.sqrt(np.diag(r.cov_params())))
+    with pytest.raises(NotOfferedError):
+        r.conf_int()
     assert r.chains.shape == (40, 101, 4) and list(r.steps[:3]) == [0, 1, 2]
     text = str(r.summary())
-    assert "MasGrad inference" in text and "Batch size: 25" in text and "const" in text and "[0.025" in text
+    assert "MasGrad chains" in text and "Batch size:" in text and "const" in text and "process sd" in text
     assert r.names == ["const", "x0", "x1", "x2"] and r.method == "masgrad" and r.spec["chains"] == 40
     lo, center, hi = r.bands()
     assert lo.shape == (101, 4) and np.all(lo <= hi)
@@ -39,9 +41,10 @@ def test_population_masgrad_centers_on_the_maximum_likelihood_estimate():
     sm = pytest.importorskip("statsmodels.api")
     X, y = logistic_rows()
     mle = sm.Logit(y, sm.add_constant(X)).fit(disp=0).params
-    r = fit(X, y, intercept=True, moments="population", chains=50, steps=300)
+    r = fit(X, y, intercept=True, method="masgrad", chains=50, steps=300)
+    assert r.spec["moments"] is None  # the population's, in memory
     np.testing.assert_allclose(r.params, mle, atol=0.05)
-    ind = fit(X, y, intercept=True, moments="independent", chains=50, steps=300)
+    ind = fit(X, y, intercept=True, method="masgrad", moments="independent", chains=50, steps=300)
     np.testing.assert_allclose(ind.params, mle, atol=0.06)
 
 
@@ -55,27 +58,31 @@ def test_a_python_gradient_and_float32_rows_give_the_built_in_chains():
     theirs = fit(X, y, method="sgd", chains=8, steps=30, grad=grad, n_params=3)
     np.testing.assert_allclose(theirs.chains, ours.chains, rtol=0, atol=1e-12)
     x32 = X.astype(np.float32)
-    a = fit(x32, y, chains=8, steps=30)
-    b = fit(x32.astype(np.float64), y, chains=8, steps=30)
+    a = fit(x32, y, method="masgrad", chains=8, steps=30)
+    b = fit(x32.astype(np.float64), y, method="masgrad", chains=8, steps=30)
     np.testing.assert_array_equal(a.chains, b.chains)
+    np.testing.assert_array_equal(fit(x32, y).params, fit(x32.astype(np.float64), y).params)
 
 
 def test_chains_through_an_executor_are_the_chains_of_one_run():
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
     X, y = logistic_rows(500)
-    one = fit(X, y, intercept=True, chains=10, steps=20)
+    kw = dict(intercept=True, method="masgrad", chains=10, steps=20)
+    one = fit(X, y, **kw)
     with ThreadPoolExecutor(3) as ex:
-        threaded = fit(X, y, intercept=True, chains=10, steps=20, executor=ex)
+        threaded = fit(X, y, executor=ex, **kw)
+        with pytest.raises(InvalidParameterError, match="executor"):
+            fit(X, y, executor=ex)  # mle runs no chains
     # "spawn": a forked child of a process whose Rust thread pool is running can deadlock.
     with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as ex:
-        processes = fit(X, y, intercept=True, chains=10, steps=20, executor=ex, n_parts=4)
+        processes = fit(X, y, executor=ex, n_parts=4, **kw)
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as ex:
         with pytest.raises(InvalidParameterError, match="spawn"):
-            fit(X, y, executor=ex)
+            fit(X, y, method="sgd", executor=ex)
     for other in (threaded, processes):
         np.testing.assert_array_equal(other.chains, one.chains)
-        np.testing.assert_array_equal(other.conf_int(), one.conf_int())
+        np.testing.assert_array_equal(other.final_band(), one.final_band())
         assert other.names == one.names and other.spec["chains"] == 10
 
 
@@ -97,7 +104,7 @@ def test_streamed_batches_use_every_row_once_and_errors_come_through():
         raise KeyError("source went away")
 
     with pytest.raises(KeyError, match="source went away"):
-        fit_stream(broken(), chains=2, batch_size=5)
+        fit_stream(broken(), method="sgd", chains=2, batch_size=5)
 
     def bad_grad(theta, xb, yb):
         raise ZeroDivisionError("user bug")
@@ -106,6 +113,12 @@ def test_streamed_batches_use_every_row_once_and_errors_come_through():
         fit(X, y, grad=bad_grad, n_params=3, chains=2, steps=3)
     with pytest.raises(InvalidParameterError, match="shape"):
         fit(X, y, grad=lambda t, xb, yb: np.zeros((2, 2)), n_params=3, chains=2, steps=3)
+    # The default, one pass: the rows of every batch once, within a small fraction of a standard
+    # error of the in-memory fit.
+    one = fit_stream(batches(333))
+    full = fit(X, y)
+    assert one.nobs == 4000 and one.method == "mle"
+    assert np.all(np.abs(one.params - full.params) < 0.2 * full.bse)
 
 
 def test_bad_input_is_a_typed_error_naming_it():
@@ -120,19 +133,23 @@ def test_bad_input_is_a_typed_error_naming_it():
     with pytest.raises(DataError, match="no rows"):
         fit(np.empty((0, 3)), np.empty(0))
     with pytest.raises(InvalidParameterError, match="batch_size"):
-        fit(X, y, batch_size=500, sampling="without-replacement")
+        fit(X, y, method="sgd", batch_size=500, sampling="without-replacement")
     with pytest.raises(DataError, match="response 0 is"):
         fit(X, y + 2)
     with pytest.raises(DataError, match="counts >= 0"):
         fit(X, -y - 1, model="poisson")
     with pytest.raises(ModelFitError, match="no moment-adjusted direction"):
+        fit(np.ones((50, 3)), np.ones(50), model="linear", method="masgrad")
+    with pytest.raises(ModelFitError, match="singular"):
         fit(np.ones((50, 3)), np.ones(50), model="linear")
     with pytest.raises(InvalidParameterError, match="`method`"):
         fit(X, y, method="newton")
     with pytest.raises(InvalidParameterError, match="step"):
-        fit(X, y, step=-1.0)
+        fit(X, y, method="sgd", step=-1.0)
+    with pytest.raises(InvalidParameterError, match="`step`.*chain method"):
+        fit(X, y, step=0.1)
     with pytest.raises(InvalidParameterError, match="alpha"):
-        fit(X, y, chains=2, steps=2).conf_int(alpha=1.5)
+        fit(X, y).conf_int(alpha=1.5)
     with pytest.raises(InvalidParameterError, match="y: 99 responses"):
         fit(X, y[:-1])
     with pytest.raises(DataError, match="empty"):

@@ -89,9 +89,23 @@ fn rules(command: &Command) -> Vec<(&'static str, bool, &'static str)> {
             ]
         }
         Command::Infer(a) => {
-            let (m, model) = (a.method.as_str(), a.model.as_str());
+            let (m, model) = (crate::infer::method_name(a), a.model.as_str());
             let checkpointed = a.checkpoint.is_some() || a.resume.is_some();
+            // Maximum likelihood runs no chains: their settings would be ignored.
+            let chains = m != "mle" || a.resume.is_some();
+            let needs = "a chain method (--method random-scaling, masgrad, ...; mle runs no chains)";
             vec![
+                ("cov_type", m == "mle", "--method mle (the default for linear, logistic, poisson)"),
+                ("batch", chains, needs),
+                ("step", chains, needs),
+                ("chains", chains, needs),
+                ("steps", chains, needs),
+                ("seed", chains, needs),
+                ("interval", chains && m != "random-scaling", "a chain method other than random-scaling (its bands)"),
+                ("sampling", chains, needs),
+                ("theta0", chains, needs),
+                ("chains_out", chains, needs),
+                ("checkpoint", chains, needs),
                 ("lambda", m == "madprox", "--method madprox"),
                 ("prox_metric", m == "madprox", "--method madprox"),
                 ("decay", m == "random-scaling", "--method random-scaling"),

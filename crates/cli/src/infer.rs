@@ -1,6 +1,7 @@
-//! `gradfree infer`: confidence intervals from stochastic-gradient chains (Liang & Su 2019; random
-//! scaling, Lee et al. 2022) for a model on a data file, in memory or streamed, with a progress
-//! bar, checkpoints between steps and resume. The run is [`InferRunSpec`]'s; defaults and ranges
+//! `gradfree infer`: confidence intervals for a model on a data file, in memory or streamed: by
+//! default maximum likelihood with Wald intervals for the GLMs (one pass when streamed,
+//! Schifano et al. 2016), or stochastic-gradient chains (Liang & Su 2019; random scaling, Lee et
+//! al. 2022) with a progress bar, checkpoints between steps and resume. The run is [`InferRunSpec`]'s; defaults and ranges
 //! are the library's ([`InferenceSpec`], [`ModelSpec`]).
 
 use std::path::PathBuf;
@@ -35,11 +36,17 @@ pub struct InferArgs {
     /// GLMs: add a constant column `const` (as statsmodels' add_constant).
     #[arg(long, conflicts_with = "resume")]
     pub intercept: bool,
-    /// Process: masgrad (eq. 10, symmetric inverse root), masgrad-rank-one (Prop. 6.2), sgd,
-    /// diff-masgrad (eq. 11), diff-sgd (eq. 6), random-scaling (averaged SGD, Lee et al. 2022),
-    /// madprox (eq. 19-20, l1-regularized GLMs).
-    #[arg(long, default_value_t = InferenceSpec::default().method.name().to_string(), conflicts_with = "resume")]
-    pub method: String,
+    /// Method: mle (maximum likelihood with Wald intervals; one pass when streamed), or a chain
+    /// process: random-scaling (averaged SGD, Lee et al. 2022), masgrad (eq. 10, symmetric inverse
+    /// root), masgrad-rank-one (Prop. 6.2), sgd, diff-masgrad (eq. 11), diff-sgd (eq. 6), madprox
+    /// (eq. 19-20, l1-regularized GLMs) [default: mle for linear, logistic and poisson;
+    /// random-scaling for mixture and relu].
+    #[arg(long, conflicts_with = "resume")]
+    pub method: Option<String>,
+    /// mle: the covariance, nonrobust (the inverse Fisher information, statsmodels' default) or
+    /// HC0 (White's sandwich, valid when the model is misspecified).
+    #[arg(long, conflicts_with = "resume")]
+    pub cov_type: Option<String>,
     /// Mini-batch size n.
     #[arg(long, default_value_t = InferenceSpec::default().batch_size, conflicts_with = "resume")]
     pub batch: usize,
@@ -65,9 +72,10 @@ pub struct InferArgs {
     /// Mini-batches: with-replacement (the bootstrap of sec. 7) or without-replacement.
     #[arg(long, default_value = "with-replacement", conflicts_with = "resume")]
     pub sampling: String,
-    /// MasGrad's V: batch (plug-in from the step's batch, sec. 6.1), independent (from a second
-    /// batch: no bias from correlating with the gradient) or population (all rows, App. C)
-    /// [default: batch].
+    /// MasGrad's V: population (all rows, App. C), independent (from a second batch: no bias from
+    /// correlating with the gradient) or batch (plug-in from the step's batch, sec. 6.1: its
+    /// chains settle away from the optimum) [default: population in memory, independent
+    /// streamed].
     #[arg(long, conflicts_with = "resume")]
     pub moments: Option<String>,
     /// MadProx: the l1 weight lambda.
@@ -128,11 +136,20 @@ fn named<T: DeserializeOwned>(field: &'static str, value: &str, accepted: &str) 
     serde_json::from_value(serde_json::Value::String(value.into())).map_err(|_| InferenceError::invalid(field, value, accepted.to_string()))
 }
 
+/// The method the flags name, or the model's default ([`Method::default_for`]).
+pub fn method_name(a: &InferArgs) -> &str {
+    a.method.as_deref().unwrap_or_else(|| Method::default_for(&a.model).name())
+}
+
 /// The run the flags give; everything left out is the library's default.
 pub fn run_spec(a: &InferArgs) -> Result<InferRunSpec> {
     let d = InferenceSpec::default();
     let spec = InferenceSpec {
-        method: Method::parse(&a.method)?,
+        method: Method::parse(method_name(a))?,
+        cov_type: match &a.cov_type {
+            Some(c) => named("cov_type", c, "nonrobust, HC0")?,
+            None => d.cov_type,
+        },
         batch_size: a.batch,
         step: a.step,
         chains: a.chains,
@@ -140,7 +157,7 @@ pub fn run_spec(a: &InferArgs) -> Result<InferRunSpec> {
         seed: a.seed,
         sampling: named("sampling", &a.sampling, "with-replacement, without-replacement")?,
         moments: match &a.moments {
-            Some(m) => named("moments", m, "batch, independent, population")?,
+            Some(m) => Some(named("moments", m, "population, independent, batch")?),
             None => d.moments,
         },
         level: a.level,
@@ -166,15 +183,30 @@ pub fn run_spec(a: &InferArgs) -> Result<InferRunSpec> {
     Ok(InferRunSpec { model, data, target: a.target.clone(), spec })
 }
 
+/// `--json`: what every method gives, and what only some do (`None` is left out): standard
+/// errors, statistics, p-values and confidence intervals (maximum likelihood, random scaling);
+/// the process's spread and band (the other chain methods); the likelihood (maximum likelihood).
 #[derive(Serialize)]
 struct Output<'a> {
     model: &'a str,
     method: &'a str,
     names: &'a [String],
     params: &'a [f64],
-    bse: &'a [f64],
     level: f64,
-    conf_int: Vec<[f64; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bse: Option<&'a [f64]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tvalues: Option<Vec<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pvalues: Option<Vec<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    conf_int: Option<Vec<[f64; 2]>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    process_sd: Option<&'a [f64]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bands: Option<Vec<[f64; 2]>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    glm: Option<&'a gradfree_inference::mle::GlmInfo>,
     cov_params: &'a [f64],
     spec: &'a InferenceSpec,
     ridged_steps: u64,
@@ -240,9 +272,25 @@ fn check_files(a: &InferArgs, data: &std::path::Path) -> Result<()> {
     Ok(())
 }
 
-/// A run in memory with its checkpoints: started anew or resumed.
+/// The response's name for the summary: the `--target` column's name as given (a number names
+/// no column: `y`).
+fn response_name(target: &str, _names: &[String]) -> String {
+    if target.parse::<i64>().is_ok() { "y".to_string() } else { target.to_string() }
+}
+
+/// A run in memory with its checkpoints: started anew or resumed. Maximum likelihood runs no
+/// chains and has no checkpoints.
 fn run_in_memory(a: &InferArgs, started: Instant) -> Result<(InferRunSpec, Fit, Vec<String>, bool)> {
     let show = a.output.bar();
+    if a.resume.is_none() {
+        let run = run_spec(a)?;
+        if run.spec.method == Method::Mle {
+            check_files(a, &run.data)?;
+            let loaded = run.load()?;
+            let fit = gradfree_inference::run(loaded.model.as_ref(), &loaded.data, &run.spec, None)?;
+            return Ok((run, fit, loaded.names, false));
+        }
+    }
     let cadence = Cadence::of(a)?;
     let (mut run, saved) = match &a.resume {
         Some(path) => {
@@ -389,7 +437,10 @@ fn write_chains(path: &std::path::Path, fit: &Fit) -> Result<()> {
 }
 
 fn report(a: &InferArgs, run: &InferRunSpec, fit: &Fit, names: &[String], resumed: bool, seconds: f64) -> Result<()> {
-    let (lo, hi) = fit.conf_int(a.level)?;
+    let pairs = |(lo, hi): (Vec<f64>, Vec<f64>)| lo.iter().zip(&hi).map(|(l, h)| [*l, *h]).collect::<Vec<_>>();
+    let process = fit.spec.method.is_process();
+    let conf_int = if process { None } else { Some(pairs(fit.conf_int(a.level)?)) };
+    let bands = if process { Some(pairs(fit.bands(a.level)?)) } else { None };
     for w in &fit.warnings {
         eprintln!("warning: {w}");
     }
@@ -399,9 +450,14 @@ fn report(a: &InferArgs, run: &InferRunSpec, fit: &Fit, names: &[String], resume
             method: fit.spec.method.name(),
             names,
             params: &fit.params,
-            bse: &fit.bse,
             level: a.level,
-            conf_int: lo.iter().zip(&hi).map(|(l, h)| [*l, *h]).collect(),
+            bse: fit.bse().ok(),
+            tvalues: fit.tvalues().ok(),
+            pvalues: fit.pvalues().ok(),
+            conf_int,
+            process_sd: fit.process_sd().ok(),
+            bands,
+            glm: fit.glm.as_ref(),
             cov_params: &fit.cov_params,
             spec: &fit.spec,
             ridged_steps: fit.ridged_steps,
@@ -413,7 +469,8 @@ fn report(a: &InferArgs, run: &InferRunSpec, fit: &Fit, names: &[String], resume
         outln!("{}", serde_json::to_string(&out)?);
         return Ok(());
     }
-    outln!("{}", summary(fit, names, a.level).trim_end());
+    let response = run.target.as_deref().map_or("y".to_string(), |t| response_name(t, names));
+    outln!("{}", summary(fit, names, &response, a.level).as_text().trim_end());
     outln!("Data: {}{}", run.data.display(), run.target.as_ref().map(|t| format!(", response `{t}`")).unwrap_or_default());
     outln!("Time: {seconds:.3} s{}", if resumed { " (this session, resumed)" } else { "" });
     Ok(())

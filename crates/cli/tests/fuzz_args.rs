@@ -150,7 +150,11 @@ fn spec(command: &str) -> Vec<(&'static str, Kind)> {
             ("--data", Choice(&["d.csv", "nan.csv", "empty.csv", "wide.csv", "missing.csv", "/dev/zero"])),
             ("--target", Choice(&["y", "-1", "0", "a", "99", "nope"])),
             ("--intercept", Flag),
-            ("--method", Choice(&["masgrad", "masgrad-rank-one", "sgd", "diff-masgrad", "diff-sgd", "random-scaling", "madprox", "nope"])),
+            (
+                "--method",
+                Choice(&["mle", "masgrad", "masgrad-rank-one", "sgd", "diff-masgrad", "diff-sgd", "random-scaling", "madprox", "nope"]),
+            ),
+            ("--cov-type", Choice(&["nonrobust", "HC0", "nope"])),
             ("--batch", Size),
             ("--step", Real),
             ("--chains", Size),

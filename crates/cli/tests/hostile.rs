@@ -35,7 +35,7 @@ fn logistic_csv(dir: &Path, name: &str) -> String {
 fn sizes_are_refused_before_anything_is_allocated() {
     let dir = tempfile::tempdir().unwrap();
     let data = logistic_csv(dir.path(), "d.csv");
-    let infer = |extra: &[&str]| gradfree(&[&["infer", "--data", &data, "--target", "y"][..], extra].concat());
+    let infer = |extra: &[&str]| gradfree(&[&["infer", "--data", &data, "--target", "y", "--method", "masgrad"][..], extra].concat());
     assert_clean_error(&infer(&["--batch", "18446744073709551615"]), "invalid --batch 18446744073709551615: ");
     assert_clean_error(&infer(&["--batch", "10000000000"]), "of memory available");
     assert_clean_error(&infer(&["--model", "relu", "--hidden", "18446744073709551615"]), "invalid --hidden 18446744073709551615");
@@ -60,8 +60,9 @@ fn no_command_writes_over_its_input_or_a_foreign_file() {
     let data = logistic_csv(dir.path(), "in.csv");
     let before = std::fs::read(&data).unwrap();
     let p = |name: &str| dir.path().join(name).display().to_string();
-    let infer =
-        |extra: &[&str]| gradfree(&[&["infer", "--data", &data, "--target", "y", "--steps", "5", "--chains", "4"][..], extra].concat());
+    let infer = |extra: &[&str]| {
+        gradfree(&[&["infer", "--data", &data, "--target", "y", "--method", "sgd", "--steps", "5", "--chains", "4"][..], extra].concat())
+    };
     assert_clean_error(&infer(&["--chains-out", &data]), "--data and --chains-out are the same file");
     assert_clean_error(&infer(&["--checkpoint", &data]), "the same file");
     let dotted = format!("{}/./in.csv", dir.path().display());
@@ -115,7 +116,8 @@ fn a_failed_run_leaves_the_previous_log_and_a_changed_checkpoint_is_refused() {
     // A checkpoint knows its data: appending a row is an error on resume.
     let ck = dir.path().join("c.ckpt");
     let ck = ck.to_str().unwrap();
-    let run = gradfree(&["infer", "--data", &data, "--target", "y", "--steps", "6", "--chains", "4", "--checkpoint", ck]);
+    let run =
+        gradfree(&["infer", "--data", &data, "--target", "y", "--method", "sgd", "--steps", "6", "--chains", "4", "--checkpoint", ck]);
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     let mut text = std::fs::read_to_string(&data).unwrap();
     text.push_str("0.1,0.2,1\n");
@@ -215,7 +217,7 @@ fn signals_leave_no_temporary_and_a_resumable_checkpoint() {
     // infer --checkpoint: stopped, then resumed to the same result as a run in one go.
     for signal in ["INT", "TERM"] {
         let ck = dir.path().join(format!("infer-{signal}.ckpt"));
-        let base = ["infer", "--data", &data, "--target", "y", "--chains", "4", "--json", "--quiet"];
+        let base = ["infer", "--data", &data, "--target", "y", "--method", "masgrad", "--chains", "4", "--json", "--quiet"];
         stop_with(
             signal,
             &[&base[..], &["--steps", "3000000", "--checkpoint-every", "1000", "--checkpoint", ck.to_str().unwrap()]].concat(),
@@ -230,7 +232,7 @@ fn signals_leave_no_temporary_and_a_resumable_checkpoint() {
         let (r, w): (serde_json::Value, serde_json::Value) =
             (serde_json::from_slice(&resumed.stdout).unwrap(), serde_json::from_slice(&whole.stdout).unwrap());
         assert_eq!(r["params"], w["params"], "{signal}");
-        assert_eq!(r["bse"], w["bse"], "{signal}");
+        assert_eq!(r["process_sd"], w["process_sd"], "{signal}");
     }
     // train --checkpoint: stopped after an epoch, the checkpoint resumes.
     let ck = dir.path().join("train.ckpt");
@@ -261,7 +263,10 @@ fn separated_classes_are_warned_about_as_statsmodels_does() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("warning: Perfect separation or prediction detected"), "{err}");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(v["warnings"][0].as_str().unwrap().contains("complete separation"));
+    assert!(v["warnings"].as_array().unwrap().iter().any(|w| w.as_str().unwrap().contains("complete separation")), "{v}");
+    // Maximum likelihood (the default) says so too.
+    let out = gradfree(&["infer", "--data", sep.to_str().unwrap(), "--target", "y", "--intercept"]);
+    assert!(out.status.success() && String::from_utf8_lossy(&out.stderr).contains("warning: Perfect separation"));
     // Overlapping classes: no warning.
     let data = logistic_csv(dir.path(), "d.csv");
     let out = gradfree(&["infer", "--data", &data, "--target", "y", "--json"]);
@@ -275,7 +280,7 @@ fn separated_classes_are_warned_about_as_statsmodels_does() {
 fn checkpoints_cost_what_the_state_costs() {
     let dir = tempfile::tempdir().unwrap();
     let data = logistic_csv(dir.path(), "d.csv");
-    let base = ["infer", "--data", &data, "--target", "y", "--chains", "10", "--quiet", "--json"];
+    let base = ["infer", "--data", &data, "--target", "y", "--method", "masgrad", "--chains", "10", "--quiet", "--json"];
     let size_after = |steps: &str, name: &str| {
         let ck = dir.path().join(name);
         let out = gradfree(&[&base[..], &["--steps", steps, "--checkpoint", ck.to_str().unwrap()]].concat());
@@ -365,16 +370,18 @@ fn regressions_of_the_hostile_pass() {
 fn flags_that_do_not_apply_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let data = logistic_csv(dir.path(), "d.csv");
-    let infer =
-        |extra: &[&str]| gradfree(&[&["infer", "--data", &data, "--target", "y", "--chains", "4", "--steps", "5"][..], extra].concat());
+    let infer = |extra: &[&str]| gradfree(&[&["infer", "--data", &data, "--target", "y"][..], extra].concat());
     assert_clean_error(&infer(&["--lambda", "0.5"]), "invalid --lambda 0.5: only with --method madprox");
     assert_clean_error(&infer(&["--method", "sgd", "--decay", "0.7"]), "only with --method random-scaling");
     assert_clean_error(&infer(&["--method", "sgd", "--moments", "population"]), "invalid --moments population");
     assert_clean_error(&infer(&["--hidden", "5"]), "only with --model relu");
     assert_clean_error(&infer(&["--components", "4"]), "only with --model mixture");
     assert_clean_error(&infer(&["--checkpoint-every", "5"]), "only with --checkpoint FILE");
-    // One chain: intervals are the spread across chains, so the run says they mean nothing.
-    let out = gradfree(&["infer", "--data", &data, "--target", "y", "--chains", "1", "--steps", "5", "--json"]);
+    // Maximum likelihood (the default) runs no chains: their flags are refused.
+    assert_clean_error(&infer(&["--chains", "4"]), "invalid --chains 4: only with a chain method");
+    assert_clean_error(&infer(&["--method", "sgd", "--cov-type", "HC0"]), "invalid --cov-type HC0: only with --method mle");
+    // One chain: bands are the spread across chains, so the run says they mean nothing.
+    let out = gradfree(&["infer", "--data", &data, "--target", "y", "--method", "masgrad", "--chains", "1", "--steps", "5", "--json"]);
     assert!(
         out.status.success() && String::from_utf8_lossy(&out.stderr).contains("warning: one chain"),
         "{}",

@@ -33,16 +33,62 @@ fn logistic_csv(dir: &std::path::Path) -> String {
     path.display().to_string()
 }
 
+/// The default: maximum likelihood, in memory and streamed (one pass), its summary in
+/// statsmodels' layout.
+#[test]
+fn infer_fits_maximum_likelihood_by_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = logistic_csv(dir.path());
+    let base = ["infer", "--data", &data, "--target", "y", "--intercept"];
+    let out = gradfree(&base);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success());
+    for want in ["Generalized Linear Model Regression Results", "Dep. Variable:", "No. Observations:", "400", "P>|z|", "const"] {
+        assert!(text.contains(want), "{want}: {text}");
+    }
+    let memory = json(&gradfree(&[&base[..], &["--json"]].concat()));
+    let streamed = json(&gradfree(&[&base[..], &["--json", "--stream"]].concat()));
+    assert_eq!((memory["method"].as_str(), memory["glm"]["nobs"].as_u64()), (Some("mle"), Some(400)));
+    assert_eq!(streamed["glm"]["one_pass"], serde_json::json!(true));
+    // 400 rows are one block: the one-pass fit is the in-memory one.
+    for j in 0..3 {
+        let (a, b) = (memory["params"][j].as_f64().unwrap(), streamed["params"][j].as_f64().unwrap());
+        assert!((a - b).abs() < 1e-6 * (1.0 + a.abs()), "{a} vs {b}");
+        let (lo, hi) = (memory["conf_int"][j][0].as_f64().unwrap(), memory["conf_int"][j][1].as_f64().unwrap());
+        let se = memory["bse"][j].as_f64().unwrap();
+        assert!(((hi - lo) / (2.0 * 1.959964 * se) - 1.0).abs() < 1e-5);
+    }
+    assert!(memory.get("process_sd").is_none() && memory.get("bands").is_none());
+    let hc0 = json(&gradfree(&[&base[..], &["--json", "--cov-type", "HC0"]].concat()));
+    assert_eq!(hc0["spec"]["cov_type"], serde_json::json!("HC0"));
+    assert_ne!(hc0["bse"], memory["bse"]);
+}
+
 #[test]
 fn infer_prints_a_summary_resumes_bit_for_bit_and_streams() {
     let dir = tempfile::tempdir().unwrap();
     let data = logistic_csv(dir.path());
-    let base = ["infer", "--model", "logistic", "--data", &data, "--target", "y", "--intercept", "--chains", "20", "--batch", "10"];
+    let base = [
+        "infer",
+        "--model",
+        "logistic",
+        "--data",
+        &data,
+        "--target",
+        "y",
+        "--intercept",
+        "--method",
+        "masgrad",
+        "--chains",
+        "20",
+        "--batch",
+        "10",
+    ];
     let out = gradfree(&[&base[..], &["--steps", "40"]].concat());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(out.status.success());
     assert!(
-        text.contains("MasGrad inference") && text.contains("const") && text.contains("[0.025") && text.contains("Steps:      40"),
+        text.contains("MasGrad chains") && text.contains("const") && text.contains("process sd") && text.contains("band 0.025"),
         "{text}"
     );
     // A run checkpointed at 20 steps and resumed to 40 equals the run in one go.
@@ -53,9 +99,12 @@ fn infer_prints_a_summary_resumes_bit_for_bit_and_streams() {
     let resumed = json(&gradfree(&["infer", "--resume", ck, "--steps", "40", "--json"]));
     assert_eq!(resumed, whole);
     assert_eq!(whole["names"], serde_json::json!(["const", "a", "b"]));
-    // Streamed: 400 rows are 2 steps of 20 chains x 10 rows; chains written to a file.
+    assert!(whole.get("bse").is_none() && whole["process_sd"].as_array().unwrap().len() == 3);
+    // Streamed: 400 rows are 2 steps of 20 chains x 10 rows (V from the step's own batch here;
+    // streamed MasGrad's default, an independent batch, takes twice the rows); chains written to a
+    // file.
     let chains = dir.path().join("chains.csv");
-    let s = json(&gradfree(&[&base[..], &["--stream", "--json", "--chains-out", chains.to_str().unwrap()]].concat()));
+    let s = json(&gradfree(&[&base[..], &["--stream", "--moments", "batch", "--json", "--chains-out", chains.to_str().unwrap()]].concat()));
     assert_eq!((s["streamed_rows"].as_u64(), s["spec"]["steps"].as_u64()), (Some(400), Some(2)));
     assert_eq!(std::fs::read_to_string(&chains).unwrap().lines().count(), 20 * 3);
 }
@@ -70,13 +119,15 @@ fn infer_names_bad_input() {
         assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
         assert!(err.starts_with("error: ") && err.contains(needle) && !err.contains("panicked"), "{extra:?}: {err}");
     };
-    bad(&["--target", "y", "--batch", "1"], "invalid --batch 1: must be >= 2 for masgrad");
-    bad(&["--target", "y", "--step", "-1"], "invalid --step -1");
+    bad(&["--target", "y", "--method", "masgrad", "--moments", "batch", "--batch", "1"], "invalid --batch 1: must be >= 2 for masgrad");
+    bad(&["--target", "y", "--method", "sgd", "--step", "-1"], "invalid --step -1");
     bad(&["--target", "nope"], "invalid --target nope");
     bad(&[], "invalid --target none");
     bad(&["--target", "a"], "response 0 is");
-    bad(&["--target", "y", "--model", "poisson", "--stream", "--chains", "100"], "ended after 400 rows");
-    bad(&["--target", "y", "--sampling", "without-replacement", "--batch", "500"], "invalid --batch 500");
+    bad(&["--target", "y", "--model", "poisson", "--stream", "--method", "sgd", "--chains", "100"], "ended after 400 rows");
+    bad(&["--target", "y", "--method", "sgd", "--sampling", "without-replacement", "--batch", "500"], "invalid --batch 500");
+    bad(&["--target", "y", "--model", "mixture"], "invalid --target y");
+    bad(&["--target", "y", "--method", "mle", "--model", "relu"], "a GLM model");
     let nan = dir.path().join("nan.csv");
     std::fs::write(&nan, "x,y\n1,0\nnan,1\n").unwrap();
     let out = gradfree(&["infer", "--data", nan.to_str().unwrap(), "--target", "y"]);

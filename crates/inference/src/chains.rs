@@ -1,187 +1,35 @@
 //! Running `K` independent chains of a process ([`run`]) in parallel (rayon; chain `k` draws from
-//! `derive_seed(seed, k)`, so the result does not depend on the number of threads), and what they
-//! estimate ([`Fit`]).
+//! `derive_seed(seed, k)`, so the result does not depend on the number of threads), and what a
+//! run estimates ([`Fit`]); [`run`] also fits maximum likelihood ([`Method::Mle`]), which runs no
+//! chains.
 //!
-//! What the chains estimate. For SGD, MasGrad and the diffusions the chains are independent draws
-//! of the process at every step; [`Fit`] reports the mean of the final iterates as `params`, their
-//! covariance across chains as `cov_params` (and its diagonal's root as `bse`), and the interval
-//! containing the central `level` of them as `conf_int` (quantiles or normal, [`IntervalKind`]).
-//! That interval is the spread of the process at inverse temperature `beta = 2n / eta`
-//! (Thm. 3.1), which is the sampling spread of an estimator only for a matching temperature; the
-//! coverage study measures how it behaves. For random scaling each chain is one averaged-SGD run
-//! with its own interval `abar_T +- c sqrt(V_T,jj / T)`, `c` the critical value of its mixed-normal
-//! limit ([`crate::random_scaling`]); [`Fit`] reports chain 0's and keeps every chain's.
+//! What a run estimates, by method:
 //!
-//! A run in progress is a [`Runner`]: every chain's state and path so far, serializable, so a
-//! long run checkpoints between steps and resumes bit for bit.
+//! - maximum likelihood: the estimate, its Wald covariance ([`crate::mle`]) and Wald intervals,
+//!   `params +- q sd` with `q` Student's t quantile on `N - p` degrees of freedom for the linear
+//!   model (as statsmodels' `OLS`) and the normal one otherwise (as `Logit` and `GLM`);
+//! - random scaling: each chain is one averaged-SGD run with its own confidence interval `abar_T +-
+//!   c sqrt(V_T,jj / T)`, `c` the critical value of its mixed-normal limit
+//!   ([`crate::random_scaling`]); the fit reports chain 0's and keeps every chain's;
+//! - SGD, MasGrad, the diffusions and MadProx: the chains are independent draws of the process at
+//!   every step. The fit reports the mean of the final iterates as `params` and their spread
+//!   ([`Fit::process_sd`], [`Fit::bands`]): the spread of the process at inverse temperature `beta =
+//!   2n / eta` (Thm. 3.1), which is the sampling spread of an estimator only at a matching
+//!   temperature, so it is not offered as a standard error or a confidence interval
+//!   ([`Fit::bse`] and [`Fit::conf_int`] refuse; the coverage study measures how far off it is).
+//!
+//! A chain run in progress is a [`Runner`]: every chain's state and path so far, serializable, so
+//! a long run checkpoints between steps and resumes bit for bit.
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::intervals::{Trajectories, interval};
+pub use crate::fit::Fit;
+use crate::intervals::Trajectories;
 use crate::process::{ChainState, ChainWork, Context, ProxMetricMatrices, prox_metric, step};
 
-use crate::spec::{InferenceSpec, IntervalKind, Method};
+use crate::spec::{InferenceSpec, Method};
 use crate::{Data, InferenceError, model::Model};
-
-/// What an inference run estimates (see the module documentation).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Fit {
-    /// The run.
-    pub spec: InferenceSpec,
-    /// The model's name.
-    pub model: String,
-    /// The estimate of every parameter.
-    pub params: Vec<f64>,
-    /// Their standard errors.
-    pub bse: Vec<f64>,
-    /// Covariance of the estimates (`p x p`, row-major).
-    pub cov_params: Vec<f64>,
-    /// Random scaling: every chain's scale `sqrt(V_T,jj / T)` (`K x p`); its interval is its
-    /// average `+- c scale`.
-    pub rs_scale: Option<Vec<f64>>,
-    /// The chains: the estimate of every chain at every step.
-    pub trajectories: Trajectories,
-    /// Steps whose batch covariance was singular and ridged ([`crate::direction::RIDGE`]), over
-    /// all chains.
-    pub ridged_steps: u64,
-    /// Streamed runs: the rows read (each used once).
-    #[serde(default)]
-    pub streamed_rows: Option<u64>,
-    /// What the estimate should be read with (separated classes, [`crate::separation`]); the
-    /// summary prints them under the table and the front ends raise them as warnings.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<String>,
-}
-
-impl Fit {
-    /// The intervals at coverage `level` (`lower`, `upper`), as `spec.interval` says: quantiles
-    /// or normal intervals of the chains' final estimates; for random scaling chain 0's.
-    pub fn conf_int(&self, level: f64) -> Result<(Vec<f64>, Vec<f64>), InferenceError> {
-        let (lo, hi) = self.chain_intervals(level)?;
-        let p = self.params.len();
-        match &self.rs_scale {
-            Some(_) => Ok((lo[..p].to_vec(), hi[..p].to_vec())),
-            None => Ok((lo, hi)),
-        }
-    }
-
-    /// Random scaling: every chain's interval at `level` (`K x p` lower and upper ends); for the
-    /// other methods the chains' interval (`p` values), as [`Fit::conf_int`].
-    pub fn chain_intervals(&self, level: f64) -> Result<(Vec<f64>, Vec<f64>), InferenceError> {
-        if !(level > 0.0 && level < 1.0) {
-            return Err(InferenceError::invalid("level", level, "in (0, 1)"));
-        }
-        let (traj, p) = (&self.trajectories, self.params.len());
-        match &self.rs_scale {
-            Some(scale) => {
-                let c = crate::random_scaling::critical_value(level)?;
-                let (mut lo, mut hi) = (Vec::with_capacity(scale.len()), Vec::with_capacity(scale.len()));
-                for k in 0..traj.chains {
-                    for (j, a) in traj.at(k, traj.steps).iter().enumerate() {
-                        lo.push(a - c * scale[k * p + j]);
-                        hi.push(a + c * scale[k * p + j]);
-                    }
-                }
-                Ok((lo, hi))
-            }
-            None => {
-                let (mut lo, mut hi, mut sample) = (vec![0.0; p], vec![0.0; p], Vec::new());
-                for j in 0..p {
-                    traj.across_chains(traj.steps, j, &mut sample);
-                    let (_, l, h) = interval(&sample, level, self.spec.interval);
-                    lo[j] = l;
-                    hi[j] = h;
-                }
-                Ok((lo, hi))
-            }
-        }
-    }
-
-    /// The fit of one run of all the chains of `parts`: runs of the same spec on the same data that
-    /// differ only in `chains` and `first_chain`, given in order of `first_chain` and together
-    /// covering chains `0..K` (workers of an executor each running a slice). Equal, bit for bit,
-    /// to the fit of one run of `K` chains.
-    pub fn combine(parts: &[Fit]) -> Result<Fit, InferenceError> {
-        let bad = |m: String| InferenceError::invalid("parts", format!("{} fits", parts.len()), m);
-        let first = parts.first().ok_or_else(|| bad("at least one fit".into()))?;
-        let same = |f: &Fit| InferenceSpec { chains: 0, first_chain: 0, ..f.spec.clone() };
-        let mut next = 0;
-        for f in parts {
-            if same(f) != same(first)
-                || f.model != first.model
-                || f.trajectories.steps != first.trajectories.steps
-                || f.streamed_rows.is_some()
-            {
-                return Err(bad("runs of one spec, model and number of steps, in memory".into()));
-            }
-            if f.spec.first_chain != next {
-                return Err(bad(format!(
-                    "consecutive chains from 0; a part starts at chain {} where {next} was expected",
-                    f.spec.first_chain
-                )));
-            }
-            next += f.spec.chains as u64;
-        }
-        let p = first.params.len();
-        let mut spec = first.spec.clone();
-        spec.chains = next as usize;
-        let values: Vec<f64> = parts.iter().flat_map(|f| f.trajectories.values.iter().copied()).collect();
-        let trajectories = Trajectories::every_step(spec.chains, first.trajectories.steps, p, values);
-        let mut fit = Fit::of_chains(spec, first.model.clone(), trajectories, parts.iter().map(|f| f.ridged_steps).sum());
-        if first.spec.method == Method::RandomScaling {
-            fit.params = first.params.clone();
-            fit.bse = first.bse.clone();
-            fit.cov_params = first.cov_params.clone();
-            fit.rs_scale = Some(parts.iter().flat_map(|f| f.rs_scale.iter().flatten().copied()).collect());
-        }
-        Ok(fit)
-    }
-
-    /// The fit read off the chains' final records: their mean, covariance and its diagonal's
-    /// root (random scaling's own estimates are set by the caller).
-    fn of_chains(spec: InferenceSpec, model: String, trajectories: Trajectories, ridged_steps: u64) -> Fit {
-        let p = trajectories.p;
-        let finals: Vec<&[f64]> = (0..trajectories.chains).map(|k| trajectories.at(k, trajectories.steps)).collect();
-        let (params, cov_params) = mean_cov(&finals, p);
-        // Chains that agree exactly have seen no sampling noise in that coordinate (the same
-        // mini-batch every step, a unit that never activates): their interval has width 0.
-        let mut warnings = Vec::new();
-        if finals.len() == 1 && spec.method != Method::RandomScaling {
-            warnings.push(
-                "one chain: the standard errors and intervals are the spread across chains, so they are 0 here and mean nothing (use chains >= 2, or random-scaling)"
-                    .to_string(),
-            );
-        }
-        if finals.len() >= 2 {
-            let stuck: Vec<String> = (0..p).filter(|&j| finals.iter().all(|f| f[j] == finals[0][j])).map(|j| j.to_string()).collect();
-            if !stuck.is_empty() {
-                warnings.push(format!(
-                    "the {} chains end at exactly the same value in coordinate(s) {}: no sampling noise reached them (every mini-batch the same, or a parameter the data never move), so their interval has width 0 and means nothing",
-                    finals.len(),
-                    stuck.join(", ")
-                ));
-            }
-        }
-        Fit {
-            bse: (0..p).map(|j| cov_params[j * p + j].sqrt()).collect(),
-            params,
-            cov_params,
-            rs_scale: None,
-            ridged_steps,
-            streamed_rows: None,
-            warnings,
-            model,
-            spec,
-            trajectories,
-        }
-    }
-
-    /// Whether the intervals read off the chains are quantiles.
-    pub fn quantile_intervals(&self) -> bool {
-        self.spec.interval == IntervalKind::Quantile && self.spec.method != Method::RandomScaling
-    }
-}
 
 /// A run in progress: every chain's state and path so far (see the module documentation).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -213,6 +61,13 @@ impl Runner {
                 "method",
                 "madprox",
                 format!("a GLM model (linear, logistic, poisson), not {}", model.name()),
+            ));
+        }
+        if !spec.method.is_chain() {
+            return Err(InferenceError::invalid(
+                "method",
+                spec.method.name(),
+                "a chain method (maximum likelihood runs no chains: crate::run)",
             ));
         }
         let theta0 = spec.start(p);
@@ -409,10 +264,11 @@ pub(crate) fn assemble(spec: &InferenceSpec, model: &str, states: &[ChainState],
         }
         let v0 = states[0].random_scaling_variance().expect("at least one step");
         fit.params = states[0].average.clone();
-        fit.bse = scale[..p].to_vec();
+        fit.sd = scale[..p].to_vec();
         fit.cov_params = v0.iter().map(|v| v / tf).collect();
         fit.rs_scale = Some(scale);
     }
+    fit.settle_warnings();
     fit
 }
 
@@ -440,30 +296,13 @@ impl gradfree_core::StateCheck for Runner {
     }
 }
 
-/// Runs the chains of `spec` for `model` on `data` (checked first) to the end, calling
-/// `progress(chain steps done)` as chains finish.
+/// Runs `spec` for `model` on `data` (checked first): maximum likelihood ([`crate::mle`]), or the
+/// chains to the end, calling `progress(chain steps done)` as chains finish.
 pub fn run(model: &dyn Model, data: &Data, spec: &InferenceSpec, progress: Option<&(dyn Fn(u64) + Sync)>) -> Result<Fit, InferenceError> {
+    if spec.method == Method::Mle {
+        return crate::mle::run_mle(model, data, spec);
+    }
     let mut runner = Runner::new(model, data, spec)?;
     runner.advance(model, data, spec.steps, progress)?;
     runner.finish()
-}
-
-/// The mean and the sample covariance (`p x p` row-major) of `rows`.
-fn mean_cov(rows: &[&[f64]], p: usize) -> (Vec<f64>, Vec<f64>) {
-    let k = rows.len() as f64;
-    let mut mean = vec![0.0; p];
-    for r in rows {
-        mean.iter_mut().zip(r.iter()).for_each(|(m, v)| *m += v / k);
-    }
-    let mut cov = vec![0.0; p * p];
-    if rows.len() > 1 {
-        for r in rows {
-            for i in 0..p {
-                for j in 0..p {
-                    cov[i * p + j] += (r[i] - mean[i]) * (r[j] - mean[j]) / (k - 1.0);
-                }
-            }
-        }
-    }
-    (mean, cov)
 }

@@ -17,7 +17,7 @@
 //! order, as for any one-pass method (a stream sorted by its response has a first block that is
 //! separable: the block then grows until it is not).
 
-use crate::mle::{CovType, GlmFit, GlmSums, fit_glm_with, pearson_scale, spd_solve, wald_cov};
+use crate::mle::{CovType, GlmFit, GlmSums, fit_glm_with, lgamma_sum, log_likelihood, pearson_scale, spd_solve, wald_cov};
 use crate::model::Family;
 use crate::{Data, Glm, InferenceError, Model};
 
@@ -46,6 +46,11 @@ pub struct OnlineGlm {
     rhs: Vec<f64>,
     outer: Vec<f64>,
     yy: f64,
+    /// The constant of the summed expansions of the loss, `sum_j [L_j(theta_j) - g_j^T theta_j +
+    /// theta_j^T H_j theta_j / 2]`, so that the loss of every row at `theta` is about `c -
+    /// theta^T rhs + theta^T hess theta / 2` (exact for the linear model); and `sum ln(y_i!)`.
+    c: f64,
+    lgamma: f64,
     rows: u64,
     blocks: usize,
 }
@@ -65,6 +70,8 @@ impl OnlineGlm {
             rhs: vec![0.0; p],
             outer: vec![0.0; p * p],
             yy: 0.0,
+            c: 0.0,
+            lgamma: 0.0,
             rows: 0,
             blocks: 0,
         }
@@ -83,6 +90,7 @@ impl OnlineGlm {
             return Ok(());
         }
         self.model.check(&Data::new(x.to_vec(), p, y.to_vec())?)?;
+        crate::mle::check_scale(x)?;
         self.x.extend_from_slice(x);
         self.y.extend_from_slice(y);
         loop {
@@ -120,7 +128,10 @@ impl OnlineGlm {
         };
         let (x, y): (Vec<f64>, Vec<f64>) = (self.x.drain(..n * p).collect(), self.y.drain(..n).collect());
         self.yy += y.iter().map(|v| v * v).sum::<f64>();
+        self.lgamma += lgamma_sum(self.model.family, &y);
         let s = GlmSums::over(&self.model, &theta, &x, &y, true);
+        let quad: f64 = (0..p).map(|i| theta[i] * (0..p).map(|j| s.hess[i * p + j] * theta[j]).sum::<f64>()).sum();
+        self.c += s.loss - s.grad.iter().zip(&theta).map(|(g, t)| g * t).sum::<f64>() + 0.5 * quad;
         for i in 0..p {
             self.rhs[i] += (0..p).map(|j| s.hess[i * p + j] * theta[j]).sum::<f64>() - s.grad[i];
         }
@@ -152,15 +163,20 @@ impl OnlineGlm {
         };
         // The linear model's residual sum of squares at the estimate, exactly from the sums
         // (rhs = sum x y there): sum y^2 - 2 theta^T X^T y + theta^T X^T X theta.
+        let quad: f64 = (0..p).map(|i| theta[i] * (0..p).map(|j| self.hess[i * p + j] * theta[j]).sum::<f64>()).sum();
+        let cross: f64 = theta.iter().zip(&self.rhs).map(|(a, b)| a * b).sum();
         let scale = if self.model.family == Family::Linear {
-            let quad: f64 = (0..p).map(|i| theta[i] * (0..p).map(|j| self.hess[i * p + j] * theta[j]).sum::<f64>()).sum();
-            let cross: f64 = theta.iter().zip(&self.rhs).map(|(a, b)| a * b).sum();
             pearson_scale(Family::Linear, (self.yy - 2.0 * cross + quad).max(0.0), self.rows, p)
         } else {
             1.0
         };
+        // The linear model's loss is rss / 2, exactly from the sums; the others' the expansion.
+        let loss =
+            if self.model.family == Family::Linear { 0.5 * (self.yy - 2.0 * cross + quad).max(0.0) } else { self.c - cross + 0.5 * quad };
+        let llf = log_likelihood(self.model.family, loss, self.rows, self.lgamma);
         let outer = (cov == CovType::Hc0).then_some(self.outer.as_slice());
-        Ok(GlmFit { cov: wald_cov(&self.hess, p, scale, outer)?, params: theta, iterations: self.blocks, scale, nobs: self.rows })
+        let cov = wald_cov(&self.hess, p, scale, outer)?;
+        Ok(GlmFit { cov, params: theta, iterations: self.blocks, scale, nobs: self.rows, llf, converged: true })
     }
 }
 
@@ -204,6 +220,7 @@ mod tests {
             assert!(one.params.iter().zip(&mle.params).all(|(a, b)| (a - b).abs() < 1e-10), "{size}");
             assert!(one.cov.iter().zip(&mle.cov).all(|(a, b)| (a - b).abs() < 1e-12), "{size}");
             assert_eq!(one.nobs, 7777);
+            assert!((one.llf - mle.llf).abs() < 1e-8 * mle.llf.abs(), "{} vs {}", one.llf, mle.llf);
         }
     }
 
@@ -222,6 +239,10 @@ mod tests {
         }
         let mean: f64 = (0..20).map(|j| (one.params[j] - mle.params[j]).abs() / se[j]).sum::<f64>() / 20.0;
         assert!(mean < 0.2, "mean distance {mean} se");
+        // The log-likelihood from the summed expansions: within 0.1 of the exact one at the
+        // one-pass estimate.
+        let exact = -(0..data.len()).map(|i| model.loss(&one.params, &data, i)).sum::<f64>();
+        assert!((one.llf - exact).abs() < 0.1, "{} vs {exact} (MLE {})", one.llf, mle.llf);
         // Fewer rows than one block: the in-memory MLE itself.
         let few = Data::new(data.rows()[..500 * 20].to_vec(), 20, data.responses()[..500].to_vec()).unwrap();
         let exact = fit_glm(&model, &few).unwrap();

@@ -13,6 +13,10 @@ pub enum InferenceError {
     /// moment-adjusted direction exists; the message names the chain and the step.
     #[error("{0}")]
     SingularCovariance(String),
+    /// A statistic the fit's method does not offer (a chain method's spread asked for as a
+    /// standard error); the message says what to use instead.
+    #[error("{0}")]
+    NotOffered(String),
     /// An error of the shared machinery, among them a parameter outside its range
     /// ([`CoreError::InvalidParameter`]).
     #[error(transparent)]

@@ -10,7 +10,8 @@
 //! - [`population`]: `b(theta)` and `V(theta)` on a finite population (App. C);
 //! - [`process`]: one step of SGD, MasGrad (eq. 10), their diffusions (eq. 6, 8, 11), MadProx
 //!   (eq. 19-20) and averaged SGD with random scaling (Lee et al. 2022);
-//! - [`chains`]: `K` seeded chains in parallel and what they estimate ([`Fit`]);
+//! - [`chains`]: `K` seeded chains in parallel;
+//! - [`fit`]: what a run estimates ([`Fit`]): intervals, standard errors or the process's spread;
 //! - [`intervals`]: pointwise intervals across chains, coverage, KS distances between processes;
 //! - [`random_scaling`]: the non-normal critical values of random scaling, at any level;
 //! - [`mle`]: GLM maximum likelihood and Wald intervals (the truths of the figures, the Wald
@@ -28,6 +29,7 @@ pub mod cuee;
 pub mod data;
 pub mod direction;
 pub mod error;
+pub mod fit;
 pub mod intervals;
 pub mod mle;
 pub mod model;

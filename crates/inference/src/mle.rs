@@ -43,6 +43,59 @@ pub struct GlmFit {
     pub scale: f64,
     /// Rows fitted.
     pub nobs: u64,
+    /// The log-likelihood at the estimate ([`log_likelihood`]).
+    pub llf: f64,
+    /// Whether Newton's method met its tolerance (`false`: it stopped at its step limit, as on
+    /// separated classes, whose likelihood has no maximum).
+    pub converged: bool,
+}
+
+/// The log-likelihood of a GLM from the summed loss `loss` of `n` rows: `-loss` for logistic
+/// regression; `-loss - sum log(y_i!)` (`lgamma`, the sum of `ln Gamma(y_i + 1)`) for Poisson;
+/// for the linear model the Gaussian one at the maximum-likelihood variance `rss / n` (the loss
+/// is `rss / 2`), `-n/2 (ln(2 pi rss / n) + 1)`, as statsmodels' `OLS` and Gaussian `GLM` give it.
+pub fn log_likelihood(family: Family, loss: f64, n: u64, lgamma: f64) -> f64 {
+    match family {
+        Family::Logistic => -loss,
+        Family::Poisson => -loss - lgamma,
+        Family::Linear => {
+            let n = n as f64;
+            -0.5 * n * ((2.0 * std::f64::consts::PI * 2.0 * loss / n).ln() + 1.0)
+        }
+    }
+}
+
+/// `sum ln Gamma(y_i + 1)` over Poisson responses (0 for the other families).
+pub(crate) fn lgamma_sum(family: Family, y: &[f64]) -> f64 {
+    if family != Family::Poisson {
+        return 0.0;
+    }
+    y.par_chunks(BLOCK)
+        .map(|c| c.iter().map(|v| statrs::function::gamma::ln_gamma(v + 1.0)).sum::<f64>())
+        .collect::<Vec<f64>>()
+        .iter()
+        .sum()
+}
+
+/// What a maximum-likelihood [`crate::Fit`] carries besides its estimate and covariance.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GlmInfo {
+    /// The covariance's kind.
+    pub cov_type: CovType,
+    /// The scale (the linear model's Pearson estimate of the noise variance, 1 otherwise).
+    pub scale: f64,
+    /// The log-likelihood at the estimate ([`log_likelihood`]); for streamed logistic and Poisson
+    /// fits the sum of every block's second-order expansion about its own expansion point,
+    /// evaluated at the final estimate ([`crate::cuee`]).
+    pub llf: f64,
+    /// Newton steps (streamed: blocks).
+    pub iterations: usize,
+    /// Rows fitted.
+    pub nobs: u64,
+    /// Whether the fit converged ([`GlmFit::converged`]).
+    pub converged: bool,
+    /// Whether the rows were streamed (the one-pass estimate of [`crate::cuee`]).
+    pub one_pass: bool,
 }
 
 impl GlmFit {
@@ -62,6 +115,9 @@ impl GlmFit {
 
 /// Rows per block of the parallel sums (fixed, so the order of additions is too).
 const BLOCK: usize = 2048;
+
+/// Blocks summed in parallel at a time (their `p x p` sums are held together).
+pub(crate) const GROUP: usize = 32;
 
 /// The sums of a GLM over rows at one `theta`: the loss, the gradient `sum (c'(t_i) - y_i) x_i`,
 /// the Hessian `sum c''(t_i) x_i x_i^T` and optionally `S = sum g_i g_i^T` (both `p x p`, full).
@@ -90,8 +146,27 @@ impl GlmSums {
     /// The sums over the rows `x` (row-major, `p` per row) with responses `y`, at `theta`.
     pub fn over(model: &Glm, theta: &[f64], x: &[f64], y: &[f64], outer: bool) -> GlmSums {
         let p = model.p;
-        let parts: Vec<GlmSums> = x
-            .par_chunks(BLOCK * p)
+        let mut total = GlmSums::zero(p, outer);
+        // Groups of GROUP blocks in parallel, their sums added in block order: the memory of
+        // GROUP sums, whatever the rows.
+        for (xg, yg) in x.chunks(GROUP * BLOCK * p).zip(y.chunks(GROUP * BLOCK)) {
+            Self::group(model, theta, xg, yg, outer).iter().for_each(|s| total.add(s));
+        }
+        // Mirror the upper triangles.
+        for m in std::iter::once(&mut total.hess).chain(total.outer.as_mut()) {
+            for i in 0..p {
+                for j in 0..i {
+                    m[i * p + j] = m[j * p + i];
+                }
+            }
+        }
+        total
+    }
+
+    /// Every block's sums of a group of rows, in block order.
+    fn group(model: &Glm, theta: &[f64], x: &[f64], y: &[f64], outer: bool) -> Vec<GlmSums> {
+        let p = model.p;
+        x.par_chunks(BLOCK * p)
             .zip(y.par_chunks(BLOCK))
             .map(|(xb, yb)| {
                 let mut s = GlmSums::zero(p, outer);
@@ -113,18 +188,7 @@ impl GlmSums {
                 }
                 s
             })
-            .collect();
-        let mut total = GlmSums::zero(p, outer);
-        parts.iter().for_each(|s| total.add(s));
-        // Mirror the upper triangles.
-        for m in std::iter::once(&mut total.hess).chain(total.outer.as_mut()) {
-            for i in 0..p {
-                for j in 0..i {
-                    m[i * p + j] = m[j * p + i];
-                }
-            }
-        }
-        total
+            .collect()
     }
 }
 
@@ -175,6 +239,9 @@ pub(crate) fn pearson_scale(family: Family, rss: f64, n: u64, p: usize) -> f64 {
     }
 }
 
+/// Newton steps at most (statsmodels' `GLM.fit` allows 100 iterations).
+pub const MAX_NEWTON: usize = 100;
+
 /// [`fit_glm_with`] and statsmodels' default covariance.
 pub fn fit_glm(model: &Glm, data: &Data) -> Result<GlmFit, InferenceError> {
     fit_glm_with(model, data, CovType::Nonrobust)
@@ -182,7 +249,8 @@ pub fn fit_glm(model: &Glm, data: &Data) -> Result<GlmFit, InferenceError> {
 
 /// Newton's method on the negative log-likelihood of `model` over `data` from the origin, with
 /// step halving, until the Newton decrement `g^T H^-1 g` (twice the predicted decrease) is below
-/// `1e-13 max(1, |L|)` or no step decreases the loss; then the covariance `cov`.
+/// `1e-13 max(1, |L|)` or no step decreases the loss (converged), or [`MAX_NEWTON`] steps (not
+/// converged: separated classes, whose likelihood grows without end); then the covariance `cov`.
 pub fn fit_glm_with(model: &Glm, data: &Data, cov: CovType) -> Result<GlmFit, InferenceError> {
     model.check(data)?;
     let (p, n) = (model.dim(), data.len());
@@ -197,22 +265,24 @@ pub fn fit_glm_with(model: &Glm, data: &Data, cov: CovType) -> Result<GlmFit, In
     };
     let mut w = vec![0.0; p];
     let mut sums = GlmSums::over(model, &w, x, y, false);
-    let finish = |w: Vec<f64>, sums: &GlmSums, it: usize| -> Result<GlmFit, InferenceError> {
+    let finish = |w: Vec<f64>, sums: &GlmSums, it: usize, converged: bool| -> Result<GlmFit, InferenceError> {
         let outer = match cov {
             CovType::Hc0 => GlmSums::over(model, &w, x, y, true).outer,
             CovType::Nonrobust => None,
         };
         let scale = pearson_scale(model.family, 2.0 * sums.loss, n as u64, p);
-        Ok(GlmFit { cov: wald_cov(&sums.hess, p, scale, outer.as_deref())?, params: w, iterations: it, scale, nobs: n as u64 })
+        let llf = log_likelihood(model.family, sums.loss, n as u64, lgamma_sum(model.family, y));
+        let cov = wald_cov(&sums.hess, p, scale, outer.as_deref())?;
+        Ok(GlmFit { cov, params: w, iterations: it, scale, nobs: n as u64, llf, converged })
     };
-    for it in 0..200 {
+    for it in 0..MAX_NEWTON {
         let Some(step) = spd_solve(&sums.hess, p, &sums.grad, 1) else {
             return Err(InferenceError::SingularCovariance("the GLM's Hessian is singular (collinear features, or separable data)".into()));
         };
         // The Newton decrement g^T H^-1 g: half of it is the predicted decrease of the loss.
         let decrement: f64 = sums.grad.iter().zip(&step).map(|(a, b)| a * b).sum();
         if decrement <= 1e-13 * sums.loss.abs().max(1.0) || !decrement.is_finite() {
-            return finish(w, &sums, it);
+            return finish(w, &sums, it, decrement.is_finite());
         }
         let mut t = 1.0;
         loop {
@@ -224,12 +294,72 @@ pub fn fit_glm_with(model: &Glm, data: &Data, cov: CovType) -> Result<GlmFit, In
             }
             t *= 0.5;
             if t < 1e-12 {
-                return finish(w, &sums, it);
+                // No step decreases the loss: converged to rounding.
+                return finish(w, &sums, it, true);
             }
         }
         sums = GlmSums::over(model, &w, x, y, false);
     }
-    Err(InferenceError::BadData("Newton's method did not converge in 200 steps (separable data?)".into()))
+    finish(w, &sums, MAX_NEWTON, false)
+}
+
+/// An error when the rows reach beyond `1e100`, where their squares in the Hessian overflow
+/// double precision.
+pub(crate) fn check_scale(x: &[f64]) -> Result<(), InferenceError> {
+    let scale = x.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    if scale > 1e100 {
+        return Err(InferenceError::BadData(format!(
+            "the data reach {scale:e}, beyond what double precision can square in the Hessian: standardize the features"
+        )));
+    }
+    Ok(())
+}
+
+/// The GLM a model is (by its name), or an error naming the method and the models it fits.
+pub fn as_glm(model: &dyn Model) -> Result<Glm, InferenceError> {
+    let family = match model.name() {
+        "linear" => Family::Linear,
+        "logistic" => Family::Logistic,
+        "poisson" => Family::Poisson,
+        other => {
+            return Err(InferenceError::invalid(
+                "method",
+                "mle",
+                format!(
+                    "a GLM model (linear, logistic, poisson) for maximum likelihood, not {other}: use random-scaling for confidence intervals, or a chain method for the process"
+                ),
+            ));
+        }
+    };
+    Ok(Glm::new(family, model.dim()))
+}
+
+/// Maximum likelihood ([`Method::Mle`](crate::Method::Mle)) of `model` on `data` with the
+/// covariance `spec.cov_type`, as a [`crate::Fit`], with the separation warning where the classes
+/// are separated ([`crate::separation`]).
+pub fn run_mle(model: &dyn Model, data: &Data, spec: &crate::InferenceSpec) -> Result<crate::Fit, InferenceError> {
+    let glm = as_glm(model)?;
+    model.check(data)?;
+    check_scale(data.rows())?;
+    spec.check_settings(Some(data.len()), model.dim())?;
+    spec.footprint(Some(data.len()), None, model.dim(), model.size_param()).check()?;
+    if data.len() <= model.dim() {
+        return Err(InferenceError::invalid(
+            "data",
+            format!("with {} rows", data.len()),
+            format!("more rows than the {} parameters for maximum likelihood", model.dim()),
+        ));
+    }
+    let fit = fit_glm_with(&glm, data, spec.cov_type).map_err(|e| match e {
+        InferenceError::SingularCovariance(m) if glm.family == Family::Logistic => InferenceError::SingularCovariance(format!(
+            "{m}; if the classes are separated: {} (the likelihood has no maximum)",
+            crate::separation::MESSAGE
+        )),
+        e => e,
+    })?;
+    let mut fit = crate::Fit::of_glm(spec.clone(), model.name(), fit, false);
+    crate::separation::diagnose(&mut fit, model, data);
+    Ok(fit)
 }
 
 #[cfg(test)]

@@ -122,7 +122,7 @@ fn draw_batch(ctx: &Context<'_>, chain: u64, second: bool, rng: &mut GfRng, work
     let (n, rows) = (ctx.spec.batch_size, ctx.data.len());
     work.idx.clear();
     if ctx.partition {
-        let step_start = work.block_step * ctx.spec.chains * ctx.spec.batches_per_step();
+        let step_start = work.block_step * ctx.spec.chains * ctx.spec.batches_per_step(true);
         let start = (step_start + (chain - ctx.spec.first_chain) as usize + if second { ctx.spec.chains } else { 0 }) * n;
         work.idx.extend(start..start + n);
         return;
@@ -245,6 +245,9 @@ pub fn step(ctx: &Context<'_>, state: &mut ChainState, work: &mut ChainWork) -> 
         ))
     };
     match spec.method {
+        Method::Mle => {
+            return Err(InferenceError::invalid("method", "mle", "a chain method here: maximum likelihood runs no chains (crate::run)"));
+        }
         Method::Sgd | Method::RandomScaling => {
             draw_batch(ctx, state.chain, false, &mut state.rng, work);
             batch_gradients(ctx, state.chain, t, &state.theta, work)?;
@@ -252,9 +255,9 @@ pub fn step(ctx: &Context<'_>, state: &mut ChainState, work: &mut ChainWork) -> 
             let eta_t = if spec.method == Method::RandomScaling { eta * (t as f64).powf(-spec.decay) } else { eta };
             state.theta.iter_mut().zip(&work.b).for_each(|(x, g)| *x -= eta_t * g);
         }
-        Method::Masgrad | Method::MasgradRankOne if spec.moments != Moments::Population => {
+        Method::Masgrad | Method::MasgradRankOne if spec.moments_for(ctx.partition) != Moments::Population => {
             let root = spec.method.root().expect("a MasGrad method");
-            let independent = spec.moments == Moments::Independent;
+            let independent = spec.moments_for(ctx.partition) == Moments::Independent;
             if independent {
                 draw_batch(ctx, state.chain, true, &mut state.rng, work);
                 batch_gradients(ctx, state.chain, t, &state.theta, work)?;

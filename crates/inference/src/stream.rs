@@ -16,7 +16,7 @@ use rayon::prelude::*;
 use crate::chains::{Fit, assemble};
 use crate::intervals::Trajectories;
 use crate::process::{ChainState, ChainWork, Context, prox_metric, step};
-use crate::spec::{InferenceSpec, Moments};
+use crate::spec::{InferenceSpec, Method, Moments};
 use crate::{Data, InferenceError, model::Model};
 
 /// The records a streamed run keeps per chain, at most (the start included).
@@ -129,6 +129,16 @@ pub fn run_stream(
 ) -> Result<Fit, InferenceError> {
     let p = model.dim();
     spec.check_settings(None, p)?;
+    if spec.method == Method::Mle {
+        if max_steps.is_some() {
+            return Err(InferenceError::invalid(
+                "steps",
+                max_steps.unwrap_or(0),
+                "none for mle (maximum likelihood reads every row once and runs no steps)",
+            ));
+        }
+        return mle_stream(model, source, spec, progress);
+    }
     if spec.method.is_diffusion() {
         return Err(InferenceError::invalid(
             "method",
@@ -136,7 +146,7 @@ pub fn run_stream(
             "sgd, masgrad, masgrad-rank-one, random-scaling or madprox for streamed data (a diffusion needs every row at every step)",
         ));
     }
-    if spec.method.root().is_some() && spec.moments == Moments::Population {
+    if spec.method.root().is_some() && spec.moments == Some(Moments::Population) {
         return Err(InferenceError::invalid("moments", "population", "batch for streamed data (the population V needs every row)"));
     }
     if spec.first_chain != 0 {
@@ -149,7 +159,7 @@ pub fn run_stream(
     if let Some(0) = max_steps {
         return Err(InferenceError::invalid("steps", 0, ">= 1"));
     }
-    let batches = spec.batches_per_step();
+    let batches = spec.batches_per_step(true);
     let block_rows =
         spec.batch_size.checked_mul(batches).and_then(|b| b.checked_mul(spec.chains)).filter(|r| *r <= 1 << 30).ok_or_else(|| {
             InferenceError::invalid(
@@ -220,4 +230,40 @@ pub fn run_stream(
     let mut fit = assemble(&spec, model.name(), &states, trajectories);
     fit.streamed_rows = Some(blocks.read);
     Ok(fit)
+}
+
+/// Maximum likelihood in one pass over `source` ([`crate::cuee`]), `progress(rows)` after every
+/// chunk.
+fn mle_stream(
+    model: &dyn Model,
+    source: &mut dyn RowSource,
+    spec: &InferenceSpec,
+    progress: Option<&(dyn Fn(u64) + Sync)>,
+) -> Result<Fit, InferenceError> {
+    let glm = crate::mle::as_glm(model)?;
+    spec.footprint(None, Some(source.dim()), model.dim(), model.size_param()).check()?;
+    let mut online = crate::cuee::OnlineGlm::new(glm);
+    while let Some(Chunk { x, y }) = source.next_chunk()? {
+        if y.is_empty() && !x.is_empty() {
+            return Err(InferenceError::BadData(format!("{} regression needs a response per row", model.name())));
+        }
+        let first = online.rows();
+        online.push(&x, &y).map_err(|e| match e {
+            InferenceError::BadData(m) => {
+                InferenceError::BadData(format!("in rows {first}..{} of the stream: {m}", first + y.len() as u64))
+            }
+            e => e,
+        })?;
+        if let Some(f) = progress {
+            f(y.len() as u64);
+        }
+    }
+    let rows = online.rows();
+    if rows <= model.dim() as u64 {
+        return Err(InferenceError::BadData(format!(
+            "the stream ended after {rows} rows; maximum likelihood needs more rows than the {} parameters",
+            model.dim()
+        )));
+    }
+    Ok(Fit::of_glm(spec.clone(), model.name(), online.finish(spec.cov_type)?, true))
 }

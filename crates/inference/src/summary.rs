@@ -1,99 +1,226 @@
-//! A statsmodels-style summary of a [`Fit`]: a header naming the method, the model, the
-//! mini-batch, the step (with the inverse temperature `beta = 2n / eta`), the chains, the steps and
-//! the interval, then a coefficient table (coef, std err, lower, upper). The command line prints
-//! it; Python's `summary()` returns it.
+//! The summary of a [`Fit`] in statsmodels' layout ([`Summary`]): a title, a header of two
+//! columns of `name: value` pairs, a coefficient table and notes. Maximum likelihood's reads as
+//! statsmodels' `GLM(...).fit().summary()` does (coef, std err, z or t, P>|z|, the interval);
+//! random scaling's gives its scale, statistic, p-value and interval from its mixed-normal limit;
+//! the process methods' give the chains' mean, spread and band. The command line prints
+//! [`Summary::as_text`]; Python renders the same [`Summary`] as text, HTML, LaTeX and CSV.
 
 use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
 
 use crate::Fit;
 use crate::spec::{IntervalKind, Method, Moments};
 
-/// The summary of `fit` with the parameters named `names` (`x0, x1, ...` where missing) and
-/// intervals at coverage `level` (the run's `spec.level` unless the caller asks for another).
-pub fn summary(fit: &Fit, names: &[String], level: f64) -> String {
+/// A summary: what [`summary`] returns.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// The title.
+    pub title: String,
+    /// The header's left and right columns of `(name, value)`.
+    pub left: Vec<(String, String)>,
+    /// The right column.
+    pub right: Vec<(String, String)>,
+    /// The coefficient table's column titles (the first column holds the names).
+    pub columns: Vec<String>,
+    /// One row per parameter: its name and the values of the columns.
+    pub rows: Vec<(String, Vec<f64>)>,
+    /// Notes under the table (what the columns mean, warnings).
+    pub notes: Vec<String>,
+}
+
+/// Width of the text summary (statsmodels').
+const WIDTH: usize = 78;
+
+impl Summary {
+    /// The coefficient table's entries as the text prints them, one row per parameter.
+    pub fn cells(&self) -> Vec<Vec<String>> {
+        self.rows
+            .iter()
+            .map(|(_, values)| self.columns.iter().zip(values).map(|(c, v)| number(*v, c.starts_with("P>"))).collect())
+            .collect()
+    }
+
+    /// The text, as statsmodels prints it: 78 columns, numbers to 4 significant places in the
+    /// table (3 decimals for p-values).
+    pub fn as_text(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "{:^WIDTH$}", self.title);
+        let _ = writeln!(out, "{}", "=".repeat(WIDTH));
+        let half = WIDTH / 2;
+        for i in 0..self.left.len().max(self.right.len()) {
+            let cell = |pair: Option<&(String, String)>, w: usize| match pair {
+                Some((k, v)) => format!("{:<k_w$}{:>v_w$}", format!("{k}:"), v, k_w = 20, v_w = w.saturating_sub(20)),
+                None => " ".repeat(w),
+            };
+            let line = format!("{}  {}", cell(self.left.get(i), half - 2), cell(self.right.get(i), half));
+            let _ = writeln!(out, "{}", line.trim_end());
+        }
+        let _ = writeln!(out, "{}", "=".repeat(WIDTH));
+        let name_w = self.rows.iter().map(|(n, _)| n.chars().count()).max().unwrap_or(0).clamp(10, 24);
+        let col_w = ((WIDTH - name_w) / self.columns.len().max(1)).max(10);
+        let _ = write!(out, "{:name_w$}", "");
+        for c in &self.columns {
+            let _ = write!(out, "{c:>col_w$}");
+        }
+        let _ = writeln!(out);
+        let _ = writeln!(out, "{}", "-".repeat(WIDTH));
+        for (name, values) in &self.rows {
+            let _ = write!(out, "{:<name_w$}", truncate(name, name_w));
+            for (c, v) in self.columns.iter().zip(values) {
+                let _ = write!(out, "{:>col_w$}", number(*v, c.starts_with("P>")));
+            }
+            let _ = writeln!(out);
+        }
+        let _ = write!(out, "{}", "=".repeat(WIDTH));
+        for n in &self.notes {
+            let _ = write!(out, "\n{n}");
+        }
+        out
+    }
+}
+
+/// `name` cut to `w` characters.
+fn truncate(name: &str, w: usize) -> String {
+    name.chars().take(w).collect()
+}
+
+/// A table entry: statsmodels' `%#8.4g`-like 4 significant digits (p-values to 3 decimals).
+pub fn number(v: f64, pvalue: bool) -> String {
+    if !v.is_finite() {
+        return format!("{v}");
+    }
+    if pvalue {
+        return format!("{v:.3}");
+    }
+    let a = v.abs();
+    if a != 0.0 && !(1e-4..1e6).contains(&a) {
+        return format!("{v:.3e}");
+    }
+    let digits = if a == 0.0 { 3 } else { (3 - a.log10().floor() as i32).clamp(0, 7) as usize };
+    format!("{v:.digits$}")
+}
+
+/// The summary of `fit` with the parameters named `names` (`x0, x1, ...` where missing), the
+/// response named `response`, and intervals at coverage `level`.
+pub fn summary(fit: &Fit, names: &[String], response: &str, level: f64) -> Summary {
     let s = &fit.spec;
     let p = fit.params.len();
-    let width = 78;
-    let rule = "=".repeat(width);
-    let thin = "-".repeat(width);
-    let title = match s.method {
-        Method::Masgrad | Method::MasgradRankOne => "MasGrad inference (Liang & Su 2019, eq. 10)",
-        Method::Sgd => "SGD chains (Liang & Su 2019, eq. 3)",
-        Method::DiffMasgrad => "Discretized MasGrad diffusion (Liang & Su 2019, eq. 11)",
-        Method::DiffSgd => "Discretized SGD diffusion (Liang & Su 2019, eq. 6)",
-        Method::Madprox => "MadProx, l1-regularized (Liang & Su 2019, eq. 19-20)",
-        Method::RandomScaling => "Averaged SGD, random-scaling intervals (Lee et al. 2022)",
-    };
-    let interval = match (s.method, s.interval) {
-        (Method::RandomScaling, _) => "random scaling, chain 0".to_string(),
-        (_, IntervalKind::Quantile) => "chain quantiles".to_string(),
-        (_, IntervalKind::Normal) => "normal, chain sd".to_string(),
-    };
-    let mut out = String::new();
-    let _ = writeln!(out, "{title:^width$}");
-    let _ = writeln!(out, "{rule}");
-    let beta = 2.0 * s.batch_size as f64 / s.step;
-    let row = |a: String, b: String| format!("{a:<w$}{b}", w = 39.max(a.chars().count() + 2));
-    let _ = writeln!(out, "{}", row(format!("Method:     {}", s.method.name()), format!("Model:      {}", fit.model)));
-    let step = if s.method == Method::RandomScaling {
-        format!("{} t^-{}", s.step, s.decay)
-    } else {
-        format!("{} (beta = 2n/eta = {beta:.4})", s.step)
-    };
-    let _ = writeln!(out, "{}", row(format!("Batch size: {}", s.batch_size), format!("Step:       {step}")));
-    let _ = writeln!(out, "{}", row(format!("Chains:     {}", s.chains), format!("Steps:      {}", s.steps)));
-    if let Some(rows) = fit.streamed_rows {
-        let _ = writeln!(out, "Streamed:   {rows} rows, each used once (chain k takes its own n rows per step)");
-    }
-    let mut extra = format!("Interval:   {:.0}% {interval}", 100.0 * level);
-    if s.method.root().is_some() {
-        let root = if s.method == Method::Masgrad { "symmetric" } else { "rank-one (Prop. 6.2)" };
-        let v = match s.moments {
-            Moments::Batch => "batch",
-            Moments::Independent => "independent batch",
-            Moments::Population => "population",
-        };
-        extra = row(extra, format!("V:          {v}, {root} root"));
-    } else if s.method == Method::Madprox {
-        extra = row(extra, format!("lambda:     {}", s.lambda));
-    }
-    let _ = writeln!(out, "{extra}");
-    if fit.ridged_steps > 0 {
-        let _ = writeln!(
-            out,
-            "Ridged:     {} steps had a singular batch covariance (eigenvalues raised to 1e-10 x the largest)",
-            fit.ridged_steps
-        );
-    }
-    let _ = writeln!(out, "{rule}");
+    let name = |j: usize| names.get(j).cloned().unwrap_or_else(|| format!("x{j}"));
     let (lo_q, hi_q) = ((1.0 - level) / 2.0, (1.0 + level) / 2.0);
-    let rs = s.method == Method::RandomScaling;
-    let se = if rs { "scale" } else { "std err" };
-    let _ = writeln!(out, "{:<18}{:>14}{:>14}{:>16}{:>16}", "", "coef", se, format!("[{lo_q:.3}"), format!("{hi_q:.3}]"));
-    let _ = writeln!(out, "{thin}");
-    let (lower, upper) = fit.conf_int(level).unwrap_or_else(|_| (vec![f64::NAN; p], vec![f64::NAN; p]));
-    for j in 0..p {
-        let name = names.get(j).cloned().unwrap_or_else(|| format!("x{j}"));
-        let _ = writeln!(out, "{name:<18}{:>14.6}{:>14.6}{:>16.6}{:>16.6}", fit.params[j], fit.bse[j], lower[j], upper[j]);
-    }
-    let _ = writeln!(out, "{rule}");
-    let note = if rs {
-        let c = crate::random_scaling::critical_value(level).unwrap_or(f64::NAN);
-        format!("scale = sqrt(V_T,jj / T); the interval is coef +- {c:.3} scale: random scaling's limit is mixed normal, not normal.")
-    } else {
-        format!(
-            "std err = sd of the {} chains' final iterates: the process's spread at beta = 2n/eta, which is a sampling\nstandard error only at a matching temperature.",
-            s.chains
-        )
-    };
-    let _ = write!(out, "{note}");
-    if !fit.warnings.is_empty() {
-        let _ = write!(out, "\n\nWarnings:");
-        for (i, w) in fit.warnings.iter().enumerate() {
-            let _ = write!(out, "\n[{}] {w}", i + 1);
+    let bounds = [format!("[{lo_q:.3}"), format!("{hi_q:.3}]")];
+    let kv = |k: &str, v: String| (k.to_string(), v);
+    let mut left = vec![kv("Dep. Variable", response.to_string())];
+    let mut right = Vec::new();
+    let mut notes = Vec::new();
+    let nan = || (vec![f64::NAN; p], vec![f64::NAN; p]);
+    let (title, columns, rows) = if let Some(g) = &fit.glm {
+        let (family, link) = match fit.model.as_str() {
+            "linear" => ("Gaussian", "Identity"),
+            "logistic" => ("Binomial", "Logit"),
+            _ => ("Poisson", "Log"),
+        };
+        let (n, pf) = (g.nobs as f64, p as f64);
+        left.extend([
+            kv("Model", "GLM".into()),
+            kv("Model Family", family.into()),
+            kv("Link Function", link.into()),
+            kv("Method", if g.one_pass { "one pass (CUEE)".into() } else { "Newton (IRLS)".into() }),
+            kv(if g.one_pass { "No. Blocks" } else { "No. Iterations" }, g.iterations.to_string()),
+            kv(
+                "Covariance Type",
+                match s.cov_type {
+                    crate::mle::CovType::Nonrobust => "nonrobust",
+                    crate::mle::CovType::Hc0 => "HC0",
+                }
+                .into(),
+            ),
+        ]);
+        right.extend([
+            kv("No. Observations", g.nobs.to_string()),
+            kv("Df Residuals", format!("{}", g.nobs.saturating_sub(p as u64))),
+            kv("Df Model", format!("{}", p.saturating_sub(1))),
+            kv("Scale", format!("{:.4}", g.scale)),
+            kv("Log-Likelihood", format!("{:.2}", g.llf)),
+            kv("AIC", format!("{:.2}", -2.0 * g.llf + 2.0 * pf)),
+            kv("BIC", format!("{:.2}", -2.0 * g.llf + n.ln() * pf)),
+        ]);
+        let stat = if fit.uses_t() { "t" } else { "z" };
+        let (lo, hi) = fit.conf_int(level).unwrap_or_else(|_| nan());
+        let (t, pv) = (fit.tvalues().unwrap_or_default(), fit.pvalues().unwrap_or_default());
+        let rows = (0..p).map(|j| (name(j), vec![fit.params[j], fit.sd[j], t[j], pv[j], lo[j], hi[j]])).collect();
+        if g.one_pass {
+            notes.push(format!(
+                "One pass over {} streamed rows (Schifano et al. 2016): within a small fraction of a standard error of the MLE; the log-likelihood is the sum of every block's second-order expansion.",
+                g.nobs
+            ));
         }
+        let title = "Generalized Linear Model Regression Results".to_string();
+        let columns = ["coef", "std err", stat, &format!("P>|{stat}|")].iter().map(|c| c.to_string()).chain(bounds).collect();
+        (title, columns, rows)
+    } else {
+        let title = match s.method {
+            Method::Masgrad | Method::MasgradRankOne => "MasGrad chains (Liang & Su 2019, eq. 10)",
+            Method::Sgd => "SGD chains (Liang & Su 2019, eq. 3)",
+            Method::DiffMasgrad => "Discretized MasGrad diffusion (Liang & Su 2019, eq. 11)",
+            Method::DiffSgd => "Discretized SGD diffusion (Liang & Su 2019, eq. 6)",
+            Method::Madprox => "MadProx chains, l1-regularized (Liang & Su 2019, eq. 19-20)",
+            Method::RandomScaling | Method::Mle => "Averaged SGD, random-scaling intervals (Lee et al. 2022)",
+        }
+        .to_string();
+        left.extend([kv("Model", fit.model.clone()), kv("Method", s.method.name().into()), kv("Batch size", s.batch_size.to_string())]);
+        let step = if s.method == Method::RandomScaling {
+            format!("{} t^-{}", s.step, s.decay)
+        } else {
+            format!("{} (beta = 2n/eta = {:.4})", s.step, 2.0 * s.batch_size as f64 / s.step)
+        };
+        right.extend([kv("Step", step), kv("Chains", s.chains.to_string()), kv("Steps", s.steps.to_string())]);
+        if let Some(rows) = fit.streamed_rows {
+            right.push(kv("Rows streamed", rows.to_string()));
+        }
+        if s.method.root().is_some() {
+            let root = if s.method == Method::Masgrad { "symmetric" } else { "rank-one" };
+            let v = match s.moments_for(fit.streamed_rows.is_some()) {
+                Moments::Batch => "batch",
+                Moments::Independent => "independent batch",
+                Moments::Population => "population",
+            };
+            left.push(kv("V", format!("{v}, {root} root")));
+        } else if s.method == Method::Madprox {
+            left.push(kv("lambda", s.lambda.to_string()));
+        }
+        if fit.ridged_steps > 0 {
+            notes.push(format!("{} steps had a singular batch covariance (eigenvalues raised to 1e-10 x the largest).", fit.ridged_steps));
+        }
+        if s.method == Method::RandomScaling {
+            let c = crate::random_scaling::critical_value(level).unwrap_or(f64::NAN);
+            let (lo, hi) = fit.conf_int(level).unwrap_or_else(|_| nan());
+            let (t, pv) = (fit.tvalues().unwrap_or_default(), fit.pvalues().unwrap_or_default());
+            notes.push(format!(
+                "scale = sqrt(V_T,jj / T) of chain 0; its interval is coef +- {c:.3} scale and P>|t| is from random scaling's mixed-normal limit, not the normal."
+            ));
+            let rows = (0..p).map(|j| (name(j), vec![fit.params[j], fit.sd[j], t[j], pv[j], lo[j], hi[j]])).collect();
+            let columns = ["coef", "scale", "t", "P>|t|"].iter().map(|c| c.to_string()).chain(bounds).collect();
+            (title, columns, rows)
+        } else {
+            let (lo, hi) = fit.bands(level).unwrap_or_else(|_| nan());
+            let kind = if s.interval == IntervalKind::Quantile { "quantiles" } else { "mean +- z sd" };
+            notes.push(format!(
+                "coef = mean of the {} chains' final iterates; process sd and the band ({kind}) are the process's spread at beta = 2n/eta (Thm. 3.1): not a standard error or a confidence interval.",
+                s.chains
+            ));
+            let rows = (0..p).map(|j| (name(j), vec![fit.params[j], fit.sd[j], lo[j], hi[j]])).collect();
+            let columns = ["coef".to_string(), "process sd".to_string(), format!("band {lo_q:.3}"), format!("{hi_q:.3}")];
+            (title, columns.to_vec(), rows)
+        }
+    };
+    for (i, w) in fit.warnings.iter().enumerate() {
+        if i == 0 {
+            notes.push("Warnings:".into());
+        }
+        notes.push(format!("[{}] {w}", i + 1));
     }
-    out
+    Summary { title, left, right, columns, rows, notes }
 }
 
 #[cfg(test)]
@@ -106,10 +233,26 @@ mod tests {
         let x: Vec<f64> = (0..60).map(|i| ((i * 7 % 11) as f64 - 5.0) / 3.0).collect();
         let y: Vec<f64> = x.chunks(2).map(|r| 0.5 * r[0] - r[1]).collect();
         let data = Data::new(x, 2, y).unwrap();
-        let spec = InferenceSpec { chains: 8, steps: 20, batch_size: 5, ..InferenceSpec::default() };
+        let spec = InferenceSpec { method: Method::Masgrad, chains: 8, steps: 20, batch_size: 5, ..InferenceSpec::default() };
         let fit = run(&Glm::new(Family::Linear, 2), &data, &spec, None).unwrap();
-        let text = summary(&fit, &["age".to_string()], fit.spec.level);
-        assert!(text.contains("MasGrad inference") && text.contains("Batch size: 5") && text.contains("beta = 2n/eta = 50"), "{text}");
-        assert!(text.contains("[0.025") && text.contains("0.975]") && text.contains("age") && text.contains("x1"), "{text}");
+        let text = summary(&fit, &["age".to_string()], "y", fit.spec.level).as_text();
+        assert!(text.contains("MasGrad chains") && text.contains("Batch size") && text.contains("beta = 2n/eta = 50"), "{text}");
+        assert!(text.contains("process sd") && text.contains("0.975") && text.contains("age") && text.contains("x1"), "{text}");
+    }
+
+    #[test]
+    fn maximum_likelihood_reads_as_statsmodels() {
+        let (data, _) = crate::simulate::simulate(crate::simulate::Design::Identity, 3, Family::Logistic, 500, 1).unwrap();
+        let fit = run(&Glm::new(Family::Logistic, 3), &data, &InferenceSpec::default(), None).unwrap();
+        let text = summary(&fit, &[], "y", 0.95).as_text();
+        for want in
+            ["Generalized Linear Model Regression Results", "Binomial", "No. Observations:", "500", "P>|z|", "[0.025", "0.975]", "x2"]
+        {
+            assert!(text.contains(want), "{want} in\n{text}");
+        }
+        assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
+        assert_eq!(number(0.04771, true), "0.048");
+        assert_eq!(number(-12.3456, false), "-12.35");
+        assert_eq!(number(0.000123456, false), "0.0001235");
     }
 }

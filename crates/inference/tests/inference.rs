@@ -117,7 +117,7 @@ fn masgrad_needs_fewer_steps_than_sgd() {
     let base = InferenceSpec { batch_size: 50, chains: 20, steps: 400, seed: 1, ..InferenceSpec::default() };
     let sgd = steps_to(InferenceSpec { method: Method::Sgd, step: 1.0 / lmax, ..base.clone() });
     // At the optimum V^2 = Cov[(x^T w - y) x], about sigma^2 H here: gamma ~ sqrt(lambda_max).
-    let mas = steps_to(InferenceSpec { method: Method::Masgrad, moments: Moments::Population, step: 1.0 / lmax.sqrt(), ..base });
+    let mas = steps_to(InferenceSpec { method: Method::Masgrad, moments: Some(Moments::Population), step: 1.0 / lmax.sqrt(), ..base });
     let (Some(sgd), Some(mas)) = (sgd, mas) else { panic!("no convergence: sgd {sgd:?}, masgrad {mas:?}") };
     assert!(mas * 2 < sgd, "MasGrad {mas} steps, SGD {sgd}");
 }
@@ -227,7 +227,7 @@ fn masgrad_and_its_diffusion_are_close_in_distribution() {
         chains: 100,
         steps: 60,
         seed: 4,
-        moments: Moments::Population,
+        moments: Some(Moments::Population),
         ..InferenceSpec::default()
     };
     let mas = run(&model, &data, &InferenceSpec { method: Method::Masgrad, ..base.clone() }, None).unwrap();
@@ -285,10 +285,20 @@ fn bad_input_is_named() {
     let e = |spec: InferenceSpec, d: &Data| run(&model, d, &spec, None).unwrap_err().to_string();
     assert!(Data::new(vec![0.1, f64::NAN], 2, vec![]).unwrap_err().to_string().contains("row 0 column 1 is NaN"));
     assert!(Data::new(vec![], 2, vec![]).unwrap_err().to_string().contains("no rows"));
-    let spec = InferenceSpec { batch_size: 5, sampling: Sampling::WithoutReplacement, ..InferenceSpec::default() };
+    let mas = InferenceSpec { method: Method::Masgrad, moments: Some(Moments::Batch), ..InferenceSpec::default() };
+    let spec = InferenceSpec { batch_size: 5, sampling: Sampling::WithoutReplacement, ..mas.clone() };
     assert!(e(spec, &data).contains("`batch_size` = 5"));
-    assert!(e(InferenceSpec { step: f64::NAN, ..InferenceSpec::default() }, &data).contains("`step`"));
-    assert!(e(InferenceSpec { batch_size: 1, ..InferenceSpec::default() }, &data).contains(">= 2 for masgrad"));
+    assert!(e(InferenceSpec { step: f64::NAN, ..mas.clone() }, &data).contains("`step`"));
+    assert!(e(InferenceSpec { batch_size: 1, ..mas.clone() }, &data).contains(">= 2 for masgrad"));
+    // Maximum likelihood: a start is refused (it would be ignored), as are too few rows and models
+    // without a likelihood of their own.
+    let start = InferenceSpec { theta0: Some(vec![0.0, 0.0]), ..InferenceSpec::default() };
+    assert!(e(start, &data).contains("`theta0`"));
+    assert!(e(InferenceSpec::default(), &data).contains("more rows than the 2 parameters"));
+    let mixture = gradfree_inference::GaussianMixture::new(2, 1.0).unwrap();
+    let scalars = Data::new(vec![0.1, 0.2, 0.3], 1, vec![]).unwrap();
+    let m = run(&mixture, &scalars, &InferenceSpec::default(), None).unwrap_err().to_string();
+    assert!(m.contains("`method` = mle") && m.contains("random-scaling"), "{m}");
     let half = Data::new(vec![0.1, 0.2, 0.3, 0.4], 2, vec![1.0, 0.5]).unwrap();
     assert!(e(InferenceSpec::default(), &half).contains("response 1 is 0.5"));
     let poisson = Glm::new(Family::Poisson, 2);
@@ -339,7 +349,14 @@ fn streamed_runs_are_reproducible_flat_in_memory_and_cover() {
     use gradfree_inference::run_stream;
     use gradfree_inference::stream::MAX_RECORDS;
     let model = Glm::new(Family::Linear, 2);
-    let spec = InferenceSpec { method: Method::Masgrad, chains: 8, batch_size: 5, step: 0.05, ..InferenceSpec::default() };
+    let spec = InferenceSpec {
+        method: Method::Masgrad,
+        moments: Some(Moments::Batch),
+        chains: 8,
+        batch_size: 5,
+        step: 0.05,
+        ..InferenceSpec::default()
+    };
     let a = run_stream(&model, &mut linear_stream(8 * 5 * 300, 7), &spec, None, None).unwrap();
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     let b = pool.install(|| run_stream(&model, &mut linear_stream(8 * 5 * 300, 1000), &spec, None, None).unwrap());
@@ -367,7 +384,7 @@ fn streamed_runs_are_reproducible_flat_in_memory_and_cover() {
     assert!(e.contains("ended after 30 rows") && e.contains("8 x 5 = 40"), "{e}");
     let diff = InferenceSpec { method: Method::DiffSgd, ..spec.clone() };
     assert!(run_stream(&model, &mut linear_stream(100, 7), &diff, None, None).unwrap_err().to_string().contains("`method`"));
-    let pop = InferenceSpec { moments: Moments::Population, ..spec.clone() };
+    let pop = InferenceSpec { moments: Some(Moments::Population), ..spec.clone() };
     assert!(run_stream(&model, &mut linear_stream(100, 7), &pop, None, None).unwrap_err().to_string().contains("`moments`"));
 }
 

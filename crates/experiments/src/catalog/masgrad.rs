@@ -70,7 +70,7 @@ pub fn four_processes(ctx: &Ctx, s: &Setting<'_>) -> Result<Vec<Fit>> {
             chains: s.chains,
             steps: s.steps,
             seed: derive_seed(s.seed, k as u64),
-            moments: Moments::Population,
+            moments: Some(Moments::Population),
             interval: IntervalKind::Quantile,
             theta0: Some(s.theta0.clone()),
             ..InferenceSpec::default()

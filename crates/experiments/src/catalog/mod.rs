@@ -9,6 +9,7 @@ pub mod boltzmann;
 #[cfg(feature = "train")]
 pub mod curriculum;
 pub mod inference_coverage;
+pub mod inference_default;
 pub mod ingo_discrete;
 pub mod ingo_rl;
 pub mod ingo_synthetic;
@@ -206,8 +207,14 @@ pub const ALL: &[Registered] = &[
     Registered {
         name: "inference-coverage",
         source: "Chen, Lee, Tong & Zhang 2020 sec. 5 protocol; Liang & Su 2019; Lee et al. 2022",
-        summary: "coverage and width of 95% intervals, linear and logistic, 3 designs, d = 5 and 20: Wald, random scaling, MasGrad (defaults, beta = N)",
+        summary: "coverage and width of 95% intervals, linear and logistic, 3 designs, d = 5 and 20: Wald, one-pass MLE, random scaling, MasGrad (batch V, beta = N)",
         run: inference_coverage::run_coverage,
+    },
+    Registered {
+        name: "inference-default",
+        source: "Chen, Lee, Tong & Zhang 2020 sec. 5 and Lee, Liao, Seo & Shin 2022 sec. 5 designs; Schifano et al. 2016",
+        summary: "coverage of the default intervals (maximum likelihood, in memory and streamed) over 1000 replications of 14 designs, widths against Wald's, random scaling beside",
+        run: inference_default::run_default,
     },
     Registered {
         name: "curriculum-noise",

@@ -1,0 +1,402 @@
+//! What an inference run estimates ([`Fit`]), by method (see [`crate::chains`] for how the
+//! chains run): maximum likelihood's estimate with Wald intervals, random scaling's intervals, or
+//! the chain methods' process spread; and the fit of chains run in slices ([`Fit::combine`]).
+
+use serde::{Deserialize, Serialize};
+
+use crate::InferenceError;
+use crate::intervals::{Trajectories, interval};
+use crate::mle::{GlmFit, GlmInfo};
+use crate::spec::{InferenceSpec, IntervalKind, Method};
+
+/// What an inference run estimates (see the module documentation).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Fit {
+    /// The run.
+    pub spec: InferenceSpec,
+    /// The model's name.
+    pub model: String,
+    /// The estimate of every parameter.
+    pub params: Vec<f64>,
+    /// Maximum likelihood: the standard errors; random scaling: chain 0's scale `sqrt(V_T,jj /
+    /// T)`; the other chain methods: the chains' standard deviation, the process's spread. Read
+    /// it with [`Fit::bse`] or [`Fit::process_sd`], which say which it is.
+    pub sd: Vec<f64>,
+    /// Covariance of the estimates (`p x p`, row-major): the Wald covariance, random scaling's
+    /// `V_T / T`, or the chains' covariance.
+    pub cov_params: Vec<f64>,
+    /// Random scaling: every chain's scale `sqrt(V_T,jj / T)` (`K x p`); its interval is its
+    /// average `+- c scale`.
+    pub rs_scale: Option<Vec<f64>>,
+    /// The chains: the estimate of every chain at every step (none for maximum likelihood).
+    pub trajectories: Trajectories,
+    /// Steps whose batch covariance was singular and ridged ([`crate::direction::RIDGE`]), over
+    /// all chains.
+    pub ridged_steps: u64,
+    /// Streamed runs: the rows read (each used once).
+    #[serde(default)]
+    pub streamed_rows: Option<u64>,
+    /// Maximum likelihood: its scale, log-likelihood, rows and convergence.
+    #[serde(default)]
+    pub glm: Option<GlmInfo>,
+    /// What the estimate should be read with (separated classes, [`crate::separation`]; a fit
+    /// that did not converge); the summary prints them under the table and the front ends raise
+    /// them as warnings.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// Why a chain method's spread is not a standard error (the error of [`Fit::bse`] and
+/// [`Fit::conf_int`]).
+fn not_a_confidence_interval(method: Method, what: &str) -> InferenceError {
+    InferenceError::NotOffered(format!(
+        "`{what}` is not offered for {}: the chains' spread is the process's at inverse temperature beta = 2n/eta (Liang & Su 2019, Thm. 3.1), not an estimator's sampling spread, and as a confidence interval it covers 0.07-1.00 in the coverage study; read it as `bands` / `process_sd`, or fit with method mle (the default for GLMs) or random-scaling for confidence intervals",
+        method.name()
+    ))
+}
+
+impl Fit {
+    /// The fit of maximum likelihood (`glm`) by `spec` on `model`; `one_pass` for the streamed
+    /// estimate.
+    pub fn of_glm(spec: InferenceSpec, model: &str, glm: GlmFit, one_pass: bool) -> Fit {
+        let p = glm.params.len();
+        let mut warnings = Vec::new();
+        if !glm.converged {
+            warnings.push(format!(
+                "Maximum likelihood did not converge in {} Newton steps: the likelihood keeps growing (separated classes?), so the estimate and its standard errors are not a maximum's",
+                glm.iterations
+            ));
+        }
+        Fit {
+            sd: glm.bse(),
+            params: glm.params,
+            cov_params: glm.cov,
+            rs_scale: None,
+            trajectories: Trajectories::every_step(0, 0, p, Vec::new()),
+            ridged_steps: 0,
+            streamed_rows: one_pass.then_some(glm.nobs),
+            glm: Some(GlmInfo {
+                cov_type: spec.cov_type,
+                scale: glm.scale,
+                llf: glm.llf,
+                iterations: glm.iterations,
+                nobs: glm.nobs,
+                converged: glm.converged,
+                one_pass,
+            }),
+            warnings,
+            model: model.to_string(),
+            spec,
+        }
+    }
+
+    /// The standard errors: maximum likelihood's, or random scaling's scale (its interval is
+    /// `params +- c bse`, `c` its critical value, not the normal one). Refused for the other chain
+    /// methods, whose spread is the process's ([`Fit::process_sd`]).
+    pub fn bse(&self) -> Result<&[f64], InferenceError> {
+        if self.spec.method.is_process() {
+            return Err(not_a_confidence_interval(self.spec.method, "bse"));
+        }
+        Ok(&self.sd)
+    }
+
+    /// The chains' standard deviation at the last step: the process's spread at `beta = 2n / eta`
+    /// (SGD, MasGrad, the diffusions, MadProx). Refused for maximum likelihood and random
+    /// scaling, whose spread is a standard error ([`Fit::bse`]).
+    pub fn process_sd(&self) -> Result<&[f64], InferenceError> {
+        if !self.spec.method.is_process() {
+            return Err(InferenceError::NotOffered(format!(
+                "`process_sd` is the chains' spread of sgd, masgrad, the diffusions and madprox; {} gives standard errors: use `bse`",
+                self.spec.method.name()
+            )));
+        }
+        Ok(&self.sd)
+    }
+
+    /// Confidence intervals at coverage `level` (`lower`, `upper`): Wald intervals for maximum
+    /// likelihood (Student's t on `N - p` degrees of freedom for the linear model, normal
+    /// otherwise), chain 0's random-scaling interval; refused for the other chain methods
+    /// ([`Fit::bands`]).
+    pub fn conf_int(&self, level: f64) -> Result<(Vec<f64>, Vec<f64>), InferenceError> {
+        check_level(level)?;
+        if self.spec.method.is_process() {
+            return Err(not_a_confidence_interval(self.spec.method, "conf_int"));
+        }
+        if let Some(g) = &self.glm {
+            let q = self.wald_quantile(level, g);
+            return Ok((
+                self.params.iter().zip(&self.sd).map(|(m, s)| m - q * s).collect(),
+                self.params.iter().zip(&self.sd).map(|(m, s)| m + q * s).collect(),
+            ));
+        }
+        let (lo, hi) = self.chain_intervals(level)?;
+        let p = self.params.len();
+        Ok((lo[..p].to_vec(), hi[..p].to_vec()))
+    }
+
+    /// The quantile of Wald intervals at `level`: Student's t on `N - p` degrees of freedom for
+    /// the linear model, whose scale is estimated, the normal's otherwise.
+    fn wald_quantile(&self, level: f64, g: &GlmInfo) -> f64 {
+        let q = (1.0 + level) / 2.0;
+        let df = g.nobs as f64 - self.params.len() as f64;
+        if self.model == "linear" && df >= 1.0 {
+            use statrs::distribution::{ContinuousCDF, StudentsT};
+            StudentsT::new(0.0, 1.0, df).map_or_else(|_| crate::intervals::normal_quantile(q), |t| t.inverse_cdf(q))
+        } else {
+            crate::intervals::normal_quantile(q)
+        }
+    }
+
+    /// The statistics `params / bse` (maximum likelihood's z, or t for the linear model; random
+    /// scaling's studentized average, whose law is mixed normal). Refused for the process methods.
+    pub fn tvalues(&self) -> Result<Vec<f64>, InferenceError> {
+        let se = self.bse()?;
+        Ok(self.params.iter().zip(se).map(|(m, s)| m / s).collect())
+    }
+
+    /// Two-sided p-values of `params = 0`: from the normal law (Student's t on `N - p` degrees of
+    /// freedom for the linear model) for maximum likelihood, from random scaling's mixed-normal
+    /// limit for random scaling ([`crate::random_scaling::abs_cdf`]). Refused for the process
+    /// methods.
+    pub fn pvalues(&self) -> Result<Vec<f64>, InferenceError> {
+        use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
+        let t = self.tvalues()?;
+        let df = self.glm.as_ref().map_or(0.0, |g| g.nobs as f64 - self.params.len() as f64);
+        let two_sided = |v: f64| -> f64 {
+            let a = v.abs();
+            if self.glm.is_none() {
+                1.0 - crate::random_scaling::abs_cdf(a)
+            } else if self.uses_t() && df >= 1.0 {
+                2.0 * StudentsT::new(0.0, 1.0, df).map_or(f64::NAN, |d| d.sf(a))
+            } else {
+                2.0 * Normal::standard().sf(a)
+            }
+        };
+        Ok(t.into_iter().map(two_sided).collect())
+    }
+
+    /// Whether the Wald intervals and p-values use Student's t (the linear model's fit).
+    pub fn uses_t(&self) -> bool {
+        self.glm.is_some() && self.model == "linear"
+    }
+
+    /// The process's pointwise band at coverage `level` at the last step (`lower`, `upper`): the
+    /// central `level` of the chains' final iterates, as quantiles or mean +- z sd
+    /// ([`IntervalKind`]); the bands of the paper's figures. For SGD, MasGrad, the diffusions
+    /// and MadProx.
+    pub fn bands(&self, level: f64) -> Result<(Vec<f64>, Vec<f64>), InferenceError> {
+        check_level(level)?;
+        if !self.spec.method.is_process() {
+            return Err(InferenceError::NotOffered(format!(
+                "`bands` are the chains' spread of sgd, masgrad, the diffusions and madprox; {} gives confidence intervals: use `conf_int`",
+                self.spec.method.name()
+            )));
+        }
+        let (traj, p) = (&self.trajectories, self.params.len());
+        let (mut lo, mut hi, mut sample) = (vec![0.0; p], vec![0.0; p], Vec::new());
+        for j in 0..p {
+            traj.across_chains(traj.steps, j, &mut sample);
+            let (_, l, h) = interval(&sample, level, self.spec.interval);
+            lo[j] = l;
+            hi[j] = h;
+        }
+        Ok((lo, hi))
+    }
+
+    /// Random scaling: every chain's interval at `level` (`K x p` lower and upper ends).
+    pub fn chain_intervals(&self, level: f64) -> Result<(Vec<f64>, Vec<f64>), InferenceError> {
+        check_level(level)?;
+        let (traj, p) = (&self.trajectories, self.params.len());
+        let Some(scale) = &self.rs_scale else {
+            return Err(InferenceError::NotOffered(format!(
+                "`chain_intervals` are random scaling's, one confidence interval per chain; {} has {}",
+                self.spec.method.name(),
+                if self.spec.method.is_process() { "bands (`bands`)" } else { "one interval (`conf_int`)" }
+            )));
+        };
+        let c = crate::random_scaling::critical_value(level)?;
+        let (mut lo, mut hi) = (Vec::with_capacity(scale.len()), Vec::with_capacity(scale.len()));
+        for k in 0..traj.chains {
+            for (j, a) in traj.at(k, traj.steps).iter().enumerate() {
+                lo.push(a - c * scale[k * p + j]);
+                hi.push(a + c * scale[k * p + j]);
+            }
+        }
+        Ok((lo, hi))
+    }
+
+    /// The fit of one run of all the chains of `parts`: runs of the same spec on the same data that
+    /// differ only in `chains` and `first_chain`, given in order of `first_chain` and together
+    /// covering chains `0..K` (workers of an executor each running a slice). Equal, bit for bit,
+    /// to the fit of one run of `K` chains.
+    pub fn combine(parts: &[Fit]) -> Result<Fit, InferenceError> {
+        let bad = |m: String| InferenceError::invalid("parts", format!("{} fits", parts.len()), m);
+        let first = parts.first().ok_or_else(|| bad("at least one fit".into()))?;
+        let same = |f: &Fit| InferenceSpec { chains: 0, first_chain: 0, ..f.spec.clone() };
+        let mut next = 0;
+        for f in parts {
+            if same(f) != same(first)
+                || f.model != first.model
+                || f.trajectories.steps != first.trajectories.steps
+                || f.streamed_rows.is_some()
+                || f.glm.is_some()
+            {
+                return Err(bad("runs of one spec, model and number of steps, in memory".into()));
+            }
+            if f.spec.first_chain != next {
+                return Err(bad(format!(
+                    "consecutive chains from 0; a part starts at chain {} where {next} was expected",
+                    f.spec.first_chain
+                )));
+            }
+            next += f.spec.chains as u64;
+        }
+        let p = first.params.len();
+        let mut spec = first.spec.clone();
+        spec.chains = next as usize;
+        let values: Vec<f64> = parts.iter().flat_map(|f| f.trajectories.values.iter().copied()).collect();
+        let trajectories = Trajectories::every_step(spec.chains, first.trajectories.steps, p, values);
+        let mut fit = Fit::of_chains(spec, first.model.clone(), trajectories, parts.iter().map(|f| f.ridged_steps).sum());
+        if first.spec.method == Method::RandomScaling {
+            fit.params = first.params.clone();
+            fit.sd = first.sd.clone();
+            fit.cov_params = first.cov_params.clone();
+            fit.rs_scale = Some(parts.iter().flat_map(|f| f.rs_scale.iter().flatten().copied()).collect());
+        }
+        fit.settle_warnings();
+        Ok(fit)
+    }
+
+    /// The fit read off the chains' final records: their mean, covariance and its diagonal's
+    /// root (random scaling's own estimates are set by the caller).
+    pub(crate) fn of_chains(spec: InferenceSpec, model: String, trajectories: Trajectories, ridged_steps: u64) -> Fit {
+        let p = trajectories.p;
+        let finals: Vec<&[f64]> = (0..trajectories.chains).map(|k| trajectories.at(k, trajectories.steps)).collect();
+        let (params, cov_params) = mean_cov(&finals, p);
+        // Chains that agree exactly have seen no sampling noise in that coordinate (the same
+        // mini-batch every step, a unit that never activates): their interval has width 0.
+        let mut warnings = Vec::new();
+        if finals.len() == 1 && spec.method != Method::RandomScaling {
+            warnings.push(
+                "one chain: the process sd and bands are the spread across chains, so they are 0 here and mean nothing (use chains >= 2)"
+                    .to_string(),
+            );
+        }
+        if finals.len() >= 2 {
+            let stuck: Vec<String> = (0..p).filter(|&j| finals.iter().all(|f| f[j] == finals[0][j])).map(|j| j.to_string()).collect();
+            if !stuck.is_empty() {
+                warnings.push(format!(
+                    "the {} chains end at exactly the same value in coordinate(s) {}: no sampling noise reached them (every mini-batch the same, or a parameter the data never move), so their band has width 0 and means nothing",
+                    finals.len(),
+                    stuck.join(", ")
+                ));
+            }
+        }
+        Fit {
+            sd: (0..p).map(|j| cov_params[j * p + j].sqrt()).collect(),
+            params,
+            cov_params,
+            rs_scale: None,
+            ridged_steps,
+            streamed_rows: None,
+            glm: None,
+            warnings,
+            model,
+            spec,
+            trajectories,
+        }
+    }
+
+    /// Adds a warning when the run has not settled. For the process methods, when the chains' mean
+    /// still moves: between the record `s` nearest `T/2` and the last, `T`, the mean of the `K`
+    /// chains moved by `z` of its standard errors `sqrt((sd_s^2 + sd_T^2) / K)` in some
+    /// coordinate, beyond the normal quantile at `1 - 0.005/p` (a settled process exceeds it in
+    /// about 1 run in 100): the chains' law at `T` is then not yet the stationary one the bands
+    /// describe. For random scaling when the running average still drifts: `abar_T - abar_s`
+    /// over its scale `sqrt(V_T,jj / T) sqrt(T/s - 1)` (the drift's standard deviation once the
+    /// average has settled), beyond the critical value of random scaling at `1 - 0.01/p`.
+    pub(crate) fn settle_warnings(&mut self) {
+        let tr = &self.trajectories;
+        let p = tr.p;
+        if self.spec.method == Method::RandomScaling {
+            let Some(scale) = &self.rs_scale else { return };
+            let mid = tr.steps / 2;
+            let (t, s) = (tr.time(tr.steps) as f64, tr.time(mid) as f64);
+            if mid == 0 || s <= 0.0 || s >= t {
+                return;
+            }
+            let crit = crate::random_scaling::critical_value((1.0 - 0.01 / p as f64).min(0.9999)).unwrap_or(f64::INFINITY);
+            let (end, half) = (tr.at(0, tr.steps), tr.at(0, mid));
+            let worst = (0..p)
+                .map(|j| (j, (end[j] - half[j]).abs() / (scale[j] * (t / s - 1.0).sqrt())))
+                .fold((0, 0.0f64), |a, b| if b.1 > a.1 { b } else { a });
+            if worst.1 > crit {
+                self.warnings.push(format!(
+                    "The running average has not settled: coordinate {} moved {:.1} of its scales between step {} and step {} (beyond the {crit:.2} that a settled average exceeds once in 100 fits); use more steps, a larger step, or method mle",
+                    worst.0, worst.1, s as u64, t as u64
+                ));
+            }
+            return;
+        }
+        let k = tr.chains;
+        let mid = tr.steps / 2;
+        if !self.spec.method.is_process() || k < 2 || mid == 0 {
+            return;
+        }
+        let crit = crate::intervals::normal_quantile(1.0 - 0.005 / p as f64);
+        let (mut end, mut half) = (Vec::new(), Vec::new());
+        let mut worst = (0, 0.0f64);
+        for j in 0..p {
+            tr.across_chains(tr.steps, j, &mut end);
+            tr.across_chains(mid, j, &mut half);
+            let ((m1, s1), (m0, s0)) = (gradfree_core::stats::mean_sd(&end), gradfree_core::stats::mean_sd(&half));
+            let se = ((s0 * s0 + s1 * s1) / k as f64).sqrt();
+            let z = if se > 0.0 { (m1 - m0).abs() / se } else { 0.0 };
+            if z > worst.1 {
+                worst = (j, z);
+            }
+        }
+        if worst.1 > crit {
+            self.warnings.push(format!(
+                "The chains have not settled: their mean in coordinate {} moved {:.1} standard errors between step {} and step {} (beyond the {crit:.2} a settled process exceeds once in 100 runs), so their spread is not yet the stationary one; run more steps",
+                worst.0,
+                worst.1,
+                tr.time(mid),
+                tr.time(tr.steps)
+            ));
+        }
+    }
+
+    /// Whether the bands read off the chains are quantiles.
+    pub fn quantile_intervals(&self) -> bool {
+        self.spec.interval == IntervalKind::Quantile && self.spec.method.is_process()
+    }
+}
+
+/// The mean and the sample covariance (`p x p` row-major) of `rows`.
+fn mean_cov(rows: &[&[f64]], p: usize) -> (Vec<f64>, Vec<f64>) {
+    let k = rows.len() as f64;
+    let mut mean = vec![0.0; p];
+    for r in rows {
+        mean.iter_mut().zip(r.iter()).for_each(|(m, v)| *m += v / k);
+    }
+    let mut cov = vec![0.0; p * p];
+    if rows.len() > 1 {
+        for r in rows {
+            for i in 0..p {
+                for j in 0..p {
+                    cov[i * p + j] += (r[i] - mean[i]) * (r[j] - mean[j]) / (k - 1.0);
+                }
+            }
+        }
+    }
+    (mean, cov)
+}
+
+/// `level` in (0, 1).
+fn check_level(level: f64) -> Result<(), InferenceError> {
+    if !(level > 0.0 && level < 1.0) {
+        return Err(InferenceError::invalid("level", level, "in (0, 1)"));
+    }
+    Ok(())
+}

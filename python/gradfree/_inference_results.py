@@ -1,0 +1,551 @@
+"""The results of :func:`gradfree.inference.fit`, in statsmodels' conventions.
+
+Three classes share :class:`InferenceResults`, by what the method estimates:
+
+- :class:`MLEResults` (``method="mle"``, the default for GLMs): statsmodels' ``GLMResults``
+  attributes (``params``, ``bse``, ``tvalues``, ``pvalues``, ``conf_int``, ``cov_params``,
+  ``llf``, ``aic``, ``bic``, ``nobs``, ``df_model``, ``df_resid``, ``scale``, ``predict``,
+  ``fittedvalues``, ``resid``...);
+- :class:`RandomScalingResults`: random scaling's confidence intervals (Lee et al. 2022) and the
+  chains;
+- :class:`ProcessResults` (SGD, MasGrad, the diffusions, MadProx): the chains and their spread
+  (``process_sd``, ``bands``), which is the process's at ``beta = 2n/eta`` and not a confidence
+  interval, so ``bse`` and ``conf_int`` raise :class:`gradfree.errors.NotOfferedError`.
+
+A DataFrame in gives pandas out: Series and DataFrames indexed by the column names (``const`` for
+the intercept) and the rows' index. Results pickle, and ``save``/``load`` as statsmodels' do.
+"""
+from __future__ import annotations
+
+import html
+import json
+import numbers
+import os
+import pickle
+import warnings as _warnings
+
+import numpy as np
+
+from . import _gradfree
+from .errors import (ConvergenceWarning, InferenceWarning, InvalidParameterError, NotOfferedError,
+                     PerfectSeparationWarning)
+
+__all__ = ["InferenceResults", "MLEResults", "RandomScalingResults", "ProcessResults", "FittedModel", "Summary",
+           "SummaryTable", "load"]
+
+_GLMS = ("linear", "logistic", "poisson")
+
+
+def _alpha(alpha) -> float:
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0.0 < float(alpha) < 1.0:
+        raise InvalidParameterError(f"invalid parameter `alpha` = {alpha!r}: must be in (0, 1)")
+    return float(alpha)
+
+
+def _not_offered(call):
+    """``call()``, with the library's refusal raised as :class:`NotOfferedError`."""
+    try:
+        return call()
+    except InvalidParameterError as e:
+        if "is not offered" in str(e) or "use `" in str(e):
+            raise NotOfferedError(str(e)) from None
+        raise
+
+
+class FittedModel:
+    """The fitted model, as statsmodels' ``results.model``: its name, ``exog_names``,
+    ``endog_names``, and (unless removed) ``exog`` and ``endog``. Compares equal to its name."""
+
+    def __init__(self, name, exog_names, endog_name, exog=None, endog=None, intercept=False):
+        self.name = name
+        self.exog_names = list(exog_names)
+        self.endog_names = endog_name
+        self._x = exog
+        self.endog = endog
+        self.intercept = intercept
+
+    @property
+    def exog(self):
+        """The design matrix the model was fitted on (with the ``const`` column), or None once
+        the data are removed or when the rows were streamed."""
+        if self._x is None:
+            return None
+        return _design(self._x, self.intercept)
+
+    def __eq__(self, other):
+        return self.name == other if isinstance(other, str) else NotImplemented
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def __str__(self):
+        return self.name
+
+    def __repr__(self):
+        return f"<FittedModel {self.name}: {len(self.exog_names)} parameters>"
+
+
+def _design(x, intercept):
+    return np.column_stack([np.ones(x.shape[0]), x]) if intercept else x
+
+
+class SummaryTable:
+    """One table of a :class:`Summary`, as statsmodels' ``SimpleTable``: ``data`` is its rows of
+    strings (the coefficient table's first row is the column titles), rendered by ``as_text``,
+    ``as_html``, ``as_latex_tabular`` and ``as_csv``."""
+
+    def __init__(self, data, text, header_row):
+        self.data = data
+        self._text = text
+        self._header_row = header_row
+
+    def as_text(self):
+        return self._text
+
+    def as_html(self):
+        rows = []
+        for i, row in enumerate(self.data):
+            tag = "th" if (self._header_row and i == 0) else "td"
+            cells = "".join(
+                f"<{'th' if (j == 0 and tag == 'td' and self._header_row) else tag}>{html.escape(c)}</{'th' if (j == 0 and tag == 'td' and self._header_row) else tag}>"
+                for j, c in enumerate(row))
+            rows.append(f"<tr>{cells}</tr>")
+        return '<table class="simpletable">\n' + "\n".join(rows) + "\n</table>"
+
+    def as_latex_tabular(self):
+        def esc(c):
+            for a, b in (("\\", "\\textbackslash{}"), ("&", "\\&"), ("%", "\\%"), ("$", "\\$"), ("#", "\\#"),
+                         ("_", "\\_"), ("{", "\\{"), ("}", "\\}"), ("|", "$|$"), (">", "$>$")):
+                c = c.replace(a, b)
+            return c
+        cols = len(self.data[0]) if self.data else 0
+        lines = ["\\begin{center}", "\\begin{tabular}{l" + "c" * (cols - 1) + "}", "\\toprule"]
+        for i, row in enumerate(self.data):
+            lines.append(" & ".join(esc(c) for c in row) + " \\\\")
+            if self._header_row and i == 0:
+                lines.append("\\midrule")
+        lines += ["\\bottomrule", "\\end{tabular}", "\\end{center}"]
+        return "\n".join(lines)
+
+    def as_csv(self):
+        def q(c):
+            return f'"{c}"' if ("," in c or '"' in c) else c
+        return "\n".join(",".join(q(c.strip()) for c in row) for row in self.data)
+
+    def __str__(self):
+        return self._text
+
+    __repr__ = __str__
+
+
+class Summary:
+    """A fit's summary, as statsmodels' ``Summary``: ``tables`` (the header, then the
+    coefficients), ``extra_txt`` (the notes), and ``as_text``, ``as_html``, ``as_latex``,
+    ``as_csv``."""
+
+    def __init__(self, doc, text, cells):
+        self._doc, self._text = doc, text
+        self.title = doc["title"]
+        header = []
+        for i in range(max(len(doc["left"]), len(doc["right"]))):
+            row = []
+            for side in (doc["left"], doc["right"]):
+                k, v = side[i] if i < len(side) else ("", "")
+                row += [f"{k}:" if k else "", v]
+            header.append(row)
+        lines = text.split("\n")
+        head_text = "\n".join(lines[2:2 + len(header)])
+        table_start = 3 + len(header)
+        table_text = "\n".join(lines[table_start:table_start + 2 + len(cells)])
+        coef = [[""] + list(doc["columns"])] + [[name] + row for name, row in zip((r[0] for r in doc["rows"]), cells)]
+        self.tables = [SummaryTable(header, head_text, False), SummaryTable(coef, table_text, True)]
+        self.extra_txt = "\n".join(doc["notes"])
+
+    def as_text(self):
+        return self._text
+
+    def as_html(self):
+        out = f"<h3>{html.escape(self.title)}</h3>\n" + "\n".join(t.as_html() for t in self.tables)
+        if self.extra_txt:
+            out += "<br/>\n" + "<br/>\n".join(html.escape(n) for n in self.extra_txt.split("\n"))
+        return out
+
+    def as_latex(self):
+        out = f"\\begin{{center}}\n{self.title}\n\\end{{center}}\n" + "\n".join(t.as_latex_tabular() for t in self.tables)
+        if self.extra_txt:
+            out += "\n%\n" + "\n".join(f"% {n}" for n in self.extra_txt.split("\n"))
+        return out
+
+    def as_csv(self):
+        out = self.title + "\n" + "\n".join(t.as_csv() for t in self.tables)
+        if self.extra_txt:
+            out += "\n" + self.extra_txt
+        return out
+
+    def _repr_html_(self):
+        return self.as_html()
+
+    def __str__(self):
+        return self._text
+
+    __repr__ = __str__
+
+
+class InferenceResults:
+    """What a run estimated (see the module documentation); the base of the three results classes.
+
+    Attributes
+    ----------
+    params : ndarray or Series, shape (p,)
+        The estimates.
+    names : list of str
+        Parameter names (``const`` first with ``intercept=True``).
+    method : str
+    model : FittedModel
+        The model: ``model.name`` (``"logistic"``...), ``model.exog_names``, ``model.endog_names``.
+    spec : dict
+        The run's settings, every default filled in.
+    nobs : int
+        Rows fitted (streamed: read).
+    streamed_rows : int or None
+        Streamed runs: the rows read.
+    warnings : list of str
+        What the estimate must be read with (also raised as warnings when the fit is made).
+    """
+
+    def __init__(self, fit, *, X=None, y=None, index=None, pandas=False, endog_name="y", intercept=False, warn=True):
+        self._fit = fit
+        self._pandas = bool(pandas)
+        self._index = index
+        self.names = list(fit.names)
+        self.spec = json.loads(fit.spec_json)
+        self.method = self.spec["method"]
+        self.model = FittedModel(fit.model, self.names, endog_name, X, y, intercept)
+        self.streamed_rows = fit.streamed_rows
+        self.warnings = list(fit.warnings)
+        self._rows = None if X is None else int(X.shape[0])
+        if warn:
+            for w in self.warnings:
+                if w.startswith("Perfect separation"):
+                    kind = PerfectSeparationWarning
+                elif "not converge" in w or "not settled" in w:
+                    kind = ConvergenceWarning
+                else:
+                    kind = InferenceWarning
+                _warnings.warn(w, kind, stacklevel=4)
+
+    # pandas in, pandas out.
+    def _series(self, values, name=None):
+        if not self._pandas:
+            return values
+        import pandas as pd
+        return pd.Series(values, index=self.names, name=name)
+
+    def _frame(self, values, columns):
+        if not self._pandas:
+            return values
+        import pandas as pd
+        return pd.DataFrame(values, index=self.names, columns=columns)
+
+    def _rows_out(self, values, name=None, index=None):
+        if not self._pandas:
+            return values
+        import pandas as pd
+        return pd.Series(values, index=self._index if index is None else index, name=name)
+
+    @property
+    def params(self):
+        return self._series(self._fit.params())
+
+    def cov_params(self):
+        """Covariance of the estimates, ``(p, p)`` (a DataFrame with pandas input)."""
+        return self._frame(self._fit.cov_params(), self.names)
+
+    @property
+    def nobs(self):
+        if self.streamed_rows is not None:
+            return int(self.streamed_rows)
+        return self._rows
+
+    def summary(self, alpha: float = 0.05, xname=None, yname=None) -> Summary:
+        """The summary (statsmodels' layout) with ``1 - alpha`` intervals; ``xname`` renames the
+        parameters (a list of ``p`` names), ``yname`` the response."""
+        names = self.names if xname is None else [str(n) for n in xname]
+        if len(names) != len(self.names):
+            raise InvalidParameterError(f"invalid parameter `xname`: {len(names)} names for {len(self.names)} parameters")
+        doc, text, cells = self._fit.summary(1.0 - _alpha(alpha), str(self.model.endog_names if yname is None else yname), names)
+        return Summary(json.loads(doc), text, json.loads(cells))
+
+    def predict(self, exog=None, which="mean"):
+        """Predictions of a GLM at ``exog`` (default the fitted rows), without the ``const``
+        column when the fit added it (``intercept=True``): the mean (``which="mean"``) or the
+        linear predictor (``"linear"``)."""
+        if self.model.name not in _GLMS:
+            raise NotOfferedError(f"`predict` is for the GLMs ({', '.join(_GLMS)}), not {self.model.name}")
+        if which not in ("mean", "linear"):
+            raise InvalidParameterError(f"invalid parameter `which` = {which!r}: must be one of mean, linear")
+        index = None
+        if exog is None:
+            if self.model._x is None:
+                raise NotOfferedError("`predict()` without exog needs the fitted rows, which were streamed or removed: pass exog")
+            x = self.model._x
+        else:
+            index = getattr(exog, "index", None)
+            x = np.asarray(exog, dtype=np.float64)
+            x = x.reshape(-1, 1) if x.ndim == 1 else x
+            want = len(self.names) - int(self.model.intercept)
+            if x.ndim != 2 or x.shape[1] != want:
+                raise InvalidParameterError(f"invalid parameter `exog`: {x.shape[-1]} columns, the model has {want} features")
+        eta = _design(x, self.model.intercept) @ np.asarray(self._fit.params())
+        out = eta if which == "linear" else _mean(self.model.name, eta)
+        if not self._pandas:
+            return out
+        import pandas as pd
+        return pd.Series(out, index=self._index if exog is None else index)
+
+    # Pickling and files, as statsmodels' results.
+    def __reduce__(self):
+        state = {"pandas": self._pandas, "index": self._index, "X": self.model._x, "y": self.model.endog,
+                 "endog_name": self.model.endog_names, "intercept": self.model.intercept}
+        return (_restore, (type(self).__name__, self._fit.fit_json, self.names, state))
+
+    def remove_data(self):
+        """Drops the fitted rows (``model.exog``, ``model.endog``) so that a saved result is small;
+        ``fittedvalues``, ``resid`` and ``predict()`` without exog then raise."""
+        self.model._x = None
+        self.model.endog = None
+
+    def save(self, fname, remove_data=False):
+        """Pickles the result to ``fname`` (a path or a file object), written atomically: a
+        crash leaves the old file or the new one, never half of one."""
+        if remove_data:
+            self.remove_data()
+        if hasattr(fname, "write"):
+            pickle.dump(self, fname)
+            return
+        _gradfree.atomic_write(os.fspath(fname), pickle.dumps(self))
+
+    @classmethod
+    def load(cls, fname):
+        """A result saved with :meth:`save`."""
+        return load(fname)
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {self.method} on {self.model.name}: {len(self.names)} parameters>"
+
+
+def _mean(model, eta):
+    if model == "logistic":
+        return 1.0 / (1.0 + np.exp(-eta))
+    if model == "poisson":
+        return np.exp(eta)
+    return eta
+
+
+class _WithIntervals(InferenceResults):
+    """Standard errors, statistics, p-values and confidence intervals."""
+
+    @property
+    def bse(self):
+        return self._series(self._fit.bse())
+
+    @property
+    def tvalues(self):
+        return self._series(self._fit.tvalues())
+
+    @property
+    def pvalues(self):
+        return self._series(self._fit.pvalues())
+
+    def conf_int(self, alpha: float = 0.05, cols=None):
+        """The ``1 - alpha`` confidence intervals, ``(p, 2)`` (a DataFrame with columns 0 and 1
+        with pandas input); ``cols``: the positions of the parameters to return."""
+        ci = self._fit.conf_int(1.0 - _alpha(alpha))
+        names = self.names
+        if cols is not None:
+            idx = np.atleast_1d(np.asarray(cols))
+            if idx.dtype.kind not in "iu" or np.any(idx < 0) or np.any(idx >= len(names)):
+                raise InvalidParameterError(f"invalid parameter `cols` = {cols!r}: positions in 0..{len(names) - 1}")
+            ci, names = ci[idx], [names[i] for i in idx]
+        if not self._pandas:
+            return ci
+        import pandas as pd
+        return pd.DataFrame(ci, index=names, columns=[0, 1])
+
+
+class MLEResults(_WithIntervals):
+    """Maximum likelihood with Wald intervals (statsmodels' ``GLMResults``): z statistics for
+    logistic and Poisson regression, Student's t on ``df_resid`` for the linear model (as
+    ``OLS``). ``df_model = p - 1`` and ``aic``/``bic`` count ``p`` parameters, as statsmodels'
+    ``GLM`` and ``Logit`` do."""
+
+    @property
+    def _glm(self):
+        return json.loads(self._fit.glm_json)
+
+    @property
+    def llf(self):
+        return float(self._glm["llf"])
+
+    @property
+    def nobs(self):
+        return int(self._glm["nobs"])
+
+    @property
+    def df_model(self):
+        return float(len(self.names) - 1)
+
+    @property
+    def df_resid(self):
+        return float(self.nobs - len(self.names))
+
+    @property
+    def aic(self):
+        return -2.0 * self.llf + 2.0 * len(self.names)
+
+    @property
+    def bic(self):
+        return -2.0 * self.llf + np.log(self.nobs) * len(self.names)
+
+    @property
+    def scale(self):
+        return float(self._glm["scale"])
+
+    @property
+    def converged(self):
+        return bool(self._glm["converged"])
+
+    @property
+    def cov_type(self):
+        return self.spec["cov_type"]
+
+    @property
+    def use_t(self):
+        return self.model.name == "linear"
+
+    def _data(self):
+        if self.model._x is None or self.model.endog is None:
+            raise NotOfferedError("the fitted rows were streamed or removed, so there are no fitted values or residuals")
+        return self.model._x, self.model.endog
+
+    @property
+    def fittedvalues(self):
+        """The fitted means (statsmodels' ``GLMResults.fittedvalues``)."""
+        x, _ = self._data()
+        return self.predict()
+
+    @property
+    def resid_response(self):
+        """``y - fittedvalues``."""
+        _, y = self._data()
+        return self._rows_out(y - np.asarray(self.fittedvalues))
+
+    resid = resid_response
+
+    @property
+    def resid_pearson(self):
+        """``(y - mu) / sqrt(V(mu))``, ``V`` the family's variance function (1, ``mu (1 - mu)``,
+        ``mu``)."""
+        _, y = self._data()
+        mu = np.asarray(self.fittedvalues)
+        var = {"linear": np.ones_like(mu), "logistic": mu * (1 - mu), "poisson": mu}[self.model.name]
+        return self._rows_out((y - mu) / np.sqrt(var))
+
+
+class _Chains:
+    """``chains``, every chain at every record (``(chains, records, p)``), and ``steps``, the step of
+    each record."""
+
+    @property
+    def chains(self):
+        return self._fit.chains()
+
+    @property
+    def steps(self):
+        return self._fit.steps()
+
+
+class RandomScalingResults(_Chains, _WithIntervals):
+    """Averaged SGD with random-scaling intervals (Lee et al. 2022): ``bse`` is the scale
+    ``sqrt(V_T,jj / T)`` its interval multiplies by the critical value (6.747 at 95%), ``pvalues``
+    come from its mixed-normal limit. ``chains``: every chain's running average at every record;
+    ``chain_intervals``: every chain's interval."""
+
+    def chain_intervals(self, alpha: float = 0.05):
+        """Every chain's ``1 - alpha`` interval, ``(chains, p, 2)``."""
+        return self._fit.chain_intervals(1.0 - _alpha(alpha))
+
+
+class ProcessResults(_Chains, InferenceResults):
+    """SGD, MasGrad, the diffusions and MadProx: ``chains`` (every chain at every record),
+    ``params`` (the mean of the final iterates), ``process_sd`` and ``bands``: the process's
+    spread at inverse temperature ``beta = 2n/eta`` (Liang & Su 2019, Thm. 3.1), the bands of the
+    paper's figures. It is not an estimator's sampling spread, so ``bse``, ``conf_int``,
+    ``tvalues`` and ``pvalues`` raise :class:`NotOfferedError` (fit with ``method="mle"`` or
+    ``"random-scaling"`` for confidence intervals)."""
+
+    @property
+    def process_sd(self):
+        return self._series(self._fit.process_sd())
+
+    @property
+    def ridged_steps(self):
+        return self._fit.ridged_steps
+
+    def bands(self, alpha: float = 0.05):
+        """Pointwise bands across chains at every record: ``(lower, center, upper)``, each
+        ``(records, p)``: the empirical ``alpha/2`` and ``1 - alpha/2`` quantiles (NumPy's
+        default, type 7) and the mean."""
+        a = _alpha(alpha)
+        chains = self.chains
+        lo, hi = np.quantile(chains, [a / 2, 1 - a / 2], axis=0)
+        return lo, chains.mean(axis=0), hi
+
+    def final_band(self, alpha: float = 0.05):
+        """The band at the last step, ``(p, 2)``, as the run's ``interval`` setting reads it
+        (quantiles, or mean +- z sd)."""
+        return self._fit.final_band(1.0 - _alpha(alpha))
+
+    def _refuse(name):
+        def get(self):
+            return _not_offered(lambda: getattr(self._fit, name)())
+        return property(get)
+
+    bse = _refuse("bse")
+    tvalues = _refuse("tvalues")
+    pvalues = _refuse("pvalues")
+    del _refuse
+
+    def conf_int(self, alpha: float = 0.05, cols=None):
+        """Not offered: raises :class:`NotOfferedError` pointing to :meth:`bands`."""
+        return _not_offered(lambda: self._fit.conf_int(1.0 - _alpha(alpha)))
+
+
+_CLASSES = {"MLEResults": MLEResults, "RandomScalingResults": RandomScalingResults, "ProcessResults": ProcessResults}
+
+
+def results(fit, **context):
+    """The results object of a fit from the extension, by its method."""
+    method = json.loads(fit.spec_json)["method"]
+    cls = MLEResults if method == "mle" else RandomScalingResults if method == "random-scaling" else ProcessResults
+    return cls(fit, **context)
+
+
+def _restore(cls_name, fit_json, names, state):
+    """Unpickles a result (its fit from JSON, checked; :class:`CheckpointError` when damaged)."""
+    fit = _gradfree.inference_from_json(fit_json, list(names))
+    cls = _CLASSES.get(cls_name)
+    if cls is None:
+        from .errors import CheckpointError
+        raise CheckpointError(f"not a saved inference result: unknown class {cls_name!r}")
+    return cls(fit, X=state.get("X"), y=state.get("y"), index=state.get("index"), pandas=state.get("pandas", False),
+               endog_name=state.get("endog_name", "y"), intercept=state.get("intercept", False), warn=False)
+
+
+def load(fname):
+    """A result saved with :meth:`InferenceResults.save` (a path or a file object). Unpickling
+    runs code: load only files you trust, as with any pickle."""
+    if hasattr(fname, "read"):
+        return pickle.load(fname)
+    with open(os.fspath(fname), "rb") as f:
+        return pickle.load(f)
