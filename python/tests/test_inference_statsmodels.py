@@ -162,10 +162,14 @@ def test_chain_spread_is_not_offered_as_a_confidence_interval():
     m = fit(X, y, method="masgrad", chains=10, steps=40, seed=3)
     assert isinstance(m, ProcessResults) and not hasattr(m, "bse")
     for name in ("bse", "tvalues", "pvalues"):
-        with pytest.raises(NotOfferedError, match="bands"):
+        with pytest.raises(NotOfferedError, match=f"`{name}` is not offered.*bands"):
             getattr(m, name)
-    with pytest.raises(NotOfferedError, match="bands"):
+    with pytest.raises(NotOfferedError, match="`conf_int` is not offered"):
         m.conf_int()
+    # The mixture and the network start off their symmetric point (exchangeable parameters).
+    z = np.concatenate([np.random.default_rng(1).normal(-2, 1, 300), np.random.default_rng(2).normal(2, 1, 300)])
+    mix = fit(z, model="mixture", components=2)
+    assert mix.method == "random-scaling" and mix.params[0] < -1 and mix.params[1] > 1
     np.testing.assert_allclose(m.process_sd, m.chains[:, -1, :].std(axis=0, ddof=1), rtol=1e-10)
     lo, center, hi = m.bands()
     assert lo.shape == (41, 4) and np.all(lo <= hi)

@@ -11,7 +11,7 @@ MK_OPT = sh("{G} optimize --quiet --algo cmaes --problem sphere --dim 3 --max-ev
 MK_OPT_LONG = sh("{G} optimize --quiet --algo ingo --problem ellipsoid --dim 4 --max-evals 2000 --no-convergence --checkpoint o.ckpt --log o.jsonl")
 MK_BO = sh("{G} bo --quiet --problem ackley --dim 2 --rounds 2 --checkpoint b.ckpt --log b.jsonl")
 MK_TR = sh("{G} train --quiet --data digits --epochs 3 --hidden 8 --checkpoint t.ckpt --log t.jsonl")
-MK_INF = sh("{G} infer --quiet --data d.csv --target y --chains 4 --steps 40 --checkpoint i.ckpt")
+MK_INF = sh("{G} infer --quiet --data d.csv --target y --method masgrad --chains 4 --steps 40 --checkpoint i.ckpt")
 MK_INF_SGD = sh("{G} infer --quiet --data d.csv --target y --chains 4 --steps 40 --method sgd --checkpoint i.ckpt")
 RES_OPT = "{G} optimize --quiet --resume o.ckpt --json"
 RES_OPT6 = "{G} optimize --quiet --resume o.ckpt --max-evals 600 --json"
@@ -297,11 +297,16 @@ inf("ck-inf-truncated", RES_INF, seq(MK_INF, sh("head -c 1500 i.ckpt > x && mv x
 inf("ck-inf-resume-with-data-flag", RES_INF + " --data d.csv", MK_INF, E("--resume", "--data"))
 inf("ck-inf-resume-with-chains-out", RES_INF.replace("--json", "--chains-out c.npy --json"), MK_INF, OK(check=has_file("c.npy")),
     owns=OWN_I + ("c.npy",))
-inf("ck-inf-new-run-over-ckpt", "{G} infer --quiet --data d.csv --target y --chains 4 --steps 5 --checkpoint i.ckpt", MK_INF, E("--overwrite"))
-inf("ck-inf-overwrite-records", "{G} infer --quiet --data d.csv --target y --chains 4 --steps 5 --checkpoint i.ckpt --overwrite", MK_INF, OK())
+inf("ck-inf-new-run-over-ckpt", "{G} infer --quiet --data d.csv --target y --method masgrad --chains 4 --steps 5 --checkpoint i.ckpt", MK_INF, E("--overwrite"))
+inf("ck-inf-overwrite-records", "{G} infer --quiet --data d.csv --target y --method masgrad --chains 4 --steps 5 --checkpoint i.ckpt --overwrite", MK_INF, OK())
 inf("ck-inf-stream-ckpt", "{G} infer --quiet --data d.csv --target y --stream --method sgd --chains 2 --batch 10 --steps 5 --checkpoint s.ckpt",
     None, E("--stream", "--checkpoint"), owns=("s.ckpt",))
 inf("ck-inf-steps-u64max", RES_INF, IE(lambda d: [s.__setitem__("steps", 2**64 - 1) for s in d["optimizer"]["states"]]), E("steps"))
+# mle refuses --checkpoint before touching the chain run's checkpoint (it owns nothing)
+inf("ck-inf-mle-over-ckpt", "{G} infer --quiet --data d.csv --target y --checkpoint i.ckpt", MK_INF, E("--checkpoint", "chain method"), owns=())
+inf("ck-inf-resume-cov-type", RES_INF + " --cov-type HC0", MK_INF, E("--cov-type"))     # a masgrad run: no --cov-type
+inf("ck-inf-moments-edit", RES_INF, IE(SPEC("moments", "both")), E("moments"))
+inf("ck-inf-method-mle-edit", RES_INF, IE(SPEC("method", "mle")), E("i.ckpt", "mle"))        # names the checkpoint, not a flag
 
 # ---- each command's checkpoint resumed by each other command: refused, naming the writer;
 # the foreign checkpoint must stay as it was (owns nothing)

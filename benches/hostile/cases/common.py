@@ -53,9 +53,10 @@ def cli(id, cat, cmd, expect, *, files=(), setup=None, owns=(), timeout=60, solo
                      label or label_of(cmd), tuple(requires)))
 
 
-def py(id, cat, code, expect, *, label="python", timeout=60, setup=None, files=(), owns=(), solo=False):
+def py(id, cat, code, expect, *, label="python", timeout=60, setup=None, files=(), owns=(), solo=False,
+       requires=()):
     return _add(Case(id, cat, code, expect, "py", tuple(files), setup, tuple(owns), timeout, solo,
-                     label))
+                     label, tuple(requires)))
 
 
 def sig(id, cmd, *, signal, ready, second=None, after=None, rc=130, allow_tmp=False, files=(),
@@ -137,14 +138,24 @@ def jq(pred, what):
 
 
 def finite_json(res):
-    """--json output without NaN/inf and without zero-width intervals."""
+    """--json output without NaN/inf and without zero-width intervals: `conf_int` (mle, random
+    scaling) or `bands` (the chain methods' process bands), and no `process_sd` of 0 where the
+    band has a width (a spread computed as 0)."""
     s = res.out
     if "NaN" in s or "Infinity" in s:
         return f"NaN/inf in the JSON: {s[:200]}"
     d = json.loads(s)
-    ci = d.get("conf_int") if isinstance(d, dict) else None
-    if ci and any(abs(b - a) == 0 for a, b in ci):
-        return f"zero-width interval: {s[:200]}"
+    if not isinstance(d, dict):
+        return None
+    for key in ("conf_int", "bands"):
+        ci = d.get(key)
+        if ci and any(abs(b - a) == 0 for a, b in ci):
+            return f"zero-width {key}: {s[:200]}"
+    sd, bands = d.get("process_sd"), d.get("bands")
+    if sd and bands:
+        bad = [j for j, (v, (a, b)) in enumerate(zip(sd, bands)) if v == 0 and b != a]
+        if bad:
+            return f"process_sd 0 in coordinate(s) {bad} whose band has a width: {[bands[j] for j in bad]}"
     return None
 
 

@@ -1,6 +1,7 @@
 """Hostile data on the command line: malformed CSV/.npy files, non-finite or extreme values,
 degenerate responses, argument values that are numbers but not sensible, and flags that do not
 apply to the chosen method/kernel/algorithm (which must be refused, naming the flag)."""
+import json
 import re
 
 from cases.common import *
@@ -13,33 +14,41 @@ def names_are(*names):
     return jq(lambda d: d["names"] == list(names), f"names not {list(names)}")
 
 
-INF = "{G} infer --quiet --json --data {f} {t} --chains 8 --steps 50 {x}"
+INF = "{G} infer --quiet --json --data {f} {t} {x}"
 
 
-def inf(cid, fname, expect, extra="", target="y", timeout=90, cat="data"):
+def inf(cid, fname, expect, extra="", target="y", timeout=90, cat="data", chains=False):
+    """An infer case on one data file. By default the default method (mle for the GLMs), so the
+    maximum-likelihood path reads the hostile data; with chains=True, or a chain --method of the
+    case's own, 8 chains of 50 steps (MasGrad, the old default, unless the case names its method;
+    the case's own --chains/--steps replace these)."""
     t = f"--target {target}" if target else ""
-    cmd = INF.replace("{f}", fname).replace("{t}", t).replace("{x}", extra)
-    for flag, default in (("--chains", " --chains 8"), ("--steps", " --steps 50")):
-        if flag + " " in extra:                  # the case's own value replaces the default
-            cmd = cmd.replace(default, "", 1)
+    x = extra
+    if chains or ("--method " in extra and "--method mle" not in extra):
+        ch = [("--method", "masgrad"), ("--chains", "8"), ("--steps", "50")]
+        x = " ".join(f"{f} {v}" for f, v in ch if f + " " not in extra) + " " + extra
+    cmd = INF.replace("{f}", fname).replace("{t}", t).replace("{x}", x.strip())
     cli(cid, cat, cmd, expect, files=(fname,), timeout=timeout)
 
 
 SEP = OK(check=warns("separat"))
+# Parsing and validation cases run the default method (mle for the GLMs); the cases on extreme
+# values and degenerate designs (chains=True) run MasGrad's chains, as written for them, and the
+# d-inf-mle-* cases below give the same data to maximum likelihood.
 inf("d-inf-nan", "nan.csv", E("row"))
 inf("d-inf-inf", "inf.csv", E("row"))
 inf("d-inf-1e999", "overflow.csv", E("row"))
 inf("d-inf-empty", "empty.csv", E("empty.csv"))
 inf("d-inf-header-only", "header_only.csv", E("rows"))
 inf("d-inf-one-row", "one_row.csv", E("row"), "--method sgd")          # needs 2 rows
-inf("d-inf-two-rows-masgrad", "two_rows.csv", E("batch"), "--batch 4")
+inf("d-inf-two-rows-masgrad", "two_rows.csv", E("batch"), "--method masgrad --moments batch --batch 4")   # the batch V of 2 rows
 inf("d-inf-one-col", "one_col.csv", E("feature"))
 inf("d-inf-one-col-intercept", "one_col.csv", E("feature"), "--intercept --method sgd")
 inf("d-inf-scaled1e300", "scaled.csv", E("standardize"))
-inf("d-inf-scaled1e150", "scaled150.csv", OK(check=J))
-inf("d-inf-tiny1e-300", "tiny.csv", OK(check=J), "--intercept")
-inf("d-inf-separable", "separable.csv", SEP, "--intercept")
-inf("d-inf-separable-pop", "separable.csv", SEP, "--intercept --moments population --steps 400")
+inf("d-inf-scaled1e150", "scaled150.csv", OK(check=J), chains=True)
+inf("d-inf-tiny1e-300", "tiny.csv", OK(check=J), "--intercept", chains=True)
+inf("d-inf-separable", "separable.csv", SEP, "--intercept", chains=True)
+inf("d-inf-separable-pop", "separable.csv", SEP, "--intercept --moments population --steps 400", chains=True)
 inf("d-inf-separable-rs", "separable.csv", SEP, "--intercept --method random-scaling --batch 1 --chains 1 --steps 2000")
 inf("d-inf-ragged-short", "ragged.csv", E("line"))
 inf("d-inf-ragged-long", "ragged_long.csv", E("line"))
@@ -49,9 +58,9 @@ inf("d-inf-labelsfrac", "labels_frac.csv", E("{0, 1}"))
 inf("d-inf-oneclass", "oneclass.csv", either(E("respons"), OK(check=warns())), "--intercept")
 inf("d-inf-pois-neg", "pois_neg.csv", E("response", ">= 0"), "--model poisson")
 inf("d-inf-pois-frac", "pois_frac.csv", OK(check=J), "--model poisson --method sgd")
-inf("d-inf-constcol", "constcol.csv", OK(check=J))
-inf("d-inf-constcol-intercept", "constcol.csv", OK(), "--intercept")
-inf("d-inf-dupcol", "dupcol.csv", OK())
+inf("d-inf-constcol", "constcol.csv", OK(check=J), chains=True)
+inf("d-inf-constcol-intercept", "constcol.csv", OK(), "--intercept", chains=True)
+inf("d-inf-dupcol", "dupcol.csv", OK(), chains=True)
 inf("d-inf-dupheader", "dupheader.csv", E("header"))                     # duplicate names are refused
 inf("d-inf-dupheader-target-a", "dupheader.csv", E(("--target", "header names")), target="a")   # `a` is ambiguous
 inf("d-inf-quoted", "quoted.csv", E("line"))
@@ -96,9 +105,33 @@ inf("d-inf-stream-empty", "header_only.csv", E("rows"), "--stream --method sgd")
 inf("d-mix-const", "mix_const.csv", either(E("data"), OK(check=warns())), "--model mixture --method sgd", target=None)
 inf("d-mix-one", "mix_one.csv", E("row"), "--model mixture --method sgd", target=None)
 inf("d-mix-with-target", "mix_const.csv", E("--target"), "--model mixture --method sgd", target="z")
-inf("d-inf-theta0-nan", "separable.csv", E("--theta0"), "--theta0 nan,0,0")
-inf("d-inf-theta0-len", "separable.csv", E("--theta0"), "--theta0 1,2")
+inf("d-inf-theta0-nan", "separable.csv", E("--theta0"), "--theta0 nan,0,0", chains=True)
+inf("d-inf-theta0-len", "separable.csv", E("--theta0"), "--theta0 1,2", chains=True)
 inf("d-inf-relu-linear", "separable.csv", OK(check=J), "--model relu --method sgd")
+
+# ---- maximum likelihood (the default for the GLMs) on the same hostile data
+inf("d-inf-mle-separable", "separable.csv", OK(check=all_of(warns("Perfect separation"), J)), "--intercept")
+inf("d-inf-mle-separable-noint", "separable.csv", OK(check=warns("Perfect separation")), "--method mle")
+inf("d-inf-mle-dupcol", "dupcol.csv", E(("singular", "collinear")))                # a column twice
+inf("d-inf-mle-constcol-intercept", "constcol.csv", E(("singular", "collinear")), "--intercept")   # const twice
+inf("d-inf-mle-two-rows", "two_rows.csv", E("rows", "parameters"))                  # 2 rows, 3 parameters
+inf("d-inf-mle-one-row-linear", "one_row.csv", E("rows", "parameters"), "--model linear")
+inf("d-inf-mle-scaled1e150", "scaled150.csv", either(E("standardize"), OK(check=J)))
+# x 1e-300: the squares underflow; the refusal must name the scale, not collinearity
+inf("d-inf-mle-tiny1e-300", "tiny.csv", either(E(("standardize", "scale", "small")), OK(check=J)), "--intercept")
+inf("d-inf-mle-stream-nan", "nan.csv", E("row"), "--stream")
+inf("d-inf-mle-stream-ragged", "ragged.csv", E("line"), "--stream")
+inf("d-inf-mle-stream-labels2", "labels2.csv", E("{0, 1}"), "--stream")
+inf("d-inf-mle-stream-empty", "header_only.csv", E("rows"), "--stream")
+inf("d-inf-mle-stream-hc0", "bc3.csv", OK(check=all_of(J, jq(lambda d: d["glm"]["cov_type"] == "HC0", "not HC0"))), "--stream --cov-type HC0")
+inf("d-inf-mle-mixture", "mix.csv", E("--method", "mixture"), "--model mixture --method mle", target=None)
+inf("d-inf-mle-relu", "bc3.csv", E("--method", "relu"), "--model relu --method mle")
+# the default runs of the mixture and the ReLU network (random scaling from the origin):
+# components (units) that start equal stay equal; identical means (weights) with tight intervals
+# must at least be warned about
+DISTINCT = jq(lambda d: len(set(d["params"])) == len(d["params"]), "identical parameters (the components/units never split)")
+inf("d-mix-default", "mix.csv", OK(check=any_of(warns(), DISTINCT)), "--model mixture", target=None)
+inf("d-relu-default", "bc3.csv", OK(check=any_of(warns(), DISTINCT)), "--model relu")      # likewise the 2 hidden units
 
 FE = "{G} features --dim-out 16 --report --data {f} {x}"
 
@@ -168,18 +201,53 @@ for cid, extra, exp, req in [
 ]:
     cli(cid, "data", TR + extra, exp, requires=req, timeout=90)
 
+def hc0_applied(res):
+    """--cov-type HC0: the same estimates as the default (nonrobust) run, other standard errors."""
+    a = json_out(res)
+    b = res.run("{G} infer --quiet --data d.csv --target y --json")
+    if b.returncode:
+        return f"the nonrobust run failed: {b.stderr.strip()[:150]}"
+    b = json.loads(b.stdout)
+    if a["glm"]["cov_type"] != "HC0":
+        return f"cov_type {a['glm']['cov_type']}"
+    if a["params"] != b["params"] or a["bse"] == b["bse"]:
+        return f"params or bse not as expected: HC0 bse {a['bse']} vs nonrobust {b['bse']}"
+    return None
+
+
 # ---- flags that do not apply: refused, naming the flag
-INF2 = "{G} infer --quiet --data d.csv --target y --chains 4 --steps 5 "
+INF2 = "{G} infer --quiet --data d.csv --target y "
+CH2 = "--chains 4 --steps 5 "
 for cid, extra, exp in [
-    ("ig-inf-lambda-masgrad", "--lambda 0.5", E("--lambda")),
-    ("ig-inf-decay-sgd", "--method sgd --decay 0.7", E("--decay")),
+    ("ig-inf-lambda-masgrad", "--method masgrad " + CH2 + "--lambda 0.5", E("--lambda")),
+    ("ig-inf-decay-sgd", "--method sgd " + CH2 + "--decay 0.7", E("--decay")),
     ("ig-inf-components-logistic", "--components 4", E("--components")),
     ("ig-inf-hidden-logistic", "--hidden 5", E("--hidden")),
     ("ig-inf-sigma-logistic", "--sigma 2", E("--sigma")),
-    ("ig-inf-proxmetric-sgd", "--method sgd --prox-metric full", E("--prox-metric")),
-    ("ig-inf-moments-sgd", "--method sgd --moments population", E("--moments")),
-    ("ig-inf-ckevery-nockpt", "--checkpoint-every 5", E("--checkpoint")),
+    ("ig-inf-proxmetric-sgd", "--method sgd " + CH2 + "--prox-metric full", E("--prox-metric")),
+    ("ig-inf-moments-sgd", "--method sgd " + CH2 + "--moments population", E("--moments")),
+    ("ig-inf-ckevery-nockpt", "--method masgrad " + CH2 + "--checkpoint-every 5", E("--checkpoint")),
     ("ig-inf-overwrite-nockpt", "--overwrite", OK()),                     # harmless
+    # maximum likelihood runs no chains: every chain setting is refused (named), not ignored
+    ("ig-inf-mle-chains", "--method mle --chains 4", E("--chains", "chain method")),
+    ("ig-inf-mle-default-steps", "--steps 5", E("--steps", "chain method")),
+    ("ig-inf-mle-batch", "--batch 10", E("--batch")),
+    ("ig-inf-mle-step", "--step 0.1", E("--step")),
+    ("ig-inf-mle-seed", "--method mle --seed 3", E("--seed")),
+    ("ig-inf-mle-interval", "--interval normal", E("--interval")),
+    ("ig-inf-mle-sampling", "--sampling without-replacement", E("--sampling")),
+    ("ig-inf-mle-theta0", "--theta0 0,0,0", E("--theta0")),
+    ("ig-inf-mle-chainsout", "--chains-out c.npy", E("--chains-out")),
+    ("ig-inf-mle-checkpoint", "--method mle --checkpoint c.ckpt", E("--checkpoint")),
+    ("ig-inf-mle-ckseconds", "--checkpoint-seconds 5", E("--checkpoint")),
+    ("ig-inf-mle-moments", "--moments population", E("--moments")),
+    ("ig-inf-mle-stream-steps", "--stream --steps 5", E("--steps")),
+    # --cov-type: mle only, nonrobust or HC0
+    ("ig-inf-covtype-bad", "--cov-type HC1", E("--cov-type", "HC0")),
+    ("ig-inf-covtype-case", "--cov-type hc0", E("--cov-type", "HC0")),
+    ("ig-inf-covtype-masgrad", "--method masgrad " + CH2 + "--cov-type HC0", E("--cov-type", "mle")),
+    ("ig-inf-covtype-rs", "--method random-scaling --cov-type nonrobust", E("--cov-type", "mle")),
+    ("ig-inf-covtype-hc0", "--cov-type HC0 --json", OK(check=all_of(finite_json, hc0_applied))),
 ]:
     cli(cid, "data", INF2 + extra, exp, files=D)
 SM = "{G} sample --dim 2 "

@@ -53,7 +53,7 @@ t("disk-tmpfs-opt-log", "{G} optimize --quiet --algo cmaes --problem ellipsoid -
   E("mnt/l.jsonl"), size="256k")
 t("disk-tmpfs-train-log", "{G} train --quiet --data digits --epochs 3000 --hidden 4 --log mnt/t.jsonl",
   E("mnt/t.jsonl"), size="64k", timeout=300)
-t("disk-tmpfs-infer-records", "{G} infer --quiet --data d.csv --target y --chains 4 --steps 3000000 --checkpoint-every 10 --checkpoint mnt/i.ckpt",
+t("disk-tmpfs-infer-records", "{G} infer --quiet --data d.csv --target y --method masgrad --chains 4 --steps 3000000 --checkpoint-every 10 --checkpoint mnt/i.ckpt",
   E("mnt/i.ckpt"), size="1m", files=D, timeout=300)
 t("disk-tmpfs-opt-ckpt", "{G} optimize --quiet --algo cmaes --problem ellipsoid --dim 200 --max-evals 2000 --checkpoint mnt/o.ckpt --checkpoint-every 1",
   E("mnt/o.ckpt"), size="256k")

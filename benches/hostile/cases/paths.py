@@ -4,7 +4,8 @@ full (/dev/full) or a closed pipe, for every command and its --help."""
 from cases.common import *
 
 E, OK = error, success
-INF = "{G} infer --quiet --data d.csv --target y --chains 4 --steps 10"
+INF = "{G} infer --quiet --data d.csv --target y --method masgrad --chains 4 --steps 10"   # chains: --chains-out, --checkpoint
+INF_MLE = "{G} infer --quiet --data d.csv --target y"                                     # the default (mle)
 RO = "chmod 777 . && mkdir ro && chmod 555 ro && {NOBODY}"
 RO_REQ = ("ro-dir",)
 
@@ -25,12 +26,12 @@ c("inf-co-symlink", INF + " --chains-out l.csv", E("--chains-out"), setup=sh("ln
 c("inf-co-hardlink", INF + " --chains-out h.csv", E("--chains-out"), setup=sh("ln d.csv h.csv"))
 c("inf-ck-hardlink", INF + " --checkpoint h.ckpt", E("--checkpoint"), setup=sh("ln d.csv h.ckpt"))
 c("inf-ck-symlink-dangling", INF + " --checkpoint l.ckpt", E("--checkpoint"), setup=sh("ln -s nowhere.ckpt l.ckpt"))
-c("inf-data-symlink", "{G} infer --quiet --data l.csv --target y --chains 4 --steps 10", OK(), setup=sh("ln -s d.csv l.csv"))
-c("inf-data-fifo", "{G} infer --quiet --data p.csv --target y --chains 4 --steps 10", E("--data"), files=(), setup=sh("mkfifo p.csv"))
+c("inf-data-symlink", "{G} infer --quiet --data l.csv --target y", OK(), setup=sh("ln -s d.csv l.csv"))
+c("inf-data-fifo", "{G} infer --quiet --data p.csv --target y", E("--data"), files=(), setup=sh("mkfifo p.csv"))
 c("inf-data-devzero", "{G} infer --quiet --data /dev/zero --target y", E("--data"), files=())
 c("inf-data-folder", "{G} infer --quiet --data sub --target y", E("--data"), files=(), setup=sh("mkdir sub"))
 c("inf-data-missing", "{G} infer --quiet --data nope.csv --target y", E("--data"), files=())
-c("inf-data-noext", "{G} infer --quiet --data d --target y --chains 4 --steps 10", E(("--data d", "read d:")), files=[("bc3.csv", "d")])
+c("inf-data-noext", "{G} infer --quiet --data d --target y", E(("--data d", "read d:")), files=[("bc3.csv", "d")])
 c("inf-co-devfull", INF + " --chains-out /dev/full", E("--chains-out"))
 c("inf-co-missingdir", INF + " --chains-out no/such/c.csv", E("--chains-out"))
 c("inf-co-folder", INF + " --chains-out sub", E("--chains-out"), setup=sh("mkdir sub"))
@@ -130,7 +131,7 @@ STDOUT = {
     "list": ("{G} list", ()), "list-json": ("{G} list --json", ()), "params": ("{G} params ingo", ()),
     "params-json": ("{G} params ingo --json", ()),
     "opt": (OPT + " --json", ()), "opt-text": (OPT, ()), "bo": (BO, ()), "bo-json": (BO + " --json", ()),
-    "tr": (TR + " --json", ()), "inf": (INF + " --json", D), "inf-text": (INF, D),
+    "tr": (TR + " --json", ()), "inf": (INF_MLE + " --json", D), "inf-text": (INF, D),
     "int": ("{G} integrate --dim 3 --n 101 --method mc", ()), "fea": (FE + " --report", F),
     "smp": (SM + " -o -", ()), "smp-plain": (SM, ()), "lat": ("{G} lattice --quiet --dim 5 --n 101", ()),
     "plt-json": (PL + " a.jsonl -o x.png --json", ()), "rep-json": (RP + " -o out --json", ()),
@@ -161,3 +162,9 @@ c("version-closed", "{G} --version >&-", E("standard output"), files=())
 
 # ---- Python front end
 py("py-exp-unknown", "paths", "import gradfree.experiments as X\nR = X.run('nope', quick=True)", E("nope"), label="experiments")
+# a result saved into a read-only folder (as uid 65534 when root): refused, naming the file, and
+# no temporary file left (the harness looks for .tmp- files everywhere in the case folder)
+py("py-save-rodir", "paths", "import os\nfrom gradfree.inference import fit\nX, y = bc3()\nr = fit(X, y)\n"
+   "if os.geteuid() == 0:\n    os.setgid(65534); os.setuid(65534)\nR = r.save('ro/r.pkl')",
+   E("ro/r.pkl", "Permission denied", types=("PermissionError",)), label="results.save",
+   setup=sh("chmod 777 . && mkdir ro && chmod 555 ro"), owns=("ro",), requires=RO_REQ)

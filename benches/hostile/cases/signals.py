@@ -10,7 +10,7 @@ import time
 from cases.common import *
 
 E, OK = error, success
-INF_BASE = "--data d.csv --target y --chains 4"
+INF_BASE = "--data d.csv --target y --method masgrad --chains 4"      # a chain run (mle has no checkpoints)
 INF_CMD = "{G} infer " + INF_BASE + " --steps 3000000 --checkpoint-every 100 --checkpoint i.ckpt --json --quiet"
 OWN_I = ("i.ckpt", "i.ckpt.records-*")
 TR = "{G} train --quiet --data digits --epochs 40 --json"
@@ -30,7 +30,7 @@ def cmp_infer(res):
     if r.returncode != 0:
         return "silent-wrong-result", f"resume failed: {r.stderr.strip()[:200]}"
     a, b = json.loads(r.stdout), json.loads(w.stdout)
-    if a["params"] == b["params"] and a["bse"] == b["bse"]:
+    if all(a[k] == b[k] for k in ("params", "process_sd", "bands")):
         return "ok-success", f"checkpoint at step {at}; resumed = uninterrupted bit for bit"
     return "silent-wrong-result", f"checkpoint at step {at}; resumed differs: {a['params']} vs {b['params']}"
 
@@ -148,6 +148,9 @@ sig("sig-infer-double-int", INF_CMD, signal=S.SIGINT, second=S.SIGINT, ready=exi
     after=cmp_infer)
 sig("sig-infer-int-chainsout", INF_CMD + " --chains-out c.npy", signal=S.SIGINT, ready=exists_then("i.ckpt"), files=D,
     owns=OWN_I + ("c.npy",))
+# a checkpointed run must stop promptly whatever --steps is (not only once steps/50 more are done)
+sig("sig-infer-int-many-steps", "{G} infer " + INF_BASE + " --steps 30000000 --checkpoint i.ckpt --json --quiet", signal=S.SIGINT,
+    ready=after_secs(1.0), files=D, owns=OWN_I, timeout=10)
 sig("sig-infer-int-nockpt", "{G} infer " + INF_BASE + " --steps 3000000 --json --quiet", signal=S.SIGINT,
     ready=after_secs(1.0), files=D)
 sig("sig-infer-int-stream", "{G} infer --data s.csv --target y --stream --model relu --hidden 200 --method sgd --chains 8 --batch 16 --json --quiet",

@@ -77,16 +77,19 @@ cli("bo-sphere-nobox", "sizes", [G, "bo", "--quiet", "--problem", "sphere", "--d
     E("sphere", "box"))
 
 inf = [G, "infer", "--quiet", "--data", "bc3.csv", "--target", "y"]
+mg = inf + ["--method", "masgrad"]             # the chain settings' ranges (mle refuses them all)
 mix = [G, "infer", "--quiet", "--data", "mix.csv", "--model", "mixture", "--method", "sgd"]
 for cid, cmd, exp in [
-    ("inf-batch0", inf + ["--batch", "0"], E("--batch")),
-    ("inf-chains0", inf + ["--chains", "0"], E("--chains")),
-    ("inf-steps0", inf + ["--steps", "0"], E("--steps")),
-    ("inf-stepsmax", inf + ["--steps", U64], E("--steps")),
-    ("inf-chainsmax", inf + ["--chains", U64], E("--chains")),
-    ("inf-chains1", inf + ["--chains", "1", "--steps", "20"], OK(check=warns("chain"))),
-    ("inf-batch1-masgrad", inf + ["--batch", "1"], E("--batch")),
-    ("inf-batch-gt-rows-wo", inf + ["--batch", "100000", "--sampling", "without-replacement", "--chains", "2", "--steps", "3"], E("--batch")),
+    ("inf-batch0", mg + ["--batch", "0"], E("--batch")),
+    ("inf-chains0", mg + ["--chains", "0"], E("--chains")),
+    ("inf-steps0", mg + ["--steps", "0"], E("--steps")),
+    ("inf-stepsmax", mg + ["--steps", U64], E("--steps")),
+    ("inf-chainsmax", mg + ["--chains", U64], E("--chains")),
+    ("inf-chains1", mg + ["--chains", "1", "--steps", "20"], OK(check=warns("chain"))),
+    ("inf-batch1-masgrad", mg + ["--moments", "batch", "--batch", "1"], E("--batch")),     # the batch's own V
+    ("inf-batch-p-masgrad", mg + ["--moments", "batch", "--batch", "3"], E("--batch")),    # n <= p: singular
+    ("inf-batch-p-masgrad-pop", mg + ["--batch", "3", "--chains", "4", "--steps", "20"], OK()),   # the population's V
+    ("inf-batch-gt-rows-wo", mg + ["--batch", "100000", "--sampling", "without-replacement", "--chains", "2", "--steps", "3"], E("--batch")),
     ("inf-components0", mix + ["--components", "0"], E("--components")),
     ("inf-componentsmax", mix + ["--components", U64], E("--components")),
     ("inf-hidden0", inf + ["--model", "relu", "--hidden", "0", "--method", "sgd"], E("--hidden")),
@@ -98,7 +101,9 @@ for cid, cmd, exp in [
     cli(cid, "sizes", cmd, exp, files=("bc3.csv", "mix.csv"))
 cli("inf-chainsout-npy-big", "sizes", "{G} infer --quiet --data d.csv --target y --chains 1048576 --steps 1073741 -o x.npy",
     E("-o"), files=D)
-cli("inf-chainsout-huge", "sizes", "{G} infer --quiet --data d.csv --target y --chains 100000 --steps 1000 --method sgd --chains-out c.npy",
+# 100000 chains written out: 200 steps make a 0.8 GB file (1000 steps made 4 GB and 10 GB of
+# memory, 3 min alone on one core: a timeout, not a hang)
+cli("inf-chainsout-huge", "sizes", "{G} infer --quiet --data d.csv --target y --chains 100000 --steps 200 --method sgd --chains-out c.npy",
     either(E("--chains"), OK(check=has_file("c.npy"))), files=D, owns=("c.npy",), timeout=180)
 
 tr = [G, "train", "--quiet", "--data", "digits"]

@@ -333,7 +333,13 @@ fn run_in_memory(a: &InferArgs, started: Instant) -> Result<(InferRunSpec, Fit, 
             let same = checkpoint.as_deref().is_some_and(|c| gradfree_core::files::same_file(c, path));
             (runner, if same { Some(records) } else { None }, cadence.unwrap_or(meta.cadence), seconds)
         }
-        None => (Runner::new(model, data, &run.spec)?, None, cadence.unwrap_or(DEFAULT_CADENCE), 0.0),
+        None => {
+            let runner = Runner::new(model, data, &run.spec)?;
+            // The run as the runner holds it (a model's own start written in), so that the
+            // checkpoint's run and its chains' state agree.
+            run.spec = runner.spec.clone();
+            (runner, None, cadence.unwrap_or(DEFAULT_CADENCE), 0.0)
+        }
     };
     let resumed = a.resume.is_some();
     let (chains, steps) = (run.spec.chains as u64, run.spec.steps);

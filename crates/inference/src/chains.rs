@@ -54,6 +54,13 @@ impl Runner {
     /// A new run of `spec` for `model` on `data`, checked: every chain at its start.
     pub fn new(model: &dyn Model, data: &Data, spec: &InferenceSpec) -> Result<Runner, InferenceError> {
         let p = model.dim();
+        // The model's own start where the run names none (exchangeable parameters), written into
+        // the run so that a checkpoint resumes from it.
+        let mut spec = spec.clone();
+        if spec.theta0.is_none() && !data.is_empty() {
+            spec.theta0 = model.default_start(data);
+        }
+        let spec = &spec;
         model.check(data)?;
         spec.check(data.len(), p, model.size_param())?;
         if spec.method == Method::Madprox && !matches!(model.name(), "linear" | "logistic" | "poisson") {
@@ -67,7 +74,7 @@ impl Runner {
             return Err(InferenceError::invalid(
                 "method",
                 spec.method.name(),
-                "a chain method (maximum likelihood runs no chains: crate::run)",
+                "a chain method (maximum likelihood runs no chains to run, checkpoint or resume)",
             ));
         }
         let theta0 = spec.start(p);

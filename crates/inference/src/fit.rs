@@ -150,7 +150,10 @@ impl Fit {
     /// The statistics `params / bse` (maximum likelihood's z, or t for the linear model; random
     /// scaling's studentized average, whose law is mixed normal). Refused for the process methods.
     pub fn tvalues(&self) -> Result<Vec<f64>, InferenceError> {
-        let se = self.bse()?;
+        if self.spec.method.is_process() {
+            return Err(not_a_confidence_interval(self.spec.method, "tvalues"));
+        }
+        let se = &self.sd;
         Ok(self.params.iter().zip(se).map(|(m, s)| m / s).collect())
     }
 
@@ -160,6 +163,9 @@ impl Fit {
     /// methods.
     pub fn pvalues(&self) -> Result<Vec<f64>, InferenceError> {
         use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
+        if self.spec.method.is_process() {
+            return Err(not_a_confidence_interval(self.spec.method, "pvalues"));
+        }
         let t = self.tvalues()?;
         let df = self.glm.as_ref().map_or(0.0, |g| g.nobs as f64 - self.params.len() as f64);
         let two_sided = |v: f64| -> f64 {

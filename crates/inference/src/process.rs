@@ -246,7 +246,7 @@ pub fn step(ctx: &Context<'_>, state: &mut ChainState, work: &mut ChainWork) -> 
     };
     match spec.method {
         Method::Mle => {
-            return Err(InferenceError::invalid("method", "mle", "a chain method here: maximum likelihood runs no chains (crate::run)"));
+            return Err(InferenceError::invalid("method", "mle", "a chain method (maximum likelihood runs no chains)"));
         }
         Method::Sgd | Method::RandomScaling => {
             draw_batch(ctx, state.chain, false, &mut state.rng, work);

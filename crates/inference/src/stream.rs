@@ -171,13 +171,8 @@ pub fn run_stream(
     let d = source.dim();
     spec.footprint(None, Some(d), p, model.size_param()).check()?;
     let mut blocks = Blocks { source, d, x: Vec::new(), y: Vec::new(), supervised: None, read: 0, ended: false };
-    let theta0 = spec.start(p);
-    let mut chains: Vec<Chain> = (0..spec.chains)
-        .map(|k| {
-            let state = ChainState::new(k as u64, spec.seed, &theta0, spec.method);
-            Chain { records: state.estimate().to_vec(), state, work: ChainWork::default(), kept: 1, every: 1 }
-        })
-        .collect();
+    let (mut theta0, mut own_start) = (spec.start(p), false);
+    let mut chains: Vec<Chain> = Vec::new();
     // Whole steps per block: at least 4096 rows, so a step of one row costs no more than its work.
     let steps_per_block = 4096usize.div_ceil(block_rows).max(1);
     let mut steps = 0usize;
@@ -186,6 +181,19 @@ pub fn run_stream(
         let units = max_steps.map_or(steps_per_block, |m| steps_per_block.min(m - steps));
         let Some(block) = blocks.next(block_rows, units, model)? else { break };
         if steps == 0 {
+            // The model's own start where the run names none, from the first block.
+            if spec.theta0.is_none()
+                && let Some(start) = model.default_start(&block)
+            {
+                theta0 = start;
+                own_start = true;
+            }
+            chains = (0..spec.chains)
+                .map(|k| {
+                    let state = ChainState::new(k as u64, spec.seed, &theta0, spec.method);
+                    Chain { records: state.estimate().to_vec(), state, work: ChainWork::default(), kept: 1, every: 1 }
+                })
+                .collect();
             prox = prox_metric(model, &block, spec, &theta0)?;
         }
         let ctx = Context { model, data: &block, spec, prox: prox.clone(), partition: true };
@@ -224,6 +232,9 @@ pub fn run_stream(
     }
     let mut spec = spec.clone();
     spec.steps = steps;
+    if own_start {
+        spec.theta0 = Some(theta0);
+    }
     let values: Vec<f64> = chains.iter().flat_map(|c| c.records.iter().copied()).collect();
     let trajectories = Trajectories { chains: spec.chains, steps: kept - 1, p, values, every, last };
     let states: Vec<ChainState> = chains.into_iter().map(|c| c.state).collect();

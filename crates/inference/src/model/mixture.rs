@@ -43,6 +43,17 @@ impl GaussianMixture {
 }
 
 impl Model for GaussianMixture {
+    /// The data's quantiles at `(i + 1/2) / p` (of the first 10^5 values): distinct means in the
+    /// data's range, ordered, so the chains start off the symmetric point.
+    fn default_start(&self, data: &Data) -> Option<Vec<f64>> {
+        let mut z: Vec<f64> = data.rows().iter().take(100_000).copied().collect();
+        if z.is_empty() {
+            return None;
+        }
+        z.sort_by(f64::total_cmp);
+        Some((0..self.p).map(|i| z[(((i as f64 + 0.5) / self.p as f64) * z.len() as f64) as usize]).collect())
+    }
+
     fn name(&self) -> &'static str {
         "mixture"
     }

@@ -49,6 +49,13 @@ pub trait Model: Send + Sync {
             self.grad(theta, data, i, g);
         }
     }
+    /// Where chains start when the run names no start (`theta0`): `None` for the origin. Models
+    /// whose parameters are exchangeable (the mixture's means, the network's hidden units) are
+    /// stationary at a symmetric start, so every chain would stay collapsed there; they start
+    /// from `data` instead.
+    fn default_start(&self, _data: &Data) -> Option<Vec<f64>> {
+        None
+    }
     /// The Hessian of `l(theta, z_i)` into `out` (`p x p`, column-major), if the model has one in
     /// closed form (`false` otherwise, `out` untouched).
     fn hessian(&self, _theta: &[f64], _data: &Data, _i: usize, _out: &mut [f64]) -> bool {

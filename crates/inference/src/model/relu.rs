@@ -44,6 +44,22 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 }
 
 impl Model for ReluNet {
+    /// Distinct hidden units: `W1` entries `N(0, 1/d)`, `W2` entries `N(0, 1/k)` (the usual
+    /// fan-in scaling), from a fixed seed, so the run's result depends on its own seed only.
+    fn default_start(&self, _data: &Data) -> Option<Vec<f64>> {
+        use rand_distr::{Distribution, StandardNormal};
+        let mut rng = gradfree_core::rng_from_seed(0x005e_ed0f_4e11);
+        let (d, k) = (self.d as f64, self.k as f64);
+        Some(
+            (0..self.dim())
+                .map(|i| {
+                    let z: f64 = StandardNormal.sample(&mut rng);
+                    z / if i < self.k * self.d { d.sqrt() } else { k.sqrt() }
+                })
+                .collect(),
+        )
+    }
+
     fn name(&self) -> &'static str {
         "relu"
     }
