@@ -322,7 +322,8 @@ fn inference_fit(
         }
         let mut runner = Runner::new(model_ref, &data, &spec)?;
         let tick = |s: u64| pb.inc(s);
-        let segment = spec.steps.div_ceil(50).max(1);
+        // At most 2^17 chain-steps a segment: Ctrl-C waits a fraction of a second.
+        let segment = spec.steps.div_ceil(50).clamp(1, (1usize << 17).div_ceil(spec.chains).max(1));
         while runner.steps_done() < spec.steps {
             if cancel.load(std::sync::atomic::Ordering::Relaxed) {
                 return Err(InferenceError::BadData("interrupted".into()));

@@ -95,6 +95,12 @@ def test_data_too_large_for_double_precision_is_named():
         fit(X * 1e200, y)
 
 
+def test_random_scaling_overflow_is_an_error_not_a_zero_standard_error():
+    X, y = logistic()
+    with pytest.raises(DataError, match="overflow double precision"):
+        fit(X, y, grad=lambda t, xb, yb: np.full((len(xb), 2), 1e200), n_params=2, steps=3, chains=2)
+
+
 def test_masgrad_refuses_a_batch_of_at_most_p_rows():
     X, y = logistic()
     with pytest.raises(InvalidParameterError, match="batch_size"):

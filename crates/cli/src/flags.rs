@@ -65,6 +65,7 @@ pub fn infer_flag(name: &str) -> Option<&'static str> {
         "moments" => "--moments",
         "interval" => "--interval",
         "prox_metric" => "--prox-metric",
+        "cov_type" => "--cov-type",
         "method" => "--method",
         "model" => "--model",
         "target" => "--target",

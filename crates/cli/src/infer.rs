@@ -372,7 +372,9 @@ fn run_in_memory(a: &InferArgs, started: Instant) -> Result<(InferRunSpec, Fit, 
     };
     // Segments small enough for a live bar and for a stop between steps, ending at every
     // checkpoint the step cadence asks for.
-    let segment = steps.div_ceil(50).max(1);
+    // At most 2^17 chain-steps a segment, so a signal or a checkpoint due by time waits a
+    // fraction of a second whatever the steps.
+    let segment = steps.div_ceil(50).clamp(1, (1usize << 17).div_ceil(run.spec.chains).max(1));
     while runner.steps_done() < steps {
         let mut n = segment.min(steps - runner.steps_done());
         if let Some(every) = cadence.every {

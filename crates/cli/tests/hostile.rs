@@ -380,6 +380,7 @@ fn flags_that_do_not_apply_are_refused() {
     // Maximum likelihood (the default) runs no chains: their flags are refused.
     assert_clean_error(&infer(&["--chains", "4"]), "invalid --chains 4: only with a chain method");
     assert_clean_error(&infer(&["--method", "sgd", "--cov-type", "HC0"]), "invalid --cov-type HC0: only with --method mle");
+    assert_clean_error(&infer(&["--cov-type", "HC1"]), "invalid --cov-type HC1: must be nonrobust, HC0");
     // One chain: bands are the spread across chains, so the run says they mean nothing.
     let out = gradfree(&["infer", "--data", &data, "--target", "y", "--method", "masgrad", "--chains", "1", "--steps", "5", "--json"]);
     assert!(

@@ -278,7 +278,9 @@ impl Fit {
     pub(crate) fn of_chains(spec: InferenceSpec, model: String, trajectories: Trajectories, ridged_steps: u64) -> Fit {
         let p = trajectories.p;
         let finals: Vec<&[f64]> = (0..trajectories.chains).map(|k| trajectories.at(k, trajectories.steps)).collect();
-        let (params, cov_params) = mean_cov(&finals, p);
+        // The standard deviations from the scaled deviations: they survive where the covariance
+        // under- or overflows (values near 1e-300 or 1e300).
+        let (params, cov_params, sd) = mean_cov(&finals, p);
         // Chains that agree exactly have seen no sampling noise in that coordinate (the same
         // mini-batch every step, a unit that never activates): their interval has width 0.
         let mut warnings = Vec::new();
@@ -298,19 +300,7 @@ impl Fit {
                 ));
             }
         }
-        Fit {
-            sd: (0..p).map(|j| cov_params[j * p + j].sqrt()).collect(),
-            params,
-            cov_params,
-            rs_scale: None,
-            ridged_steps,
-            streamed_rows: None,
-            glm: None,
-            warnings,
-            model,
-            spec,
-            trajectories,
-        }
+        Fit { sd, params, cov_params, rs_scale: None, ridged_steps, streamed_rows: None, glm: None, warnings, model, spec, trajectories }
     }
 
     /// Adds a warning when the run has not settled. For the process methods, when the chains' mean
@@ -379,8 +369,10 @@ impl Fit {
     }
 }
 
-/// The mean and the sample covariance (`p x p` row-major) of `rows`.
-fn mean_cov(rows: &[&[f64]], p: usize) -> (Vec<f64>, Vec<f64>) {
+/// The mean and the sample covariance (`p x p` row-major) of `rows`, each coordinate's deviations
+/// scaled by their largest before they are multiplied, so that values near the ends of double
+/// precision (1e-300, 1e300) keep their spread instead of squaring to 0 or infinity.
+fn mean_cov(rows: &[&[f64]], p: usize) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
     let k = rows.len() as f64;
     let mut mean = vec![0.0; p];
     for r in rows {
@@ -388,15 +380,24 @@ fn mean_cov(rows: &[&[f64]], p: usize) -> (Vec<f64>, Vec<f64>) {
     }
     let mut cov = vec![0.0; p * p];
     if rows.len() > 1 {
+        let scale: Vec<f64> =
+            (0..p).map(|j| rows.iter().fold(0.0f64, |a, r| a.max((r[j] - mean[j]).abs())).max(f64::MIN_POSITIVE)).collect();
         for r in rows {
             for i in 0..p {
                 for j in 0..p {
-                    cov[i * p + j] += (r[i] - mean[i]) * (r[j] - mean[j]) / (k - 1.0);
+                    cov[i * p + j] += ((r[i] - mean[i]) / scale[i]) * ((r[j] - mean[j]) / scale[j]) / (k - 1.0);
                 }
             }
         }
+        let sd = (0..p).map(|j| scale[j] * cov[j * p + j].sqrt()).collect();
+        for i in 0..p {
+            for j in 0..p {
+                cov[i * p + j] *= scale[i] * scale[j];
+            }
+        }
+        return (mean, cov, sd);
     }
-    (mean, cov)
+    (mean, cov, vec![0.0; p])
 }
 
 /// `level` in (0, 1).
@@ -405,4 +406,22 @@ fn check_level(level: f64) -> Result<(), InferenceError> {
         return Err(InferenceError::invalid("level", level, "in (0, 1)"));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Chains of values near 1e-300 keep their spread (their squares would underflow to 0).
+    #[test]
+    fn the_spread_survives_the_ends_of_double_precision() {
+        for scale in [1e-300, 1.0, 1e300] {
+            let rows: Vec<Vec<f64>> = (0..5).map(|i| vec![scale * (1.0 + i as f64), 2.0 * scale]).collect();
+            let refs: Vec<&[f64]> = rows.iter().map(|r| r.as_slice()).collect();
+            let (mean, _, sd) = mean_cov(&refs, 2);
+            assert!((mean[0] / scale - 3.0).abs() < 1e-12);
+            assert!((sd[0] / (scale * 2.5f64.sqrt()) - 1.0).abs() < 1e-12, "{scale}: {sd:?}");
+            assert_eq!(sd[1], 0.0);
+        }
+    }
 }

@@ -346,6 +346,14 @@ pub fn step(ctx: &Context<'_>, state: &mut ChainState, work: &mut ChainWork) -> 
             }
         }
         state.rs_weight += w2;
+        // The sums of squares overflow long before the iterates do (t^2 a^2 past 1e308): the
+        // variance would read as 0 or NaN, so the run stops here, saying why.
+        if let Some(j) = (0..p).find(|&j| !state.rs_outer[j * p + j].is_finite()) {
+            return Err(InferenceError::BadData(format!(
+                "chain {} step {t}: random scaling's sums of squares overflow double precision (coordinate {j} of the average is {:e}): standardize the features, or use a smaller step",
+                state.chain, state.average[j]
+            )));
+        }
     }
     Ok(())
 }
