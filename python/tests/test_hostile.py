@@ -93,6 +93,8 @@ def test_data_too_large_for_double_precision_is_named():
         fit(X * 1e200, y, method="masgrad", steps=5, chains=4)
     with pytest.raises(DataError, match="standardize"):
         fit(X * 1e200, y)
+    with pytest.raises(DataError, match="column 1 .*underflow"):
+        fit(np.column_stack([X[:, 0], X[:, 1] * 1e-300]), y)
 
 
 def test_random_scaling_overflow_is_an_error_not_a_zero_standard_error():

@@ -90,7 +90,7 @@ impl OnlineGlm {
             return Ok(());
         }
         self.model.check(&Data::new(x.to_vec(), p, y.to_vec())?)?;
-        crate::mle::check_scale(x)?;
+        crate::mle::check_scale(x, p)?;
         self.x.extend_from_slice(x);
         self.y.extend_from_slice(y);
         loop {

@@ -339,13 +339,24 @@ fn newton(model: &Glm, x: &[f64], y: &[f64], start: Vec<f64>, cov: CovType) -> R
     finish(w, &sums, MAX_NEWTON, false)
 }
 
-/// An error when the rows reach beyond `1e100`, where their squares in the Hessian overflow
-/// double precision.
-pub(crate) fn check_scale(x: &[f64]) -> Result<(), InferenceError> {
-    let scale = x.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+/// An error when the rows (`p` values each) reach beyond `1e100`, where their squares in the
+/// Hessian overflow double precision, or a column's values are all below `1e-100` without being
+/// 0, where they underflow.
+pub(crate) fn check_scale(x: &[f64], p: usize) -> Result<(), InferenceError> {
+    let mut top = vec![0.0f64; p];
+    for row in x.chunks_exact(p) {
+        top.iter_mut().zip(row).for_each(|(t, v)| *t = t.max(v.abs()));
+    }
+    let scale = top.iter().fold(0.0f64, |a, v| a.max(*v));
     if scale > 1e100 {
         return Err(InferenceError::BadData(format!(
             "the data reach {scale:e}, beyond what double precision can square in the Hessian: standardize the features"
+        )));
+    }
+    if let Some(j) = top.iter().position(|t| *t > 0.0 && *t < 1e-100) {
+        return Err(InferenceError::BadData(format!(
+            "column {j} reaches at most {:e}, so its squares in the Hessian underflow double precision: standardize the features",
+            top[j]
         )));
     }
     Ok(())
@@ -376,7 +387,7 @@ pub fn as_glm(model: &dyn Model) -> Result<Glm, InferenceError> {
 pub fn run_mle(model: &dyn Model, data: &Data, spec: &crate::InferenceSpec) -> Result<crate::Fit, InferenceError> {
     let glm = as_glm(model)?;
     model.check(data)?;
-    check_scale(data.rows())?;
+    check_scale(data.rows(), model.dim())?;
     spec.check_settings(Some(data.len()), model.dim())?;
     spec.footprint(Some(data.len()), None, model.dim(), model.size_param()).check()?;
     if data.len() <= model.dim() {
