@@ -232,6 +232,9 @@ impl Runner {
 /// the same step with finite values of the right length.
 impl gradfree_core::StateCheck for RunnerState {
     fn check_state(&self) -> Result<(), String> {
+        if !self.spec.method.is_chain() {
+            return Err(format!("its method is {}, which runs no chains (a chain run's state was edited)", self.spec.method.name()));
+        }
         self.spec.check(self.rows, self.p, ("data", format!("with {} columns", self.p))).map_err(|e| e.to_string())?;
         let t = self.states.first().map_or(0, |s| s.steps);
         if t as usize > self.spec.steps || self.states.len() != self.spec.chains {
