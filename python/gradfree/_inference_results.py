@@ -42,16 +42,6 @@ def _alpha(alpha) -> float:
     return float(alpha)
 
 
-def _not_offered(call):
-    """``call()``, with the library's refusal raised as :class:`NotOfferedError`."""
-    try:
-        return call()
-    except InvalidParameterError as e:
-        if "is not offered" in str(e) or "use `" in str(e):
-            raise NotOfferedError(str(e)) from None
-        raise
-
-
 class FittedModel:
     """The fitted model, as statsmodels' ``results.model``: its name, ``exog_names``,
     ``endog_names``, and (unless removed) ``exog`` and ``endog``. Compares equal to its name."""
@@ -431,7 +421,7 @@ class MLEResults(_WithIntervals):
     @property
     def fittedvalues(self):
         """The fitted means (statsmodels' ``GLMResults.fittedvalues``)."""
-        x, _ = self._data()
+        self._data()
         return self.predict()
 
     @property
@@ -506,19 +496,14 @@ class ProcessResults(_Chains, InferenceResults):
         (quantiles, or mean +- z sd)."""
         return self._fit.final_band(1.0 - _alpha(alpha))
 
-    def _refuse(name):
-        def get(self):
-            return _not_offered(lambda: getattr(self._fit, name)())
-        return property(get)
-
-    bse = _refuse("bse")
-    tvalues = _refuse("tvalues")
-    pvalues = _refuse("pvalues")
-    del _refuse
+    # The library refuses these (NotOfferedError, pointing to bands()).
+    bse = property(lambda self: self._fit.bse())
+    tvalues = property(lambda self: self._fit.tvalues())
+    pvalues = property(lambda self: self._fit.pvalues())
 
     def conf_int(self, alpha: float = 0.05, cols=None):
         """Not offered: raises :class:`NotOfferedError` pointing to :meth:`bands`."""
-        return _not_offered(lambda: self._fit.conf_int(1.0 - _alpha(alpha)))
+        return self._fit.conf_int(1.0 - _alpha(alpha))
 
 
 _CLASSES = {"MLEResults": MLEResults, "RandomScalingResults": RandomScalingResults, "ProcessResults": ProcessResults}

@@ -36,7 +36,7 @@ and warnings:
   estimate and its interval mean nothing.
 """
 from ._gradfree import (CheckpointError, DataError, GradfreeError, InvalidParameterError, ModelFitError,
-                        NonFiniteError, TooLargeError)
+                        NonFiniteError, NotOfferedError, TooLargeError)
 
 
 
@@ -52,11 +52,6 @@ class ConvergenceWarning(InferenceWarning):
     """A fit that has not converged: maximum likelihood stopped at its step limit, chains whose mean
     still moves, or a running average that still drifts (as statsmodels' warning of the same
     name)."""
-
-
-class NotOfferedError(GradfreeError, AttributeError):
-    """A statistic the fit's method does not offer: a chain method's spread asked for as a standard
-    error or confidence interval (the message says what to use instead)."""
 
 
 __all__ = ["InferenceWarning", "PerfectSeparationWarning", "ConvergenceWarning", "NotOfferedError", "GradfreeError", "InvalidParameterError", "NonFiniteError", "CheckpointError", "ModelFitError", "TooLargeError",

@@ -8,7 +8,7 @@
 //! the Python spelling of a parameter ([`keyword`]) and Python's hints put in.
 
 use gradfree_core::CoreError;
-use pyo3::exceptions::{PyArithmeticError, PyException, PyMemoryError, PyValueError};
+use pyo3::exceptions::{PyArithmeticError, PyAttributeError, PyException, PyMemoryError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyTuple, PyType};
@@ -31,6 +31,8 @@ pub(crate) enum Kind {
     TooLarge,
     /// `DataError(GradfreeError, ValueError)`.
     Data,
+    /// `NotOfferedError(GradfreeError, AttributeError)`.
+    NotOffered,
 }
 
 /// The classes, made once by [`register`].
@@ -42,6 +44,7 @@ struct Classes {
     model_fit: Py<PyType>,
     too_large: Py<PyType>,
     data: Py<PyType>,
+    not_offered: Py<PyType>,
 }
 
 static CLASSES: PyOnceLock<Classes> = PyOnceLock::new();
@@ -95,6 +98,12 @@ fn classes(py: Python<'_>) -> PyResult<&Classes> {
                 "Data that cannot be used: no rows, NaN or infinite values, responses outside the model's range, a \
                  stream that ended before one step; the message names the row or the rule.",
             )?,
+            not_offered: with(
+                py.get_type::<PyAttributeError>(),
+                "NotOfferedError",
+                "A statistic the fit's method does not offer: a chain method's spread asked for as a standard error or \
+                 confidence interval (the message says what to use instead).",
+            )?,
             base,
         })
     })
@@ -103,7 +112,7 @@ fn classes(py: Python<'_>) -> PyResult<&Classes> {
 /// Adds the classes to the extension module (`gradfree._gradfree.GradfreeError`, ...).
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let c = classes(m.py())?;
-    for cls in [&c.base, &c.invalid, &c.non_finite, &c.checkpoint, &c.model_fit, &c.too_large, &c.data] {
+    for cls in [&c.base, &c.invalid, &c.non_finite, &c.checkpoint, &c.model_fit, &c.too_large, &c.data, &c.not_offered] {
         let cls = cls.bind(m.py());
         m.add(cls.getattr("__name__")?.extract::<String>()?, cls)?;
     }
@@ -123,6 +132,7 @@ pub(crate) fn new_err(kind: Kind, message: impl Into<String>) -> PyErr {
                 Kind::ModelFit => &c.model_fit,
                 Kind::TooLarge => &c.too_large,
                 Kind::Data => &c.data,
+                Kind::NotOffered => &c.not_offered,
             };
             PyErr::from_type(cls.bind(py).clone(), message)
         }
@@ -248,7 +258,7 @@ impl ToPyErr for gradfree_inference::InferenceError {
             I::Data(d) => d.kind(),
             I::BadData(_) => Kind::Data,
             I::SingularCovariance(_) => Kind::ModelFit,
-            I::NotOffered(_) => Kind::InvalidParameter,
+            I::NotOffered(_) => Kind::NotOffered,
         }
     }
     fn message(&self) -> String {
