@@ -130,7 +130,7 @@ impl OnlineGlm {
         self.yy += y.iter().map(|v| v * v).sum::<f64>();
         self.lgamma += lgamma_sum(self.model.family, &y);
         let s = GlmSums::over(&self.model, &theta, &x, &y, true);
-        let quad: f64 = (0..p).map(|i| theta[i] * (0..p).map(|j| s.hess[i * p + j] * theta[j]).sum::<f64>()).sum();
+        let quad = quad_form(&s.hess, p, &theta);
         self.c += s.loss - s.grad.iter().zip(&theta).map(|(g, t)| g * t).sum::<f64>() + 0.5 * quad;
         for i in 0..p {
             self.rhs[i] += (0..p).map(|j| s.hess[i * p + j] * theta[j]).sum::<f64>() - s.grad[i];
@@ -154,6 +154,12 @@ impl OnlineGlm {
     /// The fit of every row pushed, with covariance `cov`.
     pub fn finish(mut self, cov: CovType) -> Result<GlmFit, InferenceError> {
         let p = self.model.p;
+        let rows = self.rows();
+        if rows <= p as u64 {
+            return Err(InferenceError::BadData(format!(
+                "the stream ended after {rows} rows; maximum likelihood needs more rows than the {p} parameters"
+            )));
+        }
         if !self.y.is_empty() {
             let n = self.y.len();
             self.fold(n, true)?;
@@ -163,7 +169,7 @@ impl OnlineGlm {
         };
         // The linear model's residual sum of squares at the estimate, exactly from the sums
         // (rhs = sum x y there): sum y^2 - 2 theta^T X^T y + theta^T X^T X theta.
-        let quad: f64 = (0..p).map(|i| theta[i] * (0..p).map(|j| self.hess[i * p + j] * theta[j]).sum::<f64>()).sum();
+        let quad = quad_form(&self.hess, p, &theta);
         let cross: f64 = theta.iter().zip(&self.rhs).map(|(a, b)| a * b).sum();
         let scale = if self.model.family == Family::Linear {
             pearson_scale(Family::Linear, (self.yy - 2.0 * cross + quad).max(0.0), self.rows, p)
@@ -180,16 +186,31 @@ impl OnlineGlm {
     }
 }
 
-/// One pass over `source` ([`OnlineGlm`]).
-pub fn fit_glm_stream(model: &Glm, source: &mut dyn gradfree_data::RowSource, cov: CovType) -> Result<GlmFit, InferenceError> {
+/// One pass over `source` ([`OnlineGlm`]), `progress(rows)` after every chunk; bad data are named
+/// by their rows in the stream.
+pub fn fit_glm_stream(
+    model: &Glm,
+    source: &mut dyn gradfree_data::RowSource,
+    cov: CovType,
+    progress: Option<&(dyn Fn(u64) + Sync)>,
+) -> Result<GlmFit, InferenceError> {
     let mut fit = OnlineGlm::new(*model);
     while let Some(chunk) = source.next_chunk()? {
         if chunk.y.is_empty() && !chunk.x.is_empty() {
             return Err(InferenceError::BadData(format!("{} regression needs a response per row", model.name())));
         }
-        fit.push(&chunk.x, &chunk.y)?;
+        let first = fit.rows();
+        fit.push(&chunk.x, &chunk.y).map_err(crate::stream::in_rows(first, chunk.y.len() as u64))?;
+        if let Some(f) = progress {
+            f(chunk.y.len() as u64);
+        }
     }
     fit.finish(cov)
+}
+
+/// `v^T M v` for a `p x p` matrix `m` (row-major).
+fn quad_form(m: &[f64], p: usize, v: &[f64]) -> f64 {
+    (0..p).map(|i| v[i] * (0..p).map(|j| m[i * p + j] * v[j]).sum::<f64>()).sum()
 }
 
 #[cfg(test)]
@@ -216,7 +237,7 @@ mod tests {
         let model = Glm::new(Family::Linear, 5);
         let mle = fit_glm(&model, &data).unwrap();
         for size in [1, 333, 5000, 10_000] {
-            let one = fit_glm_stream(&model, &mut chunks(&data, size), CovType::Nonrobust).unwrap();
+            let one = fit_glm_stream(&model, &mut chunks(&data, size), CovType::Nonrobust, None).unwrap();
             assert!(one.params.iter().zip(&mle.params).all(|(a, b)| (a - b).abs() < 1e-10), "{size}");
             assert!(one.cov.iter().zip(&mle.cov).all(|(a, b)| (a - b).abs() < 1e-12), "{size}");
             assert_eq!(one.nobs, 7777);
@@ -231,7 +252,7 @@ mod tests {
         let (data, _) = simulate(Design::Toeplitz, 20, Family::Logistic, 20_000, 9).unwrap();
         let model = Glm::new(Family::Logistic, 20);
         let mle = fit_glm(&model, &data).unwrap();
-        let one = fit_glm_stream(&model, &mut chunks(&data, 4096), CovType::Nonrobust).unwrap();
+        let one = fit_glm_stream(&model, &mut chunks(&data, 4096), CovType::Nonrobust, None).unwrap();
         let (se, se1) = (mle.bse(), one.bse());
         for j in 0..20 {
             assert!((one.params[j] - mle.params[j]).abs() < 0.5 * se[j], "coordinate {j}: {} vs {}", one.params[j], mle.params[j]);
@@ -246,7 +267,7 @@ mod tests {
         // Fewer rows than one block: the in-memory MLE itself.
         let few = Data::new(data.rows()[..500 * 20].to_vec(), 20, data.responses()[..500].to_vec()).unwrap();
         let exact = fit_glm(&model, &few).unwrap();
-        let streamed = fit_glm_stream(&model, &mut chunks(&few, 100), CovType::Hc0).unwrap();
+        let streamed = fit_glm_stream(&model, &mut chunks(&few, 100), CovType::Hc0, None).unwrap();
         // (One Newton step past the converged fit: equal to well within its standard errors.)
         let se = exact.bse();
         assert!(streamed.params.iter().zip(&exact.params).zip(&se).all(|((a, b), s)| (a - b).abs() < 1e-4 * s));
@@ -267,9 +288,9 @@ mod tests {
             y.push(if k < 1000 { f64::from(k >= 500) } else { data.response(i) });
         }
         let sorted = Data::new(x, 3, y).unwrap();
-        let fit = fit_glm_stream(&model, &mut chunks(&sorted, 700), CovType::Nonrobust).unwrap();
+        let fit = fit_glm_stream(&model, &mut chunks(&sorted, 700), CovType::Nonrobust, None).unwrap();
         assert_eq!(fit.nobs, 6000);
         assert!(fit.params.iter().all(|v| v.is_finite() && v.abs() < 10.0), "{:?}", fit.params);
-        assert!(fit_glm_stream(&model, &mut gradfree_data::ChunkList::new(3, Vec::new()), CovType::Nonrobust).is_err());
+        assert!(fit_glm_stream(&model, &mut gradfree_data::ChunkList::new(3, Vec::new()), CovType::Nonrobust, None).is_err());
     }
 }

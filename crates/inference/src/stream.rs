@@ -56,12 +56,8 @@ impl Blocks<'_> {
         let x: Vec<f64> = self.x.drain(..rows * self.d).collect();
         let y: Vec<f64> = if self.y.is_empty() { Vec::new() } else { self.y.drain(..rows).collect() };
         self.read += rows as u64;
-        let in_rows = |e: InferenceError| match e {
-            InferenceError::BadData(m) => InferenceError::BadData(format!("in rows {first}..{} of the stream: {m}", first + rows as u64)),
-            e => e,
-        };
-        let data = Data::new(x, self.d, y).map_err(in_rows)?;
-        model.check(&data).map_err(in_rows)?;
+        let data = Data::new(x, self.d, y).map_err(in_rows(first, rows as u64))?;
+        model.check(&data).map_err(in_rows(first, rows as u64))?;
         Ok(Some(data))
     }
 
@@ -243,8 +239,15 @@ pub fn run_stream(
     Ok(fit)
 }
 
-/// Maximum likelihood in one pass over `source` ([`crate::cuee`]), `progress(rows)` after every
-/// chunk.
+/// Bad data named by the rows `first..first + rows` of the stream they are in.
+pub(crate) fn in_rows(first: u64, rows: u64) -> impl Fn(InferenceError) -> InferenceError {
+    move |e| match e {
+        InferenceError::BadData(m) => InferenceError::BadData(format!("in rows {first}..{} of the stream: {m}", first + rows)),
+        e => e,
+    }
+}
+
+/// Maximum likelihood in one pass over `source` ([`crate::cuee::fit_glm_stream`]).
 fn mle_stream(
     model: &dyn Model,
     source: &mut dyn RowSource,
@@ -253,28 +256,6 @@ fn mle_stream(
 ) -> Result<Fit, InferenceError> {
     let glm = crate::mle::as_glm(model)?;
     spec.footprint(None, Some(source.dim()), model.dim(), model.size_param()).check()?;
-    let mut online = crate::cuee::OnlineGlm::new(glm);
-    while let Some(Chunk { x, y }) = source.next_chunk()? {
-        if y.is_empty() && !x.is_empty() {
-            return Err(InferenceError::BadData(format!("{} regression needs a response per row", model.name())));
-        }
-        let first = online.rows();
-        online.push(&x, &y).map_err(|e| match e {
-            InferenceError::BadData(m) => {
-                InferenceError::BadData(format!("in rows {first}..{} of the stream: {m}", first + y.len() as u64))
-            }
-            e => e,
-        })?;
-        if let Some(f) = progress {
-            f(y.len() as u64);
-        }
-    }
-    let rows = online.rows();
-    if rows <= model.dim() as u64 {
-        return Err(InferenceError::BadData(format!(
-            "the stream ended after {rows} rows; maximum likelihood needs more rows than the {} parameters",
-            model.dim()
-        )));
-    }
-    Ok(Fit::of_glm(spec.clone(), model.name(), online.finish(spec.cov_type)?, true))
+    let fit = crate::cuee::fit_glm_stream(&glm, source, spec.cov_type, progress)?;
+    Ok(Fit::of_glm(spec.clone(), model.name(), fit, true))
 }

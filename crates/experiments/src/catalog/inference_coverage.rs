@@ -85,7 +85,7 @@ fn replication(data: &Data, truth: &[f64], family: Family, rows: usize, chains: 
     let wald = fit_glm(&model, data)?.wald(0.95);
     // The same estimator in one pass over the rows in order, chunks of 1000 as a stream delivers.
     let chunks = data.rows().chunks(1000 * d).zip(data.responses().chunks(1000)).map(|(x, y)| Chunk { x: x.to_vec(), y: y.to_vec() });
-    let streamed = fit_glm_stream(&model, &mut ChunkList::new(d, chunks.collect()), CovType::Nonrobust)?.wald(0.95);
+    let streamed = fit_glm_stream(&model, &mut ChunkList::new(d, chunks.collect()), CovType::Nonrobust, None)?.wald(0.95);
     let rs_spec = one_pass_random_scaling(family, d, seed);
     let mut one_pass = ChunkList::new(d, vec![Chunk { x: data.rows().to_vec(), y: data.responses().to_vec() }]);
     let rs = run_stream(&model, &mut one_pass, &rs_spec, None, None)?;

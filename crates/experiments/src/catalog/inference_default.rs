@@ -83,32 +83,31 @@ pub fn run_default(ctx: &Ctx) -> Result<Report> {
                 Ok(out)
             })
             .collect::<Result<_>>()?;
-        let cell = |m: usize| -> (f64, String) {
-            let cov: Vec<f64> = results.iter().map(|r| r[m].0).collect();
-            let (mean, sd) = gradfree_core::stats::mean_sd(&cov);
-            (mean, format!("{mean:.3} +- {:.3}", sd / (reps as f64).sqrt()))
-        };
+        // Each method's mean coverage and its Monte Carlo standard error, for the table and the chart.
+        let stats: Vec<(f64, f64)> = (0..3)
+            .map(|m| {
+                let cov: Vec<f64> = results.iter().map(|r| r[m].0).collect();
+                let (mean, sd) = gradfree_core::stats::mean_sd(&cov);
+                (mean, sd / (reps as f64).sqrt())
+            })
+            .collect();
+        let text = |m: usize| format!("{:.3} +- {:.3}", stats[m].0, stats[m].1);
         let width = |m: usize| results.iter().map(|r| r[m].1).sum::<f64>() / reps as f64;
-        for m in 0..3 {
-            let cov: Vec<f64> = results.iter().map(|r| r[m].0).collect();
-            let (mean, sd) = gradfree_core::stats::mean_sd(&cov);
+        for (m, &(mean, se)) in stats.iter().enumerate() {
             lines[m].push((c as f64 + 1.0, mean));
-            let e = 2.0 * sd / (reps as f64).sqrt();
-            errors[m].push((c as f64 + 1.0, mean - e, mean + e));
+            errors[m].push((c as f64 + 1.0, mean - 2.0 * se, mean + 2.0 * se));
         }
-        let (mem, mem_text) = cell(0);
-        let (st, st_text) = cell(1);
-        lowest = lowest.min(mem).min(st);
-        highest = highest.max(mem).max(st);
+        lowest = lowest.min(stats[0].0).min(stats[1].0);
+        highest = highest.max(stats[0].0).max(stats[1].0);
         table.push(vec![
             if family == Family::Linear { "linear" } else { "logistic" }.into(),
             design.name().into(),
             d.to_string(),
             rows.to_string(),
-            mem_text,
-            st_text,
+            text(0),
+            text(1),
             format!("{:.4}", width(1) / width(0)),
-            cell(2).1,
+            text(2),
             format!("{:.3}", width(2) / width(0)),
         ]);
     }
