@@ -16,6 +16,11 @@ method's own rules say (the objective refuses evaluations past the budget). pycm
 Methods (`--methods`, comma-separated):
   pycma             pycma BIPOP-CMA-ES
   default           gradfree.minimize(f, x0, sigma0=2) with its defaults (the recommended method)
+  default+opts      the same with options joined by '+': settle=K|off (minimize's settle_runs: the
+                    restarts' settle rule) | notarget (no target is passed, and the objective goes
+                    on past the final target until the method stops or the budget is spent: the
+                    hits are the same first-hit times, `evals` is what the method used on its own),
+                    e.g. default+settle=off, default+settle=2+notarget.
   NAME[+opts]       a gradfree ES class by registry name with options joined by '+':
                     bipop | ipop | box (BBOB's [-5, 5]^d as bounds, pycma's BoundTransform) |
                     clip (the box, clipping) | key=value (an algorithm parameter, JSON value),
@@ -56,8 +61,9 @@ class Recorder:
     """The objective as the methods see it: counts evaluations, records when each target is first
     reached, and refuses evaluations past the budget or after the final target."""
 
-    def __init__(self, problem, budget: int):
+    def __init__(self, problem, budget: int, stop_at_target: bool = True):
         self.problem = problem
+        self.stop_at_target = stop_at_target
         self.fopt = optimal_value(problem)
         self.budget = budget
         self.evals = 0
@@ -69,7 +75,7 @@ class Recorder:
         return self.best <= 1e-8
 
     def __call__(self, x) -> float:
-        if self.evals >= self.budget or self.solved:
+        if self.evals >= self.budget or (self.stop_at_target and self.solved):
             raise BudgetSpent()
         v = float(self.problem(np.asarray(x, dtype=np.float64)))
         self.evals += 1
@@ -96,6 +102,21 @@ def optimal_value(problem) -> float:
         finally:
             os.chdir(here)
     return float(problem(xopt))
+
+
+def _parse_default(text: str):
+    """`default[+settle=K|off][+notarget]`: minimize's keywords and whether a target is passed."""
+    name, *opts = text.split("+")
+    kw, target = {}, True
+    for o in opts:
+        if o == "notarget":
+            target = False
+        elif o.startswith("settle="):
+            v = o.split("=", 1)[1]
+            kw["settle_runs"] = False if v == "off" else int(v)
+        else:
+            raise SystemExit(f"--methods {text}: unknown option {o!r}")
+    return kw, target
 
 
 def _parse_method(text: str):
@@ -129,9 +150,10 @@ def run_one(method: str, rec: Recorder, d: int, seed: int) -> None:
                       restarts=9, bipop=True)
             return
         import gradfree
-        if method == "default":
-            gradfree.minimize(rec, x0, sigma0=2.0, seed=seed, max_evals=rec.budget, target=rec.fopt + 1e-8,
-                              on_nonfinite="treat-as-inf")
+        if method.split("+")[0] == "default":
+            kw, with_target = _parse_default(method)
+            gradfree.minimize(rec, x0, sigma0=2.0, seed=seed, max_evals=rec.budget,
+                              target=rec.fopt + 1e-8 if with_target else None, on_nonfinite="treat-as-inf", **kw)
             return
         cfg = _parse_method(method)
         cls = gradfree.es._METHODS[cfg["name"]]
@@ -185,10 +207,10 @@ def task(args) -> dict:
     problem = next(iter(suite))
     if _COCO_DIR is not None:
         problem.observe_with(_observer(method))
-    rec = Recorder(problem, int(budget_mult * d))
+    rec = Recorder(problem, int(budget_mult * d), stop_at_target="notarget" not in method.split("+"))
     t0 = time.time()
     run_one(method, rec, d, seed)
-    out = {"method": method, "dim": d, "function": f, "instance": inst, "evals": rec.evals,
+    out = {"method": method, "dim": d, "function": f, "instance": inst, "evals": rec.evals, "fopt": rec.fopt,
            "precision": rec.best, "hits": [None if math.isinf(h) else int(h) for h in rec.hits],
            "seconds": time.time() - t0}
     problem.free()
@@ -345,7 +367,9 @@ def main(argv=None):
         args.dims, args.instances, args.budget_mult = "2,5", "1-3", 1000.0
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     for m in methods:
-        if m not in ("pycma", "default"):
+        if m.split("+")[0] == "default":
+            _parse_default(m)
+        elif m != "pycma":
             _parse_method(m)
     dims, funcs, insts = _indices(args.dims), _indices(args.functions), _indices(args.instances)
     tasks = [(m, d, f, i, args.budget_mult, args.seed + 1000 * d + 50 * f + i)

@@ -65,7 +65,11 @@ class _Denoiser:
     Parameters
     ----------
     n_components : int, optional
-        ``N``, the code width (default ``2 * n_features``; must be at least ``n_features``).
+        ``N``, the code width (default ``2 * n_features``). Any ``N >= 1``: below
+        ``n_features`` ``B`` has ``N`` orthonormal columns (``structure="orthogonal"``) and ``W``
+        is scaled by ``sqrt(N)`` instead of eq. 7.7's ``sqrt(d)``, so that ``W^T W / N = I_N``
+        keeps eq. 7.9 a descent step (Thm 23); the reconstruction then lies in an
+        ``N``-dimensional subspace that ``fit`` rotates towards the data.
     activation : str, default="l1"
         One of :data:`ACTIVATIONS`: hard threshold (``"l0"``), soft threshold (``"l1"``), MCP,
         capped l1, SCAD, MCP0, or ``"relu"``.
@@ -80,8 +84,9 @@ class _Denoiser:
     structure : {"auto", "ssf", "subgroup", "orthogonal"}, optional
         ``B``: spherical structured features (DFT rows, one FFT per product: O(N log N)), the
         same with the closed-form subgroup frequencies, or blocks of random orthogonal matrices
-        (O(N d)). ``"auto"`` (default) takes ``"ssf"`` where it applies (an even number of
-        features, ``N`` even and at least ``n_features + 2``).
+        (O(N d); ``N`` a multiple of ``n_features``, or at most ``n_features``).
+        ``"auto"`` (default) takes ``"ssf"`` where it applies (an even number of features, ``N``
+        even and at least ``n_features + 2``), else ``"orthogonal"``.
     rotation : {"phase", "signs", "haar"}, optional
         The randomization of the Fourier structures: random phases and a coordinate permutation
         (thesis app. 10.26; default), random sign flips, or a Haar rotation.

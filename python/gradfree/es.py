@@ -19,19 +19,28 @@ import numpy as np
 from . import _gradfree, _util
 from .errors import CheckpointError, InvalidParameterError
 
-Result = namedtuple("Result", ["xbest", "fbest", "evaluations", "iterations", "stop"])
-Result.__doc__ = """The state of a run, as pycma's ``result``.
+Result = namedtuple("Result", ["xbest", "fbest", "evals_best", "evaluations", "iterations", "xfavorite", "stds", "stop"])
+Result.__doc__ = """The state of a run: pycma's ``CMAEvolutionStrategyResult``, with its fields in its order.
 
 Attributes
 ----------
 xbest : numpy.ndarray
-    Best point evaluated.
+    Best point evaluated (``x0`` before the first finite value).
 fbest : float
-    Its value.
+    Its value (``inf`` before the first finite value).
+evals_best : int or None
+    The evaluation count at which ``xbest`` was evaluated (1-based, as pycma's ``evals_best``;
+    ``None`` before the first finite value).
 evaluations : int
     Objective values told.
 iterations : int
     Generations told.
+xfavorite : numpy.ndarray
+    The distribution mean, the favourite solution (pycma's ``xfavorite``).
+stds : numpy.ndarray
+    Standard deviation of every coordinate of the search distribution (CMA-ES: ``sigma *
+    sqrt(diag(C))``, as pycma's ``stds``); for methods without such a spread, the step length
+    ``sigma`` in every coordinate.
 stop : dict
     The stop rule that fired (empty while the run goes on).
 """
@@ -55,7 +64,17 @@ PYCMA_OPTIONS = {
     "BoundaryHandler": "bounds_handling", "seed": "seed", "popsize": "popsize", "bounds": "bounds",
 }
 
+#: Our stop-rule names and pycma's (``stop()`` answers in pycma's names when the options were
+#: given in pycma's names, and for ``CMAEvolutionStrategy`` and ``fmin2``); rules pycma does not
+#: have (``diverged``, ``numerical_failure``, ``restarts_settled``) keep their names.
+PYCMA_STOP_NAMES = {"max_evals": "maxfevals", "max_gens": "maxiter", "target": "ftarget", "tol_fun": "tolfun",
+                    "tol_x": "tolx", "tol_flat": "tolflatfitness", "tol_stagnation": "tolstagnation",
+                    "tol_condition": "tolconditioncov", "max_seconds": "timeout"}
+
 _OFF = object()
+
+#: The evaluation budget standing for pycma's ``maxfevals=inf`` (no budget).
+_MAXFEVALS_INF = 1 << 62
 
 
 def _tol(name: str, value, kind):
@@ -65,6 +84,17 @@ def _tol(name: str, value, kind):
     if value is False:
         return _OFF
     return kind(name, value)
+
+
+def _pycma_unbounded(name: str, value):
+    """pycma's "no limit" values of its budget options (``maxfevals=inf``, ``timeout=inf``,
+    ``ftarget=-inf``) as ours."""
+    if isinstance(value, (int, float, np.floating)) and not isinstance(value, bool) and math.isinf(value):
+        if name == "max_evals" and value > 0:
+            return _MAXFEVALS_INF
+        if (name == "max_seconds" and value > 0) or (name == "target" and value < 0):
+            return None
+    return value
 
 
 #: pycma's boundary handlers, by class name, and ours.
@@ -188,6 +218,9 @@ class _ES:
                                             "pass the seed as seed=...")
             for key, value in options.items():
                 name = PYCMA_OPTIONS.get(key, key)
+                if name != key:
+                    self._pycma_names = True
+                    value = _pycma_unbounded(name, value)
                 if name in given:
                     if given[name] is None:
                         given[name] = value
@@ -250,6 +283,10 @@ class _ES:
         self.tol_fun, self.tol_fun_window, self.tol_x = rules["tol_f"], rules["tol_f_window"], rules["tol_x"]
         self.tol_flat, self.tol_stagnation = rules["tol_flat"], rules["tol_stagnation"]
         self.tol_condition, self.tol_diverge = rules["tol_condition"], rules["tol_diverge"]
+        self._evals_best = None
+
+    #: Whether ``stop()`` answers in pycma's names (set when options are given in pycma's names).
+    _pycma_names = False
 
     @property
     def stop_rules(self) -> dict:
@@ -278,6 +315,20 @@ class _ES:
         of the search distribution along a coordinate (for methods with a fixed sampling width, the
         largest coordinate of the last mean step)."""
         return self._run.scale
+
+    @property
+    def stds(self) -> np.ndarray:
+        """Standard deviation of every coordinate of the search distribution, shape (d,)
+        (CMA-ES: ``sigma * sqrt(diag(C))``, pycma's ``stds``); for methods without a Gaussian spread
+        in that form, the step length ``sigma`` in every coordinate."""
+        s = self._run.stds
+        return np.full(self._run.dim, self._run.scale) if s is None else s
+
+    @property
+    def evals_best(self) -> Optional[int]:
+        """The evaluation count at which the best point was evaluated (1-based, pycma's
+        ``evals_best``; ``None`` before the first finite value)."""
+        return getattr(self, "_evals_best", None)
 
     @property
     def evaluations(self) -> int:
@@ -321,7 +372,18 @@ class _ES:
             raise InvalidParameterError(f"X: expected shape ({self.popsize}, {self._run.dim}), got {X.shape}")
         if values.shape[0] != X.shape[0]:
             raise InvalidParameterError(f"values: expected {X.shape[0]} values, got {values.shape[0]}")
+        before, evals = self._run.best_f, self._run.evaluations
         self._run.tell(X, values)
+        self._note_best(before, evals, values)
+
+    def _note_best(self, before: float, evals: int, values: np.ndarray) -> None:
+        """Records ``evals_best`` after a ``tell`` whose values start at evaluation ``evals + 1``
+        (pycma's ``BestSolution.update``: the first value equal to the new best)."""
+        after = self._run.best_f
+        if after < before:
+            hit = np.flatnonzero(values == after)
+            k = int(hit[0]) if hit.size else int(np.argmin(np.where(np.isnan(values), np.inf, values)))
+            self._evals_best = evals + k + 1
 
     def stop(self) -> dict:
         """The stop rule that has fired, as ``{name: threshold}`` (empty: keep going), as pycma's
@@ -329,7 +391,12 @@ class _ES:
         key = self._run.stop()
         if key is None:
             return {}
-        return {key: getattr(self, key, True)}
+        value = getattr(self, key, True)
+        if self._pycma_names:
+            key = PYCMA_STOP_NAMES.get(key, key)
+            if key == "maxfevals" and value >= _MAXFEVALS_INF:
+                value = math.inf
+        return {key: value}
 
     @property
     def stop_message(self) -> str:
@@ -385,8 +452,10 @@ class _ES:
 
     @property
     def result(self) -> Result:
-        """``(xbest, fbest, evaluations, iterations, stop)``, as pycma's ``result``."""
-        return Result(self.xbest, self.fbest, self.evaluations, self.iterations, self.stop())
+        """``(xbest, fbest, evals_best, evaluations, iterations, xfavorite, stds, stop)``, pycma's
+        ``result`` with its fields in its order (see ``Result``)."""
+        return Result(self.xbest, self.fbest, self.evals_best, self.evaluations, self.iterations, self.mean, self.stds,
+                      self.stop())
 
     def disp(self) -> None:
         """Prints one line: generation, evaluations, best value, step length."""
@@ -491,7 +560,7 @@ RECOMMENDED = json.loads(_gradfree.recommended_json())
 
 def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None, sigma0: Optional[float] = None,
              seed: Optional[int] = None, max_evals: Optional[int] = None, target: Optional[float] = None, bounds=None,
-             restarts=None, executor=None, **params) -> OptimizeResult:
+             restarts=None, executor=None, settle_runs=None, **params) -> OptimizeResult:
     """Minimizes ``f`` with an evolution strategy, as ``scipy.optimize.minimize``.
 
     Parameters
@@ -527,12 +596,21 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None,
         ``f`` sees only points in the box: pycma's smooth ``BoundTransform`` maps the optimizer's
         points into it (``bounds_handling="clip"`` etc. choose another map; see the ES classes).
     restarts : bool, int or {"ipop", "bipop"}, optional
-        Restarts until ``max_evals`` is spent (``True``/``"ipop"``: IPOP, doubling population;
-        ``"bipop"``: BIPOP; an int: at most that many IPOP restarts), each from a uniform point in
-        ``bounds`` if given, else from ``x0``. ``None``: BIPOP for the recommended method, none for
-        a named one. Restarts look for better optima until the budget is spent, so without a
-        ``target`` the recommended method uses all of ``max_evals`` (pass ``restarts=False`` for
-        one run that stops on convergence).
+        Restarts (``True``/``"ipop"``: IPOP, doubling population; ``"bipop"``: BIPOP; an int: at
+        most that many IPOP restarts), each from a uniform point in ``bounds`` if given, else from
+        ``x0``, until the budget is spent, the ``target`` is reached or (``settle_runs``) the
+        restarts settle. ``None``: BIPOP for the recommended method, none for a named one.
+    settle_runs : int or False, optional
+        With restarts: stop once this many converged runs in a row after the run that found the
+        best point have each converged back to it (value within ``1e-11 + 1e-10 |f|``, pycma's
+        ``tolfun`` plus a relative part; point within ``1e-2 sigma0 sqrt(d)``): more restarts are
+        not expected to help, and the run ends with ``stop="restarts_settled"``, a success. A
+        converged run at a worse value (another local optimum) starts the count again, so on
+        multimodal functions the restarts go on. ``None``: 2 for the recommended method (chosen on
+        COCO's bbob suite: no target lost at d = 5 and 10; README, "Choosing a method"), off for
+        a named one; ``False``: off (restarts use all of ``max_evals`` unless the target is
+        reached). Without restarts there is nothing to settle (``restarts=False`` gives one run
+        that stops on convergence).
     executor : concurrent.futures.Executor, optional
         Each population is evaluated through ``executor.map`` (or a Ray pool's ``map``).
     **params
@@ -543,15 +621,23 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None,
     -------
     OptimizeResult
         ``x``, ``fun``, ``nfev``, ``nit``, ``restarts``, ``success`` (the target was reached; without
-        a target: ``tol_fun`` or ``tol_x`` fired), ``stop`` (the rule that fired) and ``message`` (what it means).
+        a target: ``tol_fun``, ``tol_x`` or ``restarts_settled`` fired), ``stop`` (the rule that
+        fired) and ``message`` (what it means).
     """
+    if settle_runs is not None and settle_runs is not False and (
+            isinstance(settle_runs, bool) or not isinstance(settle_runs, (int, np.integer)) or settle_runs < 0):
+        raise InvalidParameterError(f"settle_runs: expected a count >= 1, 0/False (off) or None (the default), got {settle_runs!r}")
+    asked_settle = bool(settle_runs)
     if method is None:
         method = RECOMMENDED["algorithm"]
         params = {**RECOMMENDED["params"], **params}
         if restarts is None:
             restarts = RECOMMENDED["restarts"]
+        if settle_runs is None:
+            settle_runs = RECOMMENDED["settle_runs"]
     if restarts is None:
         restarts = False
+    settle_runs = int(settle_runs) if settle_runs else None
     cls = _METHODS.get(method)
     if cls is None:
         raise InvalidParameterError(f"method {method!r}: expected one of {sorted(_METHODS)}")
@@ -560,6 +646,8 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None,
     box = _util.box("bounds", bounds, shape)
     es = cls(x0, sigma0, seed=seed, max_evals=max_evals, target=target, restarts=restarts, bounds=box,
              restart_bounds=box, **params)
+    if not es._run.set_settle_runs(settle_runs) and asked_settle:
+        raise InvalidParameterError(f"settle_runs={settle_runs}: the run has no restarts (restarts={restarts!r})")
     while not es.stop():
         X = es.ask()
         values = [_util.real("f(x)", v) for v in (executor.map(f, X) if executor is not None else (f(x) for x in X))]
@@ -570,4 +658,13 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None,
                           message=es.stop_message or "stopped")
 
 
-__all__ = ["REGISTRY", "RECOMMENDED", "algorithms", "minimize", "OptimizeResult", "Result", *_CLASSES]
+# pycma's interface (``import gradfree.es as cma``): CMAEvolutionStrategy, CMAOptions, fmin2 and the
+# helpers pycma's examples use; python/gradfree/_pycma.py.
+from ._pycma import (BestSolution, CMAEvolutionStrategy, CMAOptions, EvalParallel2, fmin2, ff,  # noqa: E402
+                     optimization_tools, plot, s, warnings_and_exceptions)
+
+fitness_functions = ff
+
+__all__ = ["REGISTRY", "RECOMMENDED", "algorithms", "minimize", "OptimizeResult", "Result", *_CLASSES,
+           "CMAEvolutionStrategy", "CMAOptions", "fmin2", "ff", "fitness_functions", "s", "optimization_tools", "plot",
+           "BestSolution", "EvalParallel2", "PYCMA_OPTIONS", "PYCMA_STOP_NAMES"]

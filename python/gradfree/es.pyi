@@ -15,13 +15,18 @@ def algorithms() -> List[Tuple[str, str, str]]:
     """The registered algorithms as (name, source, summary), in registry order."""
 
 class Result(NamedTuple):
-    xbest: np.ndarray
+    """pycma's result fields, in pycma's order."""
+    xbest: Optional[np.ndarray]
     fbest: float
+    evals_best: Optional[int]
     evaluations: int
     iterations: int
+    xfavorite: _F64
+    stds: _F64
     stop: Dict[str, Any]
 
 PYCMA_OPTIONS: Dict[str, str]
+PYCMA_STOP_NAMES: Dict[str, str]
 _Tol = Union[None, bool, float]
 
 class _ES:
@@ -88,6 +93,10 @@ class _ES:
     def restarts_done(self) -> int: ...
     @property
     def sigma(self) -> float: ...
+    @property
+    def stds(self) -> _F64: ...
+    @property
+    def evals_best(self) -> Optional[int]: ...
     @property
     def evaluations(self) -> int: ...
     @property
@@ -176,3 +185,100 @@ def minimize(
     executor: Any = None,
     **params: Any,
 ) -> OptimizeResult: ...
+
+# pycma's interface (``import gradfree.es as cma``); python/gradfree/_pycma.py.
+
+class CMAOptions(dict):  # type: ignore[type-arg]
+    """pycma's options by name; CMAOptions('tol') searches names and descriptions."""
+    def __init__(self, s: Union[None, str, Dict[str, Any]] = None, **kwargs: Any) -> None: ...
+    @staticmethod
+    def defaults() -> Dict[str, str]: ...
+    @staticmethod
+    def handling() -> Dict[str, str]: ...
+    def match(self, s: str = "") -> Dict[str, Any]: ...
+    def set(self, dic: Any = None, **kwargs: Any) -> Any: ...
+
+class BestSolution:
+    x: Optional[np.ndarray]
+    f: float
+    evals: Optional[int]
+    evalsall: Optional[int]
+    compared: int
+    last: Any
+    def __init__(self, x: Optional[np.ndarray] = None, f: float = ..., evals: Optional[int] = None) -> None: ...
+    def update(self, arx: Any, xarchive: Any = None, arf: Optional[Sequence[float]] = None,
+               evals: Optional[int] = None) -> "BestSolution": ...
+    def get(self) -> Tuple[Optional[np.ndarray], float, Optional[int]]: ...
+
+class EvalParallel2:
+    def __init__(self, fitness_function: Optional[Callable[..., float]] = None,
+                 number_of_processes: Optional[int] = None) -> None: ...
+    def __call__(self, solutions: Sequence[npt.ArrayLike], fitness_function: Optional[Callable[..., float]] = None,
+                 args: Tuple[Any, ...] = (), timeout: Optional[float] = None) -> List[float]: ...
+    def terminate(self) -> None: ...
+    def __enter__(self) -> "EvalParallel2": ...
+    def __exit__(self, *exc: Any) -> None: ...
+
+class CMAEvolutionStrategy(CMAES):
+    """CMA-ES with pycma's interface (cma.CMAEvolutionStrategy)."""
+    opts: CMAOptions
+    inopts: Optional[Dict[str, Any]]
+    inputargs: Dict[str, Any]
+    N: int
+    sigma0: float
+    x0: _F64
+    best: BestSolution
+    def __init__(self, x0: Union[npt.ArrayLike, Callable[[], npt.ArrayLike]], sigma0: float,
+                 inopts: Optional[Dict[str, Any]] = None) -> None: ...
+    @property
+    def countevals(self) -> int: ...
+    @property
+    def countiter(self) -> int: ...
+    @property
+    def logger(self) -> Any: ...
+    @property
+    def xfavorite(self) -> _F64: ...
+    def ask(self, number: Optional[int] = None, xmean: Any = None, sigma_fac: float = 1, gradf: Any = None,  # type: ignore[override]
+            args: Tuple[Any, ...] = (), **kwargs: Any) -> List[_F64]: ...
+    def tell(self, solutions: Sequence[npt.ArrayLike], function_values: Sequence[float],  # type: ignore[override]
+             check_points: Any = None, copy: bool = False) -> "CMAEvolutionStrategy": ...
+    def stop(self, check: bool = True, ignore_list: Sequence[str] = (), check_in_same_iteration: bool = False,  # type: ignore[override]
+             get_value: Optional[str] = None) -> Any: ...
+    def optimize(self, objective_fct: Callable[..., float], maxfun: Optional[int] = None,  # type: ignore[override]
+                 iterations: Optional[int] = None, min_iterations: int = 1, args: Tuple[Any, ...] = (),
+                 verb_disp: Optional[int] = None, callback: Any = None, n_jobs: Optional[int] = 0, executor: Any = None,
+                 **kwargs: Any) -> "CMAEvolutionStrategy": ...
+    def disp_annotation(self) -> None: ...
+    def disp(self, modulo: Optional[int] = None, overwrite: Optional[int] = None) -> "CMAEvolutionStrategy": ...  # type: ignore[override]
+    def result_pretty(self, number_of_restarts: int = 0, time_str: Optional[str] = None,
+                      fbestever: Optional[float] = None) -> Result: ...
+    def pickle_dumps(self) -> bytes: ...
+
+def fmin2(
+    objective_function: Optional[Callable[..., float]],
+    x0: Any,
+    sigma0: Optional[float],
+    options: Optional[Dict[str, Any]] = None,
+    args: Tuple[Any, ...] = (),
+    gradf: Any = None,
+    restarts: Union[int, Dict[str, Any]] = 0,
+    restart_from_best: bool = False,
+    incpopsize: float = 2,
+    eval_initial_x: bool = False,
+    parallel_objective: Optional[Callable[..., Sequence[float]]] = None,
+    noise_handler: Any = None,
+    noise_change_sigma_exponent: float = 1,
+    noise_kappa_exponent: float = 0,
+    bipop: bool = False,
+    callback: Any = None,
+    init_callback: Any = None,
+    constraints: Any = None,
+) -> Tuple[Optional[np.ndarray], CMAEvolutionStrategy]: ...
+
+def plot(*args: Any, **kwargs: Any) -> Any: ...
+
+ff: Any
+fitness_functions: Any
+s: Any
+optimization_tools: Any
+warnings_and_exceptions: Any

@@ -33,6 +33,7 @@ import numbers
 import numpy as np
 
 try:
+    import scipy.sparse as sp  # a dependency of scikit-learn
     from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
     from sklearn.utils import check_random_state
     from sklearn.utils.validation import check_is_fitted, validate_data
@@ -99,8 +100,39 @@ def gram_errors(K, K_approx):
     return _gradfree.gram_errors(K, K_approx)
 
 
+#: Entries of ``X`` densified at once when a sparse ``X`` is transformed (about 64 MiB of float64).
+_SPARSE_CHUNK_VALUES = 1 << 23
+
+
+def _csr(X):
+    """``X`` (CSR or CSC) as CSR with sorted, unique column indices; ``X`` itself is not changed."""
+    X = X.tocsr()
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return X
+
+
+def _gamma_scale(X):
+    """``gamma="scale"``, ``1 / (n_features * X.var())``: bit for bit the same for a sparse ``X``
+    as for ``X.toarray()`` (the Rust side walks the CSR rows with the zeros in place)."""
+    if sp.issparse(X):
+        X = _csr(X)
+        return float(_gradfree.gamma_scale_csr(np.ascontiguousarray(X.data, dtype=np.float64),
+                                               np.ascontiguousarray(X.indices, dtype=np.int64),
+                                               np.ascontiguousarray(X.indptr, dtype=np.int64), int(X.shape[1])))
+    return float(_gradfree.gamma_scale(np.ascontiguousarray(X, dtype=np.float64)))
+
+
 class _Sampler(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
-    """Shared machinery: validation, the Rust map, pickling (the map is rebuilt from its seed)."""
+    """Shared machinery: validation, the Rust map, pickling (the map is rebuilt from its seed).
+
+    Sparse ``X`` (CSR or CSC, as scikit-learn's ``RBFSampler``) is transformed in blocks of rows,
+    each densified (at most ``_SPARSE_CHUNK_VALUES`` entries at once, whatever the number of rows)
+    and mapped by the same Rust code as a dense ``X``: the projections here are structured (FFT,
+    circulant, quasi-Monte Carlo) maps of the dense row, so a sparse product would not be cheaper
+    for all of them, and the features equal those of ``X.toarray()`` bit for bit.
+    """
 
     _method = None
 
@@ -115,9 +147,9 @@ class _Sampler(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training rows (only their number of features, and their variance for
-            ``gamma="scale"``, are used).
+            ``gamma="scale"``, are used); CSR and CSC matrices are accepted.
         y : None
             Ignored.
 
@@ -125,7 +157,7 @@ class _Sampler(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         -------
         self : object
         """
-        X = validate_data(self, X, dtype=[np.float64, np.float32])
+        X = validate_data(self, X, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32])
         if not isinstance(self.n_components, numbers.Integral) or isinstance(self.n_components, bool) \
                 or self.n_components < 1:
             raise InvalidParameterError(f"invalid n_components = {self.n_components!r}: expected an integer >= 1 (best even)")
@@ -135,7 +167,7 @@ class _Sampler(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             if isinstance(self.gamma, str):
                 if self.gamma != "scale":
                     raise InvalidParameterError(f"invalid gamma = {self.gamma!r}: expected a float > 0 or 'scale'")
-                self.gamma_ = float(_gradfree.gamma_scale(np.ascontiguousarray(X, dtype=np.float64)))
+                self.gamma_ = _gamma_scale(X)
             else:
                 self.gamma_ = float(self.gamma)
         else:
@@ -155,18 +187,29 @@ class _Sampler(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Rows (float32 input gives float32 features).
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows (float32 input gives float32 features). A CSR or CSC matrix is mapped in blocks
+            of rows densified one at a time (bounded memory), to the same features as
+            ``X.toarray()``.
 
         Returns
         -------
         ndarray of shape (n_samples, n_components)
         """
         check_is_fitted(self, "_map")
-        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False, order="C")
-        if X.dtype == np.float32:
-            return self._map.transform_f32(X)
-        return self._map.transform_f64(X)
+        X = validate_data(self, X, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32], reset=False,
+                          order="C")
+        f = self._map.transform_f32 if X.dtype == np.float32 else self._map.transform_f64
+        if not sp.issparse(X):
+            return f(X)
+        X = _csr(X)
+        n, d = X.shape
+        out = np.empty((n, self._map.n_components), dtype=X.dtype)
+        step = max(1, _SPARSE_CHUNK_VALUES // max(d, 1))
+        for start in range(0, n, step):
+            block = X[start:start + step].toarray(order="C")
+            out[start:start + len(block)] = f(block)
+        return out
 
     @property
     def _n_features_out(self):
@@ -185,6 +228,7 @@ class _Sampler(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.input_tags.sparse = True
         return tags
 
 
@@ -195,8 +239,14 @@ _COMMON = """
         ``"rbf"`` (``exp(-gamma |x - z|^2)``), or an arc-cosine kernel ``"arccos0"``, ``"arccos1"``,
         ``"arccos2"`` (any ``"arccos<b>"``, b <= 10).
     gamma : "scale" or float, default="scale"
-        RBF parameter; ``"scale"`` uses ``1 / (n_features * X.var())`` as scikit-learn's SVC.
+        RBF parameter; ``"scale"`` uses ``1 / (n_features * X.var())`` as scikit-learn's SVC
+        (the variance over all entries of the ``X`` given to ``fit``, sparse or dense).
         Ignored by the arc-cosine kernels.
+
+        .. note:: Every sampler here defaults to ``gamma="scale"``, while scikit-learn's
+           ``RBFSampler`` defaults to ``gamma=1.0``. Replacing ``RBFSampler()`` by
+           ``IIDSampler()`` therefore changes the kernel unless the data happen to have
+           ``n_features * X.var() == 1``: pass ``gamma=1.0`` to keep ``RBFSampler``'s kernel.
     n_components : int, default=100
         Output dimension. Features come in cos/sin or chi(p)/chi(-p) pairs (2M per direction for
         SSF with M radial points), so this is twice the number of projections; other counts cut

@@ -260,6 +260,33 @@ def _float32(X, convert):
     return out
 
 
+def _sample_weight(sample_weight, n):
+    """``sample_weight`` as a new float64 vector of ``n`` finite weights >= 0, not all 0, or
+    ``None``; errors name ``sample_weight`` and what it accepts."""
+    if sample_weight is None:
+        return None
+    if isinstance(sample_weight, numbers.Real) and not isinstance(sample_weight, bool):
+        sample_weight = np.full(n, float(sample_weight))
+    try:
+        w = np.array(sample_weight)
+    except (TypeError, ValueError) as e:
+        raise InvalidParameterError(f"invalid sample_weight: expected an array of {n} finite numbers >= 0: {e}") from None
+    if w.ndim != 1 or w.shape[0] != n:
+        raise InvalidParameterError(f"invalid sample_weight of shape {w.shape}: expected shape ({n},), one finite weight "
+                                    ">= 0 per sample")
+    if w.dtype.kind not in "iuf":
+        raise InvalidParameterError(f"invalid sample_weight of dtype {w.dtype}: expected finite numbers >= 0")
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
+    if bad.size:
+        raise InvalidParameterError(f"invalid sample_weight[{bad[0]}] = {float(w[bad[0]])!r}: weights must be finite and >= 0")
+    if not np.isfinite(w.sum()):
+        raise InvalidParameterError("invalid sample_weight: the weights' sum overflows; rescale them (only their ratios matter)")
+    if not w.any():
+        raise InvalidParameterError("invalid sample_weight: all weights are zero; at least one weight must be > 0")
+    return w
+
+
 class _Classifier:
     """A neural network trained on possibly noisy labels (see the module documentation).
 
@@ -361,8 +388,25 @@ class _Classifier:
             spec["seed"] = int(check_random_state(rs).randint(np.iinfo(np.int32).max))
         return spec
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Train on rows ``X`` and (noisy) labels ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Weights ``w_i >= 0``, finite, not all zero (``None``: all 1), with scikit-learn's
+            meaning: an integer weight is that many copies of the row, a zero weight leaves the
+            row out. Each step minimizes ``sum_i w_i l_i / sum_i w_i`` over the rows it uses; for
+            ``"npcl"``/``"cl"`` the weights multiply each sample's loss in the partial problem of
+            eq. (8.13), ``max(sum_i v_i w_i l_i, C - sum_i v_i w_i)``, whose threshold (8.21)
+            counts weight (``m`` = the batch's weight, the misclassified count = their weight),
+            and Co-teaching keeps its fraction by weight. The rows are first reduced to their
+            distinct ``(x, y)`` pairs with summed weights in a canonical order, so fitting
+            depends only on the weighted data: repeating a row and giving it weight 2 give the
+            same model, bit for bit, and so do a zero weight and the row left out, or multiplying
+            every weight by the same factor.
 
         Returns
         -------
@@ -381,15 +425,16 @@ class _Classifier:
         # Finiteness is checked in Rust (a DataError naming the row and column).
         X, y = _float32(X, lambda: validate_data(self, X, y, dtype=np.float32, order="C", ensure_all_finite=False))
         check_classification_targets(y)
+        w = _sample_weight(sample_weight, X.shape[0])
         self.classes_, enc = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise InvalidParameterError(f"y has one class ({self.classes_[0]!r}): a classifier needs at least 2 classes")
-        self._model = _gradfree.robust_fit(X, enc.astype(np.int64), len(self.classes_), json.dumps(spec), bool(self.verbose))
+        self._model, self.selected_ = _gradfree.robust_fit(X, enc.astype(np.int64), len(self.classes_), json.dumps(spec),
+                                                           bool(self.verbose), w)
         self._set_fitted()
         return self
 
     def _set_fitted(self):
-        self.selected_ = self._model.selected()
         self.history_ = [{k: v for k, v in r.items() if k not in ("test_accuracy", "label_precision")}
                          for r in json.loads(self._model.history_json())]
         self.n_params_ = self._model.n_params

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use gradfree_bo::{BatchBo as Inner, BoParams, InnerOptions, KernelKind, Method, NoiseModel, Space, VarKind};
 use gradfree_core::{AskTell, NonFinitePolicy, Population};
 use numpy::ndarray::Array2;
-use numpy::{IntoPyArray, PyArray2, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 
 use crate::errors::{Kind, ToPyErr, new_err};
@@ -166,6 +166,40 @@ impl BatchBO {
         lock(&self.inner).hyper().map(|h| (h.length.clone(), h.signal, h.noise))
     }
 
+    /// Points of the initial design not yet asked.
+    #[getter]
+    fn design_left(&self) -> usize {
+        lock(&self.inner).design_left()
+    }
+
+    /// Replaces the initial design not yet asked by the rows of `unit` (shape `(n, d)`, unit
+    /// cube; `n = 0` ends the design).
+    fn set_design(&self, unit: PyReadonlyArray2<'_, f64>) -> PyResult<()> {
+        let u = unit.as_slice().map_err(|_| err("design must be C-contiguous"))?;
+        lock(&self.inner).set_design(u).map_err(ToPyErr::to_py)
+    }
+
+    /// Keeps at most `k` of the design points not yet asked.
+    fn keep_design(&self, k: usize) -> PyResult<()> {
+        lock(&self.inner).keep_design(k).map_err(ToPyErr::to_py)
+    }
+
+    /// The Gaussian process fitted to the first `n` finite observations (all when `None`),
+    /// hyper-parameters by maximum likelihood warm-started at the last fit's. GIL released.
+    #[pyo3(signature = (n = None))]
+    fn gp(&self, py: Python<'_>, n: Option<usize>) -> PyResult<GaussianProcess> {
+        let inner = &self.inner;
+        let (gp, space) = py.detach(|| {
+            let bo = lock(inner);
+            (bo.fit_model(n), bo.space().clone())
+        });
+        let gp = gp.map_err(|e| match e {
+            gradfree_bo::BoError::FitFailed(m) => new_err(Kind::ModelFit, m),
+            e => e.to_py(),
+        })?;
+        Ok(GaussianProcess { gp, space })
+    }
+
     /// The whole state as JSON (pickling and checkpoints).
     fn state_json(&self) -> PyResult<String> {
         serde_json::to_string(&*lock(&self.inner)).map_err(err)
@@ -180,7 +214,52 @@ impl BatchBO {
     }
 }
 
+/// Posterior means and standard deviations.
+type MeanStd<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>);
+
+/// A Gaussian process of a [`BatchBO`] (`BatchBO.gp()`): posterior mean and standard deviation
+/// (thesis eq. 4.11-4.12) at points of the optimizer's box, in the objective's units.
+#[pyclass(module = "gradfree._gradfree", frozen)]
+struct GaussianProcess {
+    gp: gradfree_bo::Gp,
+    space: Space,
+}
+
+#[pymethods]
+impl GaussianProcess {
+    /// `(mean, std)` at the rows of `x` (shape `(m, d)`, the optimizer's box coordinates).
+    fn predict<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'_, f64>) -> PyResult<MeanStd<'py>> {
+        let d = self.space.dim();
+        if x.shape()[1] != d {
+            return Err(err(format!("X has {} columns: expected {d}", x.shape()[1])));
+        }
+        let xs = x.as_slice().map_err(|_| err("X must be C-contiguous"))?;
+        let m = x.shape()[0];
+        let (mut mean, mut sd) = (vec![0.0; m], vec![0.0; m]);
+        let mut u = vec![0.0; d];
+        for (k, row) in xs.chunks_exact(d.max(1)).enumerate().take(m) {
+            self.space.to_unit(row, &mut u).map_err(ToPyErr::to_py)?;
+            (mean[k], sd[k]) = self.gp.predict(&u);
+        }
+        Ok((mean.into_pyarray(py), sd.into_pyarray(py)))
+    }
+
+    /// Observations the process is conditioned on.
+    #[getter]
+    fn n_observations(&self) -> usize {
+        self.gp.len()
+    }
+
+    /// `(length_scales, signal_variance, noise_variance)` (unit-cube inputs, standardized outputs).
+    #[getter]
+    fn hyperparameters(&self) -> (Vec<f64>, f64, f64) {
+        let h = self.gp.hyper();
+        (h.length.clone(), h.signal, h.noise)
+    }
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<BatchBO>()?;
+    m.add_class::<GaussianProcess>()?;
     Ok(())
 }

@@ -81,6 +81,7 @@ fn stop_key(r: StopReason) -> &'static str {
         StopReason::WallTime => "max_seconds",
         StopReason::Diverged => "diverged",
         StopReason::NumericalFailure => "numerical_failure",
+        StopReason::RestartsSettled => "restarts_settled",
     }
 }
 
@@ -124,9 +125,11 @@ impl EsRun {
     /// up to `max_restarts` (BIPOP: large ones), each from
     /// `x0` or a uniform draw in `restart_bounds = (lower, upper)`. `bounds = (lower, upper)`:
     /// points are mapped into the box before evaluation as `bounds_handling` says
-    /// ([`BoundsHandling::from_name`]).
+    /// ([`BoundsHandling::from_name`]). `settle_runs = k`: with restarts, stop once `k`
+    /// converged runs in a row re-found the best point (`gradfree_es::IpopParams::settle_runs`;
+    /// `None`: off).
     #[new]
-    #[pyo3(signature = (algorithm, x0, sigma0, seed, params_json, stop_json, restarts=false, max_restarts=None, restart_bounds=None, bounds=None, bounds_handling="transform", restart_scheme="ipop"))]
+    #[pyo3(signature = (algorithm, x0, sigma0, seed, params_json, stop_json, restarts=false, max_restarts=None, restart_bounds=None, bounds=None, bounds_handling="transform", restart_scheme="ipop", settle_runs=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         algorithm: &str,
@@ -141,6 +144,7 @@ impl EsRun {
         bounds: Option<(Vec<f64>, Vec<f64>)>,
         bounds_handling: &str,
         restart_scheme: &str,
+        settle_runs: Option<u32>,
     ) -> PyResult<Self> {
         let scheme = match restart_scheme {
             "ipop" => RestartScheme::Ipop,
@@ -150,9 +154,9 @@ impl EsRun {
         let stop: StopSpec = serde_json::from_str(stop_json).map_err(|e| err(format!("stop rules: {e}")))?;
         let restarts = match (restarts, restart_bounds) {
             (false, _) => None,
-            (true, None) => Some(RestartSpec { max: max_restarts, mean: RestartMean::Initial, scheme }),
+            (true, None) => Some(RestartSpec { max: max_restarts, mean: RestartMean::Initial, scheme, settle_runs }),
             (true, Some((lo, hi))) => {
-                Some(RestartSpec { max: max_restarts, mean: RestartMean::Uniform(Bounds::new(lo, hi).map_err(err)?), scheme })
+                Some(RestartSpec { max: max_restarts, mean: RestartMean::Uniform(Bounds::new(lo, hi).map_err(err)?), scheme, settle_runs })
             }
         };
         let bounds = match bounds {
@@ -227,7 +231,7 @@ impl EsRun {
 
     /// The stop rule that has fired (judging the budgets and the target now), as pycma's key
     /// (`max_evals`, `max_gens`, `target`, `tol_fun`, `tol_x`, `tol_flat`, `tol_stagnation`,
-    /// `tol_condition`, `max_seconds`, `diverged`, `numerical_failure`).
+    /// `tol_condition`, `max_seconds`, `diverged`, `numerical_failure`, `restarts_settled`).
     fn stop(&mut self) -> Option<&'static str> {
         self.run.should_stop().map(stop_key)
     }
@@ -244,6 +248,22 @@ impl EsRun {
         self.run.optimizer().scale()
     }
 
+    /// Standard deviation of every coordinate of the search distribution, `sqrt(Var x_i)`
+    /// (CMA-ES: `sigma sqrt(C_ii)`, pycma's `stds`; [`AskTell::spread_into`]), or `None` for
+    /// methods that do not keep a Gaussian spread in that form.
+    #[getter]
+    fn stds<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
+        let mut out = Vec::new();
+        self.run.optimizer().spread_into(&mut out).then(|| PyArray1::from_vec(py, out))
+    }
+
+    /// Condition number of the search distribution's covariance (largest over smallest
+    /// eigenvalue; [`AskTell::condition`]), `None` where the method does not keep it.
+    #[getter]
+    fn condition(&self) -> Option<f64> {
+        self.run.optimizer().condition()
+    }
+
     #[getter]
     fn popsize(&self) -> usize {
         self.run.optimizer().population_size()
@@ -257,6 +277,19 @@ impl EsRun {
     #[getter]
     fn name(&self) -> &'static str {
         self.run.optimizer().name()
+    }
+
+    /// Sets the restarts' settle rule (`settle_runs` of the constructor; `None`: off). Returns
+    /// whether the run has restarts (without them there is nothing to settle and nothing is set).
+    #[pyo3(signature = (settle_runs))]
+    fn set_settle_runs(&mut self, settle_runs: Option<u32>) -> PyResult<bool> {
+        match self.run.optimizer_mut() {
+            Algorithm::Ipop(ipop) => {
+                ipop.set_settle_runs(settle_runs).map_err(ToPyErr::to_py)?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
     }
 
     /// Restarts made so far (0 without `restarts`).

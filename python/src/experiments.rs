@@ -18,7 +18,7 @@ fn registries_json() -> PyResult<String> {
 }
 
 /// The recommended method ([`gradfree_es::RECOMMENDED`]) as JSON: `algorithm`, `restarts` (the
-/// scheme), `params` and a one-line `description`.
+/// scheme), `params`, `settle_runs` (the restarts' settle rule) and a one-line `description`.
 #[pyfunction]
 fn recommended_json() -> PyResult<String> {
     let r = gradfree_es::RECOMMENDED;
@@ -26,6 +26,7 @@ fn recommended_json() -> PyResult<String> {
         "algorithm": r.algorithm,
         "restarts": r.restarts.name(),
         "params": r.params_json(),
+        "settle_runs": r.settle_runs,
         "description": r.describe(),
     });
     serde_json::to_string(&v).map_err(err)

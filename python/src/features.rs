@@ -4,7 +4,7 @@
 
 use gradfree_features::{FeatureMap as Map, FeatureSpec, GramErrors, Kernel, Method, SsfFrequencies, SsfOptions, SsfRotation, exact_gram};
 use numpy::ndarray::Array2;
-use numpy::{IntoPyArray, PyArray2, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 
 use crate::errors::ToPyErr;
@@ -141,10 +141,53 @@ fn gamma_scale(x: PyReadonlyArray2<'_, f64>) -> PyResult<f64> {
     gradfree_features::gamma_scale(xs, d).map_err(ToPyErr::to_py)
 }
 
+/// `gamma="scale"` of a CSR matrix (`data`, `indices`, `indptr` with sorted, unique column
+/// indices per row) of `d` columns: bit for bit the value of its dense form, without densifying.
+#[pyfunction]
+fn gamma_scale_csr(
+    data: PyReadonlyArray1<'_, f64>,
+    indices: PyReadonlyArray1<'_, i64>,
+    indptr: PyReadonlyArray1<'_, i64>,
+    d: usize,
+) -> PyResult<f64> {
+    let (data, indices, indptr) = (data.as_array(), indices.as_array(), indptr.as_array());
+    let (data, indices, indptr): (Vec<f64>, Vec<i64>, Vec<i64>) =
+        (data.iter().copied().collect(), indices.iter().copied().collect(), indptr.iter().copied().collect());
+    let rows = indptr.len().checked_sub(1).ok_or_else(|| err("indptr must have n_rows + 1 entries"))?;
+    if data.len() != indices.len() || indptr[0] != 0 || indptr[rows] != data.len() as i64 {
+        return Err(err("data, indices and indptr do not describe one CSR matrix"));
+    }
+    for r in 0..rows {
+        let (a, b) = (indptr[r], indptr[r + 1]);
+        if a < 0 || b < a || b as usize > data.len() {
+            return Err(err(format!("indptr[{r}..{}] = {a}..{b} is not a valid range", r + 2)));
+        }
+        let cols = &indices[a as usize..b as usize];
+        if cols.iter().any(|&c| c < 0 || c as usize >= d) || cols.windows(2).any(|p| p[0] >= p[1]) {
+            return Err(err(format!("row {r}: column indices must be sorted, unique and in [0, {d})")));
+        }
+    }
+    let visit = |f: &mut dyn FnMut(f64)| {
+        for r in 0..rows {
+            let (a, b) = (indptr[r] as usize, indptr[r + 1] as usize);
+            let mut next = 0usize;
+            for (&c, &v) in indices[a..b].iter().zip(&data[a..b]) {
+                let c = c as usize;
+                (next..c).for_each(|_| f(0.0));
+                f(v);
+                next = c + 1;
+            }
+            (next..d).for_each(|_| f(0.0));
+        }
+    };
+    gradfree_features::gamma_scale_visit(&visit, rows * d.max(1), d.max(1)).map_err(ToPyErr::to_py)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<FeatureMap>()?;
     m.add_function(wrap_pyfunction!(kernel_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(gram_errors, m)?)?;
     m.add_function(wrap_pyfunction!(gamma_scale, m)?)?;
+    m.add_function(wrap_pyfunction!(gamma_scale_csr, m)?)?;
     Ok(())
 }

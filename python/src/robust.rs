@@ -5,7 +5,7 @@
 
 use gradfree_core::StateCheck;
 use gradfree_experiments::train_run::TrainRunSpec;
-use gradfree_robust::train::{TrainSet, Trainer, TrainerState};
+use gradfree_robust::train::{TrainSet, Trainer, TrainerState, collapse_rows};
 use gradfree_robust::{LabelNoise, RobustError, Threshold, TrainOn, flip_labels};
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
@@ -171,20 +171,25 @@ impl RobustModel {
     }
 }
 
-/// `robust_fit(x, y, n_classes, spec_json, progress) -> RobustModel`: trains a network on
-/// float32 rows `x` and labels `y` in `[0, n_classes)` with the options of `spec_json` (fields of
-/// [`TrainRunSpec`]; the ones missing take its defaults; `data` and `noise` are not used). Runs
-/// without the GIL; Ctrl-C stops it between batches of epochs.
+/// `robust_fit(x, y, n_classes, spec_json, progress, sample_weight) -> (RobustModel, selected)`:
+/// trains a network on float32 rows `x` and labels `y` in `[0, n_classes)` with the options of
+/// `spec_json` (fields of [`TrainRunSpec`]; the ones missing take its defaults; `data` and
+/// `noise` are not used), each row weighted by `sample_weight` (finite, >= 0; `None`: all 1).
+/// The rows are first collapsed to their weighted distinct rows in a canonical order
+/// (`gradfree_robust::train::collapse_rows`: integer weights are exactly repeated rows, zero
+/// weights exactly dropped ones); `selected` says, for every input row, whether the last epoch's
+/// steps used it. Runs without the GIL; Ctrl-C stops it between batches of epochs.
 #[pyfunction]
-#[pyo3(signature = (x, y, n_classes, spec_json, progress = false))]
-fn robust_fit(
-    py: Python<'_>,
-    x: PyReadonlyArray2<'_, f32>,
-    y: PyReadonlyArray1<'_, i64>,
+#[pyo3(signature = (x, y, n_classes, spec_json, progress = false, sample_weight = None))]
+fn robust_fit<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f32>,
+    y: PyReadonlyArray1<'py, i64>,
     n_classes: usize,
     spec_json: &str,
     progress: bool,
-) -> PyResult<RobustModel> {
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+) -> PyResult<(RobustModel, Bound<'py, PyArray1<bool>>)> {
     let run: TrainRunSpec = crate::options(spec_json, "training options")?;
     let spec = run.train_spec().map_err(|e| match e {
         gradfree_experiments::ExperimentError::Robust(r) => classifier_err(r),
@@ -196,13 +201,18 @@ fn robust_fit(
     }
     let rows: Vec<f32> = x.as_array().iter().copied().collect();
     let labels = labels_u32(&y, "y")?;
+    let weights: Option<Vec<f64>> = sample_weight.map(|w| w.as_array().iter().copied().collect());
     let pb = gradfree_experiments::progress::bar(
         Some(spec.epochs as u64),
         "{spinner} [{elapsed_precise}] {bar:32} {pos}/{len} epochs  {msg}",
         progress,
     );
-    let out = interruptible(py, |cancel| -> Result<TrainerState, RobustError> {
-        let data = TrainSet { x: &rows, d, labels: &labels, clean: None, k: n_classes };
+    let out = interruptible(py, |cancel| -> Result<(TrainerState, Vec<Option<usize>>), RobustError> {
+        // Checked on the rows as given, so errors name the caller's rows.
+        let given = TrainSet { x: &rows, d, labels: &labels, clean: None, k: n_classes, weights: weights.as_deref() };
+        given.check()?;
+        let distinct = collapse_rows(&given);
+        let data = distinct.set(d, n_classes);
         let mut trainer = Trainer::new(spec, &data)?;
         while !trainer.finished() {
             if cancel.load(std::sync::atomic::Ordering::Relaxed) {
@@ -215,10 +225,12 @@ fn robust_fit(
             ));
             pb.inc(1);
         }
-        Ok(trainer.state().clone())
+        Ok((trainer.state().clone(), distinct.row_of))
     })?;
     pb.finish_and_clear();
-    Ok(RobustModel { state: out.map_err(classifier_err)? })
+    let (state, row_of) = out.map_err(classifier_err)?;
+    let selected: Vec<bool> = row_of.iter().map(|u| u.is_some_and(|u| state.selected[u])).collect();
+    Ok((RobustModel { state }, PyArray1::from_vec(py, selected)))
 }
 
 /// A training error as `RobustClassifier` spells its keywords (scikit-learn's

@@ -126,8 +126,12 @@ def test_front_end_defaults_are_the_librarys():
          {"bounds_handling", "bipop"}),
         # method=None and restarts=None: the library's recommended method (gradfree.es.RECOMMENDED).
         (es.minimize, {}, set()),
-        (bo.Optimizer.__init__, {}, set()),
-        (bo.minimize, {}, {"n_calls"}),  # scikit-optimize's n_calls=100
+        # scikit-optimize's keywords with its values (the string spellings of its defaults), and
+        # initial_point_generator="lattice": the thesis' design, named where skopt names "random".
+        (bo.Optimizer.__init__, {}, {"base_estimator", "initial_point_generator", "n_jobs", "acq_optimizer",
+                                     "avoid_duplicates"}),
+        (bo.minimize, {}, {"n_calls", "initial_point_generator", "n_jobs", "acq_optimizer", "noise", "verbose"}),
+        (bo.gp_minimize, {}, {"n_calls", "initial_point_generator", "n_jobs", "acq_optimizer", "noise", "verbose"}),
         (qmc.lattice_search, {}, {"method"}),
         (qmc.SearchedLattice.__init__, {}, {"method", "shift"}),
         (inference.fit, infer, {"progress"}),

@@ -173,8 +173,10 @@ def test_values_that_are_not_real_numbers_are_named_not_turned_into_nan():
         with pytest.raises(InvalidParameterError, match=r"f\(x\): expected a real number.*" + shown):
             es.minimize(f, np.zeros(2), max_evals=30)
     assert es.minimize(lambda x: np.array([float(x @ x)]), np.ones(2), max_evals=30).nfev == 30, "a size-1 array is a value"
-    with pytest.raises(InvalidParameterError, match=r"y\[0\]"):
+    with pytest.raises(InvalidParameterError, match=r"y: .*scalar, got None"):
         Optimizer([(0.0, 1.0)]).tell([0.5], None)
+    with pytest.raises(InvalidParameterError, match=r"y\[1\]: .*scalar, got 'a'"):
+        Optimizer([(0.0, 1.0)]).tell([[0.5], [0.2]], [1.0, "a"])
     X, y = logistic()
     with pytest.raises(InvalidParameterError, match="grad must return a 2-d array of numbers.*'abc'"):
         fit(X, y, grad=lambda t, xb, yb: "abc", n_params=2, steps=3, chains=2, method="sgd")

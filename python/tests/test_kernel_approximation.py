@@ -109,3 +109,98 @@ def test_bad_input_is_a_clear_error():
         SSFSampler(rotation="givens").fit(X)
     with pytest.raises(gradfree.InvalidParameterError, match="shapes differ"):
         gram_errors(np.eye(3), np.eye(2))
+
+
+def _sparse_rows(n=60, d=40, density=0.1, seed=0, dtype=np.float64):
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=density, format="csr", random_state=seed, data_rvs=rng.standard_normal).astype(dtype)
+    keep = np.ones(n)
+    keep[3] = 0.0  # an empty row
+    X = (sp.diags(keep) @ X).tocsr()
+    X.eliminate_zeros()
+    return X
+
+
+@pytest.mark.parametrize("cls", SAMPLERS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("kernel", ["rbf", "arccos0", "arccos1", "arccos2"])
+def test_sparse_input_gives_the_features_of_the_dense_input(cls, kernel):
+    X = _sparse_rows()
+    D = X.toarray()
+    dense = cls(kernel=kernel, n_components=64, random_state=1).fit(D)
+    Z = dense.transform(D)
+    for fmt in ("csr", "csc"):
+        S = X.asformat(fmt)
+        from_sparse = cls(kernel=kernel, n_components=64, random_state=1).fit(S)
+        assert from_sparse.gamma_ == dense.gamma_  # gamma="scale" bit for bit, None for arc-cosine
+        np.testing.assert_array_equal(from_sparse.transform(S), Z)
+        np.testing.assert_array_equal(from_sparse.transform(D), Z)
+        np.testing.assert_array_equal(dense.transform(S), Z)
+        np.testing.assert_array_equal(cls(kernel=kernel, n_components=64, random_state=1).fit_transform(S), Z)
+    # float32 stays float32, sparse or dense.
+    S32 = X.astype(np.float32)
+    z32 = dense.transform(S32)
+    assert z32.dtype == np.float32
+    np.testing.assert_array_equal(z32, dense.transform(S32.toarray()))
+
+
+def test_sparse_transform_is_chunked_and_gamma_scale_matches_dense(monkeypatch):
+    import gradfree.kernel_approximation as ka
+
+    X = _sparse_rows(n=97, d=30, density=0.2, seed=4)
+    D = X.toarray()
+    s = SSFSampler(n_components=32, random_state=0).fit(X)
+    assert s.gamma_ == ka._gradfree.gamma_scale(np.ascontiguousarray(D))
+    assert s.gamma_ == pytest.approx(1.0 / (D.shape[1] * D.var()), rel=1e-12)
+    full = s.transform(X)
+    monkeypatch.setattr(ka, "_SPARSE_CHUNK_VALUES", 2 * 30 + 1)  # blocks of 2 rows
+    np.testing.assert_array_equal(s.transform(X), full)
+    np.testing.assert_array_equal(full, s.transform(D))
+    # Unsorted indices and duplicate entries (summed, as scipy reads them) are the same matrix.
+    import scipy.sparse as sp
+
+    coo = X.tocoo()
+    half = coo.data / 2
+    dup = sp.csr_matrix((np.concatenate([half, half])[::-1], (np.concatenate([coo.row, coo.row])[::-1],
+                                                              np.concatenate([coo.col, coo.col])[::-1])), shape=X.shape)
+    dup.has_canonical_format = False
+    again = SSFSampler(n_components=32, random_state=0).fit(dup)
+    assert again.gamma_ == pytest.approx(s.gamma_, rel=1e-15)
+    np.testing.assert_allclose(again.transform(dup), full, rtol=1e-12, atol=1e-12)
+    # An all-zero sparse matrix: gamma="scale" falls back to 1 as for the dense zeros.
+    zero = sp.csr_matrix((5, 30))
+    assert IIDSampler(random_state=0).fit(zero).gamma_ == IIDSampler(random_state=0).fit(zero.toarray()).gamma_ == 1.0
+    bad = X.copy()
+    bad.data[0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        s.transform(bad)
+
+
+@pytest.mark.parametrize("cls", SAMPLERS, ids=lambda c: c.__name__)
+def test_gamma_defaults_to_scale_everywhere_unlike_rbfsampler(cls):
+    """The choice pinned: every sampler defaults to gamma="scale" (RBFSampler: 1.0), and says so."""
+    import inspect
+
+    from sklearn.kernel_approximation import RBFSampler
+
+    assert inspect.signature(cls).parameters["gamma"].default == "scale"
+    assert cls().get_params()["gamma"] == "scale"
+    assert RBFSampler().get_params()["gamma"] == 1.0
+    assert "RBFSampler`` defaults to" in cls.__doc__ and "gamma=1.0" in cls.__doc__
+    X, _ = _digits()
+    X = X[:30]
+    assert cls(random_state=0).fit(X).gamma_ == pytest.approx(1.0 / (X.shape[1] * X.var()))
+    assert cls(gamma=1.0, random_state=0).fit(X).gamma_ == 1.0
+
+
+def test_iid_sampler_with_gamma_one_approximates_rbfsamplers_kernel():
+    # IIDSampler(gamma=1.0) is the drop-in for RBFSampler(): both estimate exp(-|x - z|^2).
+    from sklearn.kernel_approximation import RBFSampler
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(40, 5)) / 2
+    K = rbf_kernel(X, gamma=1.0)
+    for est in (IIDSampler(gamma=1.0, n_components=4000, random_state=0), RBFSampler(n_components=4000, random_state=0)):
+        Z = est.fit_transform(X)
+        assert np.abs(Z @ Z.T - K).max() < 0.08, type(est).__name__

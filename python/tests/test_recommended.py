@@ -71,3 +71,31 @@ def test_sphere_qmc_sampling_is_an_es_parameter():
         assert r.fbest <= 1e-10
     with pytest.raises(E.InvalidParameterError, match="sampling"):
         gradfree.CMAES(np.zeros(3), 1.0, sampling="sobol")
+
+
+def test_the_default_knows_when_it_is_done():
+    """The recommended method's restarts settle (``settle_runs`` = 2): on a shifted sphere the
+    first run converges (to f = 0 exactly, ~4,000-5,000 evaluations at d = 5, lambda = 8), the next
+    converged run re-finds its point by the ordinary rules (as long again, or longer with the
+    doubled population; a BIPOP small run in between may neither count nor reset) and the second
+    re-finding run stops at pycma's tolfun: 9,700-16,000 evaluations over seeds 1-5 (14,360 for
+    seed 1). 25,000, half the budget 10^4 d = 50,000, leaves room for seed-to-seed variation and
+    still fails the old behaviour (restarts until the budget is spent)."""
+    f = lambda x: float(np.sum((x - 1) ** 2))  # noqa: E731
+    r = gradfree.minimize(f, np.zeros(5), seed=1)
+    assert r.success and r.stop == "restarts_settled" and r.nfev < 25_000, r
+    assert r.fun < 1e-20 and np.allclose(r.x, 1.0) and r.restarts >= 2
+    assert "converged" in r.message
+    assert gradfree.es.RECOMMENDED["settle_runs"] == 2
+    # Switched off: the restarts spend the budget, as before (not a success without a target).
+    off = gradfree.minimize(f, np.zeros(5), seed=1, settle_runs=False)
+    assert off.stop == "max_evals" and not off.success and off.nfev > 49_000
+    # A named method has no settle rule unless asked; asked without restarts it is an error.
+    named = gradfree.minimize(f, np.zeros(5), method="cmaes", restarts="bipop", seed=1, max_evals=20_000)
+    assert named.stop == "max_evals"
+    asked = gradfree.minimize(f, np.zeros(5), method="cmaes", restarts="bipop", seed=1, settle_runs=2)
+    assert asked.stop == "restarts_settled" and asked.success
+    with pytest.raises(E.InvalidParameterError, match="settle_runs"):
+        gradfree.minimize(f, np.zeros(5), method="cmaes", settle_runs=2)
+    with pytest.raises(E.InvalidParameterError, match="settle_runs"):
+        gradfree.minimize(f, np.zeros(5), settle_runs=-1)

@@ -111,7 +111,7 @@ def test_optimize_and_options_dict_as_pycma():
     seen = []
     es = gradfree.CMAES(np.zeros(5), 0.5, {"seed": 4, "maxfevals": 2000, "ftarget": 1e-10})
     assert es.optimize(f, args=(1.0,), callback=lambda e: seen.append(e.iterations)) is es
-    assert es.stop() == {"target": 1e-10} and es.success
+    assert es.stop() == {"ftarget": 1e-10} and es.success  # options in pycma's names: pycma's stop names
     assert seen == list(range(1, es.iterations + 1))
     np.testing.assert_allclose(es.xbest, np.ones(5), atol=1e-4)
     es2 = gradfree.CMAES(np.zeros(5), 0.5, seed=4, max_evals=2000, target=1e-10).optimize(f, args=(1.0,))

@@ -130,11 +130,26 @@ pub fn lattice_design(d: usize, n: usize, shift: Option<&[f64]>) -> Result<Vec<f
     }
     let bad = |e: gradfree_qmc::QmcError| BoError::BadInput(format!("initial design: {e}"));
     // In one dimension Algorithm 10's vector is b = [1]: the n evenly spaced points (it needs d >= 2).
-    let z = if d == 1 { vec![1] } else { gradfree_qmc::lattice::search::SearchSpec::default().alg10(d, n as u64).map_err(bad)?.z };
+    // With n = 2 (Algorithm 10 needs n >= 3), the two points on the diagonal.
+    let z =
+        if d == 1 || n < 3 { vec![1; d] } else { gradfree_qmc::lattice::search::SearchSpec::default().alg10(d, n as u64).map_err(bad)?.z };
     let lat = gradfree_qmc::lattice::Rank1Lattice::new(n as u64, z).map_err(bad)?;
     let half = vec![0.5 / n as f64; d];
     let shift = shift.unwrap_or(&half);
     Ok(lat.points().chunks_exact(d).flat_map(|p| p.iter().zip(shift).map(|(v, s)| (v + s).fract())).collect())
+}
+
+/// Proposals closer than this to an evaluated or pending point in every unit-cube coordinate
+/// count as repeats (1e-4 of the box: a hundredth of the shortest length scale the fit allows, so
+/// the GP learns nothing new there).
+pub const DUPLICATE_TOLERANCE: f64 = 1e-4;
+
+/// The shift of the lattice design: seeded by `design_seed`, else `None` (half a cell).
+fn design_shift(params: &BoParams, d: usize) -> Option<Vec<f64>> {
+    params.design_seed.map(|s| {
+        let mut r = rng_from_seed(derive_seed(s, 0x6465));
+        (0..d).map(|_| r.random::<f64>()).collect()
+    })
 }
 
 /// Batch Bayesian optimization (thesis ch. 4) over a [`Space`].
@@ -146,6 +161,9 @@ pub struct BatchBo {
     /// Initial design, unit cube, row-major.
     design: Vec<f64>,
     design_used: usize,
+    /// Whether the design was given by [`BatchBo::set_design`] (else it is the lattice).
+    #[serde(default)]
+    custom_design: bool,
     /// Finite observations: unit-cube points and values.
     x: Vec<f64>,
     y: Vec<f64>,
@@ -169,11 +187,7 @@ impl BatchBo {
     pub fn new(space: Space, params: BoParams, seed: u64) -> Result<Self, BoError> {
         let d = space.dim();
         let n = params.check(d)?;
-        let shift: Option<Vec<f64>> = params.design_seed.map(|s| {
-            let mut r = rng_from_seed(derive_seed(s, 0x6465));
-            (0..d).map(|_| r.random::<f64>()).collect()
-        });
-        let design = lattice_design(d, n, shift.as_deref())?;
+        let design = lattice_design(d, n, design_shift(&params, d).as_deref())?;
         let mut centre = vec![0.0; d];
         space.from_unit(&vec![0.5; d], &mut centre);
         Ok(BatchBo {
@@ -182,6 +196,7 @@ impl BatchBo {
             seed,
             design,
             design_used: 0,
+            custom_design: false,
             x: Vec::new(),
             y: Vec::new(),
             failed: Vec::new(),
@@ -226,6 +241,68 @@ impl BatchBo {
         self.hyper.as_ref()
     }
 
+    /// Points of the initial design not yet asked.
+    pub fn design_left(&self) -> usize {
+        self.design.len() / self.space.dim() - self.design_used
+    }
+
+    /// Replaces the part of the initial design not yet asked by `unit` (row-major, `[0, 1]^d`;
+    /// empty: no more design points, so the next `ask` fits the model, or draws uniform points
+    /// while nothing has been told). Front ends use it for scikit-optimize's
+    /// `initial_point_generator` and for its rule that every point told, asked or not, counts
+    /// towards `n_initial_points`.
+    pub fn set_design(&mut self, unit: &[f64]) -> Result<(), BoError> {
+        let d = self.space.dim();
+        if !unit.len().is_multiple_of(d) {
+            return Err(BoError::BadInput(format!("{} design coordinates for dimension {d}", unit.len())));
+        }
+        if unit.len() / d > MAX_DESIGN {
+            return Err(BoError::invalid("n_initial", unit.len() / d, format!("an integer in 0..={MAX_DESIGN}")));
+        }
+        if let Some(v) = unit.iter().find(|v| !(0.0..=1.0).contains(*v)) {
+            return Err(BoError::invalid("design", v, "coordinates in the unit cube [0, 1]"));
+        }
+        self.design = unit.to_vec();
+        self.design_used = 0;
+        self.custom_design = true;
+        Ok(())
+    }
+
+    /// Keeps at most `k` of the design points not yet asked: the first `k` of a given design, or,
+    /// before any lattice point is asked, a lattice of `k` points (the first `k` points of a
+    /// larger lattice lie on a few lines, so they are not a design).
+    pub fn keep_design(&mut self, k: usize) -> Result<(), BoError> {
+        let d = self.space.dim();
+        if k >= self.design_left() {
+            return Ok(());
+        }
+        if !self.custom_design && self.design_used == 0 && k > 0 {
+            self.design = lattice_design(d, k, design_shift(&self.params, d).as_deref())?;
+        } else {
+            self.design.truncate((self.design_used + k) * d);
+        }
+        Ok(())
+    }
+
+    /// A Gaussian process on the first `n` finite observations told (all when `None`), with
+    /// hyper-parameters fitted by maximum likelihood warm-started at the last fit's (the
+    /// model scikit-optimize's results list in `models`). Unit-cube inputs.
+    pub fn fit_model(&self, n: Option<usize>) -> Result<crate::Gp, BoError> {
+        let d = self.space.dim();
+        let n = n.unwrap_or(self.y.len()).min(self.y.len());
+        if n == 0 {
+            return Err(BoError::BadInput("no observations to fit a Gaussian process to".into()));
+        }
+        let opts = FitOptions {
+            kernel: self.params.kernel,
+            noise: self.params.noise,
+            restarts: self.params.fit_restarts,
+            ..FitOptions::default()
+        };
+        let (gp, _) = fit(&self.x[..n * d], d, &self.y[..n], &opts, self.hyper.as_ref(), derive_seed(self.seed, 0x6d6f_0000 + n as u64))?;
+        Ok(gp)
+    }
+
     /// Fits the GP to everything told (failed points at the worst finite value) and adds the
     /// pending points as hallucinated observations.
     pub fn model(&mut self) -> Result<crate::Gp, BoError> {
@@ -252,6 +329,33 @@ impl BatchBo {
         self.hyper = Some(gp.hyper().clone());
         let gp = if self.pending.is_empty() { gp } else { gp.hallucinate(&self.pending)? };
         Ok(gp)
+    }
+
+    /// Replaces each proposed point that repeats an evaluated or pending point (within
+    /// [`DUPLICATE_TOLERANCE`] of the box in every coordinate) by a uniform point, as
+    /// scikit-optimize's `avoid_duplicates`: an
+    /// acquisition whose optimum sits on an observation has nothing more to learn there, and with
+    /// one point per round (UCB with a small weight, expected improvement late in a run) it would
+    /// otherwise propose the same point again and again.
+    fn replace_duplicates(&mut self, proposed: &mut [f64]) {
+        let d = self.space.dim();
+        for k in 0..proposed.len() / d {
+            let (seen, rest) = proposed.split_at_mut(k * d);
+            let p = &mut rest[..d];
+            let same = |q: &[f64]| q.iter().zip(p.iter()).all(|(a, b)| (a - b).abs() <= DUPLICATE_TOLERANCE);
+            let repeated = self.x.chunks_exact(d).chain(self.failed.chunks_exact(d)).chain(self.pending.chunks_exact(d)).any(same)
+                || seen.chunks_exact(d).any(same);
+            if repeated {
+                for v in p.iter_mut() {
+                    *v = self.rng.random::<f64>();
+                }
+                self.space.round_unit(p);
+                self.events.push(Event {
+                    kind: EventKind::DuplicateReplaced,
+                    message: "a proposal repeated an evaluated point: replaced by a uniform point".into(),
+                });
+            }
+        }
     }
 
     /// Proposes `count` points in unit-cube coordinates (row-major) and marks them pending.
@@ -295,7 +399,9 @@ impl BatchBo {
                     weight: self.params.weight,
                     beta: self.params.beta,
                 };
+                let start = out.len();
                 out.extend(select(self.params.method, &ctx, need)?);
+                self.replace_duplicates(&mut out[start..]);
             }
         }
         self.pending.extend_from_slice(&out);

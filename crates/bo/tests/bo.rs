@@ -302,3 +302,52 @@ fn bull_asks_its_design_then_one_last_point() {
     let best_design = design.rows().map(quad).fold(f64::INFINITY, f64::min);
     assert!(quad(&x) < best_design, "last point {x:?}: {} vs the design's best {best_design}", quad(&x));
 }
+
+/// A front end's design: `set_design` replaces the points not yet asked (unit cube, checked);
+/// `keep_design(k)` before any lattice point is asked builds a lattice of `k` points, which
+/// are spread out (the first `k` points of a larger lattice are not); after the design, the model.
+#[test]
+fn designs_can_be_given_or_shortened() {
+    let space = Space::continuous(vec![-2.0; 2], vec![2.0; 2]).unwrap();
+    let params = BoParams { n_initial: Some(20), inner: fast(), ..BoParams::default() };
+    let mut bo = BatchBo::new(space.clone(), params.clone(), 0).unwrap();
+    assert_eq!(bo.design_left(), 20);
+    bo.keep_design(5).unwrap();
+    assert_eq!(bo.design_left(), 5);
+    let p = bo.ask_batch(5).unwrap();
+    let rows: Vec<&[f64]> = p.rows().collect();
+    let min_dist = (0..5)
+        .flat_map(|i| (i + 1..5).map(move |j| (i, j)))
+        .map(|(i, j)| rows[i].iter().zip(rows[j]).map(|(a, b)| (a - b).powi(2)).sum::<f64>().sqrt())
+        .fold(f64::INFINITY, f64::min);
+    assert!(min_dist > 1.0, "a 5-point lattice on [-2, 2]^2 is spread out: {min_dist}");
+    let mut given = BatchBo::new(space, params, 0).unwrap();
+    assert!(given.set_design(&[0.5, 1.5]).is_err(), "outside the unit cube");
+    assert!(given.set_design(&[0.5]).is_err(), "not a whole point");
+    given.set_design(&[0.25, 0.75, 0.5, 0.5]).unwrap();
+    let p = given.ask_batch(2).unwrap();
+    assert_eq!(p.row(0), &[-1.0, 1.0]);
+    assert_eq!(p.row(1), &[0.0, 0.0]);
+    given.keep_design(0).unwrap();
+    assert_eq!(given.design_left(), 0);
+}
+
+/// `fit_model(n)` conditions on the first `n` observations: on a quadratic sampled densely the
+/// GP reproduces the values it was told and predicts between them.
+#[test]
+fn the_fitted_model_reproduces_a_quadratic() {
+    let space = Space::continuous(vec![-1.0; 2], vec![1.0; 2]).unwrap();
+    let mut bo = BatchBo::new(space, BoParams { inner: fast(), ..BoParams::default() }, 3).unwrap();
+    let pts: Vec<Vec<f64>> = (0..7).flat_map(|i| (0..7).map(move |j| vec![i as f64 / 3.0 - 1.0, j as f64 / 3.0 - 1.0])).collect();
+    let rows: Vec<&[f64]> = pts.iter().map(|p| p.as_slice()).collect();
+    let values: Vec<f64> = pts.iter().map(|p| quad(p)).collect();
+    bo.tell(&Population::from_rows(&rows).unwrap(), &values).unwrap();
+    assert!(bo.fit_model(Some(0)).is_err());
+    let gp = bo.fit_model(None).unwrap();
+    assert_eq!(gp.len(), 49);
+    let (m, _) = gp.predict(&[0.5, 0.5]);
+    assert!((m - quad(&[0.0, 0.0])).abs() < 1e-3, "at a told point: {m}");
+    let (m, sd) = gp.predict(&[0.6, 0.4]);
+    assert!((m - quad(&[0.2, -0.2])).abs() < 2e-2 && sd < 0.05, "between points: {m} ± {sd}");
+    assert_eq!(bo.fit_model(Some(10)).unwrap().len(), 10);
+}

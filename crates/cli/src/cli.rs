@@ -400,7 +400,8 @@ pub enum NonFiniteArg {
 pub struct OptimizeArgs {
     /// Algorithm (see `gradfree list`). Default: the recommended method, CMA-ES with BIPOP
     /// restarts (from uniform points of the problem's initial region) and quasi-Monte Carlo
-    /// directions (`--param sampling=sphere-qmc`): on COCO's bbob suite (f1-f24, 15 instances,
+    /// directions (`--param sampling=sphere-qmc`), whose restarts stop once they settle
+    /// (`--settle-runs`, 2): on COCO's bbob suite (f1-f24, 15 instances,
     /// budget 10^4 d) it had a larger runtime-ECDF area than pycma's BIPOP-CMA-ES at d = 2, 5, 10
     /// and 20, and at d = 10 needed no more evaluations than pycma on 20 of 24 functions (README,
     /// "Choosing a method"). The thesis algorithms keep their thesis defaults under their own
@@ -448,6 +449,13 @@ pub struct OptimizeArgs {
     /// Mean of each restart: the initial x0 (IPOP) or a uniform draw from the problem's initial region [default: x0].
     #[arg(long, value_enum)]
     pub restart_from: Option<RestartFrom>,
+    /// Stop restarting once K converged runs in a row after the one that found the best point
+    /// have each converged back to it (value within 1e-11 + 1e-10 |f|, point within 1e-2 sigma0
+    /// sqrt(d)): the run ends as `restarts-settled`, a success. `off` (or 0) restarts until the
+    /// budget or the target ends the run [default: 2 for the recommended method (no --algo), off
+    /// otherwise].
+    #[arg(long, value_name = "K|off")]
+    pub settle_runs: Option<Tol<u32>>,
     /// Evaluation budget (default 10000 x dim).
     #[arg(long)]
     pub max_evals: Option<u64>,

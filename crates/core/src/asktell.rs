@@ -49,6 +49,9 @@ pub enum EventKind {
     Jitter,
     /// An update failed numerically; the run stops ([`crate::StopReason::NumericalFailure`]).
     NumericalFailure,
+    /// A proposal repeated an evaluated point and was replaced by a random one (Bayesian
+    /// optimization; scikit-optimize's `avoid_duplicates`).
+    DuplicateReplaced,
     /// A kind this version does not know (read from a newer log).
     #[serde(other)]
     Other,
@@ -72,6 +75,7 @@ impl EventKind {
             EventKind::StepRuleOff => "step-rule-off",
             EventKind::Jitter => "jitter",
             EventKind::NumericalFailure => "numerical-failure",
+            EventKind::DuplicateReplaced => "duplicate-replaced",
             EventKind::Other => "other",
         }
     }
@@ -181,6 +185,14 @@ pub trait AskTell {
         None
     }
 
+    /// Whether the optimizer judges that more search cannot improve on what it found, so the run
+    /// should end with [`crate::StopReason::RestartsSettled`]: a restart wrapper whose restarts
+    /// keep re-finding the same best point (gradfree-es's `Ipop`, its `settle_runs` rule).
+    /// `false` (the default) for a single run, whose convergence the driver's rules judge.
+    fn settled(&self) -> bool {
+        false
+    }
+
     /// Whether `tell` learns from any evaluated points, in batches of any size (model-based
     /// methods), rather than from exactly the points of the last `ask` (evolution strategies).
     fn accepts_any_points(&self) -> bool {
@@ -238,6 +250,9 @@ impl<T: AskTell + ?Sized> AskTell for Box<T> {
     }
     fn failure(&self) -> Option<&str> {
         (**self).failure()
+    }
+    fn settled(&self) -> bool {
+        (**self).settled()
     }
     fn accepts_any_points(&self) -> bool {
         (**self).accepts_any_points()

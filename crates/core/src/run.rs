@@ -197,6 +197,12 @@ impl<A: AskTell> Run<A> {
         &self.optimizer
     }
 
+    /// The optimizer, to change a setting that leaves its population and dimension alone (e.g.
+    /// a restart wrapper's rules) between generations.
+    pub fn optimizer_mut(&mut self) -> &mut A {
+        &mut self.optimizer
+    }
+
     /// Gives the optimizer back.
     pub fn into_optimizer(self) -> A {
         self.optimizer
@@ -508,6 +514,9 @@ impl<A: AskTell> Run<A> {
         let s = &self.options.stop;
         if let Some(r @ StopReason::Target) = self.budget_exhausted() {
             return Some(r);
+        }
+        if self.optimizer.settled() {
+            return Some(StopReason::RestartsSettled);
         }
         // Divergence first: a diverged run may look converged to the rules on steps and values.
         if let (Some(factor), Some(best), Some(&gen_best)) = (s.tol_diverge, self.state.best_f, self.state.recent_best.back())

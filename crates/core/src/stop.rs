@@ -41,6 +41,10 @@ pub enum StopReason {
     /// The optimizer's update failed numerically ([`crate::AskTell::failure`] says how). The best
     /// point so far is kept.
     NumericalFailure,
+    /// A restart wrapper's restarts settled ([`crate::AskTell::settled`]): the best value was
+    /// re-found, at the same point, by as many converged restarts in a row as its rule asks
+    /// (gradfree-es's `IpopParams::settle_runs`), so more restarts are not expected to help.
+    RestartsSettled,
 }
 
 impl std::fmt::Display for StopReason {
@@ -57,16 +61,18 @@ impl std::fmt::Display for StopReason {
             StopReason::WallTime => "wall-time",
             StopReason::Diverged => "diverged",
             StopReason::NumericalFailure => "numerical-failure",
+            StopReason::RestartsSettled => "restarts-settled",
         })
     }
 }
 
 impl StopReason {
     /// Whether the run converged in the sense of `scipy.optimize`'s `success`: it reached the
-    /// target, or its values (`tol-f`) or steps (`tol-x`) stopped changing. Budgets, plateaus,
-    /// stagnation, ill-conditioning, divergence and numerical failures are not successes.
+    /// target, or its values (`tol-f`) or steps (`tol-x`) stopped changing, or its restarts
+    /// settled (converged runs kept re-finding the best point). Budgets, plateaus, stagnation,
+    /// ill-conditioning, divergence and numerical failures are not successes.
     pub fn is_success(self) -> bool {
-        matches!(self, StopReason::Target | StopReason::TolF | StopReason::TolX)
+        matches!(self, StopReason::Target | StopReason::TolF | StopReason::TolX | StopReason::RestartsSettled)
     }
 
     /// [`StopReason::is_success`] for a run under `rules`: with a target, only reaching it is a
@@ -91,6 +97,9 @@ impl StopReason {
                 "diverged: the search distribution overflowed, the values blew up or the mean left the bounds far behind; try a smaller step size or sigma0"
             }
             StopReason::NumericalFailure => "the optimizer's update failed numerically",
+            StopReason::RestartsSettled => {
+                "converged: the last restarts each converged back to the best point found, so more restarts are not expected to help"
+            }
         }
     }
 }

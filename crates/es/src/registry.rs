@@ -418,6 +418,9 @@ impl AskTell for Algorithm {
     fn failure(&self) -> Option<&str> {
         self.inner().failure()
     }
+    fn settled(&self) -> bool {
+        self.inner().settled()
+    }
     fn condition(&self) -> Option<f64> {
         self.inner().condition()
     }

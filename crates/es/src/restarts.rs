@@ -37,6 +37,25 @@
 //!
 //! History is kept as 20-generation block summaries, so the state stays small at d = 1000.
 //!
+//! **Settling** ([`IpopParams::settle_runs`], off unless set; on for the recommended method):
+//! restarts look for a better optimum, but once `k` converged runs in a row after the one that
+//! found the best point have each converged back to it, more restarts are not expected to help
+//! and the wrapper stops restarting ([`AskTell::settled`]; the driver then ends the run with
+//! [`gradfree_core::StopReason::RestartsSettled`], a success). Each run that ends is judged by its
+//! best value `f` and point `x` against the best so far `(f*, x*)`, with `tol = 1e-11 + 1e-10
+//! |f*|` (pycma's `tolfun` 1e-11 plus a relative part) ([`settle_tolerance`]):
+//! - `f < f* - tol` (any run): a new best; the count restarts at 0;
+//! - a converged run (it ended on **tol-x** or **flat**, or it is the run that completes the
+//!   count and its values are flat to `tol` at the best point: it ends there) with `|f - f*| <= tol` and `|x - x*| <=
+//!   1e-2 sigma0 sqrt(d)` ([`settle_distance`]): it re-found the best; the count grows by 1;
+//! - a converged run with `f > f* + tol`: it found another, worse, local optimum, so the landscape
+//!   is multimodal at this scale; the count restarts at 0;
+//! - anything else (a run that ended on stagnation, divergence or BIPOP's small-run budget, or a
+//!   converged run at the best value elsewhere, e.g. on a plateau): the count stays.
+//!
+//! The rule is judged only when a run ends and another would start (not once `max_restarts` is
+//! used up).
+//!
 //! Each restart is reported as an event of kind `restart`.
 
 use gradfree_core::StateCheck;
@@ -113,6 +132,21 @@ struct BipopState {
     run_limit: Option<u64>,
 }
 
+/// The settle rule's bookkeeping ([`IpopParams::settle_runs`]); older states: empty.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+struct SettleState {
+    /// Best finite value of the current run and its point (as proposed).
+    run_best_f: Option<f64>,
+    run_best_x: Vec<f64>,
+    /// Best value of the runs that ended, and its point.
+    best_f: Option<f64>,
+    best_x: Vec<f64>,
+    /// Converged runs in a row that re-found the best point since it was found.
+    refound: u32,
+    /// The rule fired: no more restarts.
+    settled: bool,
+}
+
 /// Parameters of [`Ipop`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -138,6 +172,15 @@ pub struct IpopParams {
     pub stagnation: Option<bool>,
     /// IPOP or BIPOP. Default IPOP.
     pub scheme: RestartScheme,
+    /// Stop restarting once this many converged runs in a row after the run that found the best
+    /// point have each converged back to it (module documentation, "Settling"; a "re-found"
+    /// rule in the spirit of pycma's `tolfun` across restarts): the wrapper then reports
+    /// [`AskTell::settled`] and the driver ends the run with
+    /// [`gradfree_core::StopReason::RestartsSettled`]. `None` (the default, and older states):
+    /// off, restarts go on until the budget or a target ends the run. The recommended method
+    /// ([`crate::RECOMMENDED`]) uses 2, chosen on COCO's bbob suite (README, "Choosing a method").
+    #[serde(default)]
+    pub settle_runs: Option<u32>,
 }
 
 impl Default for IpopParams {
@@ -150,6 +193,7 @@ impl Default for IpopParams {
             max_popsize: None,
             stagnation: None,
             scheme: RestartScheme::Ipop,
+            settle_runs: None,
         }
     }
 }
@@ -189,6 +233,9 @@ pub struct Ipop<A> {
     /// BIPOP's bookkeeping (IPOP: unused; older states: empty).
     #[serde(default)]
     bipop: BipopState,
+    /// The settle rule's bookkeeping (older states: empty).
+    #[serde(default)]
+    settle: SettleState,
     #[serde(skip)]
     sorted: Vec<f64>,
 }
@@ -207,7 +254,8 @@ impl<A: PartialEq> PartialEq for Ipop<A> {
             &self.block,
             &self.blocks,
             &self.bipop,
-        ) == (&o.inner_name, &o.start, &o.p, &o.inner, o.base_popsize, o.restarts_done, &o.rng, &o.block, &o.blocks, &o.bipop)
+            &self.settle,
+        ) == (&o.inner_name, &o.start, &o.p, &o.inner, o.base_popsize, o.restarts_done, &o.rng, &o.block, &o.blocks, &o.bipop, &o.settle)
     }
 }
 
@@ -232,6 +280,9 @@ impl<A: Restartable> Ipop<A> {
         }
         if !(params.tol_x > 0.0 && params.tol_x < 1.0) {
             return Err(CoreError::invalid("tol_x", params.tol_x, "in (0, 1)").into());
+        }
+        if params.settle_runs == Some(0) {
+            return Err(CoreError::invalid("settle_runs", 0, ">= 1 (None: off)").into());
         }
         if let RestartMean::Uniform(b) = &params.restart_mean
             && b.dim() != start.x0.len()
@@ -270,6 +321,7 @@ impl<A: Restartable> Ipop<A> {
             events: Vec::new(),
             failure: None,
             bipop: BipopState { regime: Some(Regime::Small), ..BipopState::default() },
+            settle: SettleState::default(),
             sorted: Vec::new(),
         })
     }
@@ -297,6 +349,91 @@ impl<A: Restartable> Ipop<A> {
     /// The optimizer of the current restart.
     pub fn current(&self) -> &A {
         &self.inner
+    }
+
+    /// The settle rule's count ([`IpopParams::settle_runs`]): converged runs in a row that re-found
+    /// the best point since it was found.
+    pub fn refound_runs(&self) -> u32 {
+        self.settle.refound
+    }
+
+    /// Sets the settle rule ([`IpopParams::settle_runs`]; `None`: off), e.g. for a run built by a
+    /// front end before its caller chose. Fails for `Some(0)`.
+    pub fn set_settle_runs(&mut self, k: Option<u32>) -> Result<(), EsError> {
+        if k == Some(0) {
+            return Err(CoreError::invalid("settle_runs", 0, ">= 1 (None: off)").into());
+        }
+        self.p.settle_runs = k;
+        Ok(())
+    }
+
+    /// Records the best finite value of a generation of the current run.
+    fn track_run_best(&mut self, population: &Population, values: &[f64]) {
+        let s = &mut self.settle;
+        let best = values.iter().enumerate().filter(|(_, v)| v.is_finite()).min_by(|a, b| a.1.total_cmp(b.1));
+        if let Some((i, &v)) = best
+            && s.run_best_f.is_none_or(|b| v < b)
+            && i < population.len()
+        {
+            s.run_best_f = Some(v);
+            s.run_best_x.clear();
+            s.run_best_x.extend_from_slice(population.row(i));
+        }
+    }
+
+    /// With the settle rule on, whether the current run is the one that would complete the count
+    /// and has re-found the best point of the runs before it and converged there in pycma's
+    /// `tolfun` sense: its best values over the flat window and the last generation's values
+    /// `spread` span at most [`settle_tolerance`]. That run ends at once, and the restarts settle
+    /// (going on would only refine a point already known). Earlier re-finding runs end by the
+    /// ordinary rules, so a run with the rule is the run without it cut short where it settles
+    /// (the same restarts, seeds and starts up to there).
+    fn refound_now(&self, spread: (f64, f64)) -> bool {
+        let s = &self.settle;
+        let (Some(k), Some(b), Some(f)) = (self.p.settle_runs, s.best_f, s.run_best_f) else {
+            return false;
+        };
+        if s.refound + 1 < k {
+            return false;
+        }
+        let (flat, _) = self.windows();
+        let k = self.blocks.len();
+        let tol = settle_tolerance(b);
+        if k < flat || (f - b).abs() > tol || distance(&s.run_best_x, &s.best_x) > settle_distance(self.start.sigma0, self.dim()) {
+            return false;
+        }
+        let (lo, hi) = self.blocks.iter().skip(k - flat).fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), b| (l.min(b.lo), h.max(b.hi)));
+        hi - lo <= tol && spread.1 - spread.0 <= tol
+    }
+
+    /// Judges the run that ends (it converged if it ended on tol-x or flat) against the best so
+    /// far (module documentation, "Settling"); returns whether the restarts settled.
+    fn close_run(&mut self, converged: bool) -> bool {
+        let dtol = settle_distance(self.start.sigma0, self.dim());
+        let s = &mut self.settle;
+        if let Some(f) = s.run_best_f.take() {
+            let x = std::mem::take(&mut s.run_best_x);
+            match s.best_f {
+                Some(b) if f >= b - settle_tolerance(b) => {
+                    let tol = settle_tolerance(b);
+                    if converged && f <= b + tol && distance(&x, &s.best_x) <= dtol {
+                        s.refound += 1;
+                        if f < b {
+                            s.best_f = Some(f);
+                        }
+                    } else if converged && f > b + tol {
+                        s.refound = 0;
+                    }
+                }
+                _ => {
+                    s.best_f = Some(f);
+                    s.best_x = x;
+                    s.refound = 0;
+                }
+            }
+        }
+        s.settled = self.p.settle_runs.is_some_and(|k| s.refound >= k);
+        s.settled
     }
 
     /// Blocks in the flat window and in the stagnation lag, for the current population size.
@@ -463,19 +600,27 @@ impl<A: Restartable> AskTell for Ipop<A> {
 
     fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
         self.inner.tell(population, values)?;
+        self.track_run_best(population, values);
         self.bipop.run_evals = self.bipop.run_evals.saturating_add(values.len() as u64);
         self.bipop.run_generations = self.bipop.run_generations.saturating_add(1);
         let block_done = self.record(values);
         let spread = values.iter().filter(|v| v.is_finite()).fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
         let diverged = !self.inner.mean().iter().all(|v| v.is_finite()) || self.inner.failure().is_some();
         let small_spent = self.bipop.run_limit.is_some_and(|g| self.bipop.run_generations >= g);
-        if (block_done || diverged || small_spent || self.inner.scale() < self.p.tol_x * self.start.sigma0)
-            && let Some(why) = self.reason(spread)
+        if !self.settle.settled
+            && (block_done || diverged || small_spent || self.inner.scale() < self.p.tol_x * self.start.sigma0)
+            && let Some(why) = if block_done && self.refound_now(spread) { Some("re-found the best point") } else { self.reason(spread) }
             && self.may_restart()
         {
             let mut inner_events = self.inner.take_events();
             self.events.append(&mut inner_events);
-            if let Err(e) = self.restart(why) {
+            if self.close_run(matches!(why, "tol-x" | "flat" | "re-found the best point")) {
+                let (f, k) = (self.settle.best_f.unwrap_or(f64::NAN), self.settle.refound);
+                self.events.push(Event {
+                    kind: EventKind::Restart,
+                    message: format!("{why}; restarts settled: {k} converged runs in a row re-found the best value {f:.6e}, no restart"),
+                });
+            } else if let Err(e) = self.restart(why) {
                 // The restart's optimizer could not be built: an outcome of this update, not a
                 // rejected input (the generation was taken).
                 self.failure = Some(e.to_string());
@@ -502,6 +647,10 @@ impl<A: Restartable> AskTell for Ipop<A> {
 
     fn failure(&self) -> Option<&str> {
         self.failure.as_deref().or_else(|| self.inner.failure())
+    }
+
+    fn settled(&self) -> bool {
+        self.settle.settled
     }
 
     fn take_events(&mut self) -> Vec<Event> {
@@ -540,6 +689,24 @@ impl<A: Restartable> StateCheck for Ipop<A> {
             chk::require("restarts_done", large <= max, "must not exceed max_restarts")?;
         }
         chk::require("bipop.large_runs", self.bipop.large_runs <= self.restarts_done, "must not exceed the restarts done")?;
+        chk::require("settle_runs", self.p.settle_runs != Some(0), "must be >= 1 (None: off)")?;
+        let s = &self.settle;
+        for (name, f, x) in [("settle.run_best", s.run_best_f, &s.run_best_x), ("settle.best", s.best_f, &s.best_x)] {
+            match f {
+                Some(f) => {
+                    chk::require(name, f.is_finite(), "the value must be finite")?;
+                    chk::len(name, x, d)?;
+                    chk::finite(name, x)?;
+                }
+                None => chk::require(name, x.is_empty(), "a point without a value")?,
+            }
+        }
+        chk::require("settle.refound", s.refound <= self.restarts_done + 1, "must not exceed the runs done")?;
+        chk::require(
+            "settle.settled",
+            !s.settled || self.p.settle_runs.is_some_and(|k| s.refound >= k),
+            "settled without the rule's count",
+        )?;
         chk::count("block", self.block.len(), 0, BLOCK)
     }
 }
@@ -551,4 +718,25 @@ impl<A: Restartable> StateCheck for Ipop<A> {
 /// (identical values) is flat at any `f`.
 pub fn flat_tolerance(f: f64) -> f64 {
     (1e-12 * (1.0 + f.abs())).min(1e-3 * f.abs())
+}
+
+/// The settle rule's tolerance on values at best value `f`: `1e-11 + 1e-10 |f|` (pycma's
+/// `tolfun`, 1e-11, plus a relative part for values far from 0, where converged runs agree only to
+/// about 1e-12 |f|; [`IpopParams::settle_runs`]).
+pub fn settle_tolerance(f: f64) -> f64 {
+    1e-11 + 1e-10 * f.abs()
+}
+
+/// The settle rule's tolerance on points: `1e-2 sigma0 sqrt(d)`, a hundredth of the initial
+/// search radius (converged runs on the same minimum agree far more closely; distinct local
+/// minima of the multimodal bbob functions lie much further apart) ([`IpopParams::settle_runs`]).
+pub fn settle_distance(sigma0: f64, d: usize) -> f64 {
+    1e-2 * sigma0 * (d as f64).sqrt()
+}
+
+fn distance(a: &[f64], b: &[f64]) -> f64 {
+    if a.len() != b.len() {
+        return f64::INFINITY;
+    }
+    a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum::<f64>().sqrt()
 }

@@ -25,6 +25,9 @@ pub struct RestartSpec {
     pub mean: RestartMean,
     /// IPOP or BIPOP (default IPOP).
     pub scheme: RestartScheme,
+    /// Stop restarting once this many converged runs in a row re-found the best point
+    /// ([`IpopParams::settle_runs`]; default `None`: off).
+    pub settle_runs: Option<u32>,
 }
 
 /// One ES run. Fields left out of a JSON document take the defaults below; unknown fields are an
@@ -83,7 +86,13 @@ impl EsSpec {
         match &self.restarts {
             None | Some(RestartSpec { max: Some(0), .. }) => build(&self.algorithm, &self.start()),
             Some(r) => {
-                let params = IpopParams { max_restarts: r.max, restart_mean: r.mean.clone(), scheme: r.scheme, ..IpopParams::default() };
+                let params = IpopParams {
+                    max_restarts: r.max,
+                    restart_mean: r.mean.clone(),
+                    scheme: r.scheme,
+                    settle_runs: r.settle_runs,
+                    ..IpopParams::default()
+                };
                 Ok(Algorithm::Ipop(Box::new(Ipop::new(&self.algorithm, self.start(), params)?)))
             }
         }

@@ -222,3 +222,117 @@ fn flat_tolerance_is_relative_near_zero() {
     assert!(flat_tolerance(1.08e-10) < 7e-13 && (flat_tolerance(1.08e-10) - 1.08e-13).abs() < 1e-25);
     assert_eq!(flat_tolerance(0.0), 0.0);
 }
+
+/// The settle rule's runs: BIPOP restarts from uniform points of `[-4, 4]^d`, the rule set to
+/// `settle`, the budget `evals` and no target unless given.
+fn settle_run(name: &str, d: usize, settle: Option<u32>, evals: u64, target: Option<f64>) -> (gradfree_core::RunResult, Driver<Algorithm>) {
+    let f = problem(name, d, 0).unwrap();
+    let b = gradfree_core::Bounds::new(vec![-4.0; d], vec![4.0; d]).unwrap();
+    let params = IpopParams {
+        scheme: gradfree_es::RestartScheme::Bipop,
+        restart_mean: RestartMean::Uniform(b),
+        settle_runs: settle,
+        ..Default::default()
+    };
+    let ipop = Ipop::<Algorithm>::new("cmaes", StartSpec::new(vec![3.0; d], 2.0, 7), params).unwrap();
+    let rules = StopRules { max_evaluations: Some(evals), target, ..Default::default() };
+    let mut drv = Driver::new(Algorithm::Ipop(Box::new(ipop)), DriverOptions::new(rules)).unwrap();
+    let r = drv.run(&f, &mut []).unwrap();
+    (r, drv)
+}
+
+/// A converged run on the sphere is not restarted until the budget is spent: once two converged
+/// runs after the first have re-found its point, the run ends as `restarts-settled`, a success,
+/// far below the budget of 10^4 d (the first run converges to ~1e-80 in ~7,000 evaluations, each
+/// re-finding run stops at pycma's tolfun in ~1,500; without the rule the budget is spent).
+#[test]
+fn settled_restarts_end_a_converged_run() {
+    let (r, drv) = settle_run("sphere", 5, Some(2), 50_000, None);
+    assert_eq!(r.stop_reason, Some(StopReason::RestartsSettled), "best {}", r.best_f);
+    assert!(r.evaluations < 20_000, "{} evaluations", r.evaluations);
+    assert!(r.best_f < 1e-20, "{}", r.best_f);
+    assert!(StopReason::RestartsSettled.is_success_under(&drv.options().stop));
+    let Algorithm::Ipop(ipop) = drv.optimizer() else { unreachable!() };
+    assert!(ipop.refound_runs() >= 2 && ipop.settled());
+    // Off: the same run restarts until the budget is spent.
+    let (off, _) = settle_run("sphere", 5, None, 50_000, None);
+    assert_eq!(off.stop_reason, Some(StopReason::MaxEvaluations));
+    assert!(off.evaluations > 49_000);
+}
+
+/// On the 5-d Rastrigin function the restarts keep finding better local minima (runs converge to
+/// different, worse ones and restart the count), so the rule does not end the run: it spends the
+/// budget and ends better than its first run.
+#[test]
+fn settle_rule_keeps_restarting_where_restarts_help() {
+    let (first, _) = settle_run("rastrigin", 5, Some(2), 50_000, None);
+    assert_eq!(first.stop_reason, Some(StopReason::MaxEvaluations), "best {}", first.best_f);
+    let mut plain = Driver::new(
+        build("cmaes", &StartSpec::new(vec![3.0; 5], 2.0, 7)).unwrap(),
+        DriverOptions::new(StopRules { max_evaluations: Some(50_000), ..Default::default() }.with_convergence_defaults(5, 8, true)),
+    )
+    .unwrap();
+    let one = plain.run(&problem("rastrigin", 5, 0).unwrap(), &mut []).unwrap();
+    assert!(first.best_f < one.best_f - 0.5, "restarts {} vs one run {}", first.best_f, one.best_f);
+}
+
+/// A target ends the run before the rule can: target first.
+#[test]
+fn a_target_stops_a_settling_run() {
+    let (r, _) = settle_run("sphere", 5, Some(2), 50_000, Some(1e-8));
+    assert_eq!(r.stop_reason, Some(StopReason::Target));
+    assert!(r.evaluations < 5_000);
+}
+
+/// The rule's state goes through a checkpoint: a run saved after a re-found point resumes to the
+/// same end as the uninterrupted run, and a state saved before the rule existed (no `settle`, no
+/// `settle_runs`) loads with the rule off.
+#[test]
+fn settle_state_round_trips_through_a_checkpoint() {
+    let (full, full_drv) = settle_run("sphere", 5, Some(3), 50_000, None);
+    assert_eq!(full.stop_reason, Some(StopReason::RestartsSettled));
+    let f = problem("sphere", 5, 0).unwrap();
+    let b = gradfree_core::Bounds::new(vec![-4.0; 5], vec![4.0; 5]).unwrap();
+    let params = IpopParams {
+        scheme: gradfree_es::RestartScheme::Bipop,
+        restart_mean: RestartMean::Uniform(b),
+        settle_runs: Some(3),
+        ..Default::default()
+    };
+    let ipop = Ipop::<Algorithm>::new("cmaes", StartSpec::new(vec![3.0; 5], 2.0, 7), params).unwrap();
+    let rules = StopRules { max_evaluations: Some(50_000), ..Default::default() };
+    let mut part = Driver::new(Algorithm::Ipop(Box::new(ipop)), DriverOptions::new(rules.clone())).unwrap();
+    while part.step(&f, &mut []).unwrap().is_none() {
+        let Algorithm::Ipop(ipop) = part.optimizer() else { unreachable!() };
+        if ipop.refound_runs() >= 1 {
+            break;
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("settle.json");
+    save_checkpoint(&path, &serde_json::Value::Null, part.optimizer(), &part.state()).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("\"refound\":1") && text.contains("\"settle_runs\":3"), "the new fields are saved");
+    let ck = load_checkpoint::<Algorithm>(&path).unwrap();
+    assert_eq!(&ck.optimizer, part.optimizer());
+    let mut resumed = Driver::resume(ck.optimizer, DriverOptions::new(rules), ck.driver).unwrap();
+    let r = resumed.run(&f, &mut []).unwrap();
+    assert_eq!((r.stop_reason, r.evaluations, r.best_f.to_bits()), (full.stop_reason, full.evaluations, full.best_f.to_bits()));
+    assert_eq!(resumed.optimizer(), full_drv.optimizer());
+
+    // An older state: no bookkeeping, no parameter.
+    let Algorithm::Ipop(ipop) = part.optimizer() else { unreachable!() };
+    let mut v = serde_json::to_value(ipop.as_ref()).unwrap();
+    v.as_object_mut().unwrap().remove("settle");
+    v["p"].as_object_mut().unwrap().remove("settle_runs");
+    let old: Ipop<Algorithm> = serde_json::from_value(v).unwrap();
+    assert_eq!(old.refound_runs(), 0);
+    assert!(!old.settled());
+    gradfree_core::StateCheck::check_state(&old).unwrap();
+}
+
+#[test]
+fn settle_runs_zero_is_refused() {
+    let e = Ipop::<Algorithm>::new("cmaes", start(3, 0), IpopParams { settle_runs: Some(0), ..Default::default() }).unwrap_err();
+    assert!(e.to_string().contains("settle_runs"), "{e}");
+}

@@ -106,6 +106,9 @@ pub struct RestartPlan {
     pub from_uniform: bool,
     /// IPOP or BIPOP.
     pub scheme: RestartScheme,
+    /// Stop restarting once this many converged runs in a row re-found the best point
+    /// ([`gradfree_es::IpopParams::settle_runs`]; `None`: off).
+    pub settle_runs: Option<u32>,
 }
 
 /// The budget and target of a run of dimension `dim` before any convergence rule: `10^4 d`
@@ -234,6 +237,7 @@ impl RunSpec {
             max: plan.max,
             mean: if plan.from_uniform { RestartMean::Uniform(problem.init_region()) } else { RestartMean::Initial },
             scheme: plan.scheme,
+            settle_runs: plan.settle_runs,
         });
         Ok(EsSpec {
             algorithm: self.algorithm.clone(),

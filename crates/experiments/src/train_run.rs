@@ -112,7 +112,14 @@ impl std::ops::Deref for LoadedTrain {
 impl LoadedTrain {
     /// The training set as the trainer reads it.
     pub fn train_set(&self) -> TrainSet<'_> {
-        TrainSet { x: &self.base.x, d: self.base.d, labels: &self.noisy.labels, clean: Some(&self.base.clean), k: self.base.k }
+        TrainSet {
+            x: &self.base.x,
+            d: self.base.d,
+            labels: &self.noisy.labels,
+            clean: Some(&self.base.clean),
+            k: self.base.k,
+            weights: None,
+        }
     }
 }
 

@@ -108,16 +108,32 @@ impl Kernel {
 /// their largest magnitude, so data near the limits of a double gives its true `gamma` or an error
 /// (never a silent fallback): `gamma` must be a positive double.
 pub fn gamma_scale<T: crate::Real>(x: &[T], d: usize) -> Result<f64, crate::FeatureError> {
-    let largest = x.iter().map(|v| v.to_f64().abs()).fold(0.0, f64::max);
+    gamma_scale_visit(&|f: &mut dyn FnMut(f64)| x.iter().for_each(|v| f(v.to_f64())), x.len(), d)
+}
+
+/// A walk over values: calls its argument once per value, in order.
+pub type Visit<'a> = dyn Fn(&mut dyn FnMut(f64)) + 'a;
+
+/// [`gamma_scale`] of entries that `visit` passes to its argument, all `n_values` of them in
+/// row-major order, once per call (it is called three times): how a sparse matrix gets exactly
+/// the `gamma` of its dense form without being densified (each entry, zeros included, is added
+/// in the same order as [`gamma_scale`] adds the dense entries, so the two agree bit for bit).
+pub fn gamma_scale_visit(visit: &Visit<'_>, n_values: usize, d: usize) -> Result<f64, crate::FeatureError> {
+    let mut largest = 0.0f64;
+    visit(&mut |v| largest = largest.max(v.abs()));
     if !largest.is_finite() {
         return Err(crate::FeatureError::invalid("gamma", "scale", "finite data (an entry is NaN or infinite)"));
     }
     if largest == 0.0 {
         return Ok(1.0);
     }
-    let n = x.len() as f64;
-    let mean = x.iter().map(|v| v.to_f64() / largest).sum::<f64>() / n;
-    let var = x.iter().map(|v| (v.to_f64() / largest - mean).powi(2)).sum::<f64>() / n;
+    let n = n_values as f64;
+    let mut sum = -0.0f64;
+    visit(&mut |v| sum += v / largest);
+    let mean = sum / n;
+    let mut sq = -0.0f64;
+    visit(&mut |v| sq += (v / largest - mean).powi(2));
+    let var = sq / n;
     if var == 0.0 {
         return Ok(1.0);
     }

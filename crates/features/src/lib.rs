@@ -22,7 +22,7 @@ pub mod projection;
 
 pub use error::FeatureError;
 pub use gram::{GramErrors, exact_gram, feature_gram, gather, sample_rows};
-pub use kernel::{Kernel, arccos_constant, arccos_j, gamma_scale};
+pub use kernel::{Kernel, arccos_constant, arccos_j, gamma_scale, gamma_scale_visit};
 pub use map::{FeatureMap, FeatureSpec};
 pub use projection::{Directions, LinearOp, METHODS, Method, Real, SsfFrequencies, SsfOptions, SsfRotation, Workspace};
 

@@ -49,7 +49,14 @@ impl Threshold {
 
     /// `C` for `m` samples, `misclassified` of them with a negative margin.
     pub fn value(&self, m: usize, misclassified: usize) -> f64 {
-        let (m, j) = (m as f64, misclassified as f64);
+        self.value_weighted(m as f64, misclassified as f64)
+    }
+
+    /// `C` for a weighted batch: `m` the total weight of its samples, `misclassified` the total
+    /// weight of those with a negative margin (integer weights count copies; [`Threshold::value`]
+    /// at unit weights).
+    pub fn value_weighted(&self, m: f64, misclassified: f64) -> f64 {
+        let j = misclassified;
         match *self {
             Threshold::Curriculum => m + j,
             Threshold::Scaled => m,

@@ -72,30 +72,69 @@ impl Selector {
     /// `train_count` trues) and returns the selection. Ties are broken by sample index, so the
     /// result is deterministic.
     pub fn select(&mut self, losses: &[f64], c: f64, rule: TrainOn, mask: &mut [bool]) -> Result<Selection> {
+        self.select_weighted(losses, None, c, rule, mask)
+    }
+
+    /// [`Selector::select`] with sample weights `w_i >= 0` (`None`: all 1), for the partial
+    /// problem of the weighted sample, `min_v max(sum_i v_i w_i l_i, C - sum_i v_i w_i)` with
+    /// `0 <= C <= 2 sum_i w_i`: an integer weight stands for that many copies of the sample, kept
+    /// or dropped together. In the sorted order, sample `i` is kept while
+    /// `L_i = sum_{j <= i} w_j l_j <= C - W_{i-1}` (`W_{i-1}` the weight kept before it): with unit
+    /// weights this is the box's `L_i <= C + 1 - i` exactly; each kept sample leaves the objective
+    /// no larger than `C - W_{i-1}`, the count term before it (the step of Theorem 31's proof),
+    /// and multiplying every weight and `C` by the same factor gives the same selection. (The
+    /// thesis has unit weights only; for other weights this greedy prefix is our extension and
+    /// not claimed optimal over all `v`.) `count` is the number of samples kept; `value` is
+    /// `max(L, C - W)` of the kept set.
+    pub fn select_weighted(
+        &mut self,
+        losses: &[f64],
+        weights: Option<&[f64]>,
+        c: f64,
+        rule: TrainOn,
+        mask: &mut [bool],
+    ) -> Result<Selection> {
         let n = losses.len();
         if mask.len() != n {
             return Err(RobustError::bad(format!("mask has {} entries for {n} losses", mask.len())));
         }
         check_losses(losses)?;
-        check_threshold(c, n)?;
+        match weights {
+            None => check_threshold(c, n)?,
+            Some(w) => {
+                if w.len() != n {
+                    return Err(RobustError::bad(format!("{} weights for {n} losses", w.len())));
+                }
+                if let Some((i, v)) = w.iter().enumerate().find(|(_, v)| !(v.is_finite() && **v >= 0.0)) {
+                    return Err(RobustError::invalid("sample_weight", format!("{v} at {i}"), "finite weights >= 0"));
+                }
+                let total: f64 = w.iter().sum();
+                // The thresholds are sums of the same weights, so allow their rounding.
+                if !(c.is_finite() && c >= 0.0 && c <= 2.0 * total * (1.0 + 8.0 * f64::EPSILON)) {
+                    return Err(RobustError::invalid("C", c, format!("a finite threshold in [0, 2 sum(w)] = [0, {}]", 2.0 * total)));
+                }
+            }
+        }
+        let weight = |k: usize| weights.map_or(1.0, |w| w[k]);
         self.order.clear();
         self.order.extend(0..n);
         self.order.sort_unstable_by(|&a, &b| losses[a].total_cmp(&losses[b]).then(a.cmp(&b)));
-        let mut sum = 0.0;
-        let mut count = 0;
+        let (mut sum, mut kept, mut count) = (0.0, 0.0, 0);
         for (i, &k) in self.order.iter().enumerate() {
-            // 1-based position i + 1: the test L_i <= C + 1 - i of the box.
-            let next = sum + losses[k];
-            if next <= c - i as f64 {
+            // The test L_i <= C - W_{i-1}; with unit weights W_{i-1} = i - 1 (1-based i), the
+            // box's L_i <= C + 1 - i.
+            let next = sum + weight(k) * losses[k];
+            if next <= c - kept {
                 sum = next;
+                kept += weight(k);
                 count = i + 1;
             } else {
                 break;
             }
         }
-        let value = sum.max(c - count as f64);
+        let value = sum.max(c - kept);
         let train_count = match rule {
-            TrainOn::OneMore if count < n && sum < c - count as f64 => count + 1,
+            TrainOn::OneMore if count < n && sum < c - kept => count + 1,
             _ => count,
         };
         mask.fill(false);
@@ -150,6 +189,34 @@ mod tests {
         let s = sel.select(&[5.0, 0.6], 2.0, TrainOn::OneMore, &mut mask[..2]).unwrap();
         assert_eq!((s.count, s.train_count, s.value), (1, 2, 1.0));
         assert_eq!(&mask[..2], &[true, true]);
+    }
+
+    #[test]
+    fn weights_scale_and_reduce_to_copies() {
+        let losses = [3.0, 0.5, 0.0, 1.0, 0.25];
+        let mut sel = Selector::new();
+        let (mut a, mut b) = ([false; 5], [false; 5]);
+        for c in [0.0, 1.0, 2.5, 4.0, 7.0, 10.0] {
+            // Unit weights are Algorithm 13; doubling every weight and C selects the same rows.
+            let s0 = sel.select(&losses, c, TrainOn::Selected, &mut a).unwrap();
+            let s1 = sel.select_weighted(&losses, Some(&[1.0; 5]), c, TrainOn::Selected, &mut b).unwrap();
+            assert_eq!((a, s0), (b, s1));
+            let s2 = sel.select_weighted(&losses, Some(&[2.0; 5]), 2.0 * c, TrainOn::OneMore, &mut b).unwrap();
+            let s3 = sel.select(&losses, c, TrainOn::OneMore, &mut a).unwrap();
+            assert_eq!((a, s2.count, s2.train_count), (b, s3.count, s3.train_count));
+            assert_eq!((s2.selected_loss, s2.value), (2.0 * s3.selected_loss, 2.0 * s3.value));
+        }
+        // A zero weight adds nothing; sorted losses 0, 0.5, 1 (weights 2, 1, 1), C = 4:
+        // L = 0 <= 4, 0.5 <= 2, 1.5 <= 1 fails.
+        let s = sel.select_weighted(&[1.0, 0.0, 0.5, 9.0], Some(&[1.0, 2.0, 1.0, 0.0]), 4.0, TrainOn::Selected, &mut a[..4]).unwrap();
+        assert_eq!((&a[..4], s.count, s.selected_loss, s.value), (&[false, true, true, false][..], 2, 0.5, 1.0));
+        assert!(
+            sel.select_weighted(&[1.0], Some(&[-1.0]), 0.0, TrainOn::Selected, &mut a[..1])
+                .unwrap_err()
+                .to_string()
+                .contains("sample_weight")
+        );
+        assert!(sel.select_weighted(&[1.0], Some(&[1.0]), 2.5, TrainOn::Selected, &mut a[..1]).is_err());
     }
 
     #[test]

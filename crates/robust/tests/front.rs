@@ -168,7 +168,7 @@ fn digits() -> (Vec<f32>, Vec<u32>) {
 #[test]
 fn cnn_with_the_block_trains_resumes_bit_identically_and_fgsm_goes_through_it() {
     let (x, y) = digits();
-    let data = TrainSet { x: &x, d: 64, labels: &y, clean: None, k: 10 };
+    let data = TrainSet { x: &x, d: 64, labels: &y, clean: None, k: 10, weights: None };
     let mut spec = TrainSpec::new(Method::Ce, 6, 3);
     spec.arch = Arch::Cnn;
     spec.front = Some(FrontSpec::Nok(NokPlug { at: NokAt::Both, ..NokPlug::default() }));
@@ -204,7 +204,7 @@ fn cnn_with_the_block_trains_resumes_bit_identically_and_fgsm_goes_through_it() 
 #[test]
 fn bad_settings_are_errors_naming_the_setting() {
     let (x, y) = digits();
-    let data = TrainSet { x: &x, d: 64, labels: &y, clean: None, k: 10 };
+    let data = TrainSet { x: &x, d: 64, labels: &y, clean: None, k: 10, weights: None };
     let bad = |plug: NokPlug, arch: Arch| {
         let mut spec = TrainSpec::new(Method::Ce, 1, 0);
         spec.arch = arch;
@@ -216,7 +216,7 @@ fn bad_settings_are_errors_naming_the_setting() {
     assert!(bad(NokPlug { activation: "scad".into(), ..NokPlug::default() }, Arch::Cnn).contains("block activation"));
     assert!(bad(NokPlug { layers: 0, ..NokPlug::default() }, Arch::Cnn).contains("block layers"));
     assert!(bad(NokPlug { at: NokAt::Conv1, ..NokPlug::default() }, Arch::mlp()).contains("block at"));
-    let rows = TrainSet { x: &x[..1500 * 60], d: 60, labels: &y, clean: None, k: 10 };
+    let rows = TrainSet { x: &x[..1500 * 60], d: 60, labels: &y, clean: None, k: 10, weights: None };
     let mut spec = TrainSpec::new(Method::Ce, 1, 0);
     spec.front = Some(FrontSpec::Mean);
     assert!(Trainer::new(spec, &rows).err().unwrap().to_string().contains("front"));

@@ -200,7 +200,10 @@ fn bad_input_is_an_error_naming_the_argument() {
     assert!(msg(NokSpec { lambda: 0.0, ..NokSpec::default() }, d).contains("lambda"));
     assert!(msg(NokSpec { lambda: f64::NAN, ..NokSpec::default() }, d).contains("lambda"));
     assert!(msg(NokSpec { activation: "gelu".into(), ..NokSpec::default() }, d).contains("activation"));
-    assert!(msg(NokSpec { n_components: 4, ..NokSpec::default() }, d).contains("n_components"));
+    // N < d is a narrow block (rank N), not an error; N = 0 is the default width, and an
+    // orthogonal width above d that d does not divide is refused.
+    assert!(NokBlock::new(NokSpec { n_components: 4, ..NokSpec::default() }, d).is_ok());
+    assert!(msg(NokSpec { n_components: 8, structure: Structure::Orthogonal, ..NokSpec::default() }, d).contains("n_components"));
     let ssf = NokSpec { structure: Structure::Ssf, ..NokSpec::default() };
     assert!(msg(NokSpec { n_components: 6, ..ssf.clone() }, d).contains("n_components"), "ssf needs N >= d + 2");
     assert!(msg(NokSpec { n_components: 13, ..ssf.clone() }, d).contains("n_components"));
@@ -266,4 +269,51 @@ fn the_backward_step_matches_finite_differences_for_the_fft_and_dense_layers() {
             assert!((a - b).abs() < 1e-9, "{act:?}: FFT and dense backward steps differ: {a} vs {b}");
         }
     }
+}
+
+/// Codes narrower than the input (N < d, down to N = 1): `W = sqrt(N) R^T B` with orthonormal
+/// columns of `B` gives `W^T W / N = I_N`, so every layer and every R-step still never increases
+/// the objective, the rotations stay orthogonal, and rows are processed independently.
+#[test]
+fn narrow_blocks_fit_with_a_monotone_objective() {
+    let d = 8;
+    let x = data(120, d, 4);
+    for n in [1, 3, 7] {
+        for (act, lambda) in [("l1", 0.05), ("relu", 1.0), ("l0", 0.01)] {
+            let mut b = NokBlock::new(spec(act, lambda, Structure::Auto, n), d).unwrap();
+            assert_eq!((b.width(), b.layer().rank()), (n, n));
+            // W^T W / N = I_N: one step from y = 0 on x = W e_j / N gives back e_j's injection.
+            let l = b.layer();
+            let mut s = LayerScratch::default();
+            for j in 0..n {
+                let e: Vec<f64> = (0..n).map(|i| if i == j { 1.0 } else { 0.0 }).collect();
+                let mut w = vec![0.0; d];
+                l.w(&e, &mut w, &mut s);
+                let mut back = vec![0.0; n];
+                l.wt(&w, &mut back, &mut s);
+                for i in 0..n {
+                    assert!((back[i] / n as f64 - e[i]).abs() < 1e-12, "N = {n}: (W^T W / N)[{i},{j}] = {}", back[i] / n as f64);
+                }
+            }
+            b.fit(&x).unwrap();
+            let t = b.fit_trace();
+            for w in t.windows(2) {
+                assert!(w[1] <= w[0] + 1e-9 * w[0].abs().max(1.0), "N = {n}, {act}: {} -> {}", w[0], w[1]);
+            }
+            assert!(t.iter().all(|v| v.is_finite()));
+            if act != "relu" {
+                assert!(t.last().unwrap() < &t[0], "N = {n}, {act}: the fit made no progress: {t:?}");
+            }
+            let xr = b.transform(&x).unwrap();
+            assert_eq!(xr.len(), x.len());
+            let sub = b.transform(&x[5 * d..9 * d]).unwrap();
+            assert_eq!(&sub[..], &xr[5 * d..9 * d]);
+            let codes = b.codes(&x[..2 * d]).unwrap();
+            assert_eq!(codes.len(), 2 * n);
+        }
+    }
+    // One row, one component (what scikit-learn's checks fit).
+    let mut b = NokBlock::new(spec("l1", 0.1, Structure::Auto, 1), d).unwrap();
+    b.fit(&x[..d]).unwrap();
+    assert!(b.transform(&x[..d]).unwrap().iter().all(|v| v.is_finite()));
 }

@@ -84,6 +84,7 @@ fn layers_never_increase_the_objective() {
 fn bad_shapes_are_errors() {
     let mut rng = rng_from_seed(1);
     assert!(block_orthogonal(6, 9, &mut rng).unwrap_err().to_string().contains("n_components"));
+    assert!(block_orthogonal(6, 0, &mut rng).unwrap_err().to_string().contains("n_components"));
     let l = layer(4, 8, Activation::Relu, 1);
     let mut s = LayerScratch::default();
     assert!(l.encode(&[1.0, 2.0], 3, &mut s).is_err());
@@ -131,4 +132,24 @@ fn procrustes_step_never_increases_the_objective() {
         last = after_r;
     }
     assert!(l.procrustes_step(&xs[..5], &ys, &mut s).is_err());
+}
+
+/// `N < d`: `B` is `N` orthonormal columns of a Haar matrix and the layer scales `W` by
+/// `sqrt(N)`, so `W^T W / N = I_N` and Thm 23's descent holds layer by layer.
+#[test]
+fn narrow_layers_never_increase_the_objective() {
+    let d = 9;
+    for n in [1, 2, 5] {
+        for (k, act) in [Activation::L1 { lambda: 0.1 }, Activation::Relu, Activation::L0 { lambda: 0.05 }].into_iter().enumerate() {
+            let l = layer(d, n, act, 40 + k as u64 + 10 * n as u64);
+            let mut rng = rng_from_seed(7 + n as u64);
+            let x: Vec<f64> = (0..d).map(|_| StandardNormal.sample(&mut rng)).collect();
+            let mut s = LayerScratch::default();
+            let (code, trace) = l.encode(&x, 25, &mut s).unwrap();
+            let q0 = l.objective(&x, &vec![0.0; n], &mut s);
+            assert!(trace[0] <= q0 + 1e-12, "N = {n} {act:?}: {q0} -> {}", trace[0]);
+            assert!(trace.windows(2).all(|w| w[1] <= w[0] + 1e-12), "N = {n} {act:?}: {trace:?}");
+            assert!(code.iter().all(|v| v.is_finite()));
+        }
+    }
 }

@@ -31,7 +31,7 @@ fn digits() -> Split {
 }
 
 fn set<'a>(s: &'a Split, labels: &'a [u32], clean: Option<&'a [u32]>) -> TrainSet<'a> {
-    TrainSet { x: &s.x, d: 64, labels, clean, k: 10 }
+    TrainSet { x: &s.x, d: 64, labels, clean, k: 10, weights: None }
 }
 
 fn one_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
@@ -154,7 +154,7 @@ fn npcl_prunes_the_flipped_labels() {
         })
         .collect();
     let noisy = flip_labels(&y, 3, LabelNoise { kind: gradfree_robust::NoiseKind::Symmetric, rate: 0.3 }, 4).unwrap();
-    let data = TrainSet { x: &x, d: 2, labels: &noisy.labels, clean: Some(&y), k: 3 };
+    let data = TrainSet { x: &x, d: 2, labels: &noisy.labels, clean: Some(&y), k: 3, weights: None };
     let mut spec = TrainSpec::new(Method::Npcl { eps: 0.3, burn_in: 3, train_on: TrainOn::Selected }, 12, 3);
     spec.arch = Arch::Mlp { hidden: vec![16] };
     spec.optimizer = OptimizerSpec::Adam { lr: 1e-2, beta1: 0.9, beta2: 0.999, eps: 1e-8 };
@@ -183,11 +183,11 @@ fn bad_input_is_a_clear_error() {
     let mut y = s.y.clone();
     y[3] = 10;
     assert!(err(set(&s, &y, None), &spec).contains("y[3] = 10 is outside the classes 0..10"));
-    assert!(err(TrainSet { x: &[], d: 64, labels: &[], clean: None, k: 10 }, &spec).contains("empty"));
+    assert!(err(TrainSet { x: &[], d: 64, labels: &[], clean: None, k: 10, weights: None }, &spec).contains("empty"));
     let mut x = s.x.clone();
     x[70] = f32::NAN;
-    assert!(err(TrainSet { x: &x, d: 64, labels: &s.y, clean: None, k: 10 }, &spec).contains("X[1, 6] = NaN"));
-    assert!(err(TrainSet { x: &s.x, d: 64, labels: &s.y[1..], clean: None, k: 10 }, &spec).contains("disagree"));
+    assert!(err(TrainSet { x: &x, d: 64, labels: &s.y, clean: None, k: 10, weights: None }, &spec).contains("X[1, 6] = NaN"));
+    assert!(err(TrainSet { x: &s.x, d: 64, labels: &s.y[1..], clean: None, k: 10, weights: None }, &spec).contains("disagree"));
     let mut zero = spec.clone();
     zero.batch_size = 0;
     assert!(err(set(&s, &s.y, None), &zero).contains("batch_size"));
@@ -196,5 +196,72 @@ fn bad_input_is_a_clear_error() {
     let mut cnn = spec.clone();
     cnn.arch = Arch::Cnn;
     let odd = vec![0.0f32; 10 * 50];
-    assert!(err(TrainSet { x: &odd, d: 50, labels: &[0; 10], clean: None, k: 10 }, &cnn).contains("square images"));
+    assert!(err(TrainSet { x: &odd, d: 50, labels: &[0; 10], clean: None, k: 10, weights: None }, &cnn).contains("square images"));
+}
+
+/// Sample weights: all 2 is all 1 and weight 0 is the row left out, bit for bit, for every
+/// method (the weighted mean per step, NPCL's weighted threshold and selection, Co-teaching's
+/// kept weight); after `collapse_rows`, integer weights are repeated rows bit for bit.
+#[test]
+fn sample_weights_scale_out_and_zero_weights_drop_rows() {
+    use gradfree_robust::train::collapse_rows;
+    let s = digits();
+    let n = 300;
+    let x = &s.x[..n * 64];
+    let noisy = flip_labels(&s.y[..n], 10, LabelNoise { kind: gradfree_robust::NoiseKind::Symmetric, rate: 0.3 }, 1).unwrap().labels;
+    let mut rng = rng_from_seed(2);
+    let w: Vec<f64> = (0..n).map(|_| f64::from(rng.random_range(0..4u32))).collect();
+    let methods = [
+        Method::Npcl { eps: 0.3, burn_in: 1, train_on: TrainOn::Selected },
+        Method::Npcl { eps: 0.0, burn_in: 0, train_on: TrainOn::OneMore },
+        Method::Ce,
+        Method::CoTeaching { eps: 0.3, t_k: 2 },
+    ];
+    let run = |method: Method, data: &TrainSet| -> TrainerState {
+        let mut spec = TrainSpec::new(method, 4, 9);
+        spec.arch = Arch::Mlp { hidden: vec![16] };
+        spec.batch_size = 40;
+        let mut t = Trainer::new(spec, data).unwrap();
+        while !t.finished() {
+            t.run_epoch(data, None).unwrap();
+        }
+        t.state().clone()
+    };
+    for method in methods {
+        let base = TrainSet { x, d: 64, labels: &noisy, clean: None, k: 10, weights: None };
+        let ones = vec![1.0; n];
+        let twos = vec![2.0; n];
+        let a = run(method, &base);
+        let b = run(method, &TrainSet { weights: Some(&ones), ..base });
+        let c = run(method, &TrainSet { weights: Some(&twos), ..base });
+        assert_eq!(a.params, b.params, "{method:?}: all-1 weights differ from none");
+        assert_eq!(a.params, c.params, "{method:?}: all-2 weights differ from all-1");
+        assert_eq!(a.history.iter().map(|h| h.train_loss).collect::<Vec<_>>(), c.history.iter().map(|h| h.train_loss).collect::<Vec<_>>());
+        // Zero weights: the run without those rows.
+        let keep: Vec<usize> = (0..n).filter(|&i| w[i] > 0.0).collect();
+        let xk: Vec<f32> = keep.iter().flat_map(|&i| x[i * 64..(i + 1) * 64].to_vec()).collect();
+        let yk: Vec<u32> = keep.iter().map(|&i| noisy[i]).collect();
+        let wk: Vec<f64> = keep.iter().map(|&i| w[i]).collect();
+        let weighted = run(method, &TrainSet { weights: Some(&w), ..base });
+        let dropped = run(method, &TrainSet { x: &xk, labels: &yk, weights: Some(&wk), ..base });
+        assert_eq!(weighted.params, dropped.params, "{method:?}: zero weights differ from dropped rows");
+        assert!(keep.iter().enumerate().all(|(j, &i)| weighted.selected[i] == dropped.selected[j]));
+        assert!((0..n).filter(|&i| w[i] == 0.0).all(|i| !weighted.selected[i]));
+        assert_ne!(weighted.params, a.params);
+        // Integer weights are repeated rows once both are collapsed to their distinct rows.
+        let xr: Vec<f32> = (0..n).flat_map(|i| std::iter::repeat_n(&x[i * 64..(i + 1) * 64], w[i] as usize).flatten().copied()).collect();
+        let yr: Vec<u32> = (0..n).flat_map(|i| std::iter::repeat_n(noisy[i], w[i] as usize)).collect();
+        let from_w = collapse_rows(&TrainSet { weights: Some(&w), ..base });
+        let from_r = collapse_rows(&TrainSet { x: &xr, labels: &yr, ..base });
+        assert_eq!((&from_w.x, &from_w.labels, &from_w.weights), (&from_r.x, &from_r.labels, &from_r.weights));
+        assert_eq!(run(method, &from_w.set(64, 10)).params, run(method, &from_r.set(64, 10)).params);
+    }
+    // Bad weights name sample_weight.
+    let base = TrainSet { x, d: 64, labels: &noisy, clean: None, k: 10, weights: None };
+    let spec = TrainSpec::new(Method::Ce, 1, 0);
+    for bad in [vec![-1.0; n], vec![f64::NAN; n], vec![0.0; n]] {
+        let e = Trainer::new(spec.clone(), &TrainSet { weights: Some(&bad), ..base }).err().unwrap().to_string();
+        assert!(e.contains("sample_weight"), "{e}");
+    }
+    assert!(Trainer::new(spec, &TrainSet { weights: Some(&[1.0; 3]), ..base }).err().unwrap().to_string().contains("sample_weight"));
 }

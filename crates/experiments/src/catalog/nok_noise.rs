@@ -139,7 +139,7 @@ fn one_run(ctx: &Ctx, data: &Data, method: usize, seed: u64, epochs: usize, ever
     };
     let key = serde_json::json!({ "version": env!("CARGO_PKG_VERSION"), "spec": spec, "every": every, "rows": data.y.len() });
     cached_run(ctx, &file, &key, || {
-        let set = TrainSet { x: &data.x, d: data.d, labels: &data.y, clean: None, k: data.k };
+        let set = TrainSet { x: &data.x, d: data.d, labels: &data.y, clean: None, k: data.k, weights: None };
         let mut tr = Trainer::new(spec, &set)?;
         let mut stored = Vec::new();
         let mut seconds = 0.0;

@@ -31,6 +31,7 @@ const CHUNK: usize = 16;
 #[serde(default, deny_unknown_fields)]
 pub struct NokSpec {
     /// `N`, the code width; `0` means `2d` (or the nearest width the structure allows above it).
+    /// Below `d` the block has rank `N` (`B` with orthonormal columns, `W^T W / N = I_N`).
     pub n_components: usize,
     /// The activation of Table 7.1 (`l0`, `l1`, `mcp`, `capped-l1`, `scad`, `mcp0`, `relu`).
     pub activation: String,
@@ -114,9 +115,7 @@ impl NokBlock {
             return Err(RobustError::bad("the input has no features (d = 0)"));
         }
         let n = if spec.n_components == 0 { default_width(spec.structure, d) } else { spec.n_components };
-        if n < d {
-            return Err(RobustError::invalid("n_components", n, format!(">= d = {d} (W W^T / N = I needs N >= d)")));
-        }
+        // N < d is a block of rank N (orthonormal columns of B; see `layer`'s module doc).
         // Sizes before anything is allocated: `B` (at most dense, d x N, with its transpose) and
         // the rotations' d x d matrices.
         use gradfree_core::memory::product;

@@ -8,6 +8,17 @@
 //! increases (Thm 23). `B` is any [`LinearOp`] whose rows are `B`'s columns (`apply` is `B^T`,
 //! `apply_adjoint` is `B`), so a structured `B` (SSF's FFT, thesis Thm 20) costs `O(N log N)`
 //! per step and a dense one `O(N d)`.
+//!
+//! **Codes narrower than the input (`N < d`).** The thesis takes `N >= d`, where `W W^T / N = I_d`
+//! makes `P = W^T W / N` an orthogonal projection, so (7.9) is a proximal-gradient step of length
+//! `1 / L` with `L = ||W^T W / N|| = 1` and Thm 23 applies. A `d x N` matrix with `N < d` cannot
+//! have `B B^T` proportional to `I_d`; its tight-frame counterpart has orthonormal columns,
+//! `B^T B = I_N` (the first `N` columns of a Haar rotation). With `W = sqrt(d) R^T B` that would
+//! give `W^T W / N = (d/N) I_N`, a step `d/N` times too long (the iteration diverges for
+//! `d > 2N`). So the layer scales `W` by `sqrt(min(d, N))`: `W = sqrt(min(d, N)) R^T B`. For
+//! `N >= d` this is (7.7) unchanged; for `N < d` it gives `W^T W / N = I_N` (`W / sqrt(N)` an
+//! isometry), `L = 1` again, so (7.9), Thm 23's descent and the Procrustes step (7.17) hold as
+//! they are, and the reconstruction `W y / N` lies in the `N`-dimensional span of `R^T B`.
 
 use gradfree_core::GfRng;
 use gradfree_features::projection::DenseProjection;
@@ -37,15 +48,22 @@ pub struct LayerScratch {
 }
 
 /// `B = [Q_1, ..., Q_{N/d}]`, blocks of independent Haar orthogonal `d x d` matrices (thesis
-/// sec. 7.3, choice (i); Yu et al. 2016): unit columns and `B B^T = (N/d) I_d`. Needs `d | N`.
+/// sec. 7.3, choice (i); Yu et al. 2016): unit columns and `B B^T = (N/d) I_d`. Needs `d | N`, or
+/// `N < d`: then `B` is the first `N` columns of one Haar orthogonal matrix (orthonormal columns,
+/// `B^T B = I_N`; see the module doc for the layer's scaling).
 pub fn block_orthogonal(d: usize, n: usize, rng: &mut GfRng) -> Result<DenseProjection> {
-    if d == 0 || n < d || !n.is_multiple_of(d) {
-        return Err(RobustError::invalid("n_components", n, format!("a multiple of d = {d} (N >= d), for blocks of orthogonal matrices")));
+    if d == 0 || n == 0 || (n > d && !n.is_multiple_of(d)) {
+        return Err(RobustError::invalid(
+            "n_components",
+            n,
+            format!("an integer in 1..=d = {d} or a multiple of d, for blocks of orthogonal matrices"),
+        ));
     }
-    let mut rows = Vec::with_capacity(n * d);
-    for _ in 0..n / d {
+    let mut rows = Vec::with_capacity(n.max(d) * d);
+    for _ in 0..n.div_ceil(d) {
         rows.extend(gradfree_core::linalg::random_orthogonal(d, rng.random::<u64>()));
     }
+    rows.truncate(n * d);
     DenseProjection::from_rows(rows, d).map_err(|e| RobustError::bad(e.to_string()))
 }
 
@@ -54,8 +72,8 @@ impl NokLayer {
     pub fn new(b: Box<dyn LinearOp>, act: Activation) -> Result<Self> {
         act.check()?;
         let d = b.dim_in();
-        if b.dim_out() < d {
-            return Err(RobustError::invalid("n_components", b.dim_out(), format!(">= d = {d}")));
+        if b.dim_out() == 0 {
+            return Err(RobustError::invalid("n_components", 0, "an integer >= 1"));
         }
         let mut r = vec![0.0; d * d];
         (0..d).for_each(|i| r[i * d + i] = 1.0);
@@ -70,6 +88,16 @@ impl NokLayer {
     /// Code dimension `N`.
     pub fn width(&self) -> usize {
         self.b.dim_out()
+    }
+
+    /// `min(d, N)`: the rank of `W`, whose square root scales it (`W = sqrt(min(d, N)) R^T B`;
+    /// `sqrt(d)` of eq. 7.7 when `N >= d`, see the module doc).
+    pub fn rank(&self) -> usize {
+        self.dim().min(self.width())
+    }
+
+    fn scale(&self) -> f64 {
+        (self.rank() as f64).sqrt()
     }
 
     /// The activation.
@@ -107,16 +135,16 @@ impl NokLayer {
         Ok(())
     }
 
-    /// `out = W^T x = sqrt(d) B^T R x` (`N` values).
+    /// `out = W^T x = sqrt(min(d, N)) B^T R x` (`N` values).
     pub fn wt(&self, x: &[f64], out: &mut [f64], s: &mut LayerScratch) {
         self.inject_with(&self.r, x, out, s);
     }
 
-    /// `out = W y = sqrt(d) R^T B y` (`d` values).
+    /// `out = W y = sqrt(min(d, N)) R^T B y` (`d` values).
     pub fn w(&self, y: &[f64], out: &mut [f64], s: &mut LayerScratch) {
         let d = self.dim();
         s.back.resize(d, 0.0);
-        self.b.apply_adjoint(y, (d as f64).sqrt(), &mut s.back, &mut s.ws);
+        self.b.apply_adjoint(y, self.scale(), &mut s.back, &mut s.ws);
         for (j, o) in out.iter_mut().enumerate().take(d) {
             *o = (0..d).map(|i| self.r[i * d + j] * s.back[i]).sum();
         }
@@ -148,15 +176,15 @@ impl NokLayer {
     }
 
     /// [`NokLayer::inject`] with the rotation `r` (row-major `d x d`, orthogonal) in place of the
-    /// layer's: `c = sqrt(d) B^T r x`. Lets one `B` serve the phases of a block.
+    /// layer's: `c = sqrt(min(d, N)) B^T r x`. Lets one `B` serve the phases of a block.
     pub fn inject_with(&self, r: &[f64], x: &[f64], c: &mut [f64], s: &mut LayerScratch) {
         let d = self.dim();
         s.rx.clear();
         s.rx.extend((0..d).map(|i| r[i * d..(i + 1) * d].iter().zip(x).map(|(a, b)| a * b).sum::<f64>()));
-        self.b.apply(&s.rx, (d as f64).sqrt(), c, &mut s.ws);
+        self.b.apply(&s.rx, self.scale(), c, &mut s.ws);
     }
 
-    /// One step (7.9) from the injection `c = W^T x`: `y_next = h(c + y - (d/N) B^T B y)`, at
+    /// One step (7.9) from the injection `c = W^T x`: `y_next = h(c + y - (min(d, N)/N) B^T B y)`, at
     /// `B`'s cost only: `O(N log N)` for the Fourier structure, `O(N d)` for a dense `B`.
     pub fn step_injected(&self, c: &[f64], y: &[f64], y_next: &mut [f64], s: &mut LayerScratch) {
         self.gram(y, y_next, s);
@@ -182,15 +210,15 @@ impl NokLayer {
         }
     }
 
-    /// `out = W^T W v / N = (d/N) B^T B v` (`R` cancels), at `B`'s cost.
+    /// `out = W^T W v / N = (min(d, N)/N) B^T B v` (`R` cancels), at `B`'s cost.
     fn gram(&self, v: &[f64], out: &mut [f64], s: &mut LayerScratch) {
         let (d, n) = (self.dim(), self.width());
         s.back.resize(d, 0.0);
         self.b.apply_adjoint(v, 1.0, &mut s.back, &mut s.ws);
-        self.b.apply(&s.back, d as f64 / n as f64, out, &mut s.ws);
+        self.b.apply(&s.back, self.rank() as f64 / n as f64, out, &mut s.ws);
     }
 
-    /// The reconstruction `W y / N = (sqrt(d) / N) R^T B y` (`d` values): the block's denoised
+    /// The reconstruction `W y / N = (sqrt(min(d, N)) / N) R^T B y` (`d` values): the block's denoised
     /// input.
     pub fn reconstruct(&self, y: &[f64], out: &mut [f64], s: &mut LayerScratch) {
         self.w(y, out, s);
@@ -233,8 +261,9 @@ impl NokLayer {
 
     /// The unsupervised R-step (7.16-7.17), orthogonal Procrustes: with the codes `ys` (`n x N`,
     /// row-major) of the rows `xs` (`n x d`) fixed, the orthogonal `R` minimizing
-    /// `1/2 sum_k ||x_k - (sqrt(d)/N) R^T B y_k||^2` is `R = U V^T` from the SVD
-    /// `(sqrt(d)/N) B Y X^T = U Gamma V^T`. Replaces `R`; the objective never increases.
+    /// `1/2 sum_k ||x_k - (s/N) R^T B y_k||^2` (`s = sqrt(min(d, N))`, `sqrt(d)` in the thesis)
+    /// is `R = U V^T` from the SVD `(s/N) B Y X^T = U Gamma V^T`. Replaces `R`; the objective
+    /// never increases.
     pub fn procrustes_step(&mut self, xs: &[f64], ys: &[f64], s: &mut LayerScratch) -> Result<()> {
         let (d, n) = (self.dim(), self.width());
         let rows = xs.len() / d;
@@ -245,9 +274,9 @@ impl NokLayer {
                 ys.len()
             )));
         }
-        // Z = (sqrt(d)/N) Y B^T (rows: B y_k), then M = Z^T X (d x d).
+        // Z = (s/N) Y B^T (rows: B y_k), then M = Z^T X (d x d).
         let mut z = vec![0.0; rows * d];
-        self.b.apply_adjoint(ys, (d as f64).sqrt() / n as f64, &mut z, &mut s.ws);
+        self.b.apply_adjoint(ys, self.scale() / n as f64, &mut z, &mut s.ws);
         let mut m = vec![0.0; d * d];
         faer::linalg::matmul::matmul(
             faer::MatMut::from_row_major_slice_mut(&mut m, d, d),

@@ -2,7 +2,8 @@
 //! `B B^T = (N/d) I_d`, so that `W = sqrt(d) R^T B` has `W W^T / N = I_d` (7.7).
 //!
 //! - [`Structure::Orthogonal`]: blocks of Haar orthogonal matrices (Yu et al. 2016, "Orthogonal
-//!   random features"); `d | N`, `O(N d)` per product.
+//!   random features"); `d | N`, `O(N d)` per product. `N < d` takes `N` orthonormal columns of
+//!   one Haar matrix (`B^T B = I_N`), the width the auto choice takes there too.
 //! - [`Structure::Ssf`]: the DFT rows of spherical structured features (Lyu 2017; thesis eq. 6.23)
 //!   with frequencies from Algorithm 12 (a few sweeps over a random block of candidates, as the
 //!   thesis' `LogEnergyOP_Demo.m` does); `O(N log N)` per product by one FFT (Theorem 20).
@@ -30,7 +31,7 @@ pub enum Structure {
     /// [`Structure::Orthogonal`].
     #[default]
     Auto,
-    /// Blocks of Haar orthogonal `d x d` matrices; `d | N`.
+    /// Blocks of Haar orthogonal `d x d` matrices; `d | N`, or `N < d` (orthonormal columns).
     Orthogonal,
     /// SSF's DFT rows with Algorithm 12's frequencies (FFT products).
     Ssf,

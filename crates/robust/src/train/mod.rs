@@ -14,4 +14,4 @@ pub use loss::SampleLoss;
 pub use method::{METHOD_NAMES, Method};
 pub use net::{Arch, Net};
 pub use optim::{OptimizerSpec, OptimizerState, Schedule};
-pub use trainer::{EpochRecord, TrainSet, TrainSpec, Trainer, TrainerState};
+pub use trainer::{Collapsed, EpochRecord, TrainSet, TrainSpec, Trainer, TrainerState, collapse_rows};

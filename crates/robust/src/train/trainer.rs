@@ -137,7 +137,7 @@ impl TrainSpec {
 }
 
 /// Training rows: row-major `n x d` features and labels (possibly noisy) in `0..k`; the clean
-/// labels, where known, give the label precision.
+/// labels, where known, give the label precision; per-row weights, where given.
 #[derive(Clone, Copy, Debug)]
 pub struct TrainSet<'a> {
     /// Features.
@@ -150,6 +150,14 @@ pub struct TrainSet<'a> {
     pub clean: Option<&'a [u32]>,
     /// Classes.
     pub k: usize,
+    /// Sample weights `w_i >= 0` (`None`: all 1), as scikit-learn's `sample_weight`: each step
+    /// minimizes `sum_i w_i l_i / sum_i w_i` over the rows it uses (instead of their mean), the
+    /// selections count weight instead of rows (NPCL's threshold (8.21) with `m` and the
+    /// misclassified count as weights, Algorithm 13 with [`Selector::select_weighted`],
+    /// Co-teaching's kept fraction by weight), and the epoch's metrics are weighted. Rows of
+    /// weight 0 are left out of the data order altogether, so a run with them is the run
+    /// without them, bit for bit; multiplying every weight by the same factor changes nothing.
+    pub weights: Option<&'a [f64]>,
 }
 
 impl TrainSet<'_> {
@@ -173,6 +181,22 @@ impl TrainSet<'_> {
             return Err(RobustError::invalid("classes", self.k, "at least 2 classes"));
         }
         check_labels("y", self.labels, self.k)?;
+        if let Some(w) = self.weights {
+            if w.len() != n {
+                return Err(RobustError::bad(format!("sample_weight has {} entries for {n} rows: one weight per row", w.len())));
+            }
+            if let Some((i, v)) = w.iter().enumerate().find(|(_, v)| !(v.is_finite() && **v >= 0.0)) {
+                return Err(RobustError::invalid("sample_weight", format!("{v} (row {i})"), "finite weights >= 0"));
+            }
+            let total: f64 = w.iter().sum();
+            if !(total > 0.0 && total.is_finite()) {
+                return Err(RobustError::invalid(
+                    "sample_weight",
+                    format!("weights summing to {total}"),
+                    "at least one weight > 0 (and a finite sum)",
+                ));
+            }
+        }
         if let Some(c) = self.clean {
             if c.len() != n {
                 return Err(RobustError::bad(format!("{} clean labels for {n} rows", c.len())));
@@ -181,6 +205,66 @@ impl TrainSet<'_> {
         }
         Ok(())
     }
+}
+
+/// A training set as its weighted sample of distinct rows ([`collapse_rows`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Collapsed {
+    /// The distinct rows, row-major, in a canonical order (by feature bits, then label).
+    pub x: Vec<f32>,
+    /// Their labels.
+    pub labels: Vec<u32>,
+    /// Their weights: the sum of the weights of the rows equal to each (1 per copy without
+    /// weights); all positive.
+    pub weights: Vec<f64>,
+    /// For every input row, the distinct row it became (`None` for rows of weight 0).
+    pub row_of: Vec<Option<usize>>,
+}
+
+impl Collapsed {
+    /// As a [`TrainSet`] (weights `None` when every weight is exactly 1, the unweighted run).
+    pub fn set(&self, d: usize, k: usize) -> TrainSet<'_> {
+        let weights = if self.weights.iter().all(|w| *w == 1.0) { None } else { Some(&self.weights[..]) };
+        TrainSet { x: &self.x, d, labels: &self.labels, clean: None, k, weights }
+    }
+}
+
+/// The weighted empirical distribution of `data` in a canonical form: rows of weight 0 dropped,
+/// identical `(features, label)` rows (bit for bit) merged into one whose weight is their sum,
+/// and the distinct rows sorted (by their features' bits, then the label). A run on the result
+/// depends on the data only through `sum_i w_i delta(x_i, y_i)`, as scikit-learn's
+/// `sample_weight` semantics ask: an integer weight is exactly that many copies of the row, a
+/// zero weight is exactly the row left out, and the order of the rows does not matter. `data`
+/// must have passed [`TrainSet::check`].
+pub fn collapse_rows(data: &TrainSet) -> Collapsed {
+    let (d, n) = (data.d, data.labels.len());
+    let weight = |i: usize| data.weights.map_or(1.0, |w| w[i]);
+    let row = |i: usize| &data.x[i * d..(i + 1) * d];
+    let mut order: Vec<usize> = (0..n).filter(|&i| weight(i) > 0.0).collect();
+    let cmp = |a: usize, b: usize| {
+        row(a)
+            .iter()
+            .zip(row(b))
+            .map(|(u, v)| u.total_cmp(v))
+            .find(|o| o.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(data.labels[a].cmp(&data.labels[b]))
+    };
+    order.sort_by(|&a, &b| cmp(a, b).then(a.cmp(&b)));
+    let mut out = Collapsed { x: Vec::new(), labels: Vec::new(), weights: Vec::new(), row_of: vec![None; n] };
+    let mut last: Option<usize> = None;
+    for i in order {
+        if last.is_none_or(|j| cmp(i, j).is_ne()) {
+            out.x.extend_from_slice(row(i));
+            out.labels.push(data.labels[i]);
+            out.weights.push(0.0);
+            last = Some(i);
+        }
+        let u = out.labels.len() - 1;
+        out.weights[u] += weight(i);
+        out.row_of[i] = Some(u);
+    }
+    out
 }
 
 /// One epoch's metrics.
@@ -348,13 +432,26 @@ impl Trainer {
         let spec = st.spec.clone();
         let e = st.epoch;
         let (lr, beta1) = spec.schedule().at(&spec.optimizer, e, spec.epochs);
+        let weight = |i: usize| data.weights.map_or(1.0, |w| w[i]);
+        // Rows of weight 0 take no part (so a run with them is the run without them).
+        let mut order: Vec<usize> = match data.weights {
+            None => (0..st.n).collect(),
+            Some(w) => (0..st.n).filter(|&i| w[i] > 0.0).collect(),
+        };
         // A batch larger than the data is the whole data (as scikit-learn's MLPClassifier clips it).
-        let (n, d, k, m) = (st.n, st.d, st.k, spec.batch_size.min(st.n.max(1)));
-        let mut order: Vec<usize> = (0..n).collect();
+        let (d, k, m) = (st.d, st.k, spec.batch_size.min(order.len().max(1)));
+        let total_weight: f64 = order.iter().map(|&i| weight(i)).sum();
+        if let Some(w) = data.weights {
+            for (sel, _) in st.selected.iter_mut().zip(w).filter(|(_, w)| **w == 0.0) {
+                *sel = false;
+            }
+        }
         order.shuffle(&mut st.rng);
         let nets = spec.method.networks();
         let step_loss = spec.method.step_loss();
-        let (mut loss_sum, mut batches, mut correct, mut used, mut used_clean) = (0.0, 0usize, 0usize, 0usize, 0usize);
+        // Weighted counts (integers at unit weights).
+        let (mut loss_sum, mut batches, mut correct, mut used, mut used_clean) = (0.0, 0usize, 0.0f64, 0.0f64, 0.0f64);
+        let mut wb: Vec<f64> = Vec::with_capacity(m);
         let mut xb = Vec::with_capacity(m * d);
         let mut onehot = Vec::with_capacity(m * k);
         let mut grad = Vec::new();
@@ -366,6 +463,8 @@ impl Trainer {
             let b = chunk.len();
             xb.clear();
             onehot.clear();
+            wb.clear();
+            wb.extend(chunk.iter().map(|&i| weight(i)));
             for &i in chunk {
                 xb.extend_from_slice(&data.x[i * d..(i + 1) * d]);
                 onehot.extend((0..k).map(|c| if c == data.labels[i] as usize { 1.0f32 } else { 0.0 }));
@@ -397,7 +496,7 @@ impl Trainer {
                     let u = hinge::margin(&row, y);
                     negs[j].push(if u < 0.0 { 1.0 } else { 0.0 });
                     if j == 0 && u > 0.0 {
-                        correct += 1;
+                        correct += wb[r];
                     }
                     losses[j].push(match spec.method {
                         Method::CoTeaching { .. } => hinge::cross_entropy(&row, y),
@@ -410,21 +509,31 @@ impl Trainer {
                 mask.clear();
                 mask.resize(b, true);
             }
+            let batch_weight: f64 = wb.iter().sum();
             match spec.method {
                 Method::Npcl { eps, burn_in, train_on } if e >= burn_in => {
-                    let misclassified = negs[0].iter().filter(|v| **v > 0.0).count();
-                    let c = Threshold::NoisePrunedAdaptive { eps }.value(b, misclassified);
-                    self.selector.select(&losses[0], c, train_on, &mut masks[0])?;
+                    // Eq. (8.21) with the batch's weight and its misclassified weight.
+                    let misclassified: f64 = negs[0].iter().zip(&wb).filter(|(v, _)| **v > 0.0).map(|(_, w)| w).sum();
+                    let c = Threshold::NoisePrunedAdaptive { eps }.value_weighted(batch_weight, misclassified);
+                    let w = data.weights.map(|_| &wb[..]);
+                    self.selector.select_weighted(&losses[0], w, c, train_on, &mut masks[0])?;
                 }
                 Method::CoTeaching { eps, t_k } => {
+                    // The smallest losses up to the 1 - R(e) fraction of the batch's weight (of
+                    // its rows at unit weights: floor((1 - R(e)) b) of them).
                     let rate = eps * (e as f64 / t_k as f64).min(1.0);
-                    let keep = ((1.0 - rate) * b as f64) as usize;
+                    let keep = (1.0 - rate) * batch_weight;
                     let mut picks: Vec<Vec<bool>> = Vec::with_capacity(2);
                     for l in &losses {
                         let mut idx: Vec<usize> = (0..b).collect();
                         idx.sort_unstable_by(|&a, &c| l[a].total_cmp(&l[c]).then(a.cmp(&c)));
                         let mut pick = vec![false; b];
-                        for &r in &idx[..keep] {
+                        let mut kept = 0.0;
+                        for &r in &idx {
+                            kept += wb[r];
+                            if kept > keep {
+                                break;
+                            }
                             pick[r] = true;
                         }
                         picks.push(pick);
@@ -439,19 +548,25 @@ impl Trainer {
             for (r, &i) in chunk.iter().enumerate() {
                 st.selected[i] = own[r];
                 if own[r] {
-                    used += 1;
+                    used += wb[r];
                     if data.clean.is_some_and(|c| c[i] == data.labels[i]) {
-                        used_clean += 1;
+                        used_clean += wb[r];
                     }
                 }
             }
-            // One gradient step per network on the mean loss of its samples.
+            // One gradient step per network on the (weighted) mean loss of its samples.
             for (j, logit) in logits.into_iter().enumerate() {
                 let count = masks[j].iter().filter(|s| **s).count();
                 if count == 0 {
                     continue;
                 }
-                let w: Vec<f32> = masks[j].iter().map(|s| if *s { 1.0 / count as f32 } else { 0.0 }).collect();
+                let w: Vec<f32> = match data.weights {
+                    None => masks[j].iter().map(|s| if *s { 1.0 / count as f32 } else { 0.0 }).collect(),
+                    Some(_) => {
+                        let sum: f64 = masks[j].iter().zip(&wb).filter(|(s, _)| **s).map(|(_, w)| w).sum();
+                        masks[j].iter().zip(&wb).map(|(s, w)| if *s { (w / sum) as f32 } else { 0.0 }).collect()
+                    }
+                };
                 let w = Tensor::<1>::from_data(TensorData::new(w, [b]), &self.device);
                 let neg = Tensor::<1>::from_data(TensorData::new(negs[j].clone(), [b]), &self.device);
                 let objective = (step_loss.forward(logit, oh.clone(), neg) * w).sum();
@@ -484,10 +599,10 @@ impl Trainer {
         let rec = EpochRecord {
             epoch: st.epoch,
             train_loss: loss_sum / batches.max(1) as f64,
-            train_accuracy: correct as f64 / n as f64,
+            train_accuracy: correct / total_weight,
             test_accuracy,
-            label_precision: data.clean.map(|_| if used == 0 { 0.0 } else { used_clean as f64 / used as f64 }),
-            selected_fraction: used as f64 / n as f64,
+            label_precision: data.clean.map(|_| if used == 0.0 { 0.0 } else { used_clean / used }),
+            selected_fraction: used / total_weight,
             lr,
             seconds: start.elapsed().as_secs_f64(),
         };

@@ -1,0 +1,540 @@
+"""scikit-optimize's ``Optimizer`` and ``gp_minimize`` on gradfree's batch Bayesian optimization.
+
+The state machine (GP fit, acquisition search, pending points) is the Rust ``BatchBO``; this
+module reads scikit-optimize's arguments, keeps its lists (``Xi``, ``yi``, ``models``) and builds
+its results. How each scikit-optimize option maps onto gradfree is the table in
+:data:`SKOPT_OPTIONS` (and in the README).
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import copy as _copy
+import json
+import numbers
+import os
+import pickle
+import warnings
+from typing import Any, Callable, Optional, Sequence
+
+import numpy as np
+
+from .. import _gradfree, _util
+from ..errors import InvalidParameterError
+from ..es import OptimizeResult
+from .callbacks import VerboseCallback, check_callback, eval_callbacks
+from .space import Space
+
+__all__ = ["Optimizer", "gp_minimize", "minimize", "methods", "SKOPT_OPTIONS"]
+
+
+def methods() -> list:
+    """The selection rules as ``(name, summary, source)``."""
+    return [(e["name"], e["summary"], e["source"]) for e in json.loads(_gradfree.registries_json())["bo_methods"]]
+
+
+#: scikit-optimize's options and what gradfree does with each (also the README's table).
+SKOPT_OPTIONS = {
+    "base_estimator": "'GP' (any case) or None: gradfree's GP (ARD Matérn 5/2, constant mean, hyper-parameters by "
+                      "maximum likelihood; kernel='rbf' for the squared exponential). Other estimators are refused.",
+    "n_initial_points": "honoured: every point told counts, asked or not (x0 too); default max(10, 3d + 2) (skopt: 10)",
+    "n_random_starts": "deprecated alias of n_initial_points, as in skopt",
+    "initial_point_generator": "'lattice' (default: the thesis' rank-1 lattice, Alg. 10), 'random', 'sobol', 'halton', "
+                               "'hammersly', 'lhs'; 'grid' is refused (use 'lattice')",
+    "acq_func": "'gp_hedge' (skopt's default) and None: gradfree's default rule, BKOP (thesis Alg. 6/8); 'LCB': "
+                "constant-weight UCB (Alg. 5/7) with weight kappa; 'EI': log expected improvement; 'PI', 'EIps', "
+                "'PIps', 'MES', 'PVRS' are refused. method= selects any gradfree rule by name.",
+    "acq_optimizer": "'auto', 'sampling', 'lbfgs': accepted; the acquisition is always maximized by multi-start CMA-ES "
+                     "(acq_starts, acq_evals_per_dim)",
+    "acq_optimizer_kwargs": "n_restarts_optimizer -> acq_starts; n_points and n_jobs accepted and unused",
+    "acq_func_kwargs": "kappa -> the LCB weight (default 1.96 as skopt); xi is refused (no offset in gradfree's EI); "
+                       "eta is refused (no gp_hedge portfolio)",
+    "kappa": "LCB's weight (default 1.96, as skopt)",
+    "xi": "refused unless None (gradfree's EI has no offset)",
+    "noise": "'gaussian' (learned, default) or a fixed noise variance in standardized units",
+    "n_points, n_restarts_optimizer": "gp_minimize: as in acq_optimizer_kwargs",
+    "n_jobs": "gp_minimize: evaluates batches of n_jobs points on n_jobs threads (-1: one per core); Optimizer: "
+              "accepted (the GP and acquisition run on all cores in Rust)",
+    "model_queue_size": "honoured",
+    "space_constraint": "refused: return a large value outside the feasible set",
+    "avoid_duplicates": "True (always): a proposal within 1e-4 of the box of an evaluated or pending point is replaced "
+                        "by a uniform point, as skopt; False is refused",
+    "random_state": "an int, None, or a numpy RandomState/Generator (an int seed is drawn from it)",
+    "ask(n_points, strategy)": "a batch by the rule's own batch selection (BKOP jointly; UCB/EI by hallucination); "
+                               "strategy 'cl_min', 'cl_mean', 'cl_max' accepted",
+    "verbose, callback, x0, y0": "honoured; callbacks run after every evaluation",
+}
+
+_REFUSED_ACQ = {"PI": "EI", "EIps": "EI", "PIps": "EI", "MES": "EI or LCB", "PVRS": "EI or LCB"}
+
+
+def _seed_of(random_state) -> int:
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(0, 2**31 - 1))
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(0, 2**63 - 1))
+    return _util.seed(random_state)
+
+
+def _count(name: str, v, lo: int = 1) -> int:
+    return _util.count(name, v, lo)
+
+
+def _opt(check: Callable, name: str, v):
+    return None if v is None else check(name, v)
+
+
+def _acquisition(acq_func, method, kappa, xi, acq_func_kwargs):
+    """``(method, weight)`` from scikit-optimize's acquisition options."""
+    kw = dict(acq_func_kwargs or {})
+    unknown = set(kw) - {"kappa", "xi", "eta"}
+    if unknown:
+        raise InvalidParameterError(f"acq_func_kwargs: unknown keys {sorted(unknown)}; accepted: kappa")
+    kappa = kw.get("kappa", kappa)
+    xi = kw.get("xi", xi)
+    if "eta" in kw:
+        raise InvalidParameterError("acq_func_kwargs eta is not offered: gradfree has no gp_hedge portfolio "
+                                    "(acq_func='gp_hedge' runs the default rule, BKOP)")
+    if xi is not None:
+        raise InvalidParameterError(f"xi = {xi!r} is not offered: gradfree's expected improvement has no offset; "
+                                    "use acq_func='LCB' with kappa, or the default rule, to set exploration")
+    if acq_func in _REFUSED_ACQ:
+        raise InvalidParameterError(f"acq_func = {acq_func!r} is not offered: use {_REFUSED_ACQ[acq_func]!r}, 'LCB' or "
+                                    "the default (None or 'gp_hedge': the BKOP batch rule)")
+    if acq_func not in (None, "gp_hedge", "EI", "LCB"):
+        raise InvalidParameterError(f"acq_func = {acq_func!r}: expected 'gp_hedge', 'EI' or 'LCB' "
+                                    "(gradfree's own rules by method=)")
+    if method is not None and acq_func not in (None, "gp_hedge"):
+        raise InvalidParameterError(f"give acq_func or method, not both (acq_func={acq_func!r}, method={method!r})")
+    if acq_func == "LCB":
+        return "ucb", 1.96 if kappa is None else _util.number("kappa", kappa)
+    if kappa is not None:
+        raise InvalidParameterError("kappa: only used with acq_func='LCB' (for the default rule pass weight=)")
+    return ("ei" if acq_func == "EI" else method), None
+
+
+def _design(generator, d: int, n: int, seed: int) -> Optional[np.ndarray]:
+    """The unit-cube initial design of ``generator`` (``None``: the Rust lattice)."""
+    name = generator if isinstance(generator, str) else type(generator).__name__.lower()
+    if name == "lattice":
+        return None
+    rng = np.random.default_rng(seed)
+    if n == 0:
+        return np.zeros((0, d))
+    if name == "random":
+        return rng.random((n, d))
+    if name in ("sobol", "halton", "hammersly"):
+        from .. import qmc
+        if name == "sobol":
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")      # a design need not be a power of 2 long
+                return np.asarray(qmc.Sobol(d, scramble=True, seed=seed).random(n))
+        if name == "halton":
+            return np.asarray(qmc.Halton(d, scramble=True, seed=seed).random(n))
+        first = (np.arange(n) + 0.5) / n
+        rest = np.asarray(qmc.Halton(d - 1, scramble=True, seed=seed).random(n)) if d > 1 else np.zeros((n, 0))
+        return np.column_stack([first, rest])
+    if name == "lhs":
+        # One point in each of n equal slices per coordinate, slices paired at random (McKay et al. 1979).
+        return (np.stack([rng.permutation(n) for _ in range(d)], axis=1) + rng.random((n, d))) / n
+    if name == "grid":
+        raise InvalidParameterError("initial_point_generator = 'grid' is not offered: use 'lattice' (a rank-1 lattice, "
+                                    "the default) or 'sobol'")
+    raise InvalidParameterError(f"initial_point_generator = {generator!r}: expected 'lattice', 'random', 'sobol', "
+                                "'halton', 'hammersly' or 'lhs'")
+
+
+class GaussianProcessModel:
+    """A surrogate of :attr:`Optimizer.models`: gradfree's GP fitted to the observations told up
+    to one point of the run (fitted when first used). ``predict(X, return_std=False)`` takes points
+    of the space (lists, as ``ask`` returns them) and returns the posterior mean (and standard
+    deviation) in the objective's units."""
+
+    def __init__(self, state: str, n: int, space: Space):
+        self._state, self.n_observations, self._space, self._gp = state, n, space, None
+
+    def _fit(self):
+        if self._gp is None:
+            self._gp = _gradfree.BatchBO.from_state_json(self._state).gp(self.n_observations)
+        return self._gp
+
+    def predict(self, X, return_std: bool = False):
+        X = [list(p) for p in X]
+        box = np.ascontiguousarray(np.array([self._space._to_box(p) for p in X], dtype=float).reshape(len(X), -1))
+        mean, std = self._fit().predict(box)
+        return (mean, std) if return_std else mean
+
+    @property
+    def hyperparameters(self):
+        """``(length_scales, signal_variance, noise_variance)`` (unit cube, standardized outputs)."""
+        return self._fit().hyperparameters
+
+    def __getstate__(self):
+        return {"_state": self._state, "n_observations": self.n_observations, "_space": self._space, "_gp": None}
+
+
+class Optimizer:
+    """Bayesian optimization with scikit-optimize's ``Optimizer`` interface, on the thesis' batch
+    rules (Lyu 2021, ch. 4).
+
+    ``ask()`` is one point, ``ask(n_points)`` a batch chosen jointly by the rule; ``tell(x, y)``
+    takes one point or a list and returns the result so far. Points asked and not yet told are
+    pending: later asks avoid them (scikit-optimize returns the same point until told).
+
+    Parameters follow ``skopt.Optimizer`` (the table :data:`SKOPT_OPTIONS` says what each maps
+    to); gradfree's own, keyword-only:
+
+    method : str, optional
+        A rule of :func:`methods` (``"bkop"``, ``"ucb"``, ``"gp-bucb"``, ``"gp-ucb-pe"``,
+        ``"bull"``, ``"ei"``); default BKOP.
+    batch_size : int, default 5
+        Points per batch of :func:`minimize` (the thesis' L).
+    kernel : {"matern52", "rbf"}; noise : float; weight : float; beta : float
+        GP kernel, fixed noise variance (standardized), exploration weight of BKOP/UCB, fixed
+        beta of GP-BUCB/GP-UCB-PE.
+    acq_starts, acq_evals_per_dim : int
+        CMA-ES starts of the acquisition search and evaluations per start and variable.
+    on_nonfinite : {"error", "treat-as-inf"}
+        NaN/inf values: an error, or failed evaluations recorded at the worst value seen.
+    n_calls : int
+        Total budget; needed by ``method="bull"`` only.
+    """
+
+    def __init__(self, dimensions, base_estimator="gp", n_random_starts=None, n_initial_points=None,
+                 initial_point_generator="lattice", n_jobs=1, acq_func=None, acq_optimizer="auto", random_state=None,
+                 model_queue_size=None, space_constraint=None, acq_func_kwargs=None, acq_optimizer_kwargs=None,
+                 avoid_duplicates=True, *, method: Optional[str] = None, batch_size: Optional[int] = None,
+                 kernel: Optional[str] = None, noise=None, weight: Optional[float] = None, beta: Optional[float] = None,
+                 acq_starts: Optional[int] = None, acq_evals_per_dim: Optional[int] = None,
+                 on_nonfinite: Optional[str] = None, n_calls: Optional[int] = None, kappa=None, xi=None):
+        args = {k: v for k, v in locals().items() if k not in ("self", "__class__")}
+        self.specs = {"args": args, "function": "Optimizer"}
+        if base_estimator is not None and not (isinstance(base_estimator, str) and base_estimator.lower() == "gp"):
+            raise InvalidParameterError(
+                f"base_estimator = {base_estimator!r} is not offered: gradfree fits its own Gaussian process "
+                "(ARD Matern 5/2; kernel='rbf' for the squared exponential); pass base_estimator='GP'")
+        if avoid_duplicates is not True:
+            raise InvalidParameterError("avoid_duplicates=False is not offered: a proposal that repeats an evaluated point "
+                                        "is always replaced by a uniform point (to evaluate a point again, tell it again)")
+        if acq_optimizer not in ("auto", "sampling", "lbfgs"):
+            raise InvalidParameterError(f"acq_optimizer = {acq_optimizer!r}: expected 'auto', 'sampling' or 'lbfgs'")
+        self.space = Space(dimensions, constraint=space_constraint)
+        if n_random_starts is not None:
+            n_initial_points = n_random_starts
+        d = len(self.space._box()[0])
+        n_init = max(10, 3 * d + 2) if n_initial_points is None else _count("n_initial_points", n_initial_points, 0)
+        if model_queue_size is not None and (isinstance(model_queue_size, bool) or not isinstance(model_queue_size, numbers.Integral)):
+            raise InvalidParameterError(f"model_queue_size: expected an int or None, got {model_queue_size!r}")
+        okw = dict(acq_optimizer_kwargs or {})
+        unknown = set(okw) - {"n_points", "n_restarts_optimizer", "n_jobs"}
+        if unknown:
+            raise InvalidParameterError(f"acq_optimizer_kwargs: unknown keys {sorted(unknown)}; accepted: n_points, "
+                                        "n_restarts_optimizer, n_jobs")
+        if acq_starts is None and okw.get("n_restarts_optimizer") is not None:
+            acq_starts = okw["n_restarts_optimizer"]
+        method, lcb_weight = _acquisition(acq_func, method, kappa, xi, acq_func_kwargs)
+        if lcb_weight is not None:
+            weight = lcb_weight
+        if noise == "gaussian":
+            noise = None
+        self.acq_func, self.acq_optimizer, self.base_estimator_ = acq_func or "gp_hedge", acq_optimizer, "GP"
+        self.n_jobs, self.avoid_duplicates = n_jobs, avoid_duplicates
+        self.max_model_queue_size = model_queue_size
+        self.n_initial_points_ = n_init
+        self._n_initial_points = n_init
+        self.random_state = _seed_of(random_state)
+        self._generator = initial_point_generator
+        lo, hi, kinds = self.space._box()
+        # Options left None take the library's defaults (gradfree_bo::BoParams).
+        self._bo = _gradfree.BatchBO(
+            lo, hi, kinds, self.random_state, method=method, batch_size=_opt(_count, "batch_size", batch_size),
+            n_initial=max(n_init, 1), kernel=kernel, noise=_opt(_util.number, "noise", noise),
+            weight=_opt(_util.number, "weight", weight), beta=_opt(_util.number, "beta", beta),
+            acq_starts=_opt(_count, "acq_starts", acq_starts), acq_evals_per_dim=_opt(_count, "acq_evals_per_dim", acq_evals_per_dim),
+            on_nonfinite=on_nonfinite, budget=_opt(_count, "n_calls", n_calls))
+        design = _design(initial_point_generator, d, n_init, self.random_state)
+        if design is not None or n_init == 0:
+            self._bo.set_design(np.ascontiguousarray(design if design is not None else np.zeros((0, d))))
+        self.Xi: list = []
+        self.yi: list = []
+        self.models: list = []
+        self._asked: dict = {}
+
+    # scikit-optimize's interface ---------------------------------------------------------------
+    def ask(self, n_points: Optional[int] = None, strategy: str = "cl_min"):
+        """The next point to evaluate (a list), or a list of ``n_points`` points chosen together.
+
+        While fewer than ``n_initial_points`` values have been told the points come from the
+        initial design; then from the rule's acquisition on the GP fitted to everything told,
+        with pending points (asked, not told) avoided. ``strategy`` (scikit-optimize's constant
+        liar: ``"cl_min"``, ``"cl_mean"``, ``"cl_max"``) is accepted; the batch is the rule's own
+        (BKOP chooses it jointly, UCB and EI condition on each pick)."""
+        if n_points is not None and (isinstance(n_points, bool) or not isinstance(n_points, numbers.Integral) or n_points <= 0):
+            raise InvalidParameterError(f"n_points should be int > 0, got {n_points!r}")
+        if strategy not in ("cl_min", "cl_mean", "cl_max"):
+            raise InvalidParameterError(f"strategy = {strategy!r}: expected one of ['cl_min', 'cl_mean', 'cl_max']")
+        count = 1 if n_points is None else int(n_points)
+        self._bo.keep_design(max(0, self._n_initial_points - self._bo.n_pending))
+        X = self._bo.ask(count)
+        pts = []
+        for row in X:
+            p = self.space._from_box(row)
+            self._asked.setdefault(_key(p), []).append(np.array(row))
+            pts.append(p)
+        return pts[0] if n_points is None else pts
+
+    def tell(self, x, y, fit: bool = True):
+        """Records ``y = f(x)`` for one point or a list of points (asked or not) and returns the
+        result so far (an ``OptimizeResult``). Errors are ``ValueError``s, as scikit-optimize's."""
+        xs, ys = _points_and_values(x, y)
+        for p in xs:
+            self.space._check_point(p)
+        rows = np.ascontiguousarray(np.array([self._row(p) for p in xs], dtype=float).reshape(len(xs), -1))
+        self._bo.tell(rows, ys)
+        for p in xs:
+            queue = self._asked.get(_key(p))
+            if queue:
+                queue.pop(0)
+        self.Xi.extend([list(p) for p in xs])
+        self.yi.extend(ys)
+        self._n_initial_points -= len(ys)
+        if fit and self._n_initial_points <= 0 and self._bo.n_observations > 0:
+            self.models.append(GaussianProcessModel(self._bo.state_json(), self._bo.n_observations, self.space))
+            if self.max_model_queue_size is not None:
+                del self.models[:max(0, len(self.models) - self.max_model_queue_size)]
+        return self.get_result()
+
+    def run(self, func: Callable, n_iter: int = 1):
+        """``n_iter`` rounds of ``ask()``, ``func(x)``, ``tell``; returns the result."""
+        for _ in range(_count("n_iter", n_iter)):
+            x = self.ask()
+            self.tell(x, func(x))
+        return self.get_result()
+
+    def update_next(self) -> None:
+        """scikit-optimize recomputes its next point here; gradfree computes it at ``ask``."""
+
+    def get_result(self) -> OptimizeResult:
+        """The result so far: ``x``, ``fun``, ``func_vals``, ``x_iters``, ``models``, ``space``,
+        ``random_state`` (the seed), ``specs``, and ``nfev``."""
+        return _result(self.Xi, self.yi, self.space, self.random_state, self.models, self.specs)
+
+    def copy(self, random_state=None) -> "Optimizer":
+        """A copy: the same state, pending points included (``random_state=None``), or a new
+        optimizer seeded with ``random_state`` that has been told the same values."""
+        if random_state is None:
+            return pickle.loads(pickle.dumps(self))
+        args = {k: v for k, v in self.specs["args"].items()}
+        args["random_state"] = random_state
+        opt = Optimizer(**args)
+        if self.Xi:
+            opt.tell(self.Xi, self.yi)
+        return opt
+
+    def _row(self, p) -> list:
+        queue = self._asked.get(_key(p))
+        return list(queue[0]) if queue else self.space._to_box(p)
+
+    # state ----------------------------------------------------------------------------------------
+    @property
+    def method(self) -> str:
+        """The selection rule's name."""
+        return self._bo.method
+
+    @property
+    def n_pending(self) -> int:
+        """Points asked and not yet told."""
+        return self._bo.n_pending
+
+    @property
+    def hyperparameters(self):
+        """``(length_scales, signal_variance, noise_variance)`` of the last GP fit (unit cube,
+        standardized outputs), or ``None``."""
+        return self._bo.hyperparameters
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_bo"] = self._bo.state_json()
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        state["_bo"] = _gradfree.BatchBO.from_state_json(state["_bo"])
+        self.__dict__.update(state)
+
+
+def _key(p) -> str:
+    return repr([v.item() if isinstance(v, np.generic) else v for v in p])
+
+
+def _is_point(x) -> bool:
+    return isinstance(x, (list, tuple, np.ndarray)) and not any(isinstance(v, (list, tuple, np.ndarray)) for v in x)
+
+
+def _points_and_values(x, y):
+    """scikit-optimize's reading of ``tell(x, y)``: one point and a number, or a list of points and
+    a list of numbers (``ValueError`` otherwise)."""
+    if isinstance(x, np.ndarray) and x.ndim == 2:
+        x = [list(r) for r in x]
+    if isinstance(x, (list, tuple)) and len(x) > 0 and all(isinstance(p, (list, tuple, np.ndarray)) for p in x):
+        if not isinstance(y, (list, tuple, np.ndarray)) or np.ndim(y) != 1:
+            raise InvalidParameterError(f"expected y to be a list of scalars for {len(x)} points, got {y!r}")
+        if len(y) != len(x):
+            raise InvalidParameterError(f"{len(x)} points but {len(y)} values")
+        return [list(p) for p in x], [_scalar(v, f"y[{k}]") for k, v in enumerate(y)]
+    if _is_point(x) and len(x) > 0:
+        return [list(x)], [_scalar(y, "y")]
+    raise InvalidParameterError(f"Type of arguments `x` ({type(x).__name__}) and `y` ({type(y).__name__}) not compatible: "
+                                "expected a point and a number, or a list of points and a list of numbers")
+
+
+def _scalar(v, name: str) -> float:
+    if isinstance(v, np.ndarray) and v.ndim == 0:
+        v = v.item()
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+        raise InvalidParameterError(f"{name}: `func` should return a scalar, got {v!r}")
+    return float(v)
+
+
+def _result(Xi, yi, space, seed, models, specs) -> OptimizeResult:
+    """scikit-optimize's ``create_result``: the best finite value and its point."""
+    vals = np.array(yi, dtype=float)
+    finite = np.flatnonzero(np.isfinite(vals))
+    if len(finite):
+        best = int(finite[np.argmin(vals[finite])])
+        x, fun = list(Xi[best]), float(vals[best])
+    else:
+        x, fun = None, float("inf")
+    return OptimizeResult(x=x, fun=fun, func_vals=vals, x_iters=[list(p) for p in Xi], models=list(models), space=space,
+                          random_state=seed, specs=specs, nfev=len(yi))
+
+
+def _executor(n_jobs, executor):
+    if executor is not None:
+        return _util.executor(executor), False
+    if n_jobs is None or n_jobs == 1:
+        return None, False
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0 or n_jobs < -1:
+        raise InvalidParameterError(f"n_jobs: expected a positive integer or -1 (one per core), got {n_jobs!r}")
+    workers = (os.cpu_count() or 1) if n_jobs == -1 else int(n_jobs)
+    return concurrent.futures.ThreadPoolExecutor(max_workers=workers), True
+
+
+def _minimize(function: str, call: dict) -> OptimizeResult:
+    """The loop of :func:`gp_minimize` and :func:`minimize` (scikit-optimize's ``base_minimize``);
+    ``call`` is the caller's arguments by name (kept as ``specs["args"]``)."""
+    kwargs = dict(call.pop("kwargs"))
+    specs_args = {**call, **kwargs}
+    (func, dimensions, base_estimator, n_calls, n_random_starts, n_initial_points, initial_point_generator, acq_func,
+     acq_optimizer, x0, y0, random_state, verbose, callback, n_restarts_optimizer, xi, kappa, noise, n_jobs,
+     model_queue_size, space_constraint, batch_size, executor) = (
+        call[k] for k in ("func", "dimensions", "base_estimator", "n_calls", "n_random_starts", "n_initial_points",
+                          "initial_point_generator", "acq_func", "acq_optimizer", "x0", "y0", "random_state", "verbose",
+                          "callback", "n_restarts_optimizer", "xi", "kappa", "noise", "n_jobs", "model_queue_size",
+                          "space_constraint", "batch_size", "executor"))
+    kwargs["method"] = call["method"]
+    if not callable(func):
+        raise InvalidParameterError(f"func: expected a callable, got {func!r}")
+    n_calls = _count("n_calls", n_calls, 0)
+    if x0 is None:
+        x0 = []
+    elif _is_point(x0):
+        x0 = [list(x0)]
+    if not isinstance(x0, (list, tuple)):
+        raise InvalidParameterError(f"`x0` should be a list, but got {type(x0).__name__}")
+    x0 = [list(p) for p in x0]
+    if n_random_starts is not None:
+        n_initial_points = n_random_starts
+    space = Space(dimensions, constraint=space_constraint)
+    d = len(space._box()[0])
+    n_initial_points = max(10, 3 * d + 2) if n_initial_points is None else _count("n_initial_points", n_initial_points, 0)
+    if n_initial_points <= 0 and not x0:
+        raise InvalidParameterError("Either set `n_initial_points` > 0, or provide `x0`")
+    if y0 is not None:
+        y0 = [y0] if isinstance(y0, numbers.Number) else list(y0)
+        if len(y0) != len(x0):
+            raise InvalidParameterError("`x0` and `y0` should have the same length")
+    required = n_initial_points + (len(x0) if not y0 else 0)
+    if n_calls < required:
+        raise InvalidParameterError(f"Expected `n_calls` >= {required}, got {n_calls}")
+    for p in x0:
+        space._check_point(p)
+    pool, owned = _executor(n_jobs, executor)
+    if batch_size is None and function == "gp_minimize":
+        batch_size = 1 if pool is None else (getattr(pool, "_max_workers", None) or 5)
+    opt_kwargs = dict(kwargs)
+    if n_restarts_optimizer is not None:
+        opt_kwargs.setdefault("acq_starts", n_restarts_optimizer)
+    opt = Optimizer(space, base_estimator=base_estimator, n_initial_points=n_initial_points + len(x0),
+                    initial_point_generator=initial_point_generator, acq_func=acq_func, acq_optimizer=acq_optimizer,
+                    random_state=random_state, model_queue_size=model_queue_size, batch_size=batch_size, noise=noise,
+                    kappa=kappa, xi=xi, n_calls=n_calls, **opt_kwargs)
+    opt.specs = {"args": specs_args, "function": function}
+    # The initial design counts only the points still to evaluate (x0 with its values is extra).
+    callbacks = check_callback(callback)
+    if verbose:
+        callbacks.append(VerboseCallback(n_total=n_calls, n_init=len(x0) if not y0 else 0, n_random=n_initial_points))
+    evaluate = (lambda X: [func(p) for p in X]) if pool is None else (lambda X: list(pool.map(func, X)))
+    try:
+        left = n_calls
+        if x0:
+            if y0 is None:
+                y0 = evaluate(x0)
+                left -= len(y0)
+            result = opt.tell(x0, list(y0))
+            result.specs = opt.specs
+            if eval_callbacks(callbacks, result):
+                return result
+        batch = opt._bo.batch_size
+        while left > 0:
+            X = opt.ask(min(batch, left))
+            for p, v in zip(X, evaluate(X)):
+                left -= 1
+                result = opt.tell(p, v)
+                if eval_callbacks(callbacks, result):
+                    return result
+        return opt.get_result()
+    finally:
+        if owned:
+            pool.shutdown(wait=True)
+
+
+def gp_minimize(func: Callable, dimensions, base_estimator=None, n_calls: int = 100, n_random_starts=None,
+                n_initial_points=None, initial_point_generator="lattice", acq_func=None, acq_optimizer="auto", x0=None,
+                y0=None, random_state=None, verbose: bool = False, callback=None, n_points=None, n_restarts_optimizer=None,
+                xi=None, kappa=None, noise="gaussian", n_jobs=1, model_queue_size=None, space_constraint=None, *,
+                method: Optional[str] = None, batch_size: Optional[int] = None, executor=None, **kwargs) -> OptimizeResult:
+    """Minimizes ``func`` by Bayesian optimization with ``skopt.gp_minimize``'s signature.
+
+    ``func(x)`` takes one point (a list, in the order of ``dimensions``) and returns a number.
+    Points are evaluated one at a time (``n_jobs=1``), or in batches of ``n_jobs`` on a thread
+    pool, or of ``batch_size`` through ``executor.map`` (a process pool, a Ray pool); every
+    evaluation is told at once and the callbacks run after each (``True`` stops). ``x0``/``y0``
+    are evaluated or told first and count towards ``n_calls`` as in scikit-optimize.
+
+    Defaults differ from scikit-optimize's where gradfree's are its own (the table
+    :data:`SKOPT_OPTIONS`): ``acq_func=None`` (or ``"gp_hedge"``) runs the thesis' BKOP rule,
+    ``initial_point_generator="lattice"`` a rank-1 lattice, ``n_initial_points=None`` is
+    ``max(10, 3d + 2)``. Keyword-only extras: ``method``, ``batch_size``, ``executor`` and the
+    options of :class:`Optimizer`.
+
+    Returns
+    -------
+    OptimizeResult
+        ``x``, ``fun``, ``func_vals``, ``x_iters``, ``models``, ``space``, ``random_state``,
+        ``specs``, ``nfev``.
+    """
+    return _minimize("gp_minimize", dict(locals()))
+
+
+def minimize(func: Callable, dimensions, n_calls: int = 100, n_initial_points=None, batch_size: Optional[int] = None,
+             method: Optional[str] = None, random_state=None, seed: Optional[int] = None, callback=None, *, x0=None, y0=None,
+             base_estimator=None, n_random_starts=None, initial_point_generator="lattice", acq_func=None,
+             acq_optimizer="auto", verbose: bool = False, n_points=None, n_restarts_optimizer=None, xi=None, kappa=None,
+             noise="gaussian", n_jobs=1, model_queue_size=None, space_constraint=None, executor=None, **kwargs) -> OptimizeResult:
+    """Minimizes ``func`` by batch Bayesian optimization: :func:`gp_minimize` with gradfree's
+    batches (``batch_size`` points per round, default 5, the thesis' L; ``batch_size=1`` is the
+    sequential constant-weight UCB, Alg. 5). ``seed`` is an alias of ``random_state``."""
+    if seed is not None and random_state is not None and seed != random_state:
+        raise InvalidParameterError("give seed or random_state, not both")
+    random_state = random_state if random_state is not None else seed
+    return _minimize("minimize", dict(locals()))
