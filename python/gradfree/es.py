@@ -542,15 +542,25 @@ globals().update(_CLASSES)
 _METHODS = {c.algorithm: c for c in _CLASSES.values() if not issubclass(c, _DiscreteES)}
 
 
-class OptimizeResult(dict):
-    """``scipy.optimize.OptimizeResult``-style result: a dict whose keys are also attributes
-    (``x``, ``fun``, ``nfev``, ``nit``, ``success``, ``message``, ...)."""
+try:
+    from scipy.optimize import OptimizeResult as _ResultBase
+except ImportError:  # pragma: no cover - scipy is optional at run time
+    class _ResultBase(dict):
+        """A dict whose keys are also attributes (scipy's ``OptimizeResult`` without scipy)."""
 
-    def __getattr__(self, name):
-        try:
-            return self[name]
-        except KeyError as e:
-            raise AttributeError(name) from e
+        def __getattr__(self, name):
+            try:
+                return self[name]
+            except KeyError as e:
+                raise AttributeError(name) from e
+
+        __setattr__ = dict.__setitem__
+        __delattr__ = dict.__delitem__
+
+
+class OptimizeResult(_ResultBase):
+    """``scipy.optimize.OptimizeResult`` (a subclass of it when scipy is installed): a dict whose
+    keys are also attributes (``x``, ``fun``, ``nfev``, ``nit``, ``success``, ``message``, ...)."""
 
 
 #: The method ``minimize`` uses when none is named: ``algorithm``, ``restarts``, ``params`` and a

@@ -240,3 +240,27 @@ def test_ask_16_points_at_500_observations_is_interactive():
     P = opt.ask(n_points=16)
     assert len(P) == 16 and all(-2.0 <= v <= 2.0 for p in P for v in p)
     assert math.isfinite(opt.get_result().fun)
+
+
+def test_scikit_optimize_behaviours_its_own_tests_check():
+    """Behaviours skopt's own test suite checks (found by running it against these classes)."""
+    import io
+    import scipy.optimize
+    res = gp_minimize(lambda x: 0.0, [[1]], n_calls=2, n_initial_points=2, random_state=1)
+    assert res.x_iters == [[1], [1]], "a space of single categories has its one point"
+    assert Optimizer([[1], ["a"]]).ask() == [1, "a"]
+    res = gp_minimize(quad, [(-2.0, 2.0)] * 2, n_calls=3, n_initial_points=2, random_state=1)
+    assert isinstance(res, scipy.optimize.OptimizeResult)
+    res.fun = -1.0
+    assert res["fun"] == -1.0
+    buf = io.BytesIO()
+    dump(res, buf)
+    buf.seek(0)
+    assert load(buf).x_iters == res.x_iters, "file objects, as joblib's"
+    d = Real(1, 25)
+    assert d.rvs(random_state=0) in d and d.rvs(n_samples=4, random_state=0).shape == (4,)
+    assert 1 <= Integer(1, 10).rvs(random_state=0)[0] <= 10
+    assert Categorical(["a", "b"]).rvs(random_state=0) in ("a", "b")
+    assert repr(Categorical(range(1, 9))) == "Categorical(categories=(1, 2, 3, ..., 6, 7, 8), prior=None)"
+    with pytest.raises(RuntimeError, match="within the space"):
+        Integer(1, 10).distance(11, 10)

@@ -220,7 +220,7 @@ class Optimizer:
         self.space = Space(dimensions, constraint=space_constraint)
         if n_random_starts is not None:
             n_initial_points = n_random_starts
-        d = len(self.space._box()[0])
+        d = len(self.space._free)
         n_init = max(10, 3 * d + 2) if n_initial_points is None else _count("n_initial_points", n_initial_points, 0)
         if model_queue_size is not None and (isinstance(model_queue_size, bool) or not isinstance(model_queue_size, numbers.Integral)):
             raise InvalidParameterError(f"model_queue_size: expected an int or None, got {model_queue_size!r}")
@@ -243,6 +243,13 @@ class Optimizer:
         self._n_initial_points = n_init
         self.random_state = _seed_of(random_state)
         self._generator = initial_point_generator
+        self.Xi: list = []
+        self.yi: list = []
+        self.models: list = []
+        self._asked: dict = {}
+        self._bo = None
+        if d == 0:
+            return    # every dimension a single category: the one point is all there is (as skopt)
         lo, hi, kinds = self.space._box()
         # Options left None take the library's defaults (gradfree_bo::BoParams).
         self._bo = _gradfree.BatchBO(
@@ -254,10 +261,6 @@ class Optimizer:
         design = _design(initial_point_generator, d, n_init, self.random_state)
         if design is not None or n_init == 0:
             self._bo.set_design(np.ascontiguousarray(design if design is not None else np.zeros((0, d))))
-        self.Xi: list = []
-        self.yi: list = []
-        self.models: list = []
-        self._asked: dict = {}
 
     # scikit-optimize's interface ---------------------------------------------------------------
     def ask(self, n_points: Optional[int] = None, strategy: str = "cl_min"):
@@ -273,6 +276,9 @@ class Optimizer:
         if strategy not in ("cl_min", "cl_mean", "cl_max"):
             raise InvalidParameterError(f"strategy = {strategy!r}: expected one of ['cl_min', 'cl_mean', 'cl_max']")
         count = 1 if n_points is None else int(n_points)
+        if self._bo is None:
+            pts = [self.space._from_box([]) for _ in range(count)]
+            return pts[0] if n_points is None else pts
         self._bo.keep_design(max(0, self._n_initial_points - self._bo.n_pending))
         X = self._bo.ask(count)
         pts = []
@@ -288,6 +294,10 @@ class Optimizer:
         xs, ys = _points_and_values(x, y)
         for p in xs:
             self.space._check_point(p)
+        if self._bo is None:
+            self.Xi.extend([list(p) for p in xs])
+            self.yi.extend(ys)
+            return self.get_result()
         rows = np.ascontiguousarray(np.array([self._row(p) for p in xs], dtype=float).reshape(len(xs), -1))
         self._bo.tell(rows, ys)
         for p in xs:
@@ -336,29 +346,29 @@ class Optimizer:
 
     # state ----------------------------------------------------------------------------------------
     @property
-    def method(self) -> str:
-        """The selection rule's name."""
-        return self._bo.method
+    def method(self) -> Optional[str]:
+        """The selection rule's name (``None`` when there is nothing to search)."""
+        return None if self._bo is None else self._bo.method
 
     @property
     def n_pending(self) -> int:
         """Points asked and not yet told."""
-        return self._bo.n_pending
+        return 0 if self._bo is None else self._bo.n_pending
 
     @property
     def hyperparameters(self):
         """``(length_scales, signal_variance, noise_variance)`` of the last GP fit (unit cube,
         standardized outputs), or ``None``."""
-        return self._bo.hyperparameters
+        return None if self._bo is None else self._bo.hyperparameters
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        state["_bo"] = self._bo.state_json()
+        state["_bo"] = None if self._bo is None else self._bo.state_json()
         return state
 
     def __setstate__(self, state):
         state = dict(state)
-        state["_bo"] = _gradfree.BatchBO.from_state_json(state["_bo"])
+        state["_bo"] = None if state["_bo"] is None else _gradfree.BatchBO.from_state_json(state["_bo"])
         self.__dict__.update(state)
 
 
@@ -445,7 +455,7 @@ def _minimize(function: str, call: dict) -> OptimizeResult:
     if n_random_starts is not None:
         n_initial_points = n_random_starts
     space = Space(dimensions, constraint=space_constraint)
-    d = len(space._box()[0])
+    d = len(space._free)
     n_initial_points = max(10, 3 * d + 2) if n_initial_points is None else _count("n_initial_points", n_initial_points, 0)
     if n_initial_points <= 0 and not x0:
         raise InvalidParameterError("Either set `n_initial_points` > 0, or provide `x0`")
@@ -484,7 +494,7 @@ def _minimize(function: str, call: dict) -> OptimizeResult:
             result.specs = opt.specs
             if eval_callbacks(callbacks, result):
                 return result
-        batch = opt._bo.batch_size
+        batch = 1 if opt._bo is None else opt._bo.batch_size
         while left > 0:
             X = opt.ask(min(batch, left))
             for p, v in zip(X, evaluate(X)):

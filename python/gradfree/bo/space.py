@@ -58,13 +58,14 @@ class Dimension:
     @name.setter
     def name(self, value) -> None:
         if value is not None and not isinstance(value, str):
-            raise InvalidParameterError(f"name: a dimension's name must be a string or None, got {value!r}")
+            raise InvalidParameterError(f"name = {value!r}: Dimension's name must be either string or None.")
         self._name = value
 
-    def rvs(self, n_samples: int = 1, random_state=None) -> list:
-        """``n_samples`` values drawn from the dimension's prior."""
+    def rvs(self, n_samples: int = 1, random_state=None) -> np.ndarray:
+        """``n_samples`` values drawn from the dimension's prior, as an array (scikit-optimize's)."""
         rng = _rng(random_state)
-        return [self._from_box(u) for u in rng.uniform(*self._box_range(), size=n_samples)]
+        values = [self._from_box(u) for u in rng.uniform(*self._box_range(), size=n_samples)]
+        return np.array(values, dtype=np.int64 if getattr(self, "_integer", False) else float)
 
     @property
     def size(self) -> int:
@@ -91,12 +92,12 @@ class _Numeric(Dimension):
         if prior not in ("uniform", "log-uniform"):
             raise InvalidParameterError(f"{kind} prior = {prior!r}: expected 'uniform' or 'log-uniform'")
         if prior == "log-uniform" and low <= 0:
-            raise InvalidParameterError(f"{kind}({low}, {high}, 'log-uniform'): the bounds must be > 0 for the "
-                                        "log-uniform prior (scikit-optimize: the space should not contain 0)")
+            raise InvalidParameterError(f"{kind}({low}, {high}, 'log-uniform'): search space should not contain 0 "
+                                        "when using log-uniform prior (both bounds must be > 0)")
         if isinstance(base, bool) or not isinstance(base, numbers.Real) or not base > 1:
             raise InvalidParameterError(f"{kind} base = {base!r}: expected a number > 1")
         if transform not in (None, "identity", "normalize"):
-            raise InvalidParameterError(f"{kind} transform = {transform!r}: expected 'identity' or 'normalize'")
+            raise InvalidParameterError(f"{kind} transform = {transform!r}: should be 'normalize' or 'identity'")
         self.low, self.high = (int(low), int(high)) if self._integer else (float(low), float(high))
         self.prior, self.base, self.name = prior, base, name
         self.transform_ = transform or "identity"
@@ -116,14 +117,16 @@ class _Numeric(Dimension):
         return (self.low, self.high)
 
     def __contains__(self, point) -> bool:
-        if isinstance(point, (list, tuple, np.ndarray, str, bool, np.bool_)) or not isinstance(point, numbers.Real):
+        if isinstance(point, (list, tuple, np.ndarray)) and np.size(point) == 1:
+            point = np.asarray(point).ravel()[0]      # a one-value sample, as rvs() returns it
+        if isinstance(point, (str, bool, np.bool_)) or not isinstance(point, numbers.Real):
             return False
-        return self.low <= point <= self.high
+        return bool(self.low <= point <= self.high)
 
     def distance(self, a, b) -> float:
         """``|a - b|`` (both must be inside the dimension)."""
         if not (a in self and b in self):
-            raise InvalidParameterError(f"distance: {a!r} and {b!r} must both lie in {self}")
+            raise RuntimeError(f"Can only compute distance for values within the space, not {a!r} and {b!r} ({self})")
         return abs(a - b)
 
     # The box the optimizer searches.
@@ -162,11 +165,6 @@ class Integer(_Numeric):
 
     _integer = True
 
-    def __contains__(self, point) -> bool:
-        if isinstance(point, (float, np.floating)) and not float(point).is_integer():
-            return False
-        return super().__contains__(point)
-
 
 class Categorical(Dimension):
     """Unordered choices (scikit-optimize's ``Categorical``): ``categories``, ``prior`` (accepted,
@@ -185,7 +183,7 @@ class Categorical(Dimension):
         self.transform_ = transform or "onehot"
 
     def __repr__(self) -> str:
-        cats = self.categories if len(self.categories) <= 7 else self.categories[:3] + ("...",) + self.categories[-3:]
+        cats = self.categories if len(self.categories) <= 7 else self.categories[:3] + (_Ellipsis(),) + self.categories[-3:]
         return f"Categorical(categories={cats}, prior={self.prior})"
 
     def __eq__(self, other) -> bool:
@@ -213,13 +211,15 @@ class Categorical(Dimension):
     def distance(self, a, b) -> int:
         """0 for the same category, else 1."""
         if not (a in self and b in self):
-            raise InvalidParameterError(f"distance: {a!r} and {b!r} must both be categories of {self}")
+            raise RuntimeError(f"Can only compute distance for values within the space, not {a!r} and {b!r} ({self})")
         return 0 if self.index(a) == self.index(b) else 1
 
-    def rvs(self, n_samples: int = 1, random_state=None) -> list:
+    def rvs(self, n_samples: Optional[int] = None, random_state=None):
+        """One category (``n_samples=None``) or a list of ``n_samples``, drawn from the prior."""
         rng = _rng(random_state)
         p = None if self.prior is None else np.asarray(self.prior, dtype=float) / np.sum(self.prior)
-        return [self.categories[k] for k in rng.choice(len(self.categories), size=n_samples, p=p)]
+        picks = [self.categories[k] for k in rng.choice(len(self.categories), size=1 if n_samples is None else n_samples, p=p)]
+        return picks[0] if n_samples is None else picks
 
     def _box_range(self) -> tuple:
         return (0.0, float(len(self.categories) - 1))
@@ -231,6 +231,13 @@ class Categorical(Dimension):
 
     def _from_box(self, u: float):
         return self.categories[int(min(max(round(u), 0), len(self.categories) - 1))]
+
+
+class _Ellipsis:
+    """Shown as ``...`` in a long list of categories."""
+
+    def __repr__(self) -> str:
+        return "..."
 
 
 def _same(a, b) -> bool:
@@ -366,7 +373,7 @@ class Space:
         """``n_samples`` points drawn from the priors, as a list of lists."""
         rng = _rng(random_state)
         cols = [d.rvs(n_samples, rng) for d in self.dimensions]
-        return [list(p) for p in zip(*cols)]
+        return [[v.item() if isinstance(v, np.generic) else v for v in p] for p in zip(*cols)]
 
     def distance(self, point_a, point_b) -> float:
         """The sum of the dimensions' distances (scikit-optimize's)."""

@@ -14,7 +14,8 @@ __all__ = ["dump", "load", "use_named_args"]
 
 
 def dump(res, filename, store_objective: bool = True, **kwargs) -> None:
-    """Saves a result (or an :class:`~gradfree.bo.Optimizer`) to ``filename`` by pickling, written
+    """Saves a result (or an :class:`~gradfree.bo.Optimizer`) to ``filename`` (a path or a file
+    object) by pickling; a path is written
     atomically: a crash leaves the old file or the new one, never half of one (scikit-optimize's
     ``dump``, which uses joblib). ``store_objective=False`` leaves out the objective function kept
     in ``res.specs["args"]["func"]`` (for objectives that cannot be pickled). ``kwargs`` are
@@ -29,12 +30,17 @@ def dump(res, filename, store_objective: bool = True, **kwargs) -> None:
     except (pickle.PicklingError, AttributeError, TypeError) as e:
         raise InvalidParameterError(f"dump: the result cannot be pickled ({e}); pass store_objective=False if the "
                                     "objective is a lambda or a local function") from e
+    if hasattr(filename, "write"):
+        filename.write(data)
+        return
     _gradfree.atomic_write(os.fspath(filename), data)
 
 
 def load(filename, **kwargs):
     """A result or optimizer saved with :func:`dump`. Unpickling runs code: load only files you
     trust."""
+    if hasattr(filename, "read"):
+        return pickle.load(filename)
     with open(os.fspath(filename), "rb") as f:
         return pickle.load(f)
 
