@@ -274,7 +274,7 @@ for cid, cat, code, exp in [
      "R = (bool(np.isfinite(Z).all()), float(np.abs(Z).max()))", either(E(SYM("X")), OK(check=lambda r: "not finite" if "False" in r.r else None))),
     ("py-nok-transform-unfitted", "data", "R = NOKDenoiser(n_components=128).transform(X)", E("fitted", types=("NotFittedError",))),
     ("py-nok-transform-wrong-width", "data", "d = NOKDenoiser(n_components=128).fit(X)\nR = d.transform(X[:, :10])", E("features", types=SK)),
-    ("py-nok-wide", "sizes", "R = NOKDenoiser(n_components=4).fit(np.full((2, 10**6), 0.5))", E("n_components")),
+    ("py-nok-wide", "sizes", "R = NOKDenoiser(n_components=4).fit(np.full((2, 10**6), 0.5))", E(("n_components", "memory"))),
 ]:
     p(cid, cat, NK + code, exp, label=L, timeout=120 if "wide" in cid else 60)
 p("py-nok-kernel-mismatch", "data", "from gradfree.robust import nok_kernel\nX, y = digits(50)\nR = nok_kernel(X, X[:, :10], n_components=64)",

@@ -88,7 +88,8 @@ class _Numeric(Dimension):
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) or not math.isfinite(v):
                 raise InvalidParameterError(f"{kind} {label} = {v!r}: expected a finite number")
         if high <= low:
-            raise InvalidParameterError(f"{kind}: the lower bound {low} has to be less than the upper bound {high}")
+            raise InvalidParameterError(f"{kind} bounds ({low}, {high}): the lower bound {low} has to be less than the upper "
+                                        f"bound {high}")
         if prior not in ("uniform", "log-uniform"):
             raise InvalidParameterError(f"{kind} prior = {prior!r}: expected 'uniform' or 'log-uniform'")
         if prior == "log-uniform" and low <= 0:
@@ -406,4 +407,4 @@ class Space:
         for i, (v, d) in enumerate(zip(point, self.dimensions)):
             if v not in d:
                 raise InvalidParameterError(f"Point ({list(point)}) is not within the bounds of the space ({self.bounds}): "
-                                            f"coordinate {i} = {v!r} is not in {d}")
+                                            f"coordinate {i} = {v!r} is outside {d}")
