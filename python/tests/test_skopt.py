@@ -182,6 +182,11 @@ def test_parallel_evaluation_with_n_jobs_and_an_executor():
         res = bo_minimize(quad, [(-2.0, 2.0)] * 2, n_calls=12, n_initial_points=4, random_state=0, acq_starts=2,
                           executor=ex, batch_size=4)
     assert res.nfev == 12 and res.specs["function"] == "minimize"
+    import multiprocessing
+    with concurrent.futures.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as ex:
+        res = gp_minimize(quad, [(-2.0, 2.0)] * 2, n_calls=10, n_initial_points=4, random_state=0, acq_starts=2,
+                          executor=ex)
+    assert res.nfev == 10 and all(v == quad(x) for x, v in zip(res.x_iters, res.func_vals)), "a process pool evaluates"
 
 
 def test_options_are_mapped_or_refused_by_name():
