@@ -269,3 +269,14 @@ def test_scikit_optimize_behaviours_its_own_tests_check():
     assert repr(Categorical(range(1, 9))) == "Categorical(categories=(1, 2, 3, ..., 6, 7, 8), prior=None)"
     with pytest.raises(RuntimeError, match="within the space"):
         Integer(1, 10).distance(11, 10)
+
+
+def test_space_lookup_and_names_as_skopt():
+    space = Space([Real(0.0, 1.0, name="lr"), Integer(1, 4), ["a", "b"]])
+    assert space["lr"][0] == 0 and space[1] == (1, space.dimensions[1]) and space["none"] == (None, None)
+    assert [i for i, _ in space[["lr", 2]]] == [0, 2]
+    assert space.dimension_names == ["lr", "X_1", "X_2"]
+    space.dimension_names = ["a", "b", "c"]
+    assert space["c"][0] == 2
+    with pytest.raises(ValueError, match="same length"):
+        space.dimension_names = ["a"]

@@ -237,3 +237,24 @@ fn maximum_likelihood_fit_beats_its_starts_and_handles_degenerate_data() {
     assert!(fit(&x[..7], d, &y, &opts, None, 1).is_err());
     assert!(fit(&x, d, &y, &FitOptions { length_bounds: (1.0, 0.5), ..FitOptions::default() }, None, 1).is_err());
 }
+
+/// Beyond `max_fit_points` the hyper-parameters come from a subset and the process is conditioned
+/// on every point: it still interpolates all of them, and its predictions elsewhere agree with the
+/// fit on all points (the subset estimator of Chalupka, Williams & Murray 2013).
+#[test]
+fn a_subset_fit_conditions_on_every_point() {
+    let (n, d) = (400, 3);
+    let x = points(n, d, 0.7);
+    let y: Vec<f64> = x.chunks_exact(d).map(f).collect();
+    let opts = FitOptions { noise: NoiseModel::Fixed(1e-8), restarts: 1, ..FitOptions::default() };
+    let (sub, _) = fit(&x, d, &y, &FitOptions { max_fit_points: 128, ..opts.clone() }, None, 5).unwrap();
+    let (all, _) = fit(&x, d, &y, &FitOptions { max_fit_points: n, ..opts }, None, 5).unwrap();
+    assert_eq!(sub.len(), n, "conditioned on all points");
+    for (p, v) in x.chunks_exact(d).zip(&y).step_by(37) {
+        assert!((sub.predict(p).0 - v).abs() < 1e-3, "interpolates the point");
+    }
+    let test = points(50, d, 0.9);
+    let err: f64 = test.chunks_exact(d).map(|p| (sub.predict(p).0 - all.predict(p).0).abs()).fold(0.0, f64::max);
+    let spread = y.iter().cloned().fold(f64::NEG_INFINITY, f64::max) - y.iter().cloned().fold(f64::INFINITY, f64::min);
+    assert!(err < 0.02 * spread, "subset and full fits predict alike: {err} of a range {spread}");
+}

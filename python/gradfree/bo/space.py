@@ -345,7 +345,30 @@ class Space:
 
     @property
     def dimension_names(self) -> list:
+        """The dimensions' names (``X_i`` for an unnamed one); assignable, as scikit-optimize's."""
         return [d.name if d.name is not None else f"X_{i}" for i, d in enumerate(self.dimensions)]
+
+    @dimension_names.setter
+    def dimension_names(self, names) -> None:
+        if len(names) != len(self.dimensions):
+            raise InvalidParameterError(f"dimension_names: `names` must be the same length as `self.dimensions` "
+                                        f"({len(self.dimensions)}), got {len(names)}")
+        for d, name in zip(self.dimensions, names):
+            d.name = name
+
+    def __getitem__(self, key):
+        """``(index, dimension)`` for a name or an index (``(None, None)`` if there is none), or a
+        list of them for a list of keys (scikit-optimize's lookup)."""
+        def get(k):
+            for i, d in enumerate(self.dimensions):
+                if k == d.name or (isinstance(k, int) and not isinstance(k, bool) and k == i):
+                    return (i, d)
+            return (None, None)
+        if isinstance(key, (str, int)) and not isinstance(key, bool):
+            return get(key)
+        if isinstance(key, (list, tuple)):
+            return [get(k) for k in key]
+        raise InvalidParameterError(f"Dimension name should be either string or list of strings, but got {type(key).__name__}")
 
     @property
     def bounds(self) -> list:

@@ -64,6 +64,11 @@ pub struct FitOptions {
     pub restarts: usize,
     /// L-BFGS iterations per start (default 100).
     pub max_iters: u64,
+    /// Most observations the likelihood is maximized over (default 256). With more, the
+    /// hyper-parameters are fitted to a seeded uniform subset of this many and the process is then
+    /// conditioned on all of them (the "subset of data" estimator, Chalupka, Williams & Murray
+    /// 2013, JMLR 14): each likelihood evaluation costs O(m³) instead of O(n³), 8× less at n = 512.
+    pub max_fit_points: usize,
 }
 
 impl Default for FitOptions {
@@ -75,6 +80,7 @@ impl Default for FitOptions {
             signal_bounds: (0.01, 100.0),
             restarts: 3,
             max_iters: 100,
+            max_fit_points: 256,
         }
     }
 }
@@ -88,6 +94,9 @@ impl FitOptions {
         }
         if !ok(self.signal_bounds) {
             return Err(BoError::invalid("signal_bounds", format!("{:?}", self.signal_bounds), "0 < lo < hi < inf"));
+        }
+        if self.max_fit_points < 2 {
+            return Err(BoError::invalid("max_fit_points", self.max_fit_points, "at least 2"));
         }
         match self.noise {
             NoiseModel::Fixed(v) if !(v.is_finite() && v >= 0.0) => Err(BoError::invalid("noise", v, "a finite variance >= 0")),
@@ -123,7 +132,8 @@ impl FitOptions {
 /// What a fit found.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FitReport {
-    /// The maximized log marginal likelihood.
+    /// The maximized log marginal likelihood (of the subset when there are more than
+    /// [`FitOptions::max_fit_points`] observations).
     pub log_likelihood: f64,
     /// Starts that ended with a finite likelihood, of those tried.
     pub starts_ok: usize,
@@ -295,7 +305,22 @@ pub fn fit(x: &[f64], d: usize, y: &[f64], opts: &FitOptions, warm: Option<&Hype
     }
     let st = Standardization::of(y);
     let ys: Vec<f64> = y.iter().map(|v| (v - st.shift) / st.scale).collect();
-    let problem = Problem { opts, x, d, y: &ys, boxes: opts.boxes(d), cache: Default::default() };
+    // The likelihood's data: all points, or a seeded uniform subset of `max_fit_points`.
+    let (fx, fy): (Vec<f64>, Vec<f64>) = if n > opts.max_fit_points {
+        let mut idx: Vec<usize> = (0..n).collect();
+        let mut r = rng_from_seed(derive_seed(seed, 0x7375_6273));
+        for i in 0..opts.max_fit_points {
+            let j = i + (r.random::<f64>() * (n - i) as f64) as usize;
+            idx.swap(i, j.min(n - 1));
+        }
+        let mut keep = idx[..opts.max_fit_points].to_vec();
+        keep.sort_unstable();
+        (keep.iter().flat_map(|&i| x[i * d..(i + 1) * d].iter().copied()).collect(), keep.iter().map(|&i| ys[i]).collect())
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let (x_fit, y_fit): (&[f64], &[f64]) = if fy.is_empty() { (x, &ys) } else { (&fx, &fy) };
+    let problem = Problem { opts, x: x_fit, d, y: y_fit, boxes: opts.boxes(d), cache: Default::default() };
     let clamp = |t: Vec<f64>| -> Vec<f64> { t.iter().zip(&problem.boxes).map(|(v, (lo, hi))| v.clamp(*lo, *hi)).collect() };
     let theta_of = |h: &Hyper| -> Vec<f64> {
         let mut t: Vec<f64> = h.length.iter().map(|l| l.ln()).collect();
@@ -320,7 +345,7 @@ pub fn fit(x: &[f64], d: usize, y: &[f64], opts: &FitOptions, warm: Option<&Hype
             let z0 = problem.z_of(t0);
             let f0 = problem.eval(&z0, None);
             let solver = LBFGS::new(MoreThuenteLineSearch::new(), 7).with_tolerance_grad(1e-6).ok()?.with_tolerance_cost(1e-10).ok()?;
-            let p = Problem { opts, x, d, y: &ys, boxes: problem.boxes.clone(), cache: Default::default() };
+            let p = Problem { opts, x: x_fit, d, y: y_fit, boxes: problem.boxes.clone(), cache: Default::default() };
             let best = match Executor::new(p, solver).configure(|s| s.param(z0.clone()).max_iters(opts.max_iters)).run() {
                 Ok(res) => {
                     let st = res.state();
