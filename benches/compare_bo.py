@@ -18,6 +18,11 @@
     BKOP vs BoTorch's qUCB (`SingleTaskGP`, `fit_gpytorch_mll`, `qUpperConfidenceBound(beta=1)`,
     `optimize_acqf` with 10 restarts and 512 raw samples) if BoTorch is installed.
 
+(3) The ask/tell interface at scale: 500 uniform points of the same function told to a fresh
+    `Optimizer`, then `ask(n_points=16)` (the first ask fits the GP from cold) and a second
+    `ask(n_points=16)`, for each of gradfree's rules; skopt's `Optimizer.ask(n_points=5)` at 400
+    points beside it (`--skip skopt` leaves it out: it takes minutes).
+
 All runs in this process, on all cores.
 """
 import argparse
@@ -154,9 +159,33 @@ def botorch_batch(X, y, seed):
     return secs, min(ackley(x) for x in cand.numpy())
 
 
+def part3(skip=()):
+    from gradfree.bo import Optimizer
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-2.0, 2.0, (500, D))
+    y = [ackley(x) for x in X]
+    print("ask(n_points=16) with 500 points told, 6-d (seconds):")
+    for method in ("bkop", "ucb", "ei", "gp-bucb", "gp-ucb-pe"):
+        opt = Optimizer(BOUNDS, n_initial_points=1, random_state=0, method=method)
+        opt.tell(X.tolist(), y)
+        t = time.perf_counter()
+        opt.ask(n_points=16)
+        first = time.perf_counter() - t
+        t = time.perf_counter()
+        opt.ask(n_points=16)
+        print(f"  gradfree {method:10s} first {first:6.2f}   again {time.perf_counter() - t:6.2f}", flush=True)
+    if not any("skopt" in s for s in skip):
+        from skopt import Optimizer as SkOptimizer
+        opt = SkOptimizer(BOUNDS, n_initial_points=1, random_state=0)
+        opt.tell(X[:400].tolist(), y[:400])
+        t = time.perf_counter()
+        opt.ask(n_points=5)
+        print(f"  skopt ask(n_points=5) with 400 points: {time.perf_counter() - t:6.2f}", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--part", type=int, choices=[1, 2])
+    ap.add_argument("--part", type=int, choices=[1, 2, 3])
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--skip", action="append", default=[], help="leave out the rows whose name contains this (e.g. skopt)")
     a = ap.parse_args()
@@ -164,6 +193,8 @@ def main():
         part1(a.seeds, a.skip)
     if a.part in (None, 2):
         part2(a.seeds)
+    if a.part in (None, 3):
+        part3(a.skip)
 
 
 if __name__ == "__main__":
