@@ -144,6 +144,9 @@ class FeatureMap:
     @property
     def frequencies(self) -> Optional[List[int]]: ...
 
+def bo_default_n_initial(d: int) -> int:
+    """The default size of the initial design, max(10, 3d + 2)."""
+
 class BatchBO:
     """Batch Bayesian optimization of gradfree_bo (ask/tell, pending points)."""
 

@@ -258,7 +258,15 @@ impl GaussianProcess {
     }
 }
 
+/// The default size of the initial design for `d` searched coordinates
+/// ([`gradfree_bo::default_n_initial`]: `max(10, 3d + 2)`).
+#[pyfunction]
+fn bo_default_n_initial(d: usize) -> usize {
+    gradfree_bo::default_n_initial(d)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(bo_default_n_initial, m)?)?;
     m.add_class::<BatchBO>()?;
     m.add_class::<GaussianProcess>()?;
     Ok(())

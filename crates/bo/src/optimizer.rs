@@ -284,6 +284,11 @@ impl BatchBo {
         Ok(())
     }
 
+    /// The GP fit's options: the parameters' kernel and noise model, `restarts` random starts.
+    fn fit_options(&self, restarts: usize) -> FitOptions {
+        FitOptions { kernel: self.params.kernel, noise: self.params.noise, restarts, ..FitOptions::default() }
+    }
+
     /// A Gaussian process on the first `n` finite observations told (all when `None`), with
     /// hyper-parameters fitted by maximum likelihood warm-started at the last fit's (the
     /// model scikit-optimize's results list in `models`). Unit-cube inputs.
@@ -293,12 +298,7 @@ impl BatchBo {
         if n == 0 {
             return Err(BoError::BadInput("no observations to fit a Gaussian process to".into()));
         }
-        let opts = FitOptions {
-            kernel: self.params.kernel,
-            noise: self.params.noise,
-            restarts: self.params.fit_restarts,
-            ..FitOptions::default()
-        };
+        let opts = self.fit_options(self.params.fit_restarts);
         let (gp, _) = fit(&self.x[..n * d], d, &self.y[..n], &opts, self.hyper.as_ref(), derive_seed(self.seed, 0x6d6f_0000 + n as u64))?;
         Ok(gp)
     }
@@ -318,7 +318,7 @@ impl BatchBo {
         // Random starts on the first fit and every 5th round; in between the previous optimum
         // (and the default) is a good start, and the fit costs a third.
         let restarts = if self.hyper.is_none() || self.round.is_multiple_of(5) { self.params.fit_restarts } else { 0 };
-        let opts = FitOptions { kernel: self.params.kernel, noise: self.params.noise, restarts, ..FitOptions::default() };
+        let opts = self.fit_options(restarts);
         let (gp, report) = fit(&x, d, &y, &opts, self.hyper.as_ref(), derive_seed(self.seed, self.round))?;
         if report.jitter > 0.0 {
             self.events.push(Event {

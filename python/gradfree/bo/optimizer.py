@@ -79,6 +79,13 @@ def _count(name: str, v, lo: int = 1) -> int:
     return _util.count(name, v, lo)
 
 
+def _n_initial(n_initial_points, d: int) -> int:
+    """``n_initial_points`` checked, or the library's default for ``d`` searched coordinates."""
+    if n_initial_points is None:
+        return _gradfree.bo_default_n_initial(d)
+    return _count("n_initial_points", n_initial_points, 0)
+
+
 def _opt(check: Callable, name: str, v):
     return None if v is None else check(name, v)
 
@@ -221,7 +228,7 @@ class Optimizer:
         if n_random_starts is not None:
             n_initial_points = n_random_starts
         d = len(self.space._free)
-        n_init = max(10, 3 * d + 2) if n_initial_points is None else _count("n_initial_points", n_initial_points, 0)
+        n_init = _n_initial(n_initial_points, d)
         if model_queue_size is not None and (isinstance(model_queue_size, bool) or not isinstance(model_queue_size, numbers.Integral)):
             raise InvalidParameterError(f"model_queue_size: expected an int or None, got {model_queue_size!r}")
         okw = dict(acq_optimizer_kwargs or {})
@@ -456,7 +463,7 @@ def _minimize(function: str, call: dict) -> OptimizeResult:
         n_initial_points = n_random_starts
     space = Space(dimensions, constraint=space_constraint)
     d = len(space._free)
-    n_initial_points = max(10, 3 * d + 2) if n_initial_points is None else _count("n_initial_points", n_initial_points, 0)
+    n_initial_points = _n_initial(n_initial_points, d)
     if n_initial_points <= 0 and not x0:
         raise InvalidParameterError("Either set `n_initial_points` > 0, or provide `x0`")
     if y0 is not None:

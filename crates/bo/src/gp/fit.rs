@@ -306,20 +306,15 @@ pub fn fit(x: &[f64], d: usize, y: &[f64], opts: &FitOptions, warm: Option<&Hype
     let st = Standardization::of(y);
     let ys: Vec<f64> = y.iter().map(|v| (v - st.shift) / st.scale).collect();
     // The likelihood's data: all points, or a seeded uniform subset of `max_fit_points`.
-    let (fx, fy): (Vec<f64>, Vec<f64>) = if n > opts.max_fit_points {
-        let mut idx: Vec<usize> = (0..n).collect();
-        let mut r = rng_from_seed(derive_seed(seed, 0x7375_6273));
-        for i in 0..opts.max_fit_points {
-            let j = i + (r.random::<f64>() * (n - i) as f64) as usize;
-            idx.swap(i, j.min(n - 1));
-        }
-        let mut keep = idx[..opts.max_fit_points].to_vec();
+    let subset: Option<(Vec<f64>, Vec<f64>)> = (n > opts.max_fit_points).then(|| {
+        let mut keep = rand::seq::index::sample(&mut rng_from_seed(derive_seed(seed, 0x7375_6273)), n, opts.max_fit_points).into_vec();
         keep.sort_unstable();
         (keep.iter().flat_map(|&i| x[i * d..(i + 1) * d].iter().copied()).collect(), keep.iter().map(|&i| ys[i]).collect())
-    } else {
-        (Vec::new(), Vec::new())
+    });
+    let (x_fit, y_fit): (&[f64], &[f64]) = match &subset {
+        Some((sx, sy)) => (sx, sy),
+        None => (x, &ys),
     };
-    let (x_fit, y_fit): (&[f64], &[f64]) = if fy.is_empty() { (x, &ys) } else { (&fx, &fy) };
     let problem = Problem { opts, x: x_fit, d, y: y_fit, boxes: opts.boxes(d), cache: Default::default() };
     let clamp = |t: Vec<f64>| -> Vec<f64> { t.iter().zip(&problem.boxes).map(|(v, (lo, hi))| v.clamp(*lo, *hi)).collect() };
     let theta_of = |h: &Hyper| -> Vec<f64> {
