@@ -14,8 +14,8 @@ use crate::errors::{Kind, ToPyErr, new_err};
 use crate::{err, interruptible};
 
 /// `BatchBO(lower, upper, kinds, seed, method=None, batch_size=None, n_initial=None, kernel=None,
-/// noise=None, weight=None, beta=None, acq_starts=None, acq_evals_per_dim=None, fit_restarts=None,
-/// on_nonfinite=None, budget=None)`: the optimizer of a [`gradfree_bo::BoParams`] whose fields
+/// noise=None, weight=None, beta=None, acq_starts=None, acq_evals_per_dim=None, acq_max_evals=None,
+/// fit_restarts=None, on_nonfinite=None, budget=None)`: the optimizer of a [`gradfree_bo::BoParams`] whose fields
 /// left `None` take the library's defaults.
 #[pyclass(module = "gradfree._gradfree")]
 struct BatchBO {
@@ -30,7 +30,7 @@ fn lock(m: &Mutex<Inner>) -> std::sync::MutexGuard<'_, Inner> {
 impl BatchBO {
     #[new]
     #[pyo3(signature = (lower, upper, kinds, seed, method = None, batch_size = None, n_initial = None, kernel = None,
-        noise = None, weight = None, beta = None, acq_starts = None, acq_evals_per_dim = None, fit_restarts = None,
+        noise = None, weight = None, beta = None, acq_starts = None, acq_evals_per_dim = None, acq_max_evals = None, fit_restarts = None,
         on_nonfinite = None, budget = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -47,6 +47,7 @@ impl BatchBO {
         beta: Option<f64>,
         acq_starts: Option<usize>,
         acq_evals_per_dim: Option<usize>,
+        acq_max_evals: Option<usize>,
         fit_restarts: Option<usize>,
         on_nonfinite: Option<&str>,
         budget: Option<usize>,
@@ -73,6 +74,7 @@ impl BatchBO {
             inner: InnerOptions {
                 starts: acq_starts.unwrap_or(d.inner.starts),
                 evals_per_dim: acq_evals_per_dim.unwrap_or(d.inner.evals_per_dim),
+                max_evals: acq_max_evals.unwrap_or(d.inner.max_evals),
                 ..d.inner
             },
             fit_restarts: fit_restarts.unwrap_or(d.fit_restarts),

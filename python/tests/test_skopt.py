@@ -280,3 +280,22 @@ def test_space_lookup_and_names_as_skopt():
     assert space["c"][0] == 2
     with pytest.raises(ValueError, match="same length"):
         space.dimension_names = ["a"]
+
+
+def test_acq_max_evals_is_checked_and_honoured():
+    from gradfree.bo import Optimizer
+    with pytest.raises(ValueError, match="acq_max_evals"):
+        Optimizer([(-2.0, 2.0)] * 2, acq_max_evals=0)
+    # The cap binds on BKOP's joint search over batch x dimensions (here 8 x 6 = 48 > 40 variables):
+    # the same seed with a smaller cap gives another batch, with the default cap and 2000 the same.
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-2.0, 2.0, (30, 6)).tolist()
+    y = [float(np.sum(np.square(x))) for x in X]
+
+    def batch(**kw):
+        opt = Optimizer([(-2.0, 2.0)] * 6, n_initial_points=1, random_state=0, **kw)
+        opt.tell(X, y)
+        return np.array(opt.ask(n_points=8))
+
+    assert np.array_equal(batch(), batch(acq_max_evals=2000))
+    assert not np.array_equal(batch(), batch(acq_max_evals=500))

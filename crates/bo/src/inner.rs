@@ -18,16 +18,27 @@ pub struct InnerOptions {
     /// CMA-ES starts (default 4).
     pub starts: usize,
     /// Acquisition evaluations per start, per variable (default 50: `50 D` for `D` variables,
-    /// at least 400).
+    /// at least 400 and at most `max_evals`).
     pub evals_per_dim: usize,
+    /// At most this many acquisition evaluations per start (default 2,000). It binds only for
+    /// `D > 40` variables: BKOP's joint search over `L·d` variables (`L = 16`, `d = 6` gives
+    /// 96), whose every evaluation conditions `L` points on all `n` observations (`O(n² L)`),
+    /// and single-point searches in more than 40 dimensions.
+    #[serde(default = "default_max_evals")]
+    pub max_evals: usize,
     /// Initial CMA-ES step size in unit-cube coordinates (default 0.2).
     pub sigma0: f64,
 }
 
 impl Default for InnerOptions {
     fn default() -> Self {
-        InnerOptions { starts: 4, evals_per_dim: 50, sigma0: 0.2 }
+        InnerOptions { starts: 4, evals_per_dim: 50, sigma0: 0.2, max_evals: default_max_evals() }
     }
+}
+
+/// The default of [`InnerOptions::max_evals`] (also for checkpoints written before it existed).
+fn default_max_evals() -> usize {
+    2000
 }
 
 impl InnerOptions {
@@ -38,6 +49,9 @@ impl InnerOptions {
         }
         if self.evals_per_dim == 0 || self.evals_per_dim > 100_000 {
             return Err(BoError::invalid("acq_evals_per_dim", self.evals_per_dim, "an integer in 1..=100000"));
+        }
+        if self.max_evals == 0 || self.max_evals > 10_000_000 {
+            return Err(BoError::invalid("acq_max_evals", self.max_evals, "an integer in 1..=10000000"));
         }
         if !(self.sigma0.is_finite() && self.sigma0 > 0.0 && self.sigma0 <= 1.0) {
             return Err(BoError::invalid("acq_sigma0", self.sigma0, "in (0, 1]"));
@@ -60,7 +74,7 @@ where
     while means.len() < opts.starts {
         means.push((0..dim).map(|_| rng.random::<f64>()).collect());
     }
-    let budget = (opts.evals_per_dim * dim).max(400);
+    let budget = (opts.evals_per_dim * dim).max(400).min(opts.max_evals);
     let runs: Vec<Result<(Vec<f64>, f64), BoError>> = means
         .par_iter()
         .enumerate()
@@ -125,5 +139,32 @@ mod tests {
         assert!(v < 1e-8 && x.iter().all(|v| (v - 0.3).abs() < 1e-3), "{x:?}");
         let (x, _) = minimize_in_cube::<(), _>(2, &[vec![0.5, 0.5]], &o, 1, |u, _| -u[0] - 2.0 * u[1]).unwrap();
         assert!(x.iter().all(|v| (v - 1.0).abs() < 1e-6), "{x:?}");
+    }
+
+    /// Beyond 40 variables the search stops at `max_evals` per start (up to one CMA-ES
+    /// generation over), not at `50 D`; below, `50 D` (at least 400) is the budget.
+    #[test]
+    fn the_budget_is_capped_per_start() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let count = |dim: usize, o: &InnerOptions| {
+            let n = AtomicUsize::new(0);
+            minimize_in_cube::<(), _>(dim, &[], o, 3, |u, _| {
+                n.fetch_add(1, Ordering::Relaxed);
+                u.iter().map(|v| (v - 0.3).abs().sqrt()).sum()
+            })
+            .unwrap();
+            n.into_inner()
+        };
+        let one = InnerOptions { starts: 1, ..InnerOptions::default() };
+        let lambda = 4 + (3.0 * 96f64.ln()) as usize;
+        let big = count(96, &one);
+        assert!((2000..2000 + lambda).contains(&big), "{big} evaluations at D = 96");
+        let small = count(20, &one);
+        assert!((1000..1000 + 4 + (3.0 * 20f64.ln()) as usize).contains(&small), "{small} evaluations at D = 20");
+        let raised = count(96, &InnerOptions { max_evals: 10_000, ..one });
+        assert!(raised >= 4800, "{raised} evaluations at D = 96 with max_evals = 10000");
+        // Checkpoints written before the cap existed read with its default.
+        let old: InnerOptions = serde_json::from_str(r#"{"starts": 4, "evals_per_dim": 50, "sigma0": 0.2}"#).unwrap();
+        assert_eq!(old, InnerOptions::default());
     }
 }

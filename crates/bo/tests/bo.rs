@@ -17,7 +17,7 @@ fn quad(x: &[f64]) -> f64 {
 }
 
 fn fast() -> InnerOptions {
-    InnerOptions { starts: 3, evals_per_dim: 40, sigma0: 0.2 }
+    InnerOptions { starts: 3, evals_per_dim: 40, ..InnerOptions::default() }
 }
 
 /// Runs `rounds` batches of `batch` on `f` and returns the best value after the design and at
@@ -113,7 +113,7 @@ fn expected_improvement_maximizes_the_closed_form() {
     };
     let grid_best = (0..=100_000).map(|i| i as f64 / 100_000.0).max_by(|a, b| ei_at(*a).total_cmp(&ei_at(*b))).unwrap();
     let space = Space::continuous(vec![0.0], vec![1.0]).unwrap();
-    let inner = InnerOptions { starts: 6, evals_per_dim: 200, sigma0: 0.2 };
+    let inner = InnerOptions { starts: 6, evals_per_dim: 200, max_evals: 100_000, ..InnerOptions::default() };
     let ctx = Context { gp: &gp, space: &space, inner: &inner, seed: 4, starts: &[], t: 5, weight: 1.0, beta: None };
     let u = ei::select(&ctx, 1).unwrap()[0];
     assert!(
@@ -278,6 +278,9 @@ fn parameters_are_checked_before_anything_runs() {
     assert!(bad(BoParams { weight: f64::NAN, ..BoParams::default() }).contains("weight"));
     assert!(bad(BoParams { method: Method::Bull, ..BoParams::default() }).contains("budget"));
     assert!(bad(BoParams { inner: InnerOptions { starts: 0, ..InnerOptions::default() }, ..BoParams::default() }).contains("acq_starts"));
+    assert!(
+        bad(BoParams { inner: InnerOptions { max_evals: 0, ..InnerOptions::default() }, ..BoParams::default() }).contains("acq_max_evals")
+    );
     assert!(Method::parse("qei").unwrap_err().to_string().contains("bkop, ucb, gp-bucb, gp-ucb-pe, bull"));
     let mut bo = BatchBo::new(space, BoParams::default(), 0).unwrap();
     assert!(bo.ask_batch(0).is_err());

@@ -42,7 +42,7 @@ pub fn params(a: &BoArgs) -> Result<BoParams> {
         weight: a.weight,
         beta: a.beta,
         noise: a.noise.map_or(d.noise, NoiseModel::Fixed),
-        inner: InnerOptions { starts: a.acq_starts, evals_per_dim: a.acq_evals, ..d.inner },
+        inner: InnerOptions { starts: a.acq_starts, evals_per_dim: a.acq_evals, max_evals: a.acq_max_evals, ..d.inner },
         on_nonfinite: match a.on_nonfinite {
             None => d.on_nonfinite,
             Some(NonFiniteArg::Error) => NonFinitePolicy::Error,

@@ -96,6 +96,10 @@ pub struct BoArgs {
     /// Acquisition evaluations per start and variable.
     #[arg(long, default_value_t = BoParams::default().inner.evals_per_dim, conflicts_with = "resume")]
     pub acq_evals: usize,
+    /// At most this many acquisition evaluations per start (binds beyond 40 variables, e.g.
+    /// BKOP's joint search over batch x dimension variables).
+    #[arg(long, default_value_t = BoParams::default().inner.max_evals, conflicts_with = "resume")]
+    pub acq_max_evals: usize,
     /// Seed of the method (design order, fits, acquisition search).
     #[arg(long, default_value_t = 0, conflicts_with = "resume")]
     pub seed: u64,

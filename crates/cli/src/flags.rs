@@ -40,6 +40,7 @@ pub fn bo_flag(name: &str) -> Option<&'static str> {
         "n_initial" => "--n-initial",
         "acq_starts" => "--acq-starts",
         "acq_evals_per_dim" => "--acq-evals",
+        "acq_max_evals" => "--acq-max-evals",
         "weight" => "--weight",
         "beta" => "--beta",
         "noise" => "--noise",

@@ -44,7 +44,7 @@ SKOPT_OPTIONS = {
                 "constant-weight UCB (Alg. 5/7) with weight kappa; 'EI': log expected improvement; 'PI', 'EIps', "
                 "'PIps', 'MES', 'PVRS' are refused. method= selects any gradfree rule by name.",
     "acq_optimizer": "'auto', 'sampling', 'lbfgs': accepted; the acquisition is always maximized by multi-start CMA-ES "
-                     "(acq_starts, acq_evals_per_dim)",
+                     "(acq_starts, acq_evals_per_dim, acq_max_evals)",
     "acq_optimizer_kwargs": "n_restarts_optimizer -> acq_starts; n_points and n_jobs accepted and unused",
     "acq_func_kwargs": "kappa -> the LCB weight (default 1.96 as skopt); xi is refused (no offset in gradfree's EI); "
                        "eta is refused (no gp_hedge portfolio)",
@@ -198,8 +198,10 @@ class Optimizer:
     kernel : {"matern52", "rbf"}; noise : float; weight : float; beta : float
         GP kernel, fixed noise variance (standardized), exploration weight of BKOP/UCB, fixed
         beta of GP-BUCB/GP-UCB-PE.
-    acq_starts, acq_evals_per_dim : int
-        CMA-ES starts of the acquisition search and evaluations per start and variable.
+    acq_starts, acq_evals_per_dim, acq_max_evals : int
+        CMA-ES starts of the acquisition search, evaluations per start and variable (50, at
+        least 400 per start), and at most ``acq_max_evals`` per start (2,000; it binds beyond
+        40 variables, e.g. BKOP's joint search over batch size x dimensions).
     on_nonfinite : {"error", "treat-as-inf"}
         NaN/inf values: an error, or failed evaluations recorded at the worst value seen.
     n_calls : int
@@ -212,6 +214,7 @@ class Optimizer:
                  avoid_duplicates=True, *, method: Optional[str] = None, batch_size: Optional[int] = None,
                  kernel: Optional[str] = None, noise=None, weight: Optional[float] = None, beta: Optional[float] = None,
                  acq_starts: Optional[int] = None, acq_evals_per_dim: Optional[int] = None,
+                 acq_max_evals: Optional[int] = None,
                  on_nonfinite: Optional[str] = None, n_calls: Optional[int] = None, kappa=None, xi=None):
         args = {k: v for k, v in locals().items() if k not in ("self", "__class__")}
         self.specs = {"args": args, "function": "Optimizer"}
@@ -264,6 +267,7 @@ class Optimizer:
             n_initial=max(n_init, 1), kernel=kernel, noise=_opt(_util.number, "noise", noise),
             weight=_opt(_util.number, "weight", weight), beta=_opt(_util.number, "beta", beta),
             acq_starts=_opt(_count, "acq_starts", acq_starts), acq_evals_per_dim=_opt(_count, "acq_evals_per_dim", acq_evals_per_dim),
+            acq_max_evals=_opt(_count, "acq_max_evals", acq_max_evals),
             on_nonfinite=on_nonfinite, budget=_opt(_count, "n_calls", n_calls))
         design = _design(initial_point_generator, d, n_init, self.random_state)
         if design is not None or n_init == 0:

@@ -272,10 +272,11 @@ impl Gp {
         // V = L^{-1} K(X̄, X) for all l columns at once (faer's blocked triangular solve; the
         // column-by-column scalar solves cost 3-5x more at n = 500, l = 16).
         gradfree_core::linalg::solve_l(&self.chol, n, &mut v[..n * l], l);
+        // cov = K(X, X) − VᵀV: the Gram product (faer), then the prior covariances.
+        gradfree_core::linalg::gram(&v[..n * l], n, l, &mut cov[..l * l]);
         for a in 0..l {
             for b in a..l {
-                let dot: f64 = v[a * n..(a + 1) * n].iter().zip(&v[b * n..(b + 1) * n]).map(|(p, q)| p * q).sum();
-                let c = self.k(&u[a * d..(a + 1) * d], &u[b * d..(b + 1) * d]) - dot;
+                let c = self.k(&u[a * d..(a + 1) * d], &u[b * d..(b + 1) * d]) - cov[b * l + a];
                 cov[b * l + a] = c;
                 cov[a * l + b] = c;
             }
