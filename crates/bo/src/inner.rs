@@ -20,10 +20,10 @@ pub struct InnerOptions {
     /// Acquisition evaluations per start, per variable (default 50: `50 D` for `D` variables,
     /// at least 400 and at most `max_evals`).
     pub evals_per_dim: usize,
-    /// At most this many acquisition evaluations per start (default 2,000). It binds only for
-    /// `D > 40` variables: BKOP's joint search over `L·d` variables (`L = 16`, `d = 6` gives
-    /// 96), whose every evaluation conditions `L` points on all `n` observations (`O(n² L)`),
-    /// and single-point searches in more than 40 dimensions.
+    /// At most this many acquisition evaluations per start (default 2,000). With the default 50
+    /// per variable it binds only beyond `D = 40` variables: BKOP's joint search over `L·d`
+    /// variables (`L = 16`, `d = 6` gives 96), whose every evaluation conditions `L` points on
+    /// all `n` observations (`O(n² L)`), and single-point searches in more than 40 dimensions.
     #[serde(default = "default_max_evals")]
     pub max_evals: usize,
     /// Initial CMA-ES step size in unit-cube coordinates (default 0.2).
