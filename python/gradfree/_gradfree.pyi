@@ -165,6 +165,7 @@ class BatchBO:
         beta: Optional[float] = None,
         acq_starts: Optional[int] = None,
         acq_evals_per_dim: Optional[int] = None,
+        acq_max_evals: Optional[int] = None,
         fit_restarts: Optional[int] = None,
         on_nonfinite: Optional[str] = None,
         budget: Optional[int] = None,

@@ -15,8 +15,8 @@ use crate::{err, interruptible};
 
 /// `BatchBO(lower, upper, kinds, seed, method=None, batch_size=None, n_initial=None, kernel=None,
 /// noise=None, weight=None, beta=None, acq_starts=None, acq_evals_per_dim=None, acq_max_evals=None,
-/// fit_restarts=None, on_nonfinite=None, budget=None)`: the optimizer of a [`gradfree_bo::BoParams`] whose fields
-/// left `None` take the library's defaults.
+/// fit_restarts=None, on_nonfinite=None, budget=None)`: the optimizer of a
+/// [`gradfree_bo::BoParams`] whose fields left `None` take the library's defaults.
 #[pyclass(module = "gradfree._gradfree")]
 struct BatchBO {
     inner: Mutex<Inner>,
