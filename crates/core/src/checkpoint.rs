@@ -55,7 +55,7 @@ pub(crate) fn temp_path(path: &Path) -> Option<(PathBuf, PathBuf)> {
 
 /// Removes `.<name>.tmp-<pid>` files next to `path` whose process no longer runs (Linux: no
 /// `/proc/<pid>`); elsewhere nothing is removed. Errors are ignored: this is housekeeping.
-fn remove_stale_temps(dir: &Path, path: &Path) {
+pub(crate) fn remove_stale_temps(dir: &Path, path: &Path) {
     let (Some(prefix), true) = (temp_prefix(path), Path::new("/proc/self").exists()) else {
         return;
     };

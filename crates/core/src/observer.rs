@@ -112,6 +112,14 @@ struct Tagged<'a, T> {
     body: &'a T,
 }
 
+/// Removes the temporary files of `path` left by runs that were killed before their log's first
+/// complete record put it in place (their process no longer runs), so a resumed run leaves none.
+fn remove_stale_log_temps(path: &Path) {
+    if let Some((dir, _)) = crate::checkpoint::temp_path(path) {
+        crate::checkpoint::remove_stale_temps(&dir, path);
+    }
+}
+
 /// Refuses a log target that is not a regular file (or nothing).
 fn check_log_target(path: &Path) -> Result<(), CoreError> {
     match std::fs::symlink_metadata(path) {
@@ -139,6 +147,7 @@ impl JsonLinesLog {
     /// Appends to the log file, creating it if needed.
     pub fn append(path: impl AsRef<Path>) -> Result<Self, CoreError> {
         check_log_target(path.as_ref())?;
+        remove_stale_log_temps(path.as_ref());
         Self::open(path.as_ref(), true)
     }
 
@@ -149,6 +158,7 @@ impl JsonLinesLog {
     pub fn resume(path: impl AsRef<Path>, generation: u64) -> Result<Self, CoreError> {
         let path = path.as_ref();
         check_log_target(path)?;
+        remove_stale_log_temps(path);
         let io = |source| CoreError::Io { path: path.to_owned(), cause: source };
         if std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
             let text = crate::read_regular_file(path)?;
