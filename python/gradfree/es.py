@@ -184,6 +184,8 @@ class _ES:
         with fewer evaluations spent going next; a count limits the large restarts only.
     bipop : bool, default False
         Restart with BIPOP instead of IPOP (pycma's ``bipop=True``).
+    incpopsize : float, default 2
+        The population's growth per (large) restart, at least 1 (as pycma's ``fmin2``).
     restart_bounds : (lower, upper), optional
         Each restart starts from a uniform draw in this box instead of ``x0``.
     **params
@@ -207,7 +209,7 @@ class _ES:
                  max_seconds: Optional[float] = None, tol_fun=None, tol_fun_window: Optional[int] = None, tol_x=None,
                  tol_flat=None, tol_stagnation=None, tol_condition=None, tol_diverge=None, convergence: bool = True,
                  bounds=None, bounds_handling: str = "transform", restarts=False, restart_bounds=None, bipop: bool = False,
-                 **params):
+                 incpopsize: Optional[float] = None, **params):
         given = dict(seed=seed, popsize=popsize, max_evals=max_evals, max_gens=max_gens, target=target,
                      max_seconds=max_seconds, tol_fun=tol_fun, tol_fun_window=tol_fun_window, tol_x=tol_x,
                      tol_flat=tol_flat, tol_stagnation=tol_stagnation, tol_condition=tol_condition,
@@ -250,6 +252,10 @@ class _ES:
             if isinstance(restarts, bool) or not isinstance(restarts, (int, np.integer)) or restarts < 0:
                 raise InvalidParameterError(f"restarts: expected True, False, 'ipop', 'bipop' or a non-negative integer, got {restarts!r}")
             max_restarts = int(restarts)
+        if incpopsize is not None:
+            incpopsize = _util.real("incpopsize", incpopsize)
+            if not 1.0 <= incpopsize < math.inf:
+                raise InvalidParameterError(f"incpopsize = {incpopsize!r}: expected a finite number >= 1")
         rb = _util.box("restart_bounds", restart_bounds, x0.shape)
         box = _util.box("bounds", given["bounds"], x0.shape)
         g = given
@@ -276,7 +282,8 @@ class _ES:
         self._x0 = x0
         sigma0 = None if sigma0 is None else _util.number("sigma0", sigma0)
         self._run = _gradfree.Run(self.algorithm, x0, sigma0, self.seed, json.dumps(params), json.dumps(stop),
-                                  bool(restarts), max_restarts, rb, box, bounds_handling, scheme)
+                                  bool(restarts), max_restarts, rb, box, bounds_handling, scheme,
+                                  popsize_factor=incpopsize)
         rules = json.loads(self._run.stop_rules_json())
         self.max_evals, self.max_gens, self.target = rules["max_evaluations"], rules["max_generations"], rules["target"]
         self.max_seconds = rules["max_seconds"]

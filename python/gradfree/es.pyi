@@ -68,6 +68,7 @@ class _ES:
         restarts: Union[bool, int, str] = False,
         restart_bounds: _Box = None,
         bipop: bool = False,
+        incpopsize: Optional[float] = None,
         **params: Any,
     ) -> None: ...
     @property

@@ -127,9 +127,9 @@ impl EsRun {
     /// points are mapped into the box before evaluation as `bounds_handling` says
     /// ([`BoundsHandling::from_name`]). `settle_runs = k`: with restarts, stop once `k`
     /// converged runs in a row re-found the best point (`gradfree_es::IpopParams::settle_runs`;
-    /// `None`: off).
+    /// `None`: off). `popsize_factor`: the population growth per restart (default 2).
     #[new]
-    #[pyo3(signature = (algorithm, x0, sigma0, seed, params_json, stop_json, restarts=false, max_restarts=None, restart_bounds=None, bounds=None, bounds_handling="transform", restart_scheme="ipop", settle_runs=None))]
+    #[pyo3(signature = (algorithm, x0, sigma0, seed, params_json, stop_json, restarts=false, max_restarts=None, restart_bounds=None, bounds=None, bounds_handling="transform", restart_scheme="ipop", settle_runs=None, popsize_factor=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         algorithm: &str,
@@ -145,6 +145,7 @@ impl EsRun {
         bounds_handling: &str,
         restart_scheme: &str,
         settle_runs: Option<u32>,
+        popsize_factor: Option<f64>,
     ) -> PyResult<Self> {
         let scheme = match restart_scheme {
             "ipop" => RestartScheme::Ipop,
@@ -154,9 +155,10 @@ impl EsRun {
         let stop: StopSpec = serde_json::from_str(stop_json).map_err(|e| err(format!("stop rules: {e}")))?;
         let restarts = match (restarts, restart_bounds) {
             (false, _) => None,
-            (true, None) => Some(RestartSpec { max: max_restarts, mean: RestartMean::Initial, scheme, settle_runs }),
+            (true, None) => Some(RestartSpec { max: max_restarts, mean: RestartMean::Initial, scheme, settle_runs, popsize_factor }),
             (true, Some((lo, hi))) => {
-                Some(RestartSpec { max: max_restarts, mean: RestartMean::Uniform(Bounds::new(lo, hi).map_err(err)?), scheme, settle_runs })
+                let mean = RestartMean::Uniform(Bounds::new(lo, hi).map_err(err)?);
+                Some(RestartSpec { max: max_restarts, mean, scheme, settle_runs, popsize_factor })
             }
         };
         let bounds = match bounds {

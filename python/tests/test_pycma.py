@@ -143,7 +143,9 @@ def test_default_only_options_at_their_default_and_ignored_ones_are_accepted():
 @pytest.mark.parametrize("kwargs, name", [
     ({"gradf": cma.ff.grad_rosen}, "gradf"),
     ({"restart_from_best": True}, "restart_from_best"),
-    ({"incpopsize": 3}, "incpopsize"),
+    ({"incpopsize": 0.5}, "incpopsize"),
+    ({"incpopsize": "2"}, "incpopsize"),
+    ({"incpopsize": float("nan")}, "incpopsize"),
     ({"noise_handler": True}, "noise_handler"),
     ({"noise_change_sigma_exponent": 0}, "noise_change_sigma_exponent"),
     ({"noise_kappa_exponent": 1}, "noise_kappa_exponent"),
@@ -254,6 +256,15 @@ def test_fmin2_restarts_and_output(capsys):
     r = es.result_pretty()
     assert r.fbest == es.result.fbest and r._fields == RESULT_FIELDS
     assert "final/bestever f-value" in capsys.readouterr().out
+
+
+def test_fmin2_incpopsize_grows_the_population_by_its_factor():
+    for factor, expect in ((3, [7, 21, 63]), (1.5, [7, 11, 16])):
+        sizes = []
+        x, es = cma.fmin2(cma.ff.rastrigin, 3 * [1.0], 0.5, {"seed": 4, "maxfevals": 6000, "verb_disp": 0},
+                          restarts=2, incpopsize=factor, callback=lambda e: sizes.append(e.popsize))
+        # Restart j runs round(7 incpopsize^j) points (7 = 4 + floor(3 ln 3) at N = 3).
+        assert sorted(set(sizes)) == expect and es.restarts_done == 2
 
 
 def test_test_functions():

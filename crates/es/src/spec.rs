@@ -28,6 +28,9 @@ pub struct RestartSpec {
     /// Stop restarting once this many converged runs in a row re-found the best point
     /// ([`IpopParams::settle_runs`]; default `None`: off).
     pub settle_runs: Option<u32>,
+    /// Population growth per restart ([`IpopParams::popsize_factor`], pycma's `incpopsize`;
+    /// default `None`: its default, 2).
+    pub popsize_factor: Option<f64>,
 }
 
 /// One ES run. Fields left out of a JSON document take the defaults below; unknown fields are an
@@ -93,6 +96,7 @@ impl EsSpec {
                     settle_runs: r.settle_runs,
                     ..IpopParams::default()
                 };
+                let params = IpopParams { popsize_factor: r.popsize_factor.unwrap_or(params.popsize_factor), ..params };
                 Ok(Algorithm::Ipop(Box::new(Ipop::new(&self.algorithm, self.start(), params)?)))
             }
         }

@@ -238,6 +238,7 @@ impl RunSpec {
             mean: if plan.from_uniform { RestartMean::Uniform(problem.init_region()) } else { RestartMean::Initial },
             scheme: plan.scheme,
             settle_runs: plan.settle_runs,
+            popsize_factor: None,
         });
         Ok(EsSpec {
             algorithm: self.algorithm.clone(),
