@@ -31,7 +31,7 @@ impl BatchBO {
     #[new]
     #[pyo3(signature = (lower, upper, kinds, seed, method = None, batch_size = None, n_initial = None, kernel = None,
         noise = None, weight = None, beta = None, acq_starts = None, acq_evals_per_dim = None, acq_max_evals = None, fit_restarts = None,
-        on_nonfinite = None, budget = None))]
+        on_nonfinite = None, budget = None, design_seed = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         lower: Vec<f64>,
@@ -51,6 +51,7 @@ impl BatchBO {
         fit_restarts: Option<usize>,
         on_nonfinite: Option<&str>,
         budget: Option<usize>,
+        design_seed: Option<u64>,
     ) -> PyResult<Self> {
         let kinds = kinds
             .iter()
@@ -85,7 +86,7 @@ impl BatchBO {
                 Some(other) => return Err(err(format!("invalid on_nonfinite = {other}: expected 'error' or 'treat-as-inf'"))),
             },
             budget,
-            ..d
+            design_seed,
         };
         Ok(BatchBO { inner: Mutex::new(Inner::new(space, params, seed).map_err(ToPyErr::to_py)?) })
     }
@@ -187,13 +188,19 @@ impl BatchBO {
     }
 
     /// The Gaussian process fitted to the first `n` finite observations (all when `None`),
-    /// hyper-parameters by maximum likelihood warm-started at the last fit's. GIL released.
-    #[pyo3(signature = (n = None))]
-    fn gp(&self, py: Python<'_>, n: Option<usize>) -> PyResult<GaussianProcess> {
+    /// hyper-parameters by maximum likelihood warm-started at the last fit's, or at
+    /// `warm = (length_scales, signal, noise)` (as `hyperparameters` gives them). GIL released.
+    #[pyo3(signature = (n = None, warm = None))]
+    fn gp(&self, py: Python<'_>, n: Option<usize>, warm: Option<(Vec<f64>, f64, f64)>) -> PyResult<GaussianProcess> {
         let inner = &self.inner;
+        let warm = warm.map(|(length, signal, noise)| gradfree_bo::Hyper { length, signal, noise });
         let (gp, space) = py.detach(|| {
             let bo = lock(inner);
-            (bo.fit_model(n), bo.space().clone())
+            let gp = match &warm {
+                Some(h) => bo.fit_model_from(n, Some(h)),
+                None => bo.fit_model(n),
+            };
+            (gp, bo.space().clone())
         });
         let gp = gp.map_err(|e| match e {
             gradfree_bo::BoError::FitFailed(m) => new_err(Kind::ModelFit, m),

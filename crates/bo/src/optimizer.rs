@@ -123,7 +123,11 @@ impl BoParams {
 /// d = 1 its vector `[1]`) for `n` points in
 /// `[0, 1]^d`, shifted modulo
 /// 1 by `shift` (default half a cell, so no point sits on the box's corner); the box's centre
-/// when `n = 1`.
+/// when `n = 1`. The points `x_k = {k z / n + shift}` are handed out in van der Corput order,
+/// `k_i = ⌈φ₂(i) n⌉` for `i = 0, 1, ...` (`φ₂` the base-2 radical inverse, repeats skipped), not
+/// in the order of `k`, whose first coordinate `k/n` grows monotonically: every prefix of `2^j ≤ n`
+/// points has one point in each `1/2^j` slab of the first coordinate, so a run that asks the
+/// design one point at a time and stops early has spread points, not one end of the box.
 pub fn lattice_design(d: usize, n: usize, shift: Option<&[f64]>) -> Result<Vec<f64>, BoError> {
     if n == 1 {
         return Ok(vec![0.5; d]);
@@ -136,7 +140,27 @@ pub fn lattice_design(d: usize, n: usize, shift: Option<&[f64]>) -> Result<Vec<f
     let lat = gradfree_qmc::lattice::Rank1Lattice::new(n as u64, z).map_err(bad)?;
     let half = vec![0.5 / n as f64; d];
     let shift = shift.unwrap_or(&half);
-    Ok(lat.points().chunks_exact(d).flat_map(|p| p.iter().zip(shift).map(|(v, s)| (v + s).fract())).collect())
+    let points = lat.points();
+    Ok(van_der_corput_order(n).iter().flat_map(|&k| points[k * d..(k + 1) * d].iter().zip(shift).map(|(v, s)| (v + s).fract())).collect())
+}
+
+/// `0..n` (`n >= 2`) as `k_i = ⌈φ₂(i) n⌉`, `i = 0, 1, ..., 2^b − 1` with `2^b ≥ n`, repeats and `n`
+/// skipped: `φ₂(i) = rev_b(i) / 2^b` (the `b`-bit reversal of `i`). The values `⌈j n / 2^b⌉`,
+/// `j < 2^b`, step by at most 1 from 0 to at least `n − 1`, so every index appears.
+fn van_der_corput_order(n: usize) -> Vec<usize> {
+    let b = n.next_power_of_two().trailing_zeros();
+    let mut seen = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    for i in 0..1u64 << b {
+        let t = i.reverse_bits() >> (64 - b);
+        let k = ((t * n as u64).div_ceil(1 << b)) as usize;
+        if k < n && !seen[k] {
+            seen[k] = true;
+            order.push(k);
+        }
+    }
+    debug_assert_eq!(order.len(), n);
+    order
 }
 
 /// Proposals closer than this to an evaluated or pending point in every unit-cube coordinate
@@ -293,13 +317,31 @@ impl BatchBo {
     /// hyper-parameters fitted by maximum likelihood warm-started at the last fit's (the
     /// model scikit-optimize's results list in `models`). Unit-cube inputs.
     pub fn fit_model(&self, n: Option<usize>) -> Result<crate::Gp, BoError> {
+        self.fit_model_from(n, self.hyper.as_ref())
+    }
+
+    /// [`BatchBo::fit_model`] warm-started at `warm` instead of the last fit's hyper-parameters
+    /// (`None`: the default start only), so a model recorded at one point of the run can be
+    /// fitted later, unchanged by the fits since.
+    pub fn fit_model_from(&self, n: Option<usize>, warm: Option<&crate::Hyper>) -> Result<crate::Gp, BoError> {
         let d = self.space.dim();
+        if let Some(h) = warm {
+            let ok = |v: f64| v.is_finite() && v > 0.0;
+            let valid = h.length.len() == d && h.length.iter().all(|&l| ok(l)) && ok(h.signal) && h.noise.is_finite() && h.noise >= 0.0;
+            if !valid {
+                return Err(BoError::invalid(
+                    "warm",
+                    format!("{h:?}"),
+                    "d positive length scales, a positive signal and a non-negative noise variance",
+                ));
+            }
+        }
         let n = n.unwrap_or(self.y.len()).min(self.y.len());
         if n == 0 {
             return Err(BoError::BadInput("no observations to fit a Gaussian process to".into()));
         }
         let opts = self.fit_options(self.params.fit_restarts);
-        let (gp, _) = fit(&self.x[..n * d], d, &self.y[..n], &opts, self.hyper.as_ref(), derive_seed(self.seed, 0x6d6f_0000 + n as u64))?;
+        let (gp, _) = fit(&self.x[..n * d], d, &self.y[..n], &opts, warm, derive_seed(self.seed, 0x6d6f_0000 + n as u64))?;
         Ok(gp)
     }
 

@@ -261,13 +261,36 @@ fn failed_evaluations_follow_the_policy_and_integers_stay_integers() {
     assert!(bo.ask().is_ok(), "duplicated observations are modelled (noise or jitter)");
 }
 
-/// One-dimensional problems work: the design is n evenly spaced points.
+/// One-dimensional problems work: the design is n evenly spaced points, in van der Corput order.
 #[test]
 fn one_dimensional_problems_work() {
     let d = gradfree_bo::lattice_design(1, 4, None).unwrap();
-    assert_eq!(d, vec![0.125, 0.375, 0.625, 0.875]);
+    assert_eq!(d, vec![0.125, 0.625, 0.375, 0.875]);
     let (start, end) = run(Method::Bkop, quad, 1, 2, 4, 3);
     assert!(end <= start && end < 0.01, "{start} -> {end}");
+}
+
+/// The design is the shifted rank-1 lattice `{k z / n + 1/(2n)}` as a set, handed out in the order
+/// of the radical inverse of `k`: every prefix of 2^j points has one point in each of the 2^j
+/// equal slabs of the first coordinate (`k/n` for `z_1 = 1`), where lattice order fills one end.
+#[test]
+fn the_design_is_the_lattice_in_radical_inverse_order() {
+    for (d, n) in [(6, 20), (3, 16), (2, 37)] {
+        let pts = gradfree_bo::lattice_design(d, n, None).unwrap();
+        let z = gradfree_qmc::lattice::search::SearchSpec::default().alg10(d, n as u64).unwrap().z;
+        let mut want: Vec<Vec<u64>> = (0..n as u64).map(|k| z.iter().map(|zj| ((k * zj) % n as u64) * 2 + 1).collect()).collect();
+        let mut got: Vec<Vec<u64>> = pts.chunks(d).map(|p| p.iter().map(|v| (v * 2.0 * n as f64).round() as u64).collect()).collect();
+        assert_eq!(z[0], 1);
+        for j in 0..=3usize {
+            let m = 1 << j;
+            let mut slabs: Vec<usize> = got[..m].iter().map(|p| (p[0] as usize * m) / (2 * n)).collect();
+            slabs.sort();
+            assert_eq!(slabs, (0..m).collect::<Vec<_>>(), "d = {d}, n = {n}: the first {m} points");
+        }
+        want.sort();
+        got.sort();
+        assert_eq!(got, want, "d = {d}, n = {n}: the same points as the lattice");
+    }
 }
 
 #[test]

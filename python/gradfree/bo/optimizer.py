@@ -38,7 +38,8 @@ SKOPT_OPTIONS = {
                       "maximum likelihood; kernel='rbf' for the squared exponential). Other estimators are refused.",
     "n_initial_points": "honoured: every point told counts, asked or not (x0 too); default max(10, 3d + 2) (skopt: 10)",
     "n_random_starts": "deprecated alias of n_initial_points, as in skopt",
-    "initial_point_generator": "'lattice' (default: the thesis' rank-1 lattice, Alg. 10), 'random', 'sobol', 'halton', "
+    "initial_point_generator": "'lattice' (default: the thesis' rank-1 lattice, Alg. 10, shifted modulo 1 by a uniform vector "
+                               "drawn from random_state, so the design depends on the seed as skopt's does), 'random', 'sobol', 'halton', "
                                "'hammersly', 'lhs'; 'grid' is refused (use 'lattice')",
     "acq_func": "'gp_hedge' (skopt's default) and None: gradfree's default rule, BKOP (thesis Alg. 6/8); 'LCB': "
                 "constant-weight UCB (Alg. 5/7) with weight kappa; 'EI': log expected improvement; 'PI', 'EIps', "
@@ -64,7 +65,9 @@ SKOPT_OPTIONS = {
     "verbose, callback, x0, y0": "honoured; callbacks run after every evaluation",
 }
 
-_REFUSED_ACQ = {"PI": "EI", "EIps": "EI", "PIps": "EI", "MES": "EI or LCB", "PVRS": "EI or LCB"}
+#: scikit-optimize's acquisition functions gradfree does not offer (all of them are refused with the
+#: same alternatives).
+_REFUSED_ACQ = ("PI", "EIps", "PIps", "MES", "PVRS")
 
 
 def _seed_of(random_state) -> int:
@@ -105,8 +108,8 @@ def _acquisition(acq_func, method, kappa, xi, acq_func_kwargs):
         raise InvalidParameterError(f"xi = {xi!r} is not offered: gradfree's expected improvement has no offset; "
                                     "use acq_func='LCB' with kappa, or the default rule, to set exploration")
     if acq_func in _REFUSED_ACQ:
-        raise InvalidParameterError(f"acq_func = {acq_func!r} is not offered: use {_REFUSED_ACQ[acq_func]!r}, 'LCB' or "
-                                    "the default (None or 'gp_hedge': the BKOP batch rule)")
+        raise InvalidParameterError(f"acq_func = {acq_func!r} is not offered: use 'EI', 'LCB' or the default (None or "
+                                    "'gp_hedge': the BKOP batch rule)")
     if acq_func not in (None, "gp_hedge", "EI", "LCB"):
         raise InvalidParameterError(f"acq_func = {acq_func!r}: expected 'gp_hedge', 'EI' or 'LCB' "
                                     "(gradfree's own rules by method=)")
@@ -150,18 +153,34 @@ def _design(generator, d: int, n: int, seed: int) -> Optional[np.ndarray]:
                                 "'halton', 'hammersly' or 'lhs'")
 
 
+class _SharedRun:
+    """The optimizer's Rust state, shared by all its :class:`GaussianProcessModel`s (observations
+    are only appended, so a model of the first ``n`` stays valid); pickled once per pickle, as JSON."""
+
+    def __init__(self, bo):
+        self.bo = bo
+
+    def __getstate__(self):
+        return {"bo": self.bo.state_json()}
+
+    def __setstate__(self, state):
+        self.bo = _gradfree.BatchBO.from_state_json(state["bo"])
+
+
 class GaussianProcessModel:
     """A surrogate of :attr:`Optimizer.models`: gradfree's GP fitted to the observations told up
-    to one point of the run (fitted when first used). ``predict(X, return_std=False)`` takes points
+    to one point of the run (fitted when first used, warm-started where the run's fit then was, so
+    the model does not depend on when it is used). ``predict(X, return_std=False)`` takes points
     of the space (lists, as ``ask`` returns them) and returns the posterior mean (and standard
-    deviation) in the objective's units."""
+    deviation) in the objective's units. A model holds the observation count and the
+    hyper-parameters, not a copy of the observations."""
 
-    def __init__(self, state: str, n: int, space: Space):
-        self._state, self.n_observations, self._space, self._gp = state, n, space, None
+    def __init__(self, run: _SharedRun, n: int, warm, space: Space):
+        self._run, self.n_observations, self._warm, self._space, self._gp = run, n, warm, space, None
 
     def _fit(self):
         if self._gp is None:
-            self._gp = _gradfree.BatchBO.from_state_json(self._state).gp(self.n_observations)
+            self._gp = self._run.bo.gp(self.n_observations, self._warm)
         return self._gp
 
     def predict(self, X, return_std: bool = False):
@@ -176,7 +195,8 @@ class GaussianProcessModel:
         return self._fit().hyperparameters
 
     def __getstate__(self):
-        return {"_state": self._state, "n_observations": self.n_observations, "_space": self._space, "_gp": None}
+        return {"_run": self._run, "n_observations": self.n_observations, "_warm": self._warm, "_space": self._space,
+                "_gp": None}
 
 
 class Optimizer:
@@ -258,6 +278,7 @@ class Optimizer:
         self.models: list = []
         self._asked: dict = {}
         self._bo = None
+        self._shared = None
         if d == 0:
             return    # every dimension a single category: the one point is all there is (as skopt)
         lo, hi, kinds = self.space._box()
@@ -268,7 +289,10 @@ class Optimizer:
             weight=_opt(_util.number, "weight", weight), beta=_opt(_util.number, "beta", beta),
             acq_starts=_opt(_count, "acq_starts", acq_starts), acq_evals_per_dim=_opt(_count, "acq_evals_per_dim", acq_evals_per_dim),
             acq_max_evals=_opt(_count, "acq_max_evals", acq_max_evals),
-            on_nonfinite=on_nonfinite, budget=_opt(_count, "n_calls", n_calls))
+            on_nonfinite=on_nonfinite, budget=_opt(_count, "n_calls", n_calls),
+            # The lattice shifted by a uniform vector drawn from random_state (modulo 1, which keeps
+            # its spacing): as scikit-optimize's initial points, the design depends on the seed.
+            design_seed=self.random_state)
         design = _design(initial_point_generator, d, n_init, self.random_state)
         if design is not None or n_init == 0:
             self._bo.set_design(np.ascontiguousarray(design if design is not None else np.zeros((0, d))))
@@ -319,7 +343,9 @@ class Optimizer:
         self.yi.extend(ys)
         self._n_initial_points -= len(ys)
         if fit and self._n_initial_points <= 0 and self._bo.n_observations > 0:
-            self.models.append(GaussianProcessModel(self._bo.state_json(), self._bo.n_observations, self.space))
+            if self._shared is None or self._shared.bo is not self._bo:
+                self._shared = _SharedRun(self._bo)
+            self.models.append(GaussianProcessModel(self._shared, self._bo.n_observations, self._bo.hyperparameters, self.space))
             if self.max_model_queue_size is not None:
                 del self.models[:max(0, len(self.models) - self.max_model_queue_size)]
         return self.get_result()

@@ -18,7 +18,17 @@ which its users' scripts rely on):
 The optimizer sees a box: a ``Real`` or ``Integer`` with the log-uniform prior is searched in
 ``log_base`` coordinates (as scikit-optimize's model sees it), integers and categories are rounded
 inside the acquisition (Garrido-Merchán & Hernández-Lobato 2020), and a categorical of one value
-is held fixed.
+is held fixed. It always searches the unit cube of that box, whatever the dimensions' transforms.
+
+scikit-optimize's transform API is offered as its users call it: a dimension's ``transform_``
+(set by ``transform=`` or ``set_transformer``) governs its ``transform``, ``inverse_transform``,
+``transformed_size`` and ``transformed_bounds`` (``"identity"`` or ``"normalize"`` for a ``Real``
+or ``Integer``, ``"identity"`` meaning ``log_base`` coordinates for a log-uniform prior;
+``"onehot"``, ``"label"``, ``"normalize"``, ``"string"`` or ``"identity"`` for a ``Categorical``;
+rules and the few departures from scikit-optimize in :mod:`gradfree.bo._transform`), and a
+``Space``'s ``transform``, ``inverse_transform``, ``set_transformer``,
+``set_transformer_by_type``, ``get_transformer``, ``transformed_n_dims`` and
+``transformed_bounds`` combine them.
 """
 from __future__ import annotations
 
@@ -29,6 +39,8 @@ from typing import Any, Iterable, Optional
 import numpy as np
 
 from ..errors import InvalidParameterError
+from . import _transform as _tf
+from ._transform import _same
 
 __all__ = ["Dimension", "Real", "Integer", "Categorical", "Space", "check_dimension"]
 
@@ -46,10 +58,13 @@ def _rng(random_state):
 
 class Dimension:
     """A search dimension (scikit-optimize's ``Dimension``): ``rvs``, ``bounds``, ``name``,
-    ``distance`` and ``in``; ``_kind``, ``_box``, ``_to_box`` and ``_from_box`` give the box the
-    optimizer searches."""
+    ``distance`` and ``in``; ``transform``, ``inverse_transform``, ``set_transformer``,
+    ``transformed_size`` and ``transformed_bounds`` by its ``transform_``; ``_kind``, ``_box``,
+    ``_to_box`` and ``_from_box`` give the box the optimizer searches."""
 
     _name: Optional[str] = None
+    _transforms: tuple = ()
+    transform_: str
 
     @property
     def name(self) -> Optional[str]:
@@ -75,11 +90,17 @@ class Dimension:
     def is_constant(self) -> bool:
         return False
 
+    @property
+    def transformed_size(self) -> int:
+        """The number of columns ``transform`` gives a value."""
+        return 1
+
 
 class _Numeric(Dimension):
     """``Real`` and ``Integer``: ``low``, ``high``, ``prior``, ``base``."""
 
     _integer = False
+    _transforms = _tf.NUMERIC
 
     def __init__(self, low, high, prior: str = "uniform", base: int = 10, transform: Optional[str] = None,
                  name: Optional[str] = None, dtype=None):
@@ -97,11 +118,9 @@ class _Numeric(Dimension):
                                         "when using log-uniform prior (both bounds must be > 0)")
         if isinstance(base, bool) or not isinstance(base, numbers.Real) or not base > 1:
             raise InvalidParameterError(f"{kind} base = {base!r}: expected a number > 1")
-        if transform not in (None, "identity", "normalize"):
-            raise InvalidParameterError(f"{kind} transform = {transform!r}: should be 'normalize' or 'identity'")
+        self.transform_ = _tf.check(self, "identity" if transform is None else transform)
         self.low, self.high = (int(low), int(high)) if self._integer else (float(low), float(high))
         self.prior, self.base, self.name = prior, base, name
-        self.transform_ = transform or "identity"
         self.dtype = dtype if dtype is not None else (np.int64 if self._integer else float)
 
     def __repr__(self) -> str:
@@ -130,6 +149,23 @@ class _Numeric(Dimension):
             raise RuntimeError(f"Can only compute distance for values within the space, not {a!r} and {b!r} ({self})")
         return abs(a - b)
 
+    def set_transformer(self, transform="identity") -> None:
+        """Sets ``transform_``: ``"identity"`` or ``"normalize"``."""
+        self.transform_ = _tf.check(self, transform)
+
+    def transform(self, X):
+        """Values to the warped space: themselves (``log_base`` of them for a log-uniform prior)
+        under ``"identity"``, scaled to [0, 1] under ``"normalize"``."""
+        return _tf.numeric_transform(self, X)
+
+    def inverse_transform(self, Xt):
+        """Warped values back to the dimension, clipped to the bounds (and rounded for an ``Integer``)."""
+        return _tf.numeric_inverse(self, Xt)
+
+    @property
+    def transformed_bounds(self) -> tuple:
+        return _tf.numeric_bounds(self)
+
     # The box the optimizer searches.
     def _log(self, v: float) -> float:
         return math.log(v) / math.log(self.base)
@@ -156,8 +192,8 @@ class _Numeric(Dimension):
 class Real(_Numeric):
     """A continuous dimension ``[low, high]`` (scikit-optimize's ``Real``): ``prior="uniform"`` or
     ``"log-uniform"`` (searched in ``log_base`` coordinates), ``base`` (default 10), ``name``.
-    ``transform`` is accepted for scikit-optimize's scripts and has no effect here: the optimizer
-    always works in the unit cube of the (log) box."""
+    ``transform`` (``"identity"`` or ``"normalize"``) governs ``transform``/``inverse_transform``;
+    the optimizer always works in the unit cube of the (log) box."""
 
 
 class Integer(_Numeric):
@@ -169,19 +205,20 @@ class Integer(_Numeric):
 
 class Categorical(Dimension):
     """Unordered choices (scikit-optimize's ``Categorical``): ``categories``, ``prior`` (accepted,
-    unused by the optimizer), ``name``. A single category is held fixed."""
+    unused by the optimizer), ``name``. A single category is held fixed. ``transform``
+    (``"onehot"``, ``"label"``, ``"normalize"``, ``"string"`` or ``"identity"``) governs
+    ``transform``/``inverse_transform``, not the optimizer's search."""
+
+    _transforms = _tf.CATEGORICAL
 
     def __init__(self, categories: Iterable[Any], prior=None, transform: Optional[str] = None, name: Optional[str] = None):
         self.categories = tuple(categories)
         if not self.categories:
             raise InvalidParameterError("Categorical: expected at least one category")
-        if transform not in (None, "onehot", "label", "string", "identity", "normalize"):
-            raise InvalidParameterError(f"Categorical transform = {transform!r}: expected 'onehot', 'label', 'string', "
-                                        "'identity' or 'normalize'")
+        self.transform_ = _tf.check(self, "onehot" if transform is None else transform)
         if prior is not None and len(prior) != len(self.categories):
             raise InvalidParameterError(f"Categorical prior: expected {len(self.categories)} probabilities, got {len(prior)}")
         self.prior, self.name = prior, name
-        self.transform_ = transform or "onehot"
 
     def __repr__(self) -> str:
         cats = self.categories if len(self.categories) <= 7 else self.categories[:3] + (_Ellipsis(),) + self.categories[-3:]
@@ -222,6 +259,27 @@ class Categorical(Dimension):
         picks = [self.categories[k] for k in rng.choice(len(self.categories), size=1 if n_samples is None else n_samples, p=p)]
         return picks[0] if n_samples is None else picks
 
+    def set_transformer(self, transform="onehot") -> None:
+        """Sets ``transform_``: ``"onehot"``, ``"label"``, ``"normalize"``, ``"string"`` or ``"identity"``."""
+        self.transform_ = _tf.check(self, transform)
+
+    def transform(self, X):
+        """A list of categories to the warped space (one-hot rows, labels, [0, 1], strings or themselves)."""
+        return _tf.categorical_transform(self, X)
+
+    def inverse_transform(self, Xt):
+        """Warped values back to an array of categories."""
+        return _tf.categorical_inverse(self, Xt)
+
+    @property
+    def transformed_size(self) -> int:
+        """The number of one-hot columns (one for two categories), else 1."""
+        return _tf.categorical_size(self)
+
+    @property
+    def transformed_bounds(self):
+        return _tf.categorical_bounds(self)
+
     def _box_range(self) -> tuple:
         return (0.0, float(len(self.categories) - 1))
 
@@ -241,16 +299,6 @@ class _Ellipsis:
         return "..."
 
 
-def _same(a, b) -> bool:
-    """Category equality that does not raise on arrays or mixed types."""
-    if isinstance(a, (bool, np.bool_)) != isinstance(b, (bool, np.bool_)):
-        return False     # True is not the category 1
-    try:
-        return bool(a == b)
-    except (TypeError, ValueError):
-        return a is b
-
-
 def _is_integral(v) -> bool:
     return isinstance(v, numbers.Integral)
 
@@ -265,15 +313,18 @@ def _foreign(dimension):
     if kind in ("Real", "Integer"):
         cls = Real if kind == "Real" else Integer
         return cls(dimension.low, dimension.high, prior=getattr(dimension, "prior", "uniform"),
-                   base=getattr(dimension, "base", 10), name=getattr(dimension, "name", None))
+                   base=getattr(dimension, "base", 10), transform=getattr(dimension, "transform_", None),
+                   name=getattr(dimension, "name", None))
     if kind == "Categorical":
-        return Categorical(dimension.categories, prior=getattr(dimension, "prior", None), name=getattr(dimension, "name", None))
+        return Categorical(dimension.categories, prior=getattr(dimension, "prior", None),
+                           transform=getattr(dimension, "transform_", None), name=getattr(dimension, "name", None))
     return None
 
 
 def check_dimension(dimension, transform: Optional[str] = None) -> Dimension:
     """Turns a dimension description into a ``Real``, ``Integer`` or ``Categorical`` by
-    scikit-optimize's rules (module documentation). ``transform`` is accepted for compatibility."""
+    scikit-optimize's rules (module documentation), made with ``transform`` (a dimension object
+    is returned as it is)."""
     if isinstance(dimension, Dimension):
         return dimension
     if type(dimension).__module__.split(".")[0] == "skopt":
@@ -288,34 +339,36 @@ def check_dimension(dimension, transform: Optional[str] = None) -> Dimension:
     if n == 0:
         raise InvalidParameterError("Invalid dimension []: expected at least one value")
     if n == 1:
-        return Categorical(dimension)
+        return Categorical(dimension, transform=transform)
     if n == 2:
         if any(isinstance(v, (str, bool, np.bool_)) for v in dimension):
-            return Categorical(dimension)
+            return Categorical(dimension, transform=transform)
         if all(_is_integral(v) for v in dimension):
-            return Integer(*map(int, dimension))
+            return Integer(*map(int, dimension), transform=transform)
         if all(_is_real(v) for v in dimension):
-            return Real(*map(float, dimension))
+            return Real(*map(float, dimension), transform=transform)
         raise InvalidParameterError(f"Invalid dimension {dimension!r}: two values must be numbers (low, high) or categories")
     low, high, prior = dimension[0], dimension[1], dimension[2]
     if n == 3:
         if isinstance(prior, str) and prior in ("uniform", "log-uniform"):
             if _is_integral(low) and _is_integral(high):
-                return Integer(int(low), int(high), prior)
+                return Integer(int(low), int(high), prior, transform=transform)
             if _is_real(low) and _is_real(high):
-                return Real(float(low), float(high), prior)
-        return Categorical(dimension)
+                return Real(float(low), float(high), prior, transform=transform)
+        return Categorical(dimension, transform=transform)
     if n == 4 and isinstance(prior, str) and prior == "log-uniform" and isinstance(dimension[3], int):
         if _is_integral(low) and _is_integral(high):
-            return Integer(int(low), int(high), prior, dimension[3])
+            return Integer(int(low), int(high), prior, dimension[3], transform=transform)
         if _is_real(low) and _is_real(high):
-            return Real(float(low), float(high), prior, dimension[3])
-    return Categorical(dimension)
+            return Real(float(low), float(high), prior, dimension[3], transform=transform)
+    return Categorical(dimension, transform=transform)
 
 
 class Space:
     """A list of dimensions (scikit-optimize's ``Space``): ``dimensions``, ``dimension_names``,
-    ``n_dims``, ``bounds``, ``rvs``, ``distance``, ``in``."""
+    ``n_dims``, ``bounds``, ``rvs``, ``distance``, ``in``, and the transform API
+    (``transform``, ``inverse_transform``, ``set_transformer``, ``set_transformer_by_type``,
+    ``get_transformer``, ``transformed_n_dims``, ``transformed_bounds``)."""
 
     def __init__(self, dimensions, constraint=None):
         if constraint is not None:
@@ -402,6 +455,78 @@ class Space:
     def distance(self, point_a, point_b) -> float:
         """The sum of the dimensions' distances (scikit-optimize's)."""
         return sum(d.distance(a, b) for d, a, b in zip(self.dimensions, point_a, point_b))
+
+    # scikit-optimize's transform API (the optimizer's search does not depend on it).
+    def set_transformer(self, transform) -> None:
+        """Sets every dimension's transform to ``transform``, or each to its own (a list as long as
+        ``dimensions``); all are checked before any is set."""
+        if isinstance(transform, (list, tuple)):
+            if len(transform) != self.n_dims:
+                raise InvalidParameterError(f"transform: expected one transform per dimension ({self.n_dims}), "
+                                            f"got {len(transform)}")
+            pairs = list(zip(self.dimensions, transform))
+        else:
+            pairs = [(d, transform) for d in self.dimensions]
+        for d, t in [(d, _tf.check(d, t)) for d, t in pairs]:
+            d.transform_ = t
+
+    def set_transformer_by_type(self, transform, dim_type) -> None:
+        """Sets the transform of the dimensions of type ``dim_type`` (``Real``, ``Integer`` or
+        ``Categorical``, ours or scikit-optimize's, or a tuple of them)."""
+        types = dim_type if isinstance(dim_type, tuple) else (dim_type,)
+        if not types or not all(isinstance(t, type) for t in types):
+            raise InvalidParameterError(f"dim_type = {dim_type!r}: expected a dimension class (Real, Integer or Categorical)")
+        foreign = {t.__name__ for t in types if t.__module__.split(".")[0] == "skopt"}
+        chosen = [d for d in self.dimensions
+                  if isinstance(d, types) or type(d).__name__ in foreign or "Dimension" in foreign]
+        for d, t in [(d, _tf.check(d, transform)) for d in chosen]:
+            d.transform_ = t
+
+    def get_transformer(self) -> list:
+        return [d.transform_ for d in self.dimensions]
+
+    @property
+    def transformed_n_dims(self) -> int:
+        return sum(d.transformed_size for d in self.dimensions)
+
+    @property
+    def transformed_bounds(self) -> list:
+        """Each dimension's transformed bounds, one pair per column."""
+        out = []
+        for d in self.dimensions:
+            (out.extend if d.transformed_size > 1 else out.append)(d.transformed_bounds)
+        return out
+
+    def transform(self, X) -> np.ndarray:
+        """Points (a list of lists) to the warped space: a float array of ``transformed_n_dims``
+        columns, each dimension's side by side (strings or objects if a categorical is
+        ``"string"`` or ``"identity"`` of non-numbers, as scikit-optimize's)."""
+        try:
+            rows = [list(p) for p in X]
+        except TypeError:
+            raise InvalidParameterError(f"X: expected a list of points, got {X!r}") from None
+        for p in rows:
+            if len(p) != self.n_dims:
+                raise InvalidParameterError(f"X: every point must have {self.n_dims} values, got {p!r}")
+        blocks = [_tf.column_block(d.transform([p[j] for p in rows]), len(rows), d.transformed_size)
+                  for j, d in enumerate(self.dimensions)]
+        Xt = np.hstack(blocks)
+        return Xt.astype(float) if Xt.dtype.kind in "biuf" else Xt
+
+    def inverse_transform(self, Xt) -> list:
+        """Warped points (``transformed_n_dims`` columns) back to a list of lists of values."""
+        try:
+            Xt = np.asarray(Xt)
+        except ValueError:
+            raise InvalidParameterError("Xt: expected a 2-D array of transformed points") from None
+        if Xt.ndim != 2 or Xt.shape[1] != self.transformed_n_dims:
+            raise InvalidParameterError(f"Xt: expected shape (n_points, {self.transformed_n_dims}), got {Xt.shape}")
+        cols, start = [], 0
+        for d in self.dimensions:
+            k = d.transformed_size
+            cols.append(d.inverse_transform(Xt[:, start] if k == 1 else Xt[:, start:start + k]))
+            start += k
+        return [[v.item() if isinstance(v, np.generic) else v for v in p] for p in zip(*cols)]
 
     # The box the optimizer searches (constant categoricals left out).
     @property

@@ -52,6 +52,8 @@ pub struct Gp {
     standardization: Standardization,
     /// Observed points, row-major `n x d`, unit-cube coordinates.
     x: Vec<f64>,
+    /// The same points coordinate by coordinate (`d x n`, row-major), for [`Gp::k_vec`].
+    xt: Vec<f64>,
     /// Standardized outputs.
     y: Vec<f64>,
     /// Lower Cholesky factor of `K + (σ² + jitter) I`, column-major `n x n`.
@@ -70,13 +72,29 @@ pub(crate) fn kernel_matrix(kind: KernelKind, x: &[f64], d: usize, inv_len: &[f6
     out.resize(n * n, 0.0);
     for j in 0..n {
         let xj = &x[j * d..(j + 1) * d];
+        let col = &mut out[j * n + j + 1..(j + 1) * n];
+        for (o, xi) in col.iter_mut().zip(x[(j + 1) * d..].chunks_exact(d)) {
+            *o = Hyper::r2(inv_len, xi, xj);
+        }
+        kind.phi_many(col);
+        col.iter_mut().for_each(|v| *v *= signal);
         out[j * n + j] = signal + diag;
         for i in j + 1..n {
-            let v = signal * kind.phi(Hyper::r2(inv_len, &x[i * d..(i + 1) * d], xj));
-            out[j * n + i] = v;
-            out[i * n + j] = v;
+            out[i * n + j] = out[j * n + i];
         }
     }
+}
+
+/// The `n x d` row-major points `x` as `d x n` row-major.
+fn transpose(x: &[f64], d: usize) -> Vec<f64> {
+    let n = x.len() / d;
+    let mut t = vec![0.0; x.len()];
+    for (j, p) in x.chunks_exact(d).enumerate() {
+        for (i, v) in p.iter().enumerate() {
+            t[i * n + j] = *v;
+        }
+    }
+    t
 }
 
 /// Factors `K + (noise + jitter) I` with the first jitter of [`JITTER_LADDER`] that works;
@@ -172,7 +190,20 @@ impl Gp {
                 JITTER_LADDER[JITTER_LADDER.len() - 1] * hyper.signal
             ))
         })?;
-        let mut gp = Gp { kind, d, hyper, inv_len, standardization, x: x.to_vec(), y: ys, chol, alpha: Vec::new(), beta: 0.0, jitter };
+        let mut gp = Gp {
+            kind,
+            d,
+            hyper,
+            inv_len,
+            standardization,
+            x: x.to_vec(),
+            xt: transpose(x, d),
+            y: ys,
+            chol,
+            alpha: Vec::new(),
+            beta: 0.0,
+            jitter,
+        };
         gp.solve_alpha();
         Ok(gp)
     }
@@ -223,12 +254,23 @@ impl Gp {
         self.hyper.signal * self.kind.phi(Hyper::r2(&self.inv_len, a, b))
     }
 
-    /// `k_n(u) = [k(u, x_1), ..., k(u, x_n)]` into `out`.
+    /// `k_n(u) = [k(u, x_1), ..., k(u, x_n)]` into `out` (`n` values), equal to [`Gp::k`] at
+    /// each point to the bit: the squared distances accumulate coordinate by coordinate in the
+    /// same order over all points at once (vectorized over the points), then
+    /// [`KernelKind::phi_many`].
     #[inline]
     pub fn k_vec(&self, u: &[f64], out: &mut [f64]) {
-        for (o, xi) in out.iter_mut().zip(self.x.chunks_exact(self.d)) {
-            *o = self.k(u, xi);
+        let n = self.len();
+        let out = &mut out[..n];
+        out.fill(0.0);
+        for ((ui, w), col) in u.iter().zip(&self.inv_len).zip(self.xt.chunks_exact(n.max(1))) {
+            for (o, xi) in out.iter_mut().zip(col) {
+                let t = (ui - xi) * w;
+                *o += t * t;
+            }
         }
+        self.kind.phi_many(out);
+        out.iter_mut().for_each(|v| *v *= self.hyper.signal);
     }
 
     /// Standardized posterior mean and variance at `u` (eq. 4.11-4.12); `buf` needs `n` values.
@@ -298,6 +340,7 @@ impl Gp {
         let diag2 = self.hyper.signal + self.hyper.noise + self.jitter - l.iter().map(|v| v * v).sum::<f64>();
         let ys = (y - self.standardization.shift) / self.standardization.scale;
         self.x.extend_from_slice(u);
+        self.xt = transpose(&self.x, self.d);
         self.y.push(ys);
         if diag2 > 1e-13 * (self.hyper.signal + self.hyper.noise) && diag2.is_finite() {
             let m = n + 1;
@@ -315,6 +358,7 @@ impl Gp {
                 Some(j) => self.jitter = j,
                 None => {
                     self.x.truncate(n * self.d);
+                    self.xt = transpose(&self.x, self.d);
                     self.y.pop();
                     let mut back = Vec::new();
                     factor_with_ladder(self.kind, &self.x, self.d, &self.hyper, &self.inv_len, &mut back, &mut EigenWork::default());
