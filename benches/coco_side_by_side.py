@@ -15,9 +15,11 @@ method's own rules say (the objective refuses evaluations past the budget). pycm
 
 Methods (`--methods`, comma-separated):
   pycma             pycma BIPOP-CMA-ES
+  pycma+box         the same with BBOB's [-5, 5]^d as bounds (pycma's BoundTransform)
   default           gradfree.minimize(f, x0, sigma0=2) with its defaults (the recommended method)
   default+opts      the same with options joined by '+': settle=K|off (minimize's settle_runs: the
-                    restarts' settle rule) | notarget (no target is passed, and the objective goes
+                    restarts' settle rule) | box (BBOB's [-5, 5]^d as bounds, as a user with a
+                    box would pass them) | notarget (no target is passed, and the objective goes
                     on past the final target until the method stops or the budget is spent: the
                     hits are the same first-hit times, `evals` is what the method used on its own),
                     e.g. default+settle=off, default+settle=2+notarget.
@@ -51,6 +53,8 @@ from typing import Dict, List, Tuple
 import numpy as np
 
 TARGETS = 10.0 ** np.arange(2.0, -8.0 - 1e-9, -0.2)
+#: Budgets (multiples of d) at which the anytime table reads the runtime ECDF.
+BUDGETS = (10, 30, 100, 300, 1000, 3000, 10000, 30000, 100000)
 
 
 class BudgetSpent(Exception):
@@ -105,12 +109,15 @@ def optimal_value(problem) -> float:
 
 
 def _parse_default(text: str):
-    """`default[+settle=K|off][+notarget]`: minimize's keywords and whether a target is passed."""
+    """`default[+settle=K|off][+notarget][+box]`: minimize's keywords and whether a target is
+    passed (`box`: BBOB's [-5, 5]^d as ``bounds``, filled in by `run_one`)."""
     name, *opts = text.split("+")
     kw, target = {}, True
     for o in opts:
         if o == "notarget":
             target = False
+        elif o == "box":
+            kw["bounds"] = "box"
         elif o.startswith("settle="):
             v = o.split("=", 1)[1]
             kw["settle_runs"] = False if v == "off" else int(v)
@@ -143,15 +150,18 @@ def run_one(method: str, rec: Recorder, d: int, seed: int) -> None:
     x0 = rng.uniform(-4, 4, d)
     box = (np.full(d, -4.0), np.full(d, 4.0))
     try:
-        if method == "pycma":
+        if method in ("pycma", "pycma+box"):
             import cma
-            cma.fmin2(rec, lambda: rng.uniform(-4, 4, d), 2.0,
-                      {"verbose": -9, "seed": seed + 1, "ftarget": rec.fopt + 1e-8, "maxfevals": rec.budget},
-                      restarts=9, bipop=True)
+            opts = {"verbose": -9, "seed": seed + 1, "ftarget": rec.fopt + 1e-8, "maxfevals": rec.budget}
+            if method == "pycma+box":
+                opts["bounds"] = [-5, 5]          # pycma's default handler, BoundTransform
+            cma.fmin2(rec, lambda: rng.uniform(-4, 4, d), 2.0, opts, restarts=9, bipop=True)
             return
         import gradfree
         if method.split("+")[0] == "default":
             kw, with_target = _parse_default(method)
+            if kw.get("bounds") == "box":
+                kw["bounds"] = (np.full(d, -5.0), np.full(d, 5.0))
             gradfree.minimize(rec, x0, sigma0=2.0, seed=seed, max_evals=rec.budget,
                               target=rec.fopt + 1e-8 if with_target else None, on_nonfinite="treat-as-inf", **kw)
             return
@@ -277,6 +287,19 @@ def summarize(records: List[dict], methods: List[str], dims: List[int], budget_m
             secs = sum(r["seconds"] for r in sel)
             summary[(m, d)] = {"reached": float(reached), "area": area, "solved": int(solved), "runs": len(sel)}
             print(f"{m:<28} {reached:>14.3f} {area:>10.3f} {solved:>4}/{len(sel):<3} {secs:>8.1f}")
+        # Anytime: the share of (run, target) pairs reached within each budget, and the runs that
+        # reached the final target, as COCO's runtime ECDF read at fixed budgets.
+        mults = [b for b in BUDGETS if b <= budget_mult]
+        print(f"{'share of targets by budget':<28} " + " ".join(f"{format(b, 'g') + 'd':>7}" for b in mults)
+              + "   final target by " + ", ".join(f"{b:g}d" for b in mults if b >= 1000))
+        for m in methods:
+            sel = [r for r in records if r["dim"] == d and r["method"] == m]
+            if not sel:
+                continue
+            shares = [float(np.mean([h is not None and h <= b * d for r in sel for h in r["hits"]])) for b in mults]
+            finals = [sum(r["hits"][-1] is not None and r["hits"][-1] <= b * d for r in sel) for b in mults if b >= 1000]
+            summary[("shares", m, d)] = dict(zip(mults, shares))
+            print(f"{m:<28} " + " ".join(f"{v:>7.3f}" for v in shares) + "   " + ", ".join(f"{k}/{len(sel)}" for k in finals))
         # Per function: median evaluations to 1e-8, or the median reached fraction.
         funcs = sorted({r["function"] for r in records if r["dim"] == d})
         print(f"{'f':>3} " + " ".join(f"{m[:16]:>16}" for m in methods))
@@ -369,7 +392,7 @@ def main(argv=None):
     for m in methods:
         if m.split("+")[0] == "default":
             _parse_default(m)
-        elif m != "pycma":
+        elif m not in ("pycma", "pycma+box"):
             _parse_method(m)
     dims, funcs, insts = _indices(args.dims), _indices(args.functions), _indices(args.instances)
     tasks = [(m, d, f, i, args.budget_mult, args.seed + 1000 * d + 50 * f + i)
