@@ -25,7 +25,9 @@ Methods (`--methods`, comma-separated):
                     e.g. default+settle=off, default+settle=2+notarget.
   NAME[+opts]       a gradfree ES class by registry name with options joined by '+':
                     bipop | ipop | box (BBOB's [-5, 5]^d as bounds, pycma's BoundTransform) |
-                    clip (the box, clipping) | key=value (an algorithm parameter, JSON value),
+                    clip (the box, clipping) | penalty (the box, clipping plus a quadratic penalty
+                    on the distance) | reflect (the box, mirrored at its faces) | key=value (an
+                    algorithm parameter, JSON value),
                     e.g. cmaes+bipop, cmaes+ipop+box, ingo+bipop+step_size="csa".
 
 For every (run, target) pair of COCO's 51 targets f_opt + 10^{2, 1.8, ..., -8} the script records
@@ -132,8 +134,8 @@ def _parse_method(text: str):
     for o in opts:
         if o in ("bipop", "ipop"):
             cfg["restarts"] = o
-        elif o in ("box", "clip"):
-            cfg["bounds"] = "transform" if o == "box" else "clip"
+        elif o in ("box", "clip", "penalty", "reflect"):
+            cfg["bounds"] = "transform" if o == "box" else o
         elif "=" in o:
             k, v = o.split("=", 1)
             try:
