@@ -1,8 +1,9 @@
 """Batch Bayesian optimization (Lyu 2021, thesis ch. 4) with scikit-optimize's interface.
 
 A Gaussian process with an ARD Matérn 5/2 kernel and a constant mean (ordinary kriging;
-hyper-parameters by maximum likelihood), an initial design (the thesis' rank-1 lattice, Alg.
-9/10, by default), then points chosen by
+hyper-parameters by maximum likelihood), an initial design (by default the thesis' rank-1
+lattice, Alg. 9/10, shifted modulo 1 by a vector drawn from ``random_state`` and handed out in van
+der Corput order), then points chosen by
 
 - ``"bkop"``: the thesis' batch rule (Alg. 6/8), the batch chosen jointly (default);
 - ``"ucb"``: constant-weight confidence bound (Alg. 5/7);
