@@ -12,6 +12,7 @@ from . import _util
 from ._pycma import CMAEvolutionStrategy, _callbacks
 from ._pycma_options import CMAOptions, _bounds
 from .errors import InvalidParameterError
+from .es import _incpopsize
 
 
 def fmin2(objective_function, x0, sigma0, options=None, args=(), gradf=None, restarts=0, restart_from_best=False,
@@ -79,9 +80,7 @@ def fmin2(objective_function, x0, sigma0, options=None, args=(), gradf=None, res
     if restart_from_best:
         raise InvalidParameterError("restart_from_best=True is not offered: gradfree's restarts start from x0 (or from "
                                     "uniform draws in finite bounds); pass restart_from_best=False")
-    incpopsize = _util.real("incpopsize", incpopsize)
-    if not 1.0 <= incpopsize < math.inf:
-        raise InvalidParameterError(f"incpopsize = {incpopsize!r}: expected a finite number >= 1")
+    incpopsize = _incpopsize(incpopsize)
     if noise_handler is not None and noise_handler is not False:
         raise InvalidParameterError("noise_handler is not offered by gradfree (no uncertainty handling); pass None, and "
                                     "average repeated evaluations in the objective instead")

@@ -110,6 +110,14 @@ def _bounds_handling(value) -> str:
     return _BOUNDS_HANDLING[key]
 
 
+def _incpopsize(value) -> float:
+    """The population's growth per restart (pycma's ``incpopsize``): a finite number >= 1."""
+    value = _util.real("incpopsize", value)
+    if not 1.0 <= value < math.inf:
+        raise InvalidParameterError(f"incpopsize = {value!r}: expected a finite number >= 1")
+    return value
+
+
 class _ES:
     """An evolution strategy of the Rust crate with pycma's ask/tell/stop loop.
 
@@ -253,9 +261,7 @@ class _ES:
                 raise InvalidParameterError(f"restarts: expected True, False, 'ipop', 'bipop' or a non-negative integer, got {restarts!r}")
             max_restarts = int(restarts)
         if incpopsize is not None:
-            incpopsize = _util.real("incpopsize", incpopsize)
-            if not 1.0 <= incpopsize < math.inf:
-                raise InvalidParameterError(f"incpopsize = {incpopsize!r}: expected a finite number >= 1")
+            incpopsize = _incpopsize(incpopsize)
         rb = _util.box("restart_bounds", restart_bounds, x0.shape)
         box = _util.box("bounds", given["bounds"], x0.shape)
         g = given

@@ -126,6 +126,18 @@ impl Hyper {
         s
     }
 
+    /// Whether these are hyper-parameters of a GP in `d` dimensions: `d` finite positive length
+    /// scales, a finite positive signal variance and a finite non-negative noise variance (what a
+    /// checkpoint and a warm start must hold before a fit uses their logarithms).
+    pub fn is_valid(&self, d: usize) -> bool {
+        let positive = |v: f64| v.is_finite() && v > 0.0;
+        self.length.len() == d
+            && self.length.iter().all(|&l| positive(l))
+            && positive(self.signal)
+            && self.noise.is_finite()
+            && self.noise >= 0.0
+    }
+
     /// `1/ℓ_i`.
     pub fn inv_len(&self) -> Vec<f64> {
         self.length.iter().map(|l| 1.0 / l).collect()

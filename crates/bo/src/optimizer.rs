@@ -325,16 +325,12 @@ impl BatchBo {
     /// fitted later, unchanged by the fits since.
     pub fn fit_model_from(&self, n: Option<usize>, warm: Option<&crate::Hyper>) -> Result<crate::Gp, BoError> {
         let d = self.space.dim();
-        if let Some(h) = warm {
-            let ok = |v: f64| v.is_finite() && v > 0.0;
-            let valid = h.length.len() == d && h.length.iter().all(|&l| ok(l)) && ok(h.signal) && h.noise.is_finite() && h.noise >= 0.0;
-            if !valid {
-                return Err(BoError::invalid(
-                    "warm",
-                    format!("{h:?}"),
-                    "d positive length scales, a positive signal and a non-negative noise variance",
-                ));
-            }
+        if let Some(h) = warm.filter(|h| !h.is_valid(d)) {
+            return Err(BoError::invalid(
+                "warm",
+                format!("{h:?}"),
+                "d positive length scales, a positive signal and a non-negative noise variance",
+            ));
         }
         let n = n.unwrap_or(self.y.len()).min(self.y.len());
         if n == 0 {
@@ -566,9 +562,7 @@ impl StateCheck for BatchBo {
         if self.y.iter().any(|v| !v.is_finite()) || self.best_x.len() != d {
             return Err("non-finite observation or best point of the wrong dimension".into());
         }
-        if let Some(h) = &self.hyper
-            && (h.length.len() != d || h.length.iter().any(|l| !(l.is_finite() && *l > 0.0)) || !(h.signal > 0.0 && h.noise >= 0.0))
-        {
+        if self.hyper.as_ref().is_some_and(|h| !h.is_valid(d)) {
             return Err("hyper-parameters out of range".into());
         }
         // Counters far below where their arithmetic could overflow (as the driver's).
