@@ -16,6 +16,8 @@ method's own rules say (the objective refuses evaluations past the budget). pycm
 Methods (`--methods`, comma-separated):
   pycma             pycma BIPOP-CMA-ES
   pycma+box         the same with BBOB's [-5, 5]^d as bounds (pycma's BoundTransform)
+  pycma-lq[+box]    pycma's lq-CMA-ES, `cma.fmin_lq_surr2(f, x0, 2, restarts=9)` (IPOP restarts,
+                    a fresh model each)
   default           gradfree.minimize(f, x0, sigma0=2) with its defaults (the recommended method)
   default+opts      the same with options joined by '+': settle=K|off (minimize's settle_runs: the
                     restarts' settle rule) | box (BBOB's [-5, 5]^d as bounds, as a user with a
@@ -23,6 +25,8 @@ Methods (`--methods`, comma-separated):
                     on past the final target until the method stops or the budget is spent: the
                     hits are the same first-hit times, `evals` is what the method used on its own),
                     e.g. default+settle=off, default+settle=2+notarget.
+  surrogate[+opts]  gradfree.minimize(f, x0, method="surrogate", sigma0=2) (lq-CMA-ES with BIPOP
+                    restarts), with the options of `default`
   NAME[+opts]       a gradfree ES class by registry name with options joined by '+':
                     bipop | ipop | box (BBOB's [-5, 5]^d as bounds, pycma's BoundTransform) |
                     clip (the box, clipping) | penalty (the box, clipping plus a quadratic penalty
@@ -147,23 +151,33 @@ def _parse_method(text: str):
     return cfg
 
 
+#: The pycma runs: BIPOP-CMA-ES and lq-CMA-ES, each without and with BBOB's box as bounds.
+PYCMA_METHODS = ("pycma", "pycma+box", "pycma-lq", "pycma-lq+box")
+
+
 def run_one(method: str, rec: Recorder, d: int, seed: int) -> None:
     rng = np.random.default_rng(seed)
     x0 = rng.uniform(-4, 4, d)
     box = (np.full(d, -4.0), np.full(d, 4.0))
     try:
-        if method in ("pycma", "pycma+box"):
+        if method in PYCMA_METHODS:
             import cma
             opts = {"verbose": -9, "seed": seed + 1, "ftarget": rec.fopt + 1e-8, "maxfevals": rec.budget}
-            if method == "pycma+box":
+            if method.endswith("+box"):
                 opts["bounds"] = [-5, 5]          # pycma's default handler, BoundTransform
-            cma.fmin2(rec, lambda: rng.uniform(-4, 4, d), 2.0, opts, restarts=9, bipop=True)
+            if method.startswith("pycma-lq"):
+                # lq-CMA-ES (Hansen 2019) with IPOP restarts, each with a fresh model.
+                cma.fmin_lq_surr2(rec, lambda: rng.uniform(-4, 4, d), 2.0, opts, restarts=9)
+            else:
+                cma.fmin2(rec, lambda: rng.uniform(-4, 4, d), 2.0, opts, restarts=9, bipop=True)
             return
         import gradfree
-        if method.split("+")[0] == "default":
+        if method.split("+")[0] in ("default", "surrogate"):
             kw, with_target = _parse_default(method)
             if kw.get("bounds") == "box":
                 kw["bounds"] = (np.full(d, -5.0), np.full(d, 5.0))
+            if method.startswith("surrogate"):
+                kw["method"] = "surrogate"
             gradfree.minimize(rec, x0, sigma0=2.0, seed=seed, max_evals=rec.budget,
                               target=rec.fopt + 1e-8 if with_target else None, on_nonfinite="treat-as-inf", **kw)
             return
@@ -392,9 +406,9 @@ def main(argv=None):
         args.dims, args.instances, args.budget_mult = "2,5", "1-3", 1000.0
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     for m in methods:
-        if m.split("+")[0] == "default":
+        if m.split("+")[0] in ("default", "surrogate"):
             _parse_default(m)
-        elif m not in ("pycma", "pycma+box"):
+        elif m not in PYCMA_METHODS:
             _parse_method(m)
     dims, funcs, insts = _indices(args.dims), _indices(args.functions), _indices(args.instances)
     tasks = [(m, d, f, i, args.budget_mult, args.seed + 1000 * d + 50 * f + i)

@@ -236,6 +236,8 @@ def registries_json() -> str:
     """Every registry as JSON, as ``gradfree list --json`` prints it."""
 def recommended_json() -> str:
     """The recommended method (algorithm, restarts, params, description) as JSON."""
+def presets_json() -> str:
+    """The named presets (``surrogate``) as a JSON object of name to ``recommended_json``'s fields."""
 def run_experiment(
     name: str, out: str, quick: bool = False, seed: int = 0, runs: Optional[int] = None, reuse_runs: bool = True
 ) -> str:

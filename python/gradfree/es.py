@@ -579,6 +579,9 @@ class OptimizeResult(_ResultBase):
 #: The method ``minimize`` uses when none is named: ``algorithm``, ``restarts``, ``params`` and a
 #: ``description`` (the Rust crate's ``RECOMMENDED``, the one place the choice is written).
 RECOMMENDED = json.loads(_gradfree.recommended_json())
+#: Named presets ``minimize`` accepts as ``method`` (``"surrogate"``: lq-CMA-ES with BIPOP restarts,
+#: for expensive functions), each with the fields of ``RECOMMENDED`` (the Rust crate's ``PRESETS``).
+PRESETS = json.loads(_gradfree.presets_json())
 
 
 def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None, sigma0: Optional[float] = None,
@@ -595,7 +598,11 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None,
         Start point.
     method : str, optional
         A continuous algorithm of ``gradfree.algorithms()`` (``"cmaes"``, ``"ingo"``, ``"xnes"``,
-        ...), with its own defaults (the thesis' for the INGO family). ``None``: the recommended
+        ...), with its own defaults (the thesis' for the INGO family), or ``"surrogate"``, for
+        expensive functions: lq-CMA-ES (Hansen 2019, "A global surrogate assisted CMA-ES"), which
+        ranks most of each population with a linear-quadratic model of ``f`` and evaluates only
+        what the model cannot rank, with BIPOP restarts and the settle rule as for the default
+        (``gradfree.es.PRESETS["surrogate"]``; README, "Choosing a method"). ``None``: the recommended
         method, ``gradfree.es.RECOMMENDED``: CMA-ES (Hansen's 2016 tutorial) with BIPOP restarts
         (Hansen 2009) and quasi-Monte Carlo directions (``sampling="sphere-qmc"``: rotated subgroup
         points on the sphere, thesis sec. 5.6). On COCO's bbob suite (f1-f24, 15 instances, budget
@@ -622,16 +629,17 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None,
         Restarts (``True``/``"ipop"``: IPOP, doubling population; ``"bipop"``: BIPOP; an int: at
         most that many IPOP restarts), each from a uniform point in ``bounds`` if given, else from
         ``x0``, until the budget is spent, the ``target`` is reached or (``settle_runs``) the
-        restarts settle. ``None``: BIPOP for the recommended method, none for a named one.
+        restarts settle. ``None``: BIPOP for the recommended method and ``"surrogate"``, none for a
+        named algorithm.
     settle_runs : int or False, optional
         With restarts: stop once this many converged runs in a row after the run that found the
         best point have each converged back to it (value within ``1e-11 + 1e-10 |f|``, pycma's
         ``tolfun`` plus a relative part; point within ``1e-2 sigma0 sqrt(d)``): more restarts are
         not expected to help, and the run ends with ``stop="restarts_settled"``, a success. A
         converged run at a worse value (another local optimum) starts the count again, so on
-        multimodal functions the restarts go on. ``None``: 2 for the recommended method (chosen on
-        COCO's bbob suite: no target lost at d = 5 and 10; README, "Choosing a method"), off for
-        a named one; ``False``: off (restarts use all of ``max_evals`` unless the target is
+        multimodal functions the restarts go on. ``None``: 2 for the recommended method and
+        ``"surrogate"`` (chosen on COCO's bbob suite: no target lost at d = 5 and 10; README,
+        "Choosing a method"), off for a named algorithm; ``False``: off (restarts use all of ``max_evals`` unless the target is
         reached). Without restarts there is nothing to settle (``restarts=False`` gives one run
         that stops on convergence).
     executor : concurrent.futures.Executor, optional
@@ -651,13 +659,14 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None,
             isinstance(settle_runs, bool) or not isinstance(settle_runs, (int, np.integer)) or settle_runs < 0):
         raise InvalidParameterError(f"settle_runs: expected a count >= 1, 0/False (off) or None (the default), got {settle_runs!r}")
     asked_settle = bool(settle_runs)
-    if method is None:
-        method = RECOMMENDED["algorithm"]
-        params = {**RECOMMENDED["params"], **params}
+    preset = RECOMMENDED if method is None else PRESETS.get(method) if isinstance(method, str) else None
+    if preset is not None:
+        method = preset["algorithm"]
+        params = {**preset["params"], **params}
         if restarts is None:
-            restarts = RECOMMENDED["restarts"]
+            restarts = preset["restarts"]
         if settle_runs is None:
-            settle_runs = RECOMMENDED["settle_runs"]
+            settle_runs = preset["settle_runs"]
     if restarts is None:
         restarts = False
     settle_runs = int(settle_runs) if settle_runs else None
@@ -688,6 +697,6 @@ from ._pycma import (BestSolution, CMAEvolutionStrategy, CMAOptions, EvalParalle
 
 fitness_functions = ff
 
-__all__ = ["REGISTRY", "RECOMMENDED", "algorithms", "minimize", "OptimizeResult", "Result", *_CLASSES,
+__all__ = ["REGISTRY", "RECOMMENDED", "PRESETS", "algorithms", "minimize", "OptimizeResult", "Result", *_CLASSES,
            "CMAEvolutionStrategy", "CMAOptions", "fmin2", "ff", "fitness_functions", "s", "optimization_tools", "plot",
            "BestSolution", "EvalParallel2", "PYCMA_OPTIONS", "PYCMA_STOP_NAMES"]

@@ -135,6 +135,9 @@ class IGO(_ES):
 class CMAES(_ES):
     """CMA-ES with active weights and CSA; IPOP restarts with --param restarts=K (Hansen 2016 tutorial (arXiv:1604.00772))."""
 
+class LQCMAES(_ES):
+    """CMA-ES ranked by a linear-quadratic model of f; evaluates only what the model cannot rank (expensive f) (Hansen 2019, A global surrogate assisted CMA-ES (GECCO), Alg. 1)."""
+
 class MiNES(_ES):
     """mirror-descent NES: antithetic mean step, Hessian-tracking Sigma^-1 with eigenvalue projection (Ye & Zhang, MiNES Alg. 1, eq. (4.6), (4.13)-(4.17))."""
 
@@ -163,6 +166,7 @@ class GA(_DiscreteES):
     """generational GA: binary tournaments, uniform crossover, 1/d mutation, one elite (thesis sec. 3.7.3 baseline)."""
 
 RECOMMENDED: Dict[str, Any]
+PRESETS: Dict[str, Dict[str, Any]]
 
 class OptimizeResult(dict):
     x: Optional[np.ndarray]

@@ -17,19 +17,30 @@ fn registries_json() -> PyResult<String> {
     serde_json::to_string(&all).map_err(err)
 }
 
-/// The recommended method ([`gradfree_es::RECOMMENDED`]) as JSON: `algorithm`, `restarts` (the
-/// scheme), `params`, `settle_runs` (the restarts' settle rule) and a one-line `description`.
-#[pyfunction]
-fn recommended_json() -> PyResult<String> {
-    let r = gradfree_es::RECOMMENDED;
-    let v = serde_json::json!({
+fn method_json(r: &gradfree_es::Recommended) -> serde_json::Value {
+    serde_json::json!({
         "algorithm": r.algorithm,
         "restarts": r.restarts.name(),
         "params": r.params_json(),
         "settle_runs": r.settle_runs,
         "description": r.describe(),
-    });
-    serde_json::to_string(&v).map_err(err)
+    })
+}
+
+/// The recommended method ([`gradfree_es::RECOMMENDED`]) as JSON: `algorithm`, `restarts` (the
+/// scheme), `params`, `settle_runs` (the restarts' settle rule) and a one-line `description`.
+#[pyfunction]
+fn recommended_json() -> PyResult<String> {
+    serde_json::to_string(&method_json(&gradfree_es::RECOMMENDED)).map_err(err)
+}
+
+/// The named presets ([`gradfree_es::recommended::PRESETS`], e.g. `surrogate`) as a JSON object of
+/// name to the fields of [`recommended_json`].
+#[pyfunction]
+fn presets_json() -> PyResult<String> {
+    let all: serde_json::Map<String, serde_json::Value> =
+        gradfree_es::recommended::PRESETS.iter().map(|(n, r)| (n.to_string(), method_json(r))).collect();
+    serde_json::to_string(&all).map_err(err)
 }
 
 /// Runs experiment `name` with its run cache in `out` (created) and returns its report as JSON
@@ -59,6 +70,7 @@ fn run_experiment(
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(registries_json, m)?)?;
     m.add_function(wrap_pyfunction!(recommended_json, m)?)?;
+    m.add_function(wrap_pyfunction!(presets_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_experiment, m)?)?;
     Ok(())
 }

@@ -412,7 +412,9 @@ pub struct OptimizeArgs {
     /// names; INGO's fastest form measured is `--algo ingo --param step_size=tpa --param
     /// beta=<1.5/d> --param sampling=sphere-qmc --param cusp_guard=true --restarts bipop`, level
     /// with CMA-ES + IPOP on bbob at d = 10 and solving the thesis' functions at d = 100 (README,
-    /// "Options that measurably help INGO").
+    /// "Options that measurably help INGO"). `--algo surrogate`, for expensive functions: lq-CMA-ES
+    /// (Hansen 2019), a linear-quadratic model ranks most of each population and only what it
+    /// cannot rank is evaluated, with the default's BIPOP restarts and settle rule.
     #[arg(long)]
     pub algo: Option<String>,
     /// Problem (see `gradfree list`). Required unless --resume.

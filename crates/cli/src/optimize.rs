@@ -87,8 +87,13 @@ fn new_run(args: &OptimizeArgs) -> Result<(RunSpec, Algorithm)> {
     // Without --algo: the recommended method, its parameters under the user's, BIPOP restarts
     // from uniform points of the problem's initial region unless --restarts/--restart-from say
     // otherwise.
-    let recommended = args.algo.is_none().then_some(gradfree_es::RECOMMENDED);
-    let algorithm = args.algo.as_deref().unwrap_or(gradfree_es::RECOMMENDED.algorithm);
+    // A preset (`--algo surrogate`) is used as the recommended method is: its algorithm, parameters,
+    // restarts and settle rule.
+    let recommended = match args.algo.as_deref() {
+        None => Some(gradfree_es::RECOMMENDED),
+        Some(name) => gradfree_es::recommended::preset(name),
+    };
+    let algorithm = recommended.map_or_else(|| args.algo.as_deref().unwrap_or_default(), |r| r.algorithm);
     let mut spec = RunSpec::new(algorithm, problem, dim, args.seed.unwrap_or(0))?;
     if let Some(s) = args.problem_seed {
         spec.problem_seed = s;
@@ -153,7 +158,8 @@ fn check_resume_flags(args: &OptimizeArgs, spec: &RunSpec) -> Result<()> {
         Ok(())
     };
     if let Some(a) = &args.algo {
-        differs("--algo", a.clone(), spec.algorithm.clone())?;
+        let a = gradfree_es::recommended::preset(a).map_or(a.as_str(), |r| r.algorithm);
+        differs("--algo", a.to_string(), spec.algorithm.clone())?;
     }
     if let Some(p) = &args.problem {
         differs("--problem", p.clone(), spec.problem.clone())?;

@@ -199,6 +199,15 @@ pub trait AskTell {
         false
     }
 
+    /// Whether the last `tell` completed a generation of the search distribution. `true` (the
+    /// default) for methods that update after every `tell`; a surrogate-assisted method (lq-CMA-ES,
+    /// Hansen 2019) asks a population's points a few at a time, as its model needs them, and
+    /// updates once the model ranks the rest: `false` between those batches. Drivers and restart
+    /// wrappers judge their rules on values (flat, stagnation, `tol-f`) over whole generations.
+    fn generation_complete(&self) -> bool {
+        true
+    }
+
     /// Proposes `count` points (a batch while other evaluations may be pending). The default is
     /// for methods with a fixed population: `count` must be [`AskTell::population_size`].
     fn ask_batch_into(&mut self, count: usize, out: &mut Population) -> Result<(), CoreError> {
@@ -256,6 +265,9 @@ impl<T: AskTell + ?Sized> AskTell for Box<T> {
     }
     fn accepts_any_points(&self) -> bool {
         (**self).accepts_any_points()
+    }
+    fn generation_complete(&self) -> bool {
+        (**self).generation_complete()
     }
     fn ask_batch_into(&mut self, count: usize, out: &mut Population) -> Result<(), CoreError> {
         (**self).ask_batch_into(count, out)

@@ -182,6 +182,36 @@ pub fn solve_dense(a: &mut [f64], n: usize, b: &mut [f64]) -> bool {
     b[..n].iter().all(|v| v.is_finite())
 }
 
+/// Minimum-norm least-squares solution of `A x = b` for a column-major `m x n` `A`, through the
+/// thin singular value decomposition, `x = A^+ b` (the Moore-Penrose pseudo-inverse; singular
+/// values below `max(m, n) eps s_max` count as zero, NumPy's `pinv` rule). Written into `x`
+/// (length `n`). `false` if the decomposition fails or the result is not finite. Allocates:
+/// meant for model fits, not per-sample loops.
+pub fn lstsq_min_norm(a: &[f64], m: usize, n: usize, b: &[f64], x: &mut Vec<f64>) -> bool {
+    x.clear();
+    x.resize(n, 0.0);
+    if m == 0 || n == 0 {
+        return true;
+    }
+    let Ok(svd) = view(&a[..m * n], m, n).thin_svd() else {
+        return false;
+    };
+    let (u, s, v) = (svd.U(), svd.S().column_vector(), svd.V());
+    let k = s.nrows();
+    let smax = (0..k).map(|i| s[i]).fold(0.0f64, f64::max);
+    let cut = m.max(n) as f64 * f64::EPSILON * smax;
+    for i in 0..k {
+        if s[i].is_nan() || s[i] <= cut {
+            continue;
+        }
+        let c = (0..m).map(|r| u[(r, i)] * b[r]).sum::<f64>() / s[i];
+        for (j, xj) in x.iter_mut().enumerate() {
+            *xj += v[(j, i)] * c;
+        }
+    }
+    x.iter().all(|v| v.is_finite())
+}
+
 /// The identity times `s`, column-major.
 pub fn scaled_identity(d: usize, s: f64) -> Vec<f64> {
     let mut a = vec![0.0; d * d];
@@ -227,6 +257,24 @@ mod tests {
             }
         }
         l
+    }
+
+    /// Overdetermined and consistent: the exact coefficients; underdetermined: the solution of
+    /// smallest norm (for `[1 1] x = 2`, `x = (1, 1)`); rank-deficient: the component along the
+    /// null space stays zero.
+    #[test]
+    fn lstsq_min_norm_is_the_pseudo_inverse_solution() {
+        // A = [[1, 0], [1, 1], [1, 2]], x = (0.5, -2).
+        let a = [1.0, 1.0, 1.0, 0.0, 1.0, 2.0];
+        let b = [0.5, -1.5, -3.5];
+        let mut x = Vec::new();
+        assert!(lstsq_min_norm(&a, 3, 2, &b, &mut x));
+        assert!((x[0] - 0.5).abs() < 1e-12 && (x[1] + 2.0).abs() < 1e-12, "{x:?}");
+        assert!(lstsq_min_norm(&[1.0, 1.0], 1, 2, &[2.0], &mut x));
+        assert!((x[0] - 1.0).abs() < 1e-12 && (x[1] - 1.0).abs() < 1e-12, "{x:?}");
+        // Two equal columns: x1 + x2 = 3 at every row; the minimum norm splits it evenly.
+        assert!(lstsq_min_norm(&[1.0, 2.0, 1.0, 2.0], 2, 2, &[3.0, 6.0], &mut x));
+        assert!((x[0] - 1.5).abs() < 1e-12 && (x[1] - 1.5).abs() < 1e-12, "{x:?}");
     }
 
     #[test]

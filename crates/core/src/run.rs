@@ -39,6 +39,10 @@ pub struct DriverState {
     /// Median value of each recent generation, alongside `history_best`.
     #[serde(default)]
     pub history_median: VecDeque<f64>,
+    /// Values told so far of a generation told in batches ([`AskTell::generation_complete`]; older
+    /// checkpoints: empty). Non-finite values are kept as `f64::MAX` (JSON has no infinity).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partial: Vec<f64>,
 }
 
 impl DriverState {
@@ -55,6 +59,7 @@ impl DriverState {
             flat_generations: 0,
             history_best: VecDeque::new(),
             history_median: VecDeque::new(),
+            partial: Vec::new(),
         }
     }
 
@@ -420,7 +425,6 @@ impl<A: AskTell> Run<A> {
 
         // Bookkeeping on the finite values only.
         self.state.evaluations = self.state.evaluations.saturating_add(n as u64);
-        self.state.generations = self.state.generations.saturating_add(1);
         let mut gen_best: Option<(usize, f64)> = None;
         for (i, &v) in values.iter().enumerate() {
             if v.is_finite() && gen_best.is_none_or(|(_, b)| v < b) {
@@ -435,10 +439,19 @@ impl<A: AskTell> Run<A> {
             let evaluated = if self.options.bounds.is_some() { &self.repaired } else { &self.asked };
             self.state.best_x.extend_from_slice(evaluated.row(i));
         }
+        // A generation told in batches: the rules on values wait for the whole generation.
+        if !self.optimizer.generation_complete() {
+            self.state.partial.extend(values.iter().map(|&v| if v.is_finite() { v } else { f64::MAX }));
+            return self.report(gen_best.map(|(_, v)| v), None, false, observers);
+        }
+        self.state.generations = self.state.generations.saturating_add(1);
         self.sorted.clear();
+        self.sorted.extend(self.state.partial.drain(..).map(|v| if v == f64::MAX { f64::INFINITY } else { v }));
         self.sorted.extend(values.iter().map(|&v| if v.is_nan() { f64::INFINITY } else { v }));
         self.sorted.sort_by(f64::total_cmp);
+        let n = self.sorted.len();
         let median = if n == 0 { f64::NAN } else { self.sorted[n / 2] };
+        let gen_best = self.sorted.first().copied().filter(|v| v.is_finite()).map(|v| (0, v)).or(gen_best);
 
         let window = self.options.stop.tol_f_window;
         match gen_best {
@@ -453,8 +466,12 @@ impl<A: AskTell> Run<A> {
         // Flat generations and the stagnation history (generations with no finite value are left
         // out; infinite values order as the worst).
         if let Some((_, v)) = gen_best {
-            let flat = v == median;
-            self.state.flat_generations = if flat { self.state.flat_generations.saturating_add(1) } else { 0 };
+            // A generation of one evaluated point (a surrogate-assisted method's, whose model
+            // ranked the rest) says nothing about flatness: the count stays.
+            if n >= 2 {
+                let flat = v == median;
+                self.state.flat_generations = if flat { self.state.flat_generations.saturating_add(1) } else { 0 };
+            }
             if let Some(s) = self.options.stop.tol_stagnation {
                 let keep = stagnation_history_len(s);
                 self.state.history_best.push_back(v);
@@ -466,6 +483,19 @@ impl<A: AskTell> Run<A> {
             }
         }
 
+        self.report(gen_best.map(|(_, v)| v), median.is_finite().then_some(median), true, observers)
+    }
+
+    /// Reports the generation (or, `whole` false, a batch of a generation told in batches: its
+    /// number is the one in progress) to `observers` and judges the stop rules: all of them after a
+    /// whole generation, only the target, the budgets and numerical failure after a batch.
+    fn report(
+        &mut self,
+        gen_best_f: Option<f64>,
+        gen_median_f: Option<f64>,
+        whole: bool,
+        observers: &mut [&mut dyn Observer],
+    ) -> Result<Option<StopReason>, CoreError> {
         let mut events = self.optimizer.take_events();
         if let Some(why) = self.optimizer.failure() {
             events.push(crate::Event { kind: crate::EventKind::NumericalFailure, message: why.to_string() });
@@ -474,8 +504,8 @@ impl<A: AskTell> Run<A> {
             generation: self.state.generations,
             evaluations: self.state.evaluations,
             best_f: self.state.best_f,
-            gen_best_f: gen_best.map(|(_, v)| v),
-            gen_median_f: median.is_finite().then_some(median),
+            gen_best_f,
+            gen_median_f,
             scale: self.optimizer.scale(),
             seconds: self.seconds(),
             events,
@@ -483,7 +513,13 @@ impl<A: AskTell> Run<A> {
         for o in observers.iter_mut() {
             o.on_generation(&record)?;
         }
-        self.state.stopped = if self.optimizer.failure().is_some() { Some(StopReason::NumericalFailure) } else { self.check_stop() };
+        self.state.stopped = if self.optimizer.failure().is_some() {
+            Some(StopReason::NumericalFailure)
+        } else if whole {
+            self.check_stop()
+        } else {
+            self.budget_exhausted()
+        };
         Ok(self.state.stopped)
     }
 

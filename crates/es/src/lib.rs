@@ -45,6 +45,7 @@ pub mod sizes;
 pub mod spec;
 pub mod start;
 pub mod step_control;
+pub mod surrogate;
 
 pub use error::EsError;
 pub use recommended::{RECOMMENDED, Recommended};

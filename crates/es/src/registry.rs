@@ -13,6 +13,7 @@ use crate::param_docs::{ParamDoc, param_docs};
 use crate::random_search::{Ars, ArsParams, NesterovSpokoiny, NesterovSpokoinyParams};
 use crate::restarts::{Ipop, Restartable};
 pub use crate::start::StartSpec;
+use crate::surrogate::{LqCmaes, LqCmaesParams};
 
 /// The variables an algorithm searches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -155,6 +156,20 @@ algorithms! {
             popsize_param: POPSIZE,
             params: param_docs::<CmaEsParams>,
             build: |s| Ok(Algorithm::Cmaes(CmaEs::new(s.x0.clone(), s.sigma0, &params::<CmaEsParams>("cmaes", s)?, s.seed)?)),
+        },
+    ],
+    /// [`LqCmaes`].
+    LqCmaes(LqCmaes) => [
+        AlgorithmSpec {
+            name: "lq-cmaes",
+            class_name: "LQCMAES",
+            source: "Hansen 2019, A global surrogate assisted CMA-ES (GECCO), Alg. 1",
+            summary: "CMA-ES ranked by a linear-quadratic model of f; evaluates only what the model cannot rank (expensive f)",
+            domain: C,
+            ipop_stagnation: true,
+            popsize_param: POPSIZE,
+            params: param_docs::<LqCmaesParams>,
+            build: |s| Ok(Algorithm::LqCmaes(LqCmaes::new(s.x0.clone(), s.sigma0, &params::<LqCmaesParams>("lq-cmaes", s)?, s.seed)?)),
         },
     ],
     /// [`Mines`].
@@ -427,6 +442,9 @@ impl AskTell for Algorithm {
     fn accepts_any_points(&self) -> bool {
         self.inner().accepts_any_points()
     }
+    fn generation_complete(&self) -> bool {
+        self.inner().generation_complete()
+    }
     fn ask_batch_into(&mut self, count: usize, out: &mut Population) -> Result<(), CoreError> {
         self.inner_mut().ask_batch_into(count, out)
     }
@@ -452,5 +470,11 @@ impl Restartable for Algorithm {
     }
     fn is_restart_wrapper(&self) -> bool {
         matches!(self, Algorithm::Ipop(_))
+    }
+    fn generation_size(&self) -> usize {
+        match self {
+            Algorithm::LqCmaes(a) => a.lambda(),
+            a => a.population_size(),
+        }
     }
 }

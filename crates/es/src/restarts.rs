@@ -210,6 +210,12 @@ pub trait Restartable: AskTell + StateCheck + Sized {
     fn stagnation_default(name: &str) -> bool;
     /// Whether this optimizer is itself a restart wrapper (which may not be wrapped again).
     fn is_restart_wrapper(&self) -> bool;
+    /// Points per generation of the search distribution: [`AskTell::population_size`] except for
+    /// surrogate-assisted methods, which evaluate part of each generation's population a batch at a
+    /// time ([`crate::surrogate::LqCmaes`]: its `lambda`).
+    fn generation_size(&self) -> usize {
+        self.population_size()
+    }
 }
 
 /// An optimizer with IPOP or BIPOP restarts (see the module documentation).
@@ -236,6 +242,10 @@ pub struct Ipop<A> {
     /// The settle rule's bookkeeping (older states: empty).
     #[serde(default)]
     settle: SettleState,
+    /// Values told so far of a generation told in batches ([`AskTell::generation_complete`];
+    /// older states: empty).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    partial: Vec<f64>,
     #[serde(skip)]
     sorted: Vec<f64>,
 }
@@ -255,7 +265,21 @@ impl<A: PartialEq> PartialEq for Ipop<A> {
             &self.blocks,
             &self.bipop,
             &self.settle,
-        ) == (&o.inner_name, &o.start, &o.p, &o.inner, o.base_popsize, o.restarts_done, &o.rng, &o.block, &o.blocks, &o.bipop, &o.settle)
+            &self.partial,
+        ) == (
+            &o.inner_name,
+            &o.start,
+            &o.p,
+            &o.inner,
+            o.base_popsize,
+            o.restarts_done,
+            &o.rng,
+            &o.block,
+            &o.blocks,
+            &o.bipop,
+            &o.settle,
+            &o.partial,
+        )
     }
 }
 
@@ -293,7 +317,7 @@ impl<A: Restartable> Ipop<A> {
         let inner = A::build(name, &start)?;
         let mut params = params;
         params.stagnation = Some(params.stagnation.unwrap_or_else(|| A::stagnation_default(name)));
-        let base_popsize = inner.population_size();
+        let base_popsize = inner.generation_size();
         // The algorithm must accept a population size, or restarts could not grow it.
         let Some(key) = popsize_param else {
             return Err(CoreError::invalid(
@@ -322,6 +346,7 @@ impl<A: Restartable> Ipop<A> {
             failure: None,
             bipop: BipopState { regime: Some(Regime::Small), ..BipopState::default() },
             settle: SettleState::default(),
+            partial: Vec::new(),
             sorted: Vec::new(),
         })
     }
@@ -439,7 +464,7 @@ impl<A: Restartable> Ipop<A> {
     /// Blocks in the flat window and in the stagnation lag, for the current population size.
     fn windows(&self) -> (usize, usize) {
         let d = self.dim() as f64;
-        let n = self.inner.population_size() as f64;
+        let n = self.inner.generation_size() as f64;
         let flat = 10 + (30.0 * d / n).ceil() as usize;
         let stagnation = 100 + (100.0 * d.powf(1.5) / n).ceil() as usize;
         (flat.div_ceil(BLOCK), stagnation.div_ceil(BLOCK))
@@ -602,6 +627,20 @@ impl<A: Restartable> AskTell for Ipop<A> {
         self.inner.tell(population, values)?;
         self.track_run_best(population, values);
         self.bipop.run_evals = self.bipop.run_evals.saturating_add(values.len() as u64);
+        // A surrogate-assisted method tells a generation in batches: the rules judge the whole
+        // generation's evaluated values once it is complete.
+        if !self.inner.generation_complete() {
+            self.partial.extend_from_slice(values);
+            return Ok(());
+        }
+        let joined;
+        let values = if self.partial.is_empty() {
+            values
+        } else {
+            self.partial.extend_from_slice(values);
+            joined = std::mem::take(&mut self.partial);
+            &joined[..]
+        };
         self.bipop.run_generations = self.bipop.run_generations.saturating_add(1);
         let block_done = self.record(values);
         let spread = values.iter().filter(|v| v.is_finite()).fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
@@ -651,6 +690,10 @@ impl<A: Restartable> AskTell for Ipop<A> {
 
     fn settled(&self) -> bool {
         self.settle.settled
+    }
+
+    fn generation_complete(&self) -> bool {
+        self.inner.generation_complete()
     }
 
     fn take_events(&mut self) -> Vec<Event> {

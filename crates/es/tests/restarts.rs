@@ -336,3 +336,80 @@ fn settle_runs_zero_is_refused() {
     let e = Ipop::<Algorithm>::new("cmaes", start(3, 0), IpopParams { settle_runs: Some(0), ..Default::default() }).unwrap_err();
     assert!(e.to_string().contains("settle_runs"), "{e}");
 }
+
+/// The reasons of the restarts a run made, from its restart events ("flat", "stagnation", ...).
+fn restart_reasons(h: &History) -> Vec<String> {
+    h.records
+        .iter()
+        .flat_map(|r| r.events.iter())
+        .filter(|e| e.kind == gradfree_core::EventKind::Restart)
+        .map(|e| e.message.split(';').next().unwrap_or_default().to_string())
+        .collect()
+}
+
+fn restart_run(
+    f: &(dyn gradfree_core::Objective + Sync),
+    name: &str,
+    d: usize,
+    rules: StopRules,
+) -> (gradfree_core::RunResult, History, u32) {
+    let params = IpopParams { scheme: gradfree_es::RestartScheme::Bipop, ..Default::default() };
+    let ipop = Ipop::<Algorithm>::new(name, StartSpec::new(vec![3.0; d], 2.0, 11), params).unwrap();
+    let mut h = History::default();
+    let mut drv = Driver::new(Algorithm::Ipop(Box::new(ipop)), DriverOptions::new(rules)).unwrap();
+    let r = drv.run(f, &mut [&mut h]).unwrap();
+    let Algorithm::Ipop(ipop) = drv.optimizer() else { unreachable!() };
+    (r, h, ipop.restarts_done())
+}
+
+/// A run that reaches the target is not restarted: on the sphere and the rotated ellipsoid the
+/// first run converges to 1e-8 and the run ends there, for CMA-ES and for lq-CMA-ES (whose
+/// generations are told in batches).
+#[test]
+fn a_run_that_reaches_the_target_is_not_restarted() {
+    for (fname, name) in [("sphere", "cmaes"), ("ellipsoid", "cmaes"), ("sphere", "lq-cmaes"), ("ellipsoid", "lq-cmaes")] {
+        let f = problem(fname, 8, 0).unwrap();
+        let (r, h, k) = restart_run(&f, name, 8, stop(100_000));
+        assert_eq!(r.stop_reason, Some(StopReason::Target), "{name} on {fname}: {}", r.best_f);
+        assert_eq!(k, 0, "{name} on {fname}: restarted {:?}", restart_reasons(&h));
+    }
+}
+
+/// A run stalled on a plateau is restarted by the flat rule: from (3, ..., 3) with sigma0 = 2 every
+/// point of the first populations lies where `f = 1` (the function is `min(1, |x|^2 / 100)`
+/// beyond a ring), so the values are flat; restarts with other scales and populations follow.
+#[test]
+fn a_run_stalled_on_a_plateau_is_restarted() {
+    let f = gradfree_core::FnObjective::new(|x: &[f64]| {
+        let r2: f64 = x.iter().map(|v| v * v).sum();
+        if r2 > 4.0 { 1.0 } else { r2 / 4.0 }
+    });
+    let (r, h, k) = restart_run(&f, "cmaes", 4, StopRules { max_evaluations: Some(3_000), ..Default::default() });
+    assert!(k >= 1, "no restart: {:?}", r.stop_reason);
+    assert_eq!(restart_reasons(&h)[0], "flat", "{:?}", restart_reasons(&h));
+}
+
+/// A run that keeps moving without improving is restarted by the stagnation rule (pycma's): on a
+/// sphere whose values carry deterministic noise of amplitude 1 (a hash of the point), CMA-ES
+/// reaches the noise floor and its generation medians stop improving, while its values never go
+/// flat; the restart's reason is stagnation. A run still improving (the plain sphere, no target)
+/// is not restarted before it converges.
+#[test]
+fn a_stagnating_run_is_restarted() {
+    let noisy = gradfree_core::FnObjective::new(|x: &[f64]| {
+        let h = x.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, v| (h ^ v.to_bits()).wrapping_mul(0x100_0000_01b3));
+        x.iter().map(|v| v * v).sum::<f64>() + (h >> 11) as f64 / (1u64 << 53) as f64
+    });
+    let (_, h, k) = restart_run(&noisy, "cmaes", 4, StopRules { max_evaluations: Some(20_000), ..Default::default() });
+    let reasons = restart_reasons(&h);
+    assert!(k >= 1 && reasons[0] == "stagnation", "{reasons:?}");
+    // The plain sphere: the first run's restart (if any) comes only once it has converged.
+    let f = problem("sphere", 4, 0).unwrap();
+    let (r, h, _) = restart_run(&f, "cmaes", 4, StopRules { max_evaluations: Some(20_000), ..Default::default() });
+    let first = h.records.iter().find(|r| r.events.iter().any(|e| e.kind == gradfree_core::EventKind::Restart));
+    let first = first.expect("converged runs restart until the budget is spent");
+    assert!(first.best_f.unwrap() < 1e-20, "restarted at {:?} before converging", first.best_f);
+    // Near f = 0 the flat rule is relative, so the sphere converges until its scale is negligible.
+    assert!(["tol-x", "flat"].contains(&restart_reasons(&h)[0].as_str()), "{:?}", restart_reasons(&h));
+    assert!(r.best_f < 1e-20);
+}

@@ -158,6 +158,12 @@ pub struct CmaEs {
     /// The numerical failure that ended the run, if any ([`AskTell::failure`]; older states: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     failure: Option<String>,
+    /// A point to propose in the next population ([`CmaEs::inject`]; older states: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    injection: Option<Vec<f64>>,
+    /// Whether the pending population's first sample was injected (older states: no).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    injected: bool,
     #[serde(skip)]
     scratch: Work<Scratch>,
     #[serde(skip)]
@@ -171,6 +177,7 @@ impl PartialEq for CmaEs {
             && (&self.m, self.sigma.to_bits(), &self.c, &self.b, &self.dvals, &self.ps, &self.pc, &self.z, &self.rng)
                 == (&o.m, o.sigma.to_bits(), &o.c, &o.b, &o.dvals, &o.ps, &o.pc, &o.z, &o.rng)
             && (self.pending, self.generation) == (o.pending, o.generation)
+            && (&self.injection, self.injected) == (&o.injection, o.injected)
     }
 }
 
@@ -198,6 +205,8 @@ impl CmaEs {
             generation: 0,
             eigen_generation: 0,
             failure: None,
+            injection: None,
+            injected: false,
             scratch: Work::default(),
             events: Vec::new(),
         })
@@ -206,6 +215,53 @@ impl CmaEs {
     /// Step size `sigma`.
     pub fn sigma(&self) -> f64 {
         self.sigma
+    }
+
+    /// Proposes `x` as the first sample of the next population (pycma's `inject`, used by
+    /// lq-CMA-ES for the model's optimum, Hansen 2019 sec. 2.3): as a direction `y = (x - m) /
+    /// sigma`, rescaled to the Mahalanobis length `|N(0, I)|` of a random normal vector when
+    /// `|C^{-1/2} y| > sqrt(d)` (pycma's `CMA_injections_threshold_keep_len = 1`), so the sample
+    /// looks as if drawn from the distribution; its negative recombination weight, if selection
+    /// gives it one, is set to zero (pycma's `CMA_active_injected = 0`). Ignored if `x` has the
+    /// wrong length or is not finite; a second call before the next `ask` replaces the first.
+    pub fn inject(&mut self, x: &[f64]) {
+        if x.len() == self.dim() && x.iter().all(|v| v.is_finite()) {
+            self.injection = Some(x.to_vec());
+        }
+    }
+
+    /// Replaces the first sample of the fresh population by the injected point (see
+    /// [`CmaEs::inject`]).
+    fn apply_injection(&mut self) {
+        self.injected = false;
+        let Some(x) = self.injection.take() else {
+            return;
+        };
+        let d = self.dim();
+        if self.k.lambda < 2 {
+            return;
+        }
+        let y: Vec<f64> = x.iter().zip(&self.m).map(|(a, b)| (a - b) / self.sigma).collect();
+        // z = D^{-1} B^T y.
+        let mut z: Vec<f64> =
+            (0..d).map(|j| self.b[j * d..(j + 1) * d].iter().zip(&y).map(|(b, v)| b * v).sum::<f64>() / self.dvals[j]).collect();
+        let norm = z.iter().map(|v| v * v).sum::<f64>().sqrt();
+        if !norm.is_finite() || norm == 0.0 {
+            return;
+        }
+        let mut y = y;
+        if norm > (d as f64).sqrt() {
+            let r = (0..d)
+                .map(|_| rand_distr::Distribution::<f64>::sample(&rand_distr::StandardNormal, &mut self.rng).powi(2))
+                .sum::<f64>()
+                .sqrt();
+            let f = r / norm;
+            y.iter_mut().for_each(|v| *v *= f);
+            z.iter_mut().for_each(|v| *v *= f);
+        }
+        self.y[..d].copy_from_slice(&y);
+        self.z[..d].copy_from_slice(&z);
+        self.injected = true;
     }
 
     /// Covariance matrix `C`, column-major (the state keeps only its lower triangle current).
@@ -303,6 +359,7 @@ impl AskTell for CmaEs {
             dz.clear();
             dz.extend(self.z.chunks_exact(d).flat_map(|col| col.iter().zip(&self.dvals).map(|(zi, di)| zi * di)));
             gemm(&self.b, d, d, dz, n, &mut self.y);
+            self.apply_injection();
             self.pending = true;
         }
         write_points(out, &self.m, self.sigma, &self.y);
@@ -360,7 +417,9 @@ impl AskTell for CmaEs {
         sc.wsel.clear();
         for (r, &i) in sc.order.iter().enumerate() {
             let mut w = k.weights[r];
-            if w < 0.0 {
+            if w < 0.0 && self.injected && i == 0 {
+                w = 0.0;
+            } else if w < 0.0 {
                 let z2: f64 = self.z[i * d..(i + 1) * d].iter().map(|v| v * v).sum();
                 w *= d as f64 / z2.max(1e-300);
             }
