@@ -287,6 +287,9 @@ class _ES:
         }
         self._x0 = x0
         sigma0 = None if sigma0 is None else _util.number("sigma0", sigma0)
+        for k, v in params.items():
+            if isinstance(v, float) and not math.isfinite(v):
+                raise InvalidParameterError(f"{k}: expected a finite number, got {v!r}")
         self._run = _gradfree.Run(self.algorithm, x0, sigma0, self.seed, json.dumps(params), json.dumps(stop),
                                   bool(restarts), max_restarts, rb, box, bounds_handling, scheme,
                                   popsize_factor=incpopsize)

@@ -145,3 +145,5 @@ def test_the_surrogate_mode():
     assert np.array_equal(es.mean, clone.mean) and es.fbest == clone.fbest and es.evaluations == clone.evaluations
     with pytest.raises(E.InvalidParameterError, match="tau_threshold"):
         gradfree.minimize(f, np.zeros(3), method="surrogate", tau_threshold=2.0)
+    with pytest.raises(E.InvalidParameterError, match="tau_threshold: expected a finite number"):
+        gradfree.minimize(f, np.zeros(3), method="surrogate", tau_threshold=float("nan"))

@@ -23,6 +23,11 @@ pub fn run(args: &ListArgs) -> Result<()> {
             outln!("  {:<24} {} [{}]", e.name(), e.summary(), e.source());
         }
     }
+    outln!("\nPresets (--algo NAME, Python method=NAME):");
+    outln!("  {:<24} {}", "(no --algo)", gradfree_es::RECOMMENDED.describe());
+    for (name, r) in gradfree_es::recommended::PRESETS {
+        outln!("  {name:<24} {}", r.describe());
+    }
     outln!("\n{SOURCES}");
     Ok(())
 }
