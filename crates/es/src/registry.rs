@@ -46,6 +46,8 @@ pub struct AlgorithmSpec {
     pub popsize_param: Option<&'static str>,
     /// Whether IPOP's stagnation rule is on by default ([`crate::IpopParams::stagnation`]).
     pub ipop_stagnation: bool,
+    /// Whether the restarts' flat-fitness rule is on by default ([`crate::IpopParams::flat_fitness`]).
+    pub ipop_flat_fitness: bool,
     /// Builds it from a start specification (parameters validated by its `*Params::check`).
     pub build: fn(&StartSpec) -> Result<Algorithm, EsError>,
     /// Its parameters, from its `*Params` struct ([`crate::param_docs`]).
@@ -100,6 +102,7 @@ algorithms! {
             summary: "implicit natural gradient, full covariance via its inverse (Cholesky of Sigma^-1)",
             domain: C,
             ipop_stagnation: false,
+            ipop_flat_fitness: false,
             popsize_param: POPSIZE,
             params: param_docs::<IngoParams>,
             build: |s| Ok(Algorithm::Ingo(Ingo::new(IngoVariant::Ingo, s.x0.clone(), s.sigma0, &params("ingo", s)?, s.seed)?)),
@@ -111,6 +114,7 @@ algorithms! {
             summary: "INGO with the mean step scaled by Sigma_t instead of Sigma_{t+1}",
             domain: C,
             ipop_stagnation: false,
+            ipop_flat_fitness: false,
             popsize_param: POPSIZE,
             params: param_docs::<IngoParams>,
             build: |s| Ok(Algorithm::Ingo(Ingo::new(IngoVariant::IngoStep, s.x0.clone(), s.sigma0, &params("ingostep", s)?, s.seed)?)),
@@ -125,6 +129,7 @@ algorithms! {
             summary: "INGO with a diagonal covariance and antithetic samples, O(N d) per generation",
             domain: C,
             ipop_stagnation: false,
+            ipop_flat_fitness: false,
             popsize_param: POPSIZE,
             params: param_docs::<FastIngoParams>,
             build: |s| Ok(Algorithm::FastIngo(FastIngo::new(s.x0.clone(), s.sigma0, &params::<FastIngoParams>("fast-ingo", s)?, s.seed)?)),
@@ -139,6 +144,7 @@ algorithms! {
             summary: "explicit natural gradient on (mu, Sigma), full covariance, same scores as INGO",
             domain: C,
             ipop_stagnation: false,
+            ipop_flat_fitness: false,
             popsize_param: POPSIZE,
             params: param_docs::<IgoParams>,
             build: |s| Ok(Algorithm::Igo(Igo::new(s.x0.clone(), s.sigma0, &params::<IgoParams>("igo", s)?, s.seed)?)),
@@ -153,6 +159,7 @@ algorithms! {
             summary: "CMA-ES with active weights and CSA (IPOP restarts: the generic wrapper, as for every method)",
             domain: C,
             ipop_stagnation: true,
+            ipop_flat_fitness: false,
             popsize_param: POPSIZE,
             params: param_docs::<CmaEsParams>,
             build: |s| Ok(Algorithm::Cmaes(CmaEs::new(s.x0.clone(), s.sigma0, &params::<CmaEsParams>("cmaes", s)?, s.seed)?)),
@@ -167,6 +174,7 @@ algorithms! {
             summary: "CMA-ES ranked by a linear-quadratic model of f; evaluates only what the model cannot rank (expensive f)",
             domain: C,
             ipop_stagnation: true,
+            ipop_flat_fitness: true,
             popsize_param: POPSIZE,
             params: param_docs::<LqCmaesParams>,
             build: |s| Ok(Algorithm::LqCmaes(LqCmaes::new(s.x0.clone(), s.sigma0, &params::<LqCmaesParams>("lq-cmaes", s)?, s.seed)?)),
@@ -181,6 +189,7 @@ algorithms! {
             summary: "mirror-descent NES: antithetic mean step, Hessian-tracking Sigma^-1 with eigenvalue projection",
             domain: C,
             ipop_stagnation: true,
+            ipop_flat_fitness: false,
             popsize_param: None,
             params: param_docs::<MinesParams>,
             build: |s| Ok(Algorithm::Mines(Mines::new(s.x0.clone(), &params::<MinesParams>("mines", s)?, s.seed)?)),
@@ -195,6 +204,7 @@ algorithms! {
             summary: "exponential natural evolution strategy, full covariance",
             domain: C,
             ipop_stagnation: true,
+            ipop_flat_fitness: false,
             popsize_param: POPSIZE,
             params: param_docs::<XnesParams>,
             build: |s| Ok(Algorithm::Xnes(Xnes::new(s.x0.clone(), s.sigma0, &params::<XnesParams>("xnes", s)?, s.seed)?)),
@@ -209,6 +219,7 @@ algorithms! {
             summary: "fixed-sigma antithetic ES with centred ranks and Adam (or SGD) on the mean",
             domain: C,
             ipop_stagnation: true,
+            ipop_flat_fitness: false,
             popsize_param: POPSIZE,
             params: param_docs::<OpenAiEsParams>,
             build: |s| Ok(Algorithm::OpenaiEs(OpenAiEs::new(s.x0.clone(), s.sigma0, &params::<OpenAiEsParams>("openai-es", s)?, s.seed)?)),
@@ -223,6 +234,7 @@ algorithms! {
             summary: "antithetic ES sampling an adaptive active subspace of past gradients, Adam on the mean",
             domain: C,
             ipop_stagnation: true,
+            ipop_flat_fitness: false,
             popsize_param: POPSIZE,
             params: param_docs::<AseboParams>,
             build: |s| Ok(Algorithm::Asebo(Asebo::new(s.x0.clone(), s.sigma0, &params::<AseboParams>("asebo", s)?, s.seed)?)),
@@ -237,6 +249,7 @@ algorithms! {
             summary: "augmented random search: antithetic directions, the best b kept, step scaled by their values' std",
             domain: C,
             ipop_stagnation: true,
+            ipop_flat_fitness: false,
             popsize_param: POPSIZE,
             params: param_docs::<ArsParams>,
             build: |s| Ok(Algorithm::Ars(Ars::new(s.x0.clone(), s.sigma0, &params::<ArsParams>("ars", s)?, s.seed)?)),
@@ -251,6 +264,7 @@ algorithms! {
             summary: "random gradient-free descent with antithetic Gaussian finite differences",
             domain: C,
             ipop_stagnation: true,
+            ipop_flat_fitness: false,
             popsize_param: None,
             params: param_docs::<NesterovSpokoinyParams>,
             build: |s| {
@@ -268,6 +282,7 @@ algorithms! {
             summary: "discrete INGO over {0,1}^d: natural-gradient steps on the Bernoulli logits",
             domain: Domain::Binary,
             ipop_stagnation: true,
+            ipop_flat_fitness: false,
             popsize_param: POPSIZE,
             params: param_docs::<BernoulliIngoParams>,
             build: |s| {
@@ -284,6 +299,7 @@ algorithms! {
             summary: "discrete INGO over {0..K-1}^d: steps on the softmax logits, rows re-centred",
             domain: Domain::Categorical,
             ipop_stagnation: true,
+            ipop_flat_fitness: false,
             popsize_param: POPSIZE,
             params: param_docs::<CategoricalIngoParams>,
             build: |s| {
@@ -301,6 +317,7 @@ algorithms! {
             summary: "generational GA: binary tournaments, uniform crossover, 1/d mutation, one elite",
             domain: Domain::Categorical,
             ipop_stagnation: true,
+            ipop_flat_fitness: false,
             popsize_param: POPSIZE,
             params: param_docs::<GaParams>,
             build: |s| Ok(Algorithm::Ga(Ga::new(s.x0.len(), &params::<GaParams>("ga", s)?, s.seed)?)),
@@ -340,6 +357,7 @@ impl Serialize for AlgorithmSpec {
             domain: Domain,
             popsize_param: Option<&'a str>,
             ipop_stagnation: bool,
+            ipop_flat_fitness: bool,
             params: Vec<ParamDoc>,
         }
         View {
@@ -351,6 +369,7 @@ impl Serialize for AlgorithmSpec {
             domain: self.domain,
             popsize_param: self.popsize_param,
             ipop_stagnation: self.ipop_stagnation,
+            ipop_flat_fitness: self.ipop_flat_fitness,
             params: (self.params)(),
         }
         .serialize(serializer)
@@ -467,6 +486,9 @@ impl Restartable for Algorithm {
     }
     fn stagnation_default(name: &str) -> bool {
         spec(name).is_ok_and(|e| e.ipop_stagnation)
+    }
+    fn flat_fitness_default(name: &str) -> bool {
+        spec(name).is_ok_and(|e| e.ipop_flat_fitness)
     }
     fn is_restart_wrapper(&self) -> bool {
         matches!(self, Algorithm::Ipop(_))

@@ -172,6 +172,14 @@ pub struct IpopParams {
     pub stagnation: Option<bool>,
     /// IPOP or BIPOP. Default IPOP.
     pub scheme: RestartScheme,
+    /// Whether the flat-fitness rule may restart a run (pycma's `tolflatfitness = 1`): two whole
+    /// generations in a row, every point evaluated, whose best value equals their 75%-quantile
+    /// value (a plateau under most of the population). `None`: the algorithm's registry default,
+    /// on for `lq-cmaes` only, whose model cannot rank a plateau (on bbob's step ellipsoid f7 at
+    /// d = 5 its runs sat on plateaus that pycma's lq-CMA-ES leaves by this rule); the other
+    /// methods keep their measured behaviour (their slower flat rule above).
+    #[serde(default)]
+    pub flat_fitness: Option<bool>,
     /// Stop restarting once this many converged runs in a row after the run that found the best
     /// point have each converged back to it (module documentation, "Settling"; a "re-found"
     /// rule in the spirit of pycma's `tolfun` across restarts): the wrapper then reports
@@ -194,6 +202,7 @@ impl Default for IpopParams {
             stagnation: None,
             scheme: RestartScheme::Ipop,
             settle_runs: None,
+            flat_fitness: None,
         }
     }
 }
@@ -208,6 +217,10 @@ pub trait Restartable: AskTell + StateCheck + Sized {
     fn popsize_param(name: &str) -> Result<Option<&'static str>, EsError>;
     /// Whether the stagnation rule restarts `name` by default ([`IpopParams::stagnation`]).
     fn stagnation_default(name: &str) -> bool;
+    /// Whether the flat-fitness rule restarts `name` by default ([`IpopParams::flat_fitness`]).
+    fn flat_fitness_default(_name: &str) -> bool {
+        false
+    }
     /// Whether this optimizer is itself a restart wrapper (which may not be wrapped again).
     fn is_restart_wrapper(&self) -> bool;
     /// Points per generation of the search distribution: [`AskTell::population_size`] except for
@@ -246,6 +259,10 @@ pub struct Ipop<A> {
     /// older states: empty).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     partial: Vec<f64>,
+    /// Whole generations in a row with best = 75%-quantile ([`IpopParams::flat_fitness`]; older
+    /// states: 0).
+    #[serde(default)]
+    flat_fitness_run: u32,
     #[serde(skip)]
     sorted: Vec<f64>,
 }
@@ -279,7 +296,7 @@ impl<A: PartialEq> PartialEq for Ipop<A> {
             &o.bipop,
             &o.settle,
             &o.partial,
-        )
+        ) && self.flat_fitness_run == o.flat_fitness_run
     }
 }
 
@@ -317,6 +334,7 @@ impl<A: Restartable> Ipop<A> {
         let inner = A::build(name, &start)?;
         let mut params = params;
         params.stagnation = Some(params.stagnation.unwrap_or_else(|| A::stagnation_default(name)));
+        params.flat_fitness = Some(params.flat_fitness.unwrap_or_else(|| A::flat_fitness_default(name)));
         let base_popsize = inner.generation_size();
         // The algorithm must accept a population size, or restarts could not grow it.
         let Some(key) = popsize_param else {
@@ -347,6 +365,7 @@ impl<A: Restartable> Ipop<A> {
             bipop: BipopState { regime: Some(Regime::Small), ..BipopState::default() },
             settle: SettleState::default(),
             partial: Vec::new(),
+            flat_fitness_run: 0,
             sorted: Vec::new(),
         })
     }
@@ -492,6 +511,8 @@ impl<A: Restartable> Ipop<A> {
             hi - lo <= tol && spread.1 - spread.0 <= tol
         } {
             Some("flat")
+        } else if self.flat_fitness_run >= 2 {
+            Some("flat fitness")
         } else if self.p.stagnation == Some(true) && k > lag && {
             let (now, then) = (self.blocks[k - 1], self.blocks[k - 1 - lag]);
             now.median_best >= then.median_best && now.median_median >= then.median_median
@@ -500,6 +521,24 @@ impl<A: Restartable> Ipop<A> {
         } else {
             None
         }
+    }
+
+    /// Counts whole generations in a row whose best value equals their 75%-quantile value, every
+    /// point evaluated ([`IpopParams::flat_fitness`]; the count stays at 0 while the rule is off).
+    fn count_flat_fitness(&mut self, values: &[f64]) {
+        if self.p.flat_fitness != Some(true) {
+            return;
+        }
+        let n = self.inner.generation_size();
+        if values.len() < n.max(2) {
+            self.flat_fitness_run = 0;
+            return;
+        }
+        self.sorted.clear();
+        self.sorted.extend(values.iter().map(|&v| if v.is_nan() { f64::INFINITY } else { v }));
+        self.sorted.sort_by(f64::total_cmp);
+        let q = self.sorted[(0.75 * self.sorted.len() as f64) as usize];
+        self.flat_fitness_run = if self.sorted[0] < q { 0 } else { self.flat_fitness_run.saturating_add(1) };
     }
 
     /// Records one generation's values; returns whether a block was completed.
@@ -601,6 +640,7 @@ impl<A: Restartable> Ipop<A> {
         self.restarts_done = k;
         self.block.clear();
         self.blocks.clear();
+        self.flat_fitness_run = 0;
         self.events.push(Event { kind: EventKind::Restart, message: format!("{why}; {label} restart {k} with popsize {popsize}") });
         Ok(())
     }
@@ -642,12 +682,17 @@ impl<A: Restartable> AskTell for Ipop<A> {
             &joined[..]
         };
         self.bipop.run_generations = self.bipop.run_generations.saturating_add(1);
+        self.count_flat_fitness(values);
         let block_done = self.record(values);
         let spread = values.iter().filter(|v| v.is_finite()).fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
         let diverged = !self.inner.mean().iter().all(|v| v.is_finite()) || self.inner.failure().is_some();
         let small_spent = self.bipop.run_limit.is_some_and(|g| self.bipop.run_generations >= g);
         if !self.settle.settled
-            && (block_done || diverged || small_spent || self.inner.scale() < self.p.tol_x * self.start.sigma0)
+            && (block_done
+                || diverged
+                || small_spent
+                || self.flat_fitness_run >= 2
+                || self.inner.scale() < self.p.tol_x * self.start.sigma0)
             && let Some(why) = if block_done && self.refound_now(spread) { Some("re-found the best point") } else { self.reason(spread) }
             && self.may_restart()
         {

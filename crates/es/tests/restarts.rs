@@ -413,3 +413,36 @@ fn a_stagnating_run_is_restarted() {
     assert!(["tol-x", "flat"].contains(&restart_reasons(&h)[0].as_str()), "{:?}", restart_reasons(&h));
     assert!(r.best_f < 1e-20);
 }
+
+/// pycma's flat-fitness rule, on for lq-CMA-ES: on a plateau (`f = 1` outside a ball far from the
+/// start) the model cannot rank, every point is evaluated, and two such generations in a row with
+/// best = 75%-quantile restart the run at once; CMA-ES, with the rule off by default, waits for
+/// its flat window. Explicitly switched off, lq-CMA-ES waits too.
+#[test]
+fn flat_fitness_restarts_a_surrogate_run_on_a_plateau() {
+    let plateau = gradfree_core::FnObjective::new(|x: &[f64]| {
+        let r2: f64 = x.iter().map(|v| v * v).sum();
+        if r2 > 4.0 { 1.0 } else { r2 / 4.0 }
+    });
+    let first_restart = |name: &str, flat: Option<bool>| {
+        let params = IpopParams { scheme: gradfree_es::RestartScheme::Bipop, flat_fitness: flat, ..Default::default() };
+        let ipop = Ipop::<Algorithm>::new(name, StartSpec::new(vec![3.0; 4], 0.5, 11), params).unwrap();
+        let mut h = History::default();
+        let mut drv = Driver::new(
+            Algorithm::Ipop(Box::new(ipop)),
+            DriverOptions::new(StopRules { max_evaluations: Some(3_000), ..Default::default() }),
+        )
+        .unwrap();
+        drv.run(&plateau, &mut [&mut h]).unwrap();
+        let at = h.records.iter().find(|r| r.events.iter().any(|e| e.kind == gradfree_core::EventKind::Restart)).map(|r| r.evaluations);
+        (at.expect("a restart"), restart_reasons(&h)[0].clone())
+    };
+    let (lq_at, lq_why) = first_restart("lq-cmaes", None);
+    assert_eq!(lq_why, "flat fitness");
+    assert!(lq_at <= 4 * 8, "after two generations of 8, got {lq_at}");
+    let (cma_at, cma_why) = first_restart("cmaes", None);
+    assert_eq!(cma_why, "flat");
+    assert!(cma_at > lq_at);
+    let (_, off_why) = first_restart("lq-cmaes", Some(false));
+    assert_eq!(off_why, "flat");
+}
