@@ -47,6 +47,9 @@ pub struct LqCmaesParams {
     pub inject: Option<bool>,
 }
 
+/// Kendall's tau at which a generation stops evaluating, by default (Hansen 2019).
+const DEFAULT_TAU: f64 = 0.85;
+
 /// [`LqCmaesParams`] validated.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LqCmaesChecked {
@@ -56,7 +59,7 @@ pub struct LqCmaesChecked {
 
 impl LqCmaesParams {
     fn checked(&self) -> Result<LqCmaesChecked, CoreError> {
-        let tau = self.tau_threshold.unwrap_or(0.85);
+        let tau = self.tau_threshold.unwrap_or(DEFAULT_TAU);
         if !(tau > -1.0 && tau <= 1.0) {
             return Err(CoreError::invalid("tau_threshold", tau, "in (-1, 1]"));
         }
@@ -288,7 +291,7 @@ impl AskTell for LqCmaes {
         self.model.fit();
         let n_tau = (15.0f64).max((1.2 * evaluated as f64).min(0.75 * lambda as f64)) as usize;
         let tau = self.model.kendall(n_tau);
-        let threshold = self.params.checked().map_or(0.85, |c| c.tau);
+        let threshold = self.params.checked().map_or(DEFAULT_TAU, |c| c.tau);
         if tau >= threshold || evaluated >= lambda {
             self.finish_generation(tau)?;
         } else {

@@ -141,7 +141,7 @@ impl LqModel {
         let mut idx: Vec<usize> = (0..n).collect();
         idx.sort_by(|&a, &b| self.f[a].total_cmp(&self.f[b]));
         let (fs, xs): (Vec<f64>, Vec<f64>) =
-            (idx.iter().map(|&i| self.f[i]).collect(), idx.iter().flat_map(|&i| self.point(i).to_vec()).collect());
+            (idx.iter().map(|&i| self.f[i]).collect(), idx.iter().flat_map(|&i| self.point(i).iter().copied()).collect());
         self.f[..n].copy_from_slice(&fs);
         self.x[..n * self.d].copy_from_slice(&xs);
     }
