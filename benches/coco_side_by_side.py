@@ -178,7 +178,8 @@ def run_one(method: str, rec: Recorder, d: int, seed: int) -> None:
                 kw["bounds"] = (np.full(d, -5.0), np.full(d, 5.0))
             if method.startswith("surrogate"):
                 kw["method"] = "surrogate"
-            gradfree.minimize(rec, x0, sigma0=2.0, seed=seed, max_evals=rec.budget,
+            # Restarts start from [-4, 4]^d, as pycma's (its callable x0) and COCO's protocol.
+            gradfree.minimize(rec, x0, sigma0=2.0, seed=seed, max_evals=rec.budget, restart_bounds=box,
                               target=rec.fopt + 1e-8 if with_target else None, on_nonfinite="treat-as-inf", **kw)
             return
         cfg = _parse_method(method)

@@ -589,7 +589,7 @@ PRESETS = json.loads(_gradfree.presets_json())
 
 def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None, sigma0: Optional[float] = None,
              seed: Optional[int] = None, max_evals: Optional[int] = None, target: Optional[float] = None, bounds=None,
-             restarts=None, executor=None, settle_runs=None, **params) -> OptimizeResult:
+             restarts=None, executor=None, settle_runs=None, restart_bounds=None, **params) -> OptimizeResult:
     """Minimizes ``f`` with an evolution strategy, as ``scipy.optimize.minimize``.
 
     Parameters
@@ -634,6 +634,10 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None,
         ``x0``, until the budget is spent, the ``target`` is reached or (``settle_runs``) the
         restarts settle. ``None``: BIPOP for the recommended method and ``"surrogate"``, none for a
         named algorithm.
+    restart_bounds : (lower, upper), optional
+        Where restarts draw their start points (uniformly), when that region is smaller than
+        ``bounds`` or there are no bounds: pycma's ``fmin2`` with a callable ``x0``, e.g. COCO's
+        protocol of starts in [-4, 4]^d inside the [-5, 5]^d domain. Default: ``bounds``, else ``x0``.
     settle_runs : int or False, optional
         With restarts: stop once this many converged runs in a row after the run that found the
         best point have each converged back to it (value within ``1e-11 + 1e-10 |f|``, pycma's
@@ -679,8 +683,9 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None,
     executor = _util.executor(executor)
     shape = np.asarray(x0, dtype=np.float64).ravel().shape
     box = _util.box("bounds", bounds, shape)
+    restart_box = _util.box("restart_bounds", restart_bounds, shape)
     es = cls(x0, sigma0, seed=seed, max_evals=max_evals, target=target, restarts=restarts, bounds=box,
-             restart_bounds=box, **params)
+             restart_bounds=box if restart_box is None else restart_box, **params)
     if not es._run.set_settle_runs(settle_runs) and asked_settle:
         raise InvalidParameterError(f"settle_runs={settle_runs}: the run has no restarts (restarts={restarts!r})")
     while not es.stop():

@@ -188,6 +188,8 @@ def minimize(
     bounds: _Box = None,
     restarts: Union[None, bool, int, str] = None,
     executor: Any = None,
+    settle_runs: Union[None, bool, int] = None,
+    restart_bounds: _Box = None,
     **params: Any,
 ) -> OptimizeResult: ...
 

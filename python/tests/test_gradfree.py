@@ -161,6 +161,30 @@ def test_minimize_with_ipop_restarts():
         gradfree.CMAES(np.zeros(3), 0.5, restarts=-1)
 
 
+def test_minimize_restart_bounds_place_the_restarts():
+    """``restart_bounds`` (pycma's callable ``x0``): the runs after the first start from uniform
+    points of that box, not from ``x0`` or the ``bounds``; a box of the wrong shape is refused
+    naming the keyword."""
+    def run(**kw):
+        seen = []
+
+        def f(x):
+            seen.append(np.array(x))
+            return float(np.sum(x ** 2))
+        r = gradfree.minimize(f, np.zeros(3), sigma0=0.1, seed=3, max_evals=6000, settle_runs=False, **kw)
+        return r, np.array(seen)
+
+    r, pts = run(restart_bounds=(np.full(3, 10.0), np.full(3, 11.0)))
+    assert r.restarts >= 1
+    assert np.any(pts.min(axis=1) > 9.0), "no restart started in [10, 11]^3"
+    r, pts = run(bounds=(np.full(3, -20.0), np.full(3, 20.0)), restart_bounds=(np.full(3, 10.0), np.full(3, 11.0)))
+    assert r.restarts >= 1 and np.any(pts.min(axis=1) > 9.0)
+    r, pts = run()
+    assert r.restarts >= 1 and not np.any(pts.min(axis=1) > 9.0), "without restart_bounds restarts start at x0"
+    with pytest.raises(gradfree.InvalidParameterError, match="restart_bounds"):
+        gradfree.minimize(lambda x: 0.0, np.zeros(3), restart_bounds=(np.zeros(2), np.ones(2)))
+
+
 def test_type_stubs_cover_the_extension_module():
     """Every public class, function and class member of ``_gradfree`` has a stub, and no stub
     names something the module lacks."""

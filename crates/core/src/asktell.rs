@@ -193,6 +193,16 @@ pub trait AskTell {
         false
     }
 
+    /// Whether the search distribution has converged to the limits of floating point (or of the
+    /// given step `tol_x`), judged by the method from its own state: the name of the rule that
+    /// fired, or `None` (the default: the method has no such rules). CMA-ES has pycma's `tolx`,
+    /// `noeffectaxis`, `noeffectcoord` and `tolconditioncov` (Hansen, *The CMA Evolution
+    /// Strategy: A Tutorial*, appendix B.3). Restart wrappers end a run on it; a single run's
+    /// driver keeps its own rules.
+    fn converged(&self, _tol_x: f64) -> Option<&'static str> {
+        None
+    }
+
     /// Whether `tell` learns from any evaluated points, in batches of any size (model-based
     /// methods), rather than from exactly the points of the last `ask` (evolution strategies).
     fn accepts_any_points(&self) -> bool {
@@ -262,6 +272,9 @@ impl<T: AskTell + ?Sized> AskTell for Box<T> {
     }
     fn settled(&self) -> bool {
         (**self).settled()
+    }
+    fn converged(&self, tol_x: f64) -> Option<&'static str> {
+        (**self).converged(tol_x)
     }
     fn accepts_any_points(&self) -> bool {
         (**self).accepts_any_points()

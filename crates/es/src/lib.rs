@@ -50,7 +50,7 @@ pub mod surrogate;
 pub use error::EsError;
 pub use recommended::{RECOMMENDED, Recommended};
 pub use registry::{Algorithm, AlgorithmSpec, StartSpec, build, list};
-pub use restarts::{Ipop, IpopParams, Regime, RestartMean, RestartScheme, Restartable, bipop_regime};
+pub use restarts::{Ipop, IpopParams, Regime, RestartMean, RestartScheme, Restartable, TOL_X_METHOD, bipop_regime};
 pub use spec::{EsSpec, RestartSpec};
 
 /// The README's examples, compiled and run as doctests.

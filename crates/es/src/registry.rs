@@ -458,6 +458,9 @@ impl AskTell for Algorithm {
     fn condition(&self) -> Option<f64> {
         self.inner().condition()
     }
+    fn converged(&self, tol_x: f64) -> Option<&'static str> {
+        self.inner().converged(tol_x)
+    }
     fn accepts_any_points(&self) -> bool {
         self.inner().accepts_any_points()
     }

@@ -20,6 +20,11 @@
 //!
 //! Rules (pycma's `tolx`, `tolflatfitness` and `tolstagnation` in spirit, written for any ES):
 //! - **tol-x**: the optimizer's scale ([`AskTell::scale`]) is below `tol_x * sigma0` (1e-40);
+//! - **the method's own convergence rules** ([`AskTell::converged`], judged every generation with
+//!   the step `TOL_X_METHOD * sigma0` = `1e-11 sigma0`): CMA-ES's and lq-CMA-ES's are pycma's
+//!   `tolx`, `noeffectaxis`, `noeffectcoord` and `tolconditioncov`, which end a run whose
+//!   distribution no longer moves the mean in floating point (as on BBOB's Schaffers functions
+//!   f17-f18, where the values improve slowly enough that the flat rule would wait to the budget);
 //! - **flat**: the best values of the last `10 + ceil(30 d / N)` generations (rounded up to
 //!   blocks of 20) and the values of the last generation each lie within
 //!   `min(1e-12 (1 + |f|), 1e-3 |f|)` ([`flat_tolerance`]: pycma's `tolfun`, relative, and near
@@ -312,6 +317,11 @@ struct Block {
 /// Generations per history block.
 const BLOCK: usize = 20;
 
+/// The step, relative to `sigma0`, below which a method's own `tol-x` rule ends a run
+/// ([`AskTell::converged`]): pycma's `tolx = 1e-11`, relative so that it does not depend on the
+/// units of `x`.
+pub const TOL_X_METHOD: f64 = 1e-11;
+
 impl<A: Restartable> Ipop<A> {
     /// Wraps algorithm `name` started from `start`. Fails if the algorithm has no `popsize`
     /// parameter or the parameters are out of range.
@@ -502,6 +512,8 @@ impl<A: Restartable> Ipop<A> {
             Some("small-regime budget spent")
         } else if self.inner.scale() < self.p.tol_x * self.start.sigma0 {
             Some("tol-x")
+        } else if let Some(why) = self.inner.converged(TOL_X_METHOD * self.start.sigma0) {
+            Some(why)
         } else if k >= flat && {
             let (lo, hi) =
                 self.blocks.iter().skip(k - flat).fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), b| (l.min(b.lo), h.max(b.hi)));
@@ -692,13 +704,17 @@ impl<A: Restartable> AskTell for Ipop<A> {
                 || diverged
                 || small_spent
                 || self.flat_fitness_run >= 2
-                || self.inner.scale() < self.p.tol_x * self.start.sigma0)
+                || self.inner.scale() < self.p.tol_x * self.start.sigma0
+                || self.inner.converged(TOL_X_METHOD * self.start.sigma0).is_some())
             && let Some(why) = if block_done && self.refound_now(spread) { Some("re-found the best point") } else { self.reason(spread) }
             && self.may_restart()
         {
             let mut inner_events = self.inner.take_events();
             self.events.append(&mut inner_events);
-            if self.close_run(matches!(why, "tol-x" | "flat" | "re-found the best point")) {
+            if self.close_run(matches!(
+                why,
+                "tol-x" | "flat" | "re-found the best point" | "no effect axis" | "no effect coordinate" | "condition"
+            )) {
                 let (f, k) = (self.settle.best_f.unwrap_or(f64::NAN), self.settle.refound);
                 self.events.push(Event {
                     kind: EventKind::Restart,

@@ -446,3 +446,57 @@ fn flat_fitness_restarts_a_surrogate_run_on_a_plateau() {
     let (_, off_why) = first_restart("lq-cmaes", Some(false));
     assert_eq!(off_why, "flat");
 }
+
+/// Runs CMA-ES from `x0` (sigma0 = 1) on `f` until [`AskTell::converged`] with step `tol_x` names
+/// a rule, within `max_gens` generations: the rule, the generation and the final scale.
+fn converge(f: impl Fn(&[f64]) -> f64, x0: Vec<f64>, tol_x: f64, max_gens: usize) -> (Option<&'static str>, usize, f64) {
+    let mut es = build("cmaes", &StartSpec::new(x0, 1.0, 5)).unwrap();
+    for g in 0..max_gens {
+        let pop = es.ask().unwrap();
+        let values: Vec<f64> = (0..pop.len()).map(|i| f(pop.row(i))).collect();
+        es.tell(&pop, &values).unwrap();
+        if let Some(why) = es.converged(tol_x) {
+            return (Some(why), g, es.scale());
+        }
+    }
+    (None, max_gens, es.scale())
+}
+
+/// CMA-ES's own convergence rules (pycma's `tolx`, `noeffectaxis`, `noeffectcoord`,
+/// `tolconditioncov`), each on a function where it is the one that must fire:
+/// - the sphere: `tol-x` fires once every coordinate's step is below the tolerance, not before;
+/// - the sphere centred at 1e8: the steps fall below the mean's floating-point resolution (ulp
+///   1.5e-8) while tol-x is far smaller, and a no-effect rule fires with the scale near 1e-8;
+/// - a 2-d ellipsoid of condition 1e18 (optimum at 0, where steps always have an effect): the
+///   covariance's condition passes 1e14.
+#[test]
+fn cmaes_convergence_rules_fire_where_they_should() {
+    let sphere = |x: &[f64]| x.iter().map(|v| v * v).sum::<f64>();
+    let (why, g, scale) = converge(sphere, vec![1.0; 4], 1e-6, 2_000);
+    assert_eq!(why, Some("tol-x"), "generation {g}");
+    assert!(scale < 1e-6 && scale > 1e-8, "scale {scale}");
+
+    let far = |x: &[f64]| x.iter().map(|v| (v - 1e8) * (v - 1e8)).sum::<f64>();
+    let (why, g, scale) = converge(far, vec![1e8 + 1.0; 4], 1e-30, 5_000);
+    assert!(matches!(why, Some("no effect axis" | "no effect coordinate")), "{why:?} at generation {g}");
+    assert!(scale < 1e-6 && scale > 1e-10, "scale {scale}");
+
+    let ill = |x: &[f64]| x[0] * x[0] + 1e18 * x[1] * x[1];
+    let (why, g, _) = converge(ill, vec![1.0, 1e-9], 1e-300, 20_000);
+    assert_eq!(why, Some("condition"), "generation {g}");
+}
+
+/// The restart wrapper ends a run on CMA-ES's own rules: on `f = |x|^0.2` the values keep
+/// improving by far more than the flat rule's tolerance, so without pycma's `tolx` the first run
+/// would shrink towards the generic 1e-40 sigma0; with it the run restarts at a step of
+/// `1e-11 sigma0` (`TOL_X_METHOD`).
+#[test]
+fn a_run_converged_to_floating_point_is_restarted() {
+    let f = gradfree_core::FnObjective::new(|x: &[f64]| x.iter().map(|v| v * v).sum::<f64>().powf(0.1));
+    let (_, h, k) = restart_run(&f, "cmaes", 4, StopRules { max_evaluations: Some(20_000), ..Default::default() });
+    assert!(k >= 1, "no restart");
+    assert_eq!(restart_reasons(&h)[0], "tol-x", "{:?}", restart_reasons(&h));
+    let first = h.records.iter().position(|r| r.events.iter().any(|e| e.kind == gradfree_core::EventKind::Restart)).unwrap();
+    assert!(h.records[first].evaluations < 5_000, "restarted only after {} evaluations", h.records[first].evaluations);
+    assert_eq!(gradfree_es::TOL_X_METHOD, 1e-11);
+}

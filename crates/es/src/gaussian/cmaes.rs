@@ -451,6 +451,34 @@ impl AskTell for CmaEs {
         Some((hi / lo).powi(2))
     }
 
+    /// pycma's termination rules on the distribution (Hansen, *The CMA Evolution Strategy: A
+    /// Tutorial*, appendix B.3), in this order:
+    /// - `tol-x`: `sigma max(|p_c,i|, sqrt(C_ii)) < tol_x` for every `i` (pycma's `tolx`);
+    /// - `no effect axis`: adding `0.1 sigma D_i b_i` (principal axis `i = g mod d` at generation
+    ///   `g`) leaves every coordinate of the mean unchanged in floating point (`noeffectaxis`);
+    /// - `no effect coordinate`: adding `0.2 sigma sqrt(C_ii)` leaves some `m_i` unchanged
+    ///   (`noeffectcoord`);
+    /// - `condition`: `cond(C) > 1e14` (`tolconditioncov`).
+    fn converged(&self, tol_x: f64) -> Option<&'static str> {
+        let d = self.dim();
+        let s = self.sigma;
+        if (0..d).all(|i| s * self.pc[i].abs().max(self.c[i * d + i].sqrt()) < tol_x) {
+            return Some("tol-x");
+        }
+        let axis = (self.generation % d as u64) as usize;
+        let step = 0.1 * s * self.dvals[axis];
+        if self.m.iter().zip(&self.b[axis * d..(axis + 1) * d]).all(|(&m, &b)| m + step * b == m) {
+            return Some("no effect axis");
+        }
+        if self.m.iter().zip(self.coordinate_sds()).any(|(&m, sd)| m + 0.2 * sd == m) {
+            return Some("no effect coordinate");
+        }
+        if self.condition().is_some_and(|c| c > 1e14) {
+            return Some("condition");
+        }
+        None
+    }
+
     /// `sigma * max_i sqrt(C_ii)`.
     fn scale(&self) -> f64 {
         self.coordinate_sds().fold(0.0, f64::max)

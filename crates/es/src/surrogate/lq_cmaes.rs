@@ -329,6 +329,11 @@ impl AskTell for LqCmaes {
         self.cma.failure()
     }
 
+    /// CMA-ES's rules on its distribution ([`AskTell::converged`]), judged between generations.
+    fn converged(&self, tol_x: f64) -> Option<&'static str> {
+        if self.complete { self.cma.converged(tol_x) } else { None }
+    }
+
     /// Whether the last `tell` completed a generation (module documentation, step 4).
     fn generation_complete(&self) -> bool {
         self.complete
