@@ -630,8 +630,8 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None,
         points into it (``bounds_handling="clip"`` etc. choose another map; see the ES classes).
     restarts : bool, int or {"ipop", "bipop"}, optional
         Restarts (``True``/``"ipop"``: IPOP, doubling population; ``"bipop"``: BIPOP; an int: at
-        most that many IPOP restarts), each from a uniform point in ``bounds`` if given, else from
-        ``x0``, until the budget is spent, the ``target`` is reached or (``settle_runs``) the
+        most that many IPOP restarts), each from a uniform point in ``restart_bounds`` or
+        ``bounds`` if given, else from ``x0``, until the budget is spent, the ``target`` is reached or (``settle_runs``) the
         restarts settle. ``None``: BIPOP for the recommended method and ``"surrogate"``, none for a
         named algorithm.
     restart_bounds : (lower, upper), optional

@@ -187,3 +187,53 @@ fn the_driver_judges_whole_generations() {
     let Algorithm::LqCmaes(a) = drv.optimizer() else { unreachable!() };
     assert_eq!(drv.state().generations, a.generations(), "generations count whole generations");
 }
+
+/// Runs lq-CMA-ES on `f` for `gens` generations: each generation's asked points and, once it is
+/// complete, its Kendall tau.
+fn trajectory(f: &dyn Fn(&[f64]) -> f64, params: &LqCmaesParams, gens: u64) -> Vec<(Vec<f64>, f64)> {
+    let mut es = LqCmaes::new(vec![1.0; 4], 1.0, params, 9).unwrap();
+    let mut out = Vec::new();
+    let mut points = Vec::new();
+    while es.generations() < gens {
+        let pop = es.ask().unwrap();
+        let values: Vec<f64> = (0..pop.len()).map(|i| f(pop.row(i))).collect();
+        points.extend_from_slice(pop.as_slice());
+        let before = es.generations();
+        es.tell(&pop, &values).unwrap();
+        if es.generations() > before {
+            out.push((std::mem::take(&mut points), es.last_generation().0));
+        }
+    }
+    out
+}
+
+/// `inject_if_ranked`: the model's optimum enters a population only after a generation the model
+/// ranked (Kendall's tau at least the 0.85 threshold). Run in lockstep with the same run without
+/// injection, on values the model cannot rank (a hash of the point), the two runs ask the same
+/// points until the generation after the first ranked one (chance agreement on a few points), and
+/// not before; pycma's rule (inject always) departs after the first generation. On a quadratic,
+/// which the model ranks, the optimum is injected.
+#[test]
+fn the_optimum_is_injected_only_after_ranked_generations() {
+    let noise = |x: &[f64]| {
+        let h = x.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, v| (h ^ v.to_bits()).wrapping_mul(0x100_0000_01b3));
+        (h >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let p = |inject: bool, if_ranked: bool| LqCmaesParams { inject: Some(inject), inject_if_ranked: Some(if_ranked), ..Default::default() };
+    let first_difference = |a: &[(Vec<f64>, f64)], b: &[(Vec<f64>, f64)]| a.iter().zip(b).position(|(x, y)| x.0 != y.0);
+    let plain = trajectory(&noise, &p(false, false), 40);
+    let ranked_only = trajectory(&noise, &p(true, true), 40);
+    let first_ranked = ranked_only.iter().position(|g| g.1 >= 0.85);
+    assert_eq!(
+        first_difference(&ranked_only, &plain),
+        first_ranked.map(|g| g + 1),
+        "taus {:?}",
+        ranked_only.iter().map(|g| g.1).collect::<Vec<_>>()
+    );
+    assert_eq!(first_difference(&trajectory(&noise, &p(true, false), 40), &plain), Some(1), "pycma's rule injects every generation");
+    let (quad, _) = quadratic(4);
+    assert!(
+        first_difference(&trajectory(&quad, &p(true, true), 30), &trajectory(&quad, &p(false, false), 30)).is_some(),
+        "a ranked generation injects"
+    );
+}

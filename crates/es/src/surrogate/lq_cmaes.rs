@@ -45,6 +45,11 @@ pub struct LqCmaesParams {
     /// Whether the model's optimum is injected into every population. Default true (pycma's
     /// `fmin_lq_surr2(..., inject=True)`).
     pub inject: Option<bool>,
+    /// With `inject`: inject only after a generation whose ranking the model matched (Kendall's
+    /// tau at least `tau_threshold`), so that a model that cannot rank a rugged function does not
+    /// pull every population to its optimum. Default false (pycma injects after every
+    /// generation).
+    pub inject_if_ranked: Option<bool>,
 }
 
 /// Kendall's tau at which a generation stops evaluating, by default (Hansen 2019).
@@ -55,6 +60,7 @@ const DEFAULT_TAU: f64 = 0.85;
 pub struct LqCmaesChecked {
     tau: f64,
     inject: bool,
+    inject_if_ranked: bool,
 }
 
 impl LqCmaesParams {
@@ -63,7 +69,7 @@ impl LqCmaesParams {
         if !(tau > -1.0 && tau <= 1.0) {
             return Err(CoreError::invalid("tau_threshold", tau, "in (-1, 1]"));
         }
-        Ok(LqCmaesChecked { tau, inject: self.inject.unwrap_or(true) })
+        Ok(LqCmaesChecked { tau, inject: self.inject.unwrap_or(true), inject_if_ranked: self.inject_if_ranked.unwrap_or(false) })
     }
 
     /// CMA-ES's parameters: its values come from this `tell` (which applies `on_nonfinite`) or the
@@ -219,7 +225,7 @@ impl LqCmaes {
         self.generations += 1;
         self.last_tau = tau;
         self.last_evaluated = evaluated as f64 / n as f64;
-        if self.params.checked().is_ok_and(|c| c.inject)
+        if self.params.checked().is_ok_and(|c| c.inject && (!c.inject_if_ranked || tau >= c.tau))
             && self.model.fit()
             && let Some(x) = self.model.xopt()
         {
