@@ -40,7 +40,8 @@ fraction of pairs reached and the area under the runtime ECDF (COCO's empirical 
 distribution of evaluations / d on a log scale, from 1 to the budget, normalized to [0, 1]: 1 is
 every target at the first evaluation); per function at each dimension, the median evaluations to
 1e-8 (or the median fraction of targets reached when a method solves fewer than half the
-instances). `--out FILE.json` keeps every record; the figure (ECDF per dimension) goes to
+instances). `--out FILE.json` keeps every record (rewritten every 50 runs, so a run stopped
+half-way goes on with `--load FILE.json`); the figure (ECDF per dimension) goes to
 `--figure` (default coco_side_by_side.png). `--cocopp DIR` also logs every run with COCO's
 observer and runs COCO's post-processing (`pip install cocopp`) on them: its figures and tables,
 comparable with COCO's published data sets, go to DIR/ppdata/index.html.
@@ -277,6 +278,18 @@ def ecdf_area(records: List[dict], budget: float, d: int) -> float:
     return total / max(n, 1)
 
 
+def save_records(args, records: List[dict]) -> None:
+    """Writes every record so far to ``--out`` (if given), atomically: a temporary file in the same
+    folder renamed over the old one."""
+    if not args.out:
+        return
+    import os
+    tmp = f"{args.out}.tmp{os.getpid()}"
+    with open(tmp, "w") as fh:
+        json.dump({"args": vars(args), "records": records}, fh)
+    os.replace(tmp, args.out)
+
+
 def _indices(text: str) -> List[int]:
     out: List[int] = []
     for part in text.split(","):
@@ -434,10 +447,10 @@ def main(argv=None):
             records.append(r)
             if (k + 1) % 50 == 0:
                 print(f"  {k + 1}/{len(tasks)} runs, {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
+                # A long run stopped half-way keeps what it did: `--load` the file to go on.
+                save_records(args, records)
     summarize(records, methods, dims, args.budget_mult)
-    if args.out:
-        with open(args.out, "w") as fh:
-            json.dump({"args": vars(args), "records": records}, fh)
+    save_records(args, records)
     figure(records, methods, dims, args.budget_mult, args.figure)
     if coco_dir is not None:
         run_cocopp(coco_dir, methods)
