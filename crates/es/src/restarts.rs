@@ -500,8 +500,8 @@ impl<A: Restartable> Ipop<A> {
     }
 
     /// Why the current run should restart, given the spread `(min, max)` of the last generation's
-    /// values.
-    fn reason(&self, spread: (f64, f64)) -> Option<&'static str> {
+    /// values and the rule of [`AskTell::converged`] that fired on it, if any.
+    fn reason(&self, spread: (f64, f64), converged: Option<&'static str>) -> Option<&'static str> {
         let (flat, lag) = self.windows();
         let k = self.blocks.len();
         if self.inner.failure().is_some() {
@@ -512,8 +512,8 @@ impl<A: Restartable> Ipop<A> {
             Some("small-regime budget spent")
         } else if self.inner.scale() < self.p.tol_x * self.start.sigma0 {
             Some("tol-x")
-        } else if let Some(why) = self.inner.converged(TOL_X_METHOD * self.start.sigma0) {
-            Some(why)
+        } else if converged.is_some() {
+            converged
         } else if k >= flat && {
             let (lo, hi) =
                 self.blocks.iter().skip(k - flat).fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), b| (l.min(b.lo), h.max(b.hi)));
@@ -699,14 +699,16 @@ impl<A: Restartable> AskTell for Ipop<A> {
         let spread = values.iter().filter(|v| v.is_finite()).fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
         let diverged = !self.inner.mean().iter().all(|v| v.is_finite()) || self.inner.failure().is_some();
         let small_spent = self.bipop.run_limit.is_some_and(|g| self.bipop.run_generations >= g);
+        let converged = self.inner.converged(TOL_X_METHOD * self.start.sigma0);
         if !self.settle.settled
             && (block_done
                 || diverged
                 || small_spent
                 || self.flat_fitness_run >= 2
                 || self.inner.scale() < self.p.tol_x * self.start.sigma0
-                || self.inner.converged(TOL_X_METHOD * self.start.sigma0).is_some())
-            && let Some(why) = if block_done && self.refound_now(spread) { Some("re-found the best point") } else { self.reason(spread) }
+                || converged.is_some())
+            && let Some(why) =
+                if block_done && self.refound_now(spread) { Some("re-found the best point") } else { self.reason(spread, converged) }
             && self.may_restart()
         {
             let mut inner_events = self.inner.take_events();
