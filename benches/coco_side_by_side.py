@@ -40,7 +40,7 @@ fraction of pairs reached and the area under the runtime ECDF (COCO's empirical 
 distribution of evaluations / d on a log scale, from 1 to the budget, normalized to [0, 1]: 1 is
 every target at the first evaluation); per function at each dimension, the median evaluations to
 1e-8 (or the median fraction of targets reached when a method solves fewer than half the
-instances). `--out FILE.json` keeps every record (rewritten every 50 runs, so a run stopped
+instances). `--out FILE.json` keeps every record (rewritten every 50 runs or 2 minutes, so a run stopped
 half-way goes on with `--load FILE.json`); the figure (ECDF per dimension) goes to
 `--figure` (default coco_side_by_side.png). `--cocopp DIR` also logs every run with COCO's
 observer and runs COCO's post-processing (`pip install cocopp`) on them: its figures and tables,
@@ -72,10 +72,10 @@ class Recorder:
     """The objective as the methods see it: counts evaluations, records when each target is first
     reached, and refuses evaluations past the budget or after the final target."""
 
-    def __init__(self, problem, budget: int, stop_at_target: bool = True):
+    def __init__(self, problem, budget: int, stop_at_target: bool = True, fopt: float | None = None):
         self.problem = problem
         self.stop_at_target = stop_at_target
-        self.fopt = optimal_value(problem)
+        self.fopt = optimal_value(problem) if fopt is None else fopt
         self.budget = budget
         self.evals = 0
         self.hits = np.full(TARGETS.size, np.inf)
@@ -100,7 +100,8 @@ class Recorder:
 
 def optimal_value(problem) -> float:
     """f_opt of a bbob problem: its value at x_opt, which cocoex writes to a file in the current
-    directory (``Problem._best_parameter("print")``; read in a private folder)."""
+    directory (``Problem._best_parameter("print")``; read in a private folder). It evaluates the
+    problem: call it before an observer is attached."""
     import os
     import tempfile
     here = os.getcwd()
@@ -233,9 +234,12 @@ def task(args) -> dict:
     import cocoex
     suite = cocoex.Suite("bbob", f"instances: {inst}", f"dimensions: {d} function_indices: {f}")
     problem = next(iter(suite))
+    # f_opt first: it evaluates x_opt, which an observer attached before would log as the run's
+    # first evaluation (every logged run would then "solve" the problem at evaluation 1).
+    fopt = optimal_value(problem)
     if _COCO_DIR is not None:
         problem.observe_with(_observer(method))
-    rec = Recorder(problem, int(budget_mult * d), stop_at_target="notarget" not in method.split("+"))
+    rec = Recorder(problem, int(budget_mult * d), stop_at_target="notarget" not in method.split("+"), fopt=fopt)
     t0 = time.time()
     run_one(method, rec, d, seed)
     out = {"method": method, "dim": d, "function": f, "instance": inst, "evals": rec.evals, "fopt": rec.fopt,
@@ -261,6 +265,8 @@ def run_cocopp(coco_dir: str, methods: List[str]) -> None:
         print("(cocopp: no logged runs)")
         return
     out = os.path.join(coco_dir, "ppdata")
+    # PNG besides cocopp's SVG and PDF, for pages that show pictures (the README).
+    cocopp.genericsettings.figure_file_formats = ["svg", "pdf", "png"]
     cocopp.main(["-o", out] + folders)
     print(f"cocopp figures: {out}/index.html")
 
@@ -442,13 +448,16 @@ def main(argv=None):
     if args.cocopp:
         import os
         coco_dir = os.path.abspath(args.cocopp)
+    saved = time.time()
     with mp.Pool(args.workers, initializer=_init_worker, initargs=(coco_dir,)) as pool:
         for k, r in enumerate(pool.imap_unordered(task, tasks, chunksize=1)):
             records.append(r)
             if (k + 1) % 50 == 0:
                 print(f"  {k + 1}/{len(tasks)} runs, {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
+            if (k + 1) % 50 == 0 or time.time() - saved > 120:
                 # A long run stopped half-way keeps what it did: `--load` the file to go on.
                 save_records(args, records)
+                saved = time.time()
     summarize(records, methods, dims, args.budget_mult)
     save_records(args, records)
     figure(records, methods, dims, args.budget_mult, args.figure)

@@ -645,8 +645,10 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None,
         not expected to help, and the run ends with ``stop="restarts_settled"``, a success. A
         converged run at a worse value (another local optimum) starts the count again, so on
         multimodal functions the restarts go on. ``None``: 2 for the recommended method and
-        ``"surrogate"`` (chosen on COCO's bbob suite: no target lost at d = 5 and 10; README,
-        "Choosing a method"), off for a named algorithm; ``False``: off (restarts use all of ``max_evals`` unless the target is
+        ``"surrogate"`` when no ``target`` is given (chosen on COCO's bbob suite: no target lost at
+        d = 5 and 10; README, "Choosing a method"), off with a ``target`` (the restarts go on until
+        it is reached or the budget is spent, as pycma's with ``ftarget``: a run that settled above
+        the target would end as a failure with budget left), off for a named algorithm; ``False``: off (restarts use all of ``max_evals`` unless the target is
         reached). Without restarts there is nothing to settle (``restarts=False`` gives one run
         that stops on convergence).
     executor : concurrent.futures.Executor, optional
@@ -673,7 +675,9 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None,
         if restarts is None:
             restarts = preset["restarts"]
         if settle_runs is None:
-            settle_runs = preset["settle_runs"]
+            # The preset's rule applies without a target only (gradfree_es Recommended::
+            # default_settle_runs): with one, the restarts go on until the target or the budget.
+            settle_runs = preset["settle_runs"] if target is None else None
     if restarts is None:
         restarts = False
     settle_runs = int(settle_runs) if settle_runs else None

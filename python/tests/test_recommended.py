@@ -103,6 +103,21 @@ def test_the_default_knows_when_it_is_done():
         gradfree.minimize(f, np.zeros(5), settle_runs=-1)
 
 
+def test_with_a_target_the_default_does_not_settle_above_it():
+    """With a ``target`` the preset's settle rule is off unless asked for: the minimum of this
+    sphere is 1 and the target 0.5 cannot be reached, so the restarts go on to the budget (the run
+    that settled in the test above at about 14,000 evaluations), a failure with nothing left; asked
+    for explicitly, the rule still ends the run early (also a failure: the target was not reached)."""
+    f = lambda x: float(np.sum((x - 1) ** 2)) + 1.0  # noqa: E731
+    r = gradfree.minimize(f, np.zeros(5), seed=1, target=0.5, max_evals=30_000)
+    assert r.stop == "max_evals" and not r.success and r.nfev > 29_000, r
+    asked = gradfree.minimize(f, np.zeros(5), seed=1, target=0.5, max_evals=30_000, settle_runs=2)
+    assert asked.stop == "restarts_settled" and not asked.success and asked.nfev < 25_000, asked
+    # Reachable, the target ends the run either way.
+    hit = gradfree.minimize(f, np.zeros(5), seed=1, target=1.0 + 1e-8, max_evals=30_000)
+    assert hit.stop == "target" and hit.success and hit.fun <= 1.0 + 1e-8
+
+
 def test_the_surrogate_mode():
     """``method="surrogate"``: lq-CMA-ES (Hansen 2019) with BIPOP restarts. On a rotated 10-d
     ellipsoid (condition 1e6) its model is exact once it holds the full quadratic, so it reaches 1e-8

@@ -142,8 +142,12 @@ fn new_run(args: &OptimizeArgs) -> Result<(RunSpec, Algorithm)> {
         },
     });
     let es = spec.es_spec(p.as_ref(), restarts, stop_spec(args))?;
-    let alg = es.optimizer()?;
+    let mut alg = es.optimizer()?;
     spec.stop = es.stop_rules(&alg, p.minimum())?;
+    // The preset's settle rule applies without a target only (Recommended::default_settle_runs).
+    if let (None, Some(r), Algorithm::Ipop(ipop)) = (args.settle_runs, recommended, &mut alg) {
+        ipop.set_settle_runs(r.default_settle_runs(spec.stop.target.is_some()))?;
+    }
     Ok((spec, alg))
 }
 

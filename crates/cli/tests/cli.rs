@@ -750,3 +750,18 @@ fn sample_streams_pieces_that_join_into_the_points() {
         }
     }
 }
+
+/// The recommended method's settle rule (restarts that keep re-finding the best point end the
+/// run) applies without a target only: with `--no-target` a sphere run settles, with a target it
+/// cannot reach the restarts go on to the budget, and `--settle-runs` asks for the rule anyway.
+#[test]
+fn the_default_settles_without_a_target_only() {
+    let base = ["optimize", "--problem", "sphere", "--dim", "5", "--seed", "1", "--max-evals", "30000", "--json", "--sequential"];
+    let free = json(&gradfree(&[&base[..], &["--no-target"]].concat()));
+    assert_eq!((free["stop_reason"].as_str(), free["success"].as_bool()), (Some("restarts-settled"), Some(true)), "{free}");
+    assert!(free["evaluations"].as_u64().unwrap() < 25_000, "{free}");
+    let aimed = json(&gradfree(&[&base[..], &["--target", "-1"]].concat()));
+    assert_eq!((aimed["stop_reason"].as_str(), aimed["success"].as_bool()), (Some("max-evaluations"), Some(false)), "{aimed}");
+    let asked = json(&gradfree(&[&base[..], &["--target", "-1", "--settle-runs", "2"]].concat()));
+    assert_eq!(asked["stop_reason"], "restarts-settled", "{asked}");
+}

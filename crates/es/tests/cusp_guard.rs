@@ -130,8 +130,10 @@ fn guarded_two_point_adaptation_solves_the_l_half_ellipsoid() {
     let guarded = IngoParams { cusp_guard: true, ..tpa.clone() };
     let (_, f_plain, _, plain) = run("lhalf-ellipsoid", 20, &tpa, 1, 300_000);
     assert!(f_plain > 1.0, "two-point adaptation alone reached {f_plain}");
-    let why = plain.failure().expect("the collapse overflows the precision factor");
-    assert!(why.contains("overflowed"), "{why}");
+    // The collapse: the scale falls by 30 orders of magnitude or more from sigma0 = 0.5 (and may
+    // go on until the precision factor overflows, a numerical failure that ends the run).
+    let overflowed = plain.failure().is_some_and(|why| why.contains("overflowed"));
+    assert!(overflowed || plain.scale() < 1e-30, "scale {:e}, failure {:?}", plain.scale(), plain.failure());
     let (evals, f, events, state) = run("lhalf-ellipsoid", 20, &guarded, 1, 300_000);
     assert!(f <= 1e-10, "guarded: {f} after {evals}");
     assert_eq!(state.failure(), None);

@@ -532,7 +532,11 @@ impl AskTell for Ingo {
             *prev = Some((at(j.floor() as usize), at(j.ceil() as usize)));
         }
         self.check_cusps();
-        if let Some(i) = self.l.iter().position(|v| !v.is_finite()) {
+        // A factor the update wrote is finite (rank_update checks what it writes); a rescaled one,
+        // or one a failed update left behind, is scanned.
+        let rescaled = self.tpa.is_some() || self.p.csa.is_some() || self.p.msr_damping.is_some();
+        if (rescaled || outcome.step(beta).is_none()) && !gradfree_core::linalg::all_finite(&self.l) {
+            let i = self.l.iter().position(|v| !v.is_finite()).unwrap_or(0);
             // A scale shrunk past ~1e-150 (a step-size rule run without convergence rules)
             // overflows the precision factor; the next points would be NaN.
             let (g, v) = (self.generation, self.l[i]);

@@ -46,6 +46,7 @@ pub(crate) struct RankScratch {
     backup: Vec<f64>,
     w: Vec<f64>,
     alpha: Vec<f64>,
+    coef: Vec<f64>,
     gram: Vec<f64>,
     gv: Vec<f64>,
     gu: Vec<f64>,
@@ -166,7 +167,7 @@ pub(crate) fn pd_rank_update(
             s.w.extend_from_slice(v);
             s.alpha.clear();
             s.alpha.extend(c.iter().map(|ci| step * ci));
-            if gradfree_core::linalg::rank_update(l, d, &mut s.w, &mut s.alpha) {
+            if gradfree_core::linalg::rank_update(l, d, &mut s.w, &mut s.alpha, &mut s.coef) {
                 return if attempt == 0 { PdUpdate::Full } else { PdUpdate::Backtracked(attempt) };
             }
             if thin {
