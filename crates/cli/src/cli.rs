@@ -458,8 +458,9 @@ pub struct OptimizeArgs {
     /// Stop restarting once K converged runs in a row after the one that found the best point
     /// have each converged back to it (value within 1e-11 + 1e-10 |f|, point within 1e-2 sigma0
     /// sqrt(d)): the run ends as `restarts-settled`, a success. `off` (or 0) restarts until the
-    /// budget or the target ends the run [default: 2 for the recommended method (no --algo), off
-    /// otherwise].
+    /// budget or the target ends the run [default: 2 for the recommended method (no --algo) run
+    /// without a target (`--no-target`, or a problem of unknown minimum without `--target`), off
+    /// otherwise: with a target the restarts go on until it is reached or the budget is spent].
     #[arg(long, value_name = "K|off")]
     pub settle_runs: Option<Tol<u32>>,
     /// Evaluation budget (default 10000 x dim).

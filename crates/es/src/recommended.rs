@@ -74,8 +74,8 @@ impl Recommended {
     /// The settle rule a run of this preset gets when the caller names none: [`Recommended::
     /// settle_runs`] without a target, off with one. A run with a target succeeds only by reaching
     /// it, so settling above it would end the run as a failure with budget left; on COCO's bbob
-    /// suite (d = 5, 10^4 d, seeds 2-3, instances 1-5) the rule ended 4 of 480 runs that way, on
-    /// the multimodal f4, f21 and f22, where later restarts went on to better optima.
+    /// suite (d = 2-20, 10^4 d, seeds 2-3, instances 1-5) the rule ended 4 of 960 runs that way,
+    /// on the multimodal f4, f21 and f22, two of which (d = 5) reach more targets going on.
     pub fn default_settle_runs(&self, has_target: bool) -> Option<u32> {
         if has_target { None } else { self.settle_runs }
     }
