@@ -271,6 +271,18 @@ def run_cocopp(coco_dir: str, methods: List[str]) -> None:
     print(f"cocopp figures: {out}/index.html")
 
 
+def share(records: List[dict], evals: float) -> float:
+    """Share of the (run, target) pairs of `records` reached within `evals` evaluations: COCO's
+    runtime ECDF read at a fixed budget."""
+    pairs = [h for r in records for h in r["hits"]]
+    return sum(h is not None and h <= evals for h in pairs) / max(len(pairs), 1)
+
+
+def finals(records: List[dict], evals: float) -> int:
+    """Runs of `records` at the final target (1e-8, the last of TARGETS) within `evals`."""
+    return sum(r["hits"][-1] is not None and r["hits"][-1] <= evals for r in records)
+
+
 def ecdf_area(records: List[dict], budget: float, d: int) -> float:
     """Normalized area under the runtime ECDF over log10(evals / d) in [0, log10(budget / d)]."""
     span = math.log10(budget / d)
@@ -332,10 +344,10 @@ def summarize(records: List[dict], methods: List[str], dims: List[int], budget_m
             sel = [r for r in records if r["dim"] == d and r["method"] == m]
             if not sel:
                 continue
-            shares = [float(np.mean([h is not None and h <= b * d for r in sel for h in r["hits"]])) for b in mults]
-            finals = [sum(r["hits"][-1] is not None and r["hits"][-1] <= b * d for r in sel) for b in mults if b >= 1000]
+            shares = [share(sel, b * d) for b in mults]
+            hit = [finals(sel, b * d) for b in mults if b >= 1000]
             summary[("shares", m, d)] = dict(zip(mults, shares))
-            print(f"{m:<28} " + " ".join(f"{v:>7.3f}" for v in shares) + "   " + ", ".join(f"{k}/{len(sel)}" for k in finals))
+            print(f"{m:<28} " + " ".join(f"{v:>7.3f}" for v in shares) + "   " + ", ".join(f"{k}/{len(sel)}" for k in hit))
         # Per function: median evaluations to 1e-8, or the median reached fraction.
         funcs = sorted({r["function"] for r in records if r["dim"] == d})
         print(f"{'f':>3} " + " ".join(f"{m[:16]:>16}" for m in methods))

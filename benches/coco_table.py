@@ -17,7 +17,8 @@ import gzip
 import json
 from collections import defaultdict
 
-BUDGETS = (10, 30, 100, 300, 1000, 3000, 10000, 30000, 100000)
+from coco_side_by_side import BUDGETS, finals, share
+
 FINALS = (1000, 3000, 10000)
 
 
@@ -28,16 +29,6 @@ def load(paths):
             data = json.load(fh)
         runs.extend(data["records"] if isinstance(data, dict) else data)
     return runs
-
-
-def share(runs, budget):
-    pairs = [h for r in runs for h in r["hits"]]
-    return sum(h is not None and h <= budget for h in pairs) / max(len(pairs), 1)
-
-
-def finals(runs, budget):
-    # hits[-1] is the final target 1e-8 (TARGETS run from 1e2 down to 1e-8).
-    return sum(r["hits"][-1] is not None and r["hits"][-1] <= budget for r in runs)
 
 
 def main():
