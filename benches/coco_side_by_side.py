@@ -31,8 +31,9 @@ Methods (`--methods`, comma-separated):
                     bipop | ipop | box (BBOB's [-5, 5]^d as bounds, pycma's BoundTransform) |
                     clip (the box, clipping) | penalty (the box, clipping plus a quadratic penalty
                     on the distance) | reflect (the box, mirrored at its faces) | key=value (an
-                    algorithm parameter, JSON value),
-                    e.g. cmaes+bipop, cmaes+ipop+box, ingo+bipop+step_size="csa".
+                    algorithm parameter, JSON value) | beta_d=c (INGO's beta = min(c / d, 0.5) at
+                    each dimension d),
+                    e.g. cmaes+bipop, cmaes+ipop+box, ingo+bipop+step_size="csa"+beta_d=1.5.
 
 For every (run, target) pair of COCO's 51 targets f_opt + 10^{2, 1.8, ..., -8} the script records
 the evaluations at which the target was first reached. Per method and dimension it prints the
@@ -187,6 +188,8 @@ def run_one(method: str, rec: Recorder, d: int, seed: int) -> None:
         cfg = _parse_method(method)
         cls = gradfree.es._METHODS[cfg["name"]]
         kw = dict(cfg["params"])
+        if "beta_d" in kw:
+            kw["beta"] = min(float(kw.pop("beta_d")) / d, 0.5)
         kw.setdefault("on_nonfinite", "treat-as-inf")
         if cfg["bounds"]:
             kw.update(bounds=(np.full(d, -5.0), np.full(d, 5.0)), bounds_handling=cfg["bounds"])

@@ -7,8 +7,11 @@
 For each dimension, each method's share of the (run, target) pairs reached by 10 d, 30 d, ...
 evaluations (COCO's 51 targets f_opt + 10^{2 .. -8}, every run of every file counted once) and
 the final targets (1e-8) hit by 10^3 d, 3 10^3 d and 10^4 d. A cell of a method is marked `*`
-where it is below the reference method's (`--ref`). The runs of each file are keyed by (method,
-d, f, instance); a file's seed is its own, so the same key in two files is two runs.
+where it is below the reference method's (`--ref`), and also `!` where it is significantly
+below: the 95% interval of a paired bootstrap over the problems (file, function, instance; the
+two methods' runs on one problem are a pair; 2000 resamples, seeded) lies wholly below 0. The
+runs of each file are keyed by (method, d, f, instance); a file's seed is its own, so the same key
+in two files is two runs.
 """
 from __future__ import annotations
 
@@ -17,6 +20,8 @@ import gzip
 import json
 from collections import defaultdict
 
+import numpy as np
+
 from coco_side_by_side import BUDGETS, finals, share
 
 FINALS = (1000, 3000, 10000)
@@ -24,11 +29,25 @@ FINALS = (1000, 3000, 10000)
 
 def load(paths):
     runs = []
-    for path in paths:
+    for i, path in enumerate(paths):
         with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as fh:
             data = json.load(fh)
-        runs.extend(data["records"] if isinstance(data, dict) else data)
+        runs.extend(dict(r, _file=i) for r in (data["records"] if isinstance(data, dict) else data))
     return runs
+
+
+def significantly_below(sel, ref, score, resamples: int = 2000) -> bool:
+    """Whether the paired bootstrap's 95% interval of mean(score(run) - score(ref run)) over the
+    problems both methods ran lies wholly below 0."""
+    key = lambda r: (r["_file"], r["function"], r["instance"])
+    a = {key(r): score(r) for r in sel}
+    b = {key(r): score(r) for r in ref}
+    diff = np.array([a[k] - b[k] for k in sorted(a.keys() & b.keys())], dtype=float)
+    if len(diff) < 2:
+        return False
+    rng = np.random.default_rng(2009)
+    means = diff[rng.integers(0, len(diff), (resamples, len(diff)))].mean(axis=1)
+    return bool(np.quantile(means, 0.975) < 0)
 
 
 def main():
@@ -56,11 +75,15 @@ def main():
             cells = [str(d), m, str(len(sel))]
             for b in budgets:
                 v, w = share(sel, b * d), share(ref, b * d)
-                cells.append(f"{v:.3f}" + ("*" if m != args.ref and ref and v < w - 1e-12 else ""))
+                below = m != args.ref and ref and v < w - 1e-12
+                sig = below and significantly_below(sel, ref, lambda r, e=b * d: share([r], e))
+                cells.append(f"{v:.3f}" + ("*" if below else "") + ("!" if sig else ""))
             for b in FINALS:
                 if b in budgets:
                     v, w = finals(sel, b * d), finals(ref, b * d)
-                    cells.append(f"{v}/{len(sel)}" + ("*" if m != args.ref and ref and v < w else ""))
+                    below = m != args.ref and ref and v < w
+                    sig = below and significantly_below(sel, ref, lambda r, e=b * d: finals([r], e))
+                    cells.append(f"{v}/{len(sel)}" + ("*" if below else "") + ("!" if sig else ""))
             rows.append(cells)
     if args.markdown:
         print("| " + " | ".join(head) + " |")
@@ -71,7 +94,8 @@ def main():
         widths = [max(len(c[i]) for c in [head] + rows) for i in range(len(head))]
         for c in [head] + rows:
             print("  ".join(x.rjust(w) for x, w in zip(c, widths)))
-    print(f"\n{len(runs)} runs from {len(args.files)} file(s); * below {args.ref}")
+    print(f"\n{len(runs)} runs from {len(args.files)} file(s); * below {args.ref}; ! significantly below "
+          "(95% paired bootstrap interval over the problems below 0)")
 
 
 if __name__ == "__main__":

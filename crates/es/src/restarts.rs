@@ -25,8 +25,8 @@
 //!   `tolx`, `noeffectaxis`, `noeffectcoord` and `tolconditioncov`, which end a run whose
 //!   distribution no longer moves the mean in floating point (as on BBOB's Schaffers functions
 //!   f17-f18, where the values improve slowly enough that the flat rule would wait to the budget);
-//! - **flat**: the best values of the last `10 + ceil(30 d / N)` generations (rounded up to
-//!   blocks of 20) and the values of the last generation each lie within
+//! - **flat**: the best values of the last `10 + ceil(30 d / N)` generations and the values of
+//!   the last generation each lie within
 //!   `min(1e-12 (1 + |f|), 1e-3 |f|)` ([`flat_tolerance`]: pycma's `tolfun`, relative, and near
 //!   zero also relative to `f` itself, so a run still improving by 0.1% per window at f = 1e-10
 //!   is not flat);
@@ -40,7 +40,9 @@
 //! - **diverged**: the optimizer's mean is no longer finite;
 //! - **small budget** (BIPOP's small regime only): the run's generation allowance is spent.
 //!
-//! History is kept as 20-generation block summaries, so the state stays small at d = 1000.
+//! All rules are judged every generation, as pycma's. The flat window keeps the generations' best
+//! values; the stagnation history is kept as 20-generation block summaries, so the state stays
+//! small at d = 1000 (where the lag is 10^5 generations).
 //!
 //! **Settling** ([`IpopParams::settle_runs`], off unless set; on for the recommended method):
 //! restarts look for a better optimum, but once `k` converged runs in a row after the one that
@@ -250,6 +252,10 @@ pub struct Ipop<A> {
     block: Vec<(f64, f64)>,
     /// Summaries of the completed blocks of this restart, oldest first.
     blocks: VecDeque<Block>,
+    /// Best value of each of the last generations of this restart, oldest first, at most the flat
+    /// window's length ([`Ipop::windows`]; older states: empty, filled again in one window).
+    #[serde(default)]
+    recent: VecDeque<f64>,
     events: Vec<Event>,
     /// A restart that could not be built ([`AskTell::failure`]; older states: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -302,16 +308,16 @@ impl<A: PartialEq> PartialEq for Ipop<A> {
             &o.settle,
             &o.partial,
         ) && self.flat_fitness_run == o.flat_fitness_run
+            && self.recent == o.recent
     }
 }
 
-/// Summary of [`BLOCK`] generations.
+/// Summary of [`BLOCK`] generations for the stagnation rule (older states also carry the
+/// block's best-value range, ignored).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 struct Block {
     median_best: f64,
     median_median: f64,
-    lo: f64,
-    hi: f64,
 }
 
 /// Generations per history block.
@@ -370,6 +376,7 @@ impl<A: Restartable> Ipop<A> {
             restarts_done: 0,
             block: Vec::with_capacity(BLOCK),
             blocks: VecDeque::new(),
+            recent: VecDeque::new(),
             events: Vec::new(),
             failure: None,
             bipop: BipopState { regime: Some(Regime::Small), ..BipopState::default() },
@@ -450,14 +457,11 @@ impl<A: Restartable> Ipop<A> {
         if s.refound + 1 < k {
             return false;
         }
-        let (flat, _) = self.windows();
-        let k = self.blocks.len();
         let tol = settle_tolerance(b);
-        if k < flat || (f - b).abs() > tol || distance(&s.run_best_x, &s.best_x) > settle_distance(self.start.sigma0, self.dim()) {
+        if (f - b).abs() > tol || distance(&s.run_best_x, &s.best_x) > settle_distance(self.start.sigma0, self.dim()) {
             return false;
         }
-        let (lo, hi) = self.blocks.iter().skip(k - flat).fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), b| (l.min(b.lo), h.max(b.hi)));
-        hi - lo <= tol && spread.1 - spread.0 <= tol
+        self.flat_range().is_some_and(|(lo, hi)| hi - lo <= tol) && spread.1 - spread.0 <= tol
     }
 
     /// Judges the run that ends (it converged if it ended on tol-x or flat) against the best so
@@ -490,19 +494,27 @@ impl<A: Restartable> Ipop<A> {
         s.settled
     }
 
-    /// Blocks in the flat window and in the stagnation lag, for the current population size.
+    /// Generations in the flat window (`10 + ceil(30 d / N)`, pycma's `tolfun` history) and
+    /// blocks in the stagnation lag (`100 + ceil(100 d^1.5 / N)` generations), for the current
+    /// population size `N`.
     fn windows(&self) -> (usize, usize) {
         let d = self.dim() as f64;
         let n = self.inner.generation_size() as f64;
         let flat = 10 + (30.0 * d / n).ceil() as usize;
         let stagnation = 100 + (100.0 * d.powf(1.5) / n).ceil() as usize;
-        (flat.div_ceil(BLOCK), stagnation.div_ceil(BLOCK))
+        (flat, stagnation.div_ceil(BLOCK))
+    }
+
+    /// The range `(lo, hi)` of the best values over the flat window, once the run is that long.
+    fn flat_range(&self) -> Option<(f64, f64)> {
+        (self.recent.len() >= self.windows().0)
+            .then(|| self.recent.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v))))
     }
 
     /// Why the current run should restart, given the spread `(min, max)` of the last generation's
     /// values and the rule of [`AskTell::converged`] that fired on it, if any.
     fn reason(&self, spread: (f64, f64), converged: Option<&'static str>) -> Option<&'static str> {
-        let (flat, lag) = self.windows();
+        let (_, lag) = self.windows();
         let k = self.blocks.len();
         if self.inner.failure().is_some() {
             Some("numerical failure")
@@ -514,14 +526,12 @@ impl<A: Restartable> Ipop<A> {
             Some("tol-x")
         } else if converged.is_some() {
             converged
-        } else if k >= flat && {
-            let (lo, hi) =
-                self.blocks.iter().skip(k - flat).fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), b| (l.min(b.lo), h.max(b.hi)));
+        } else if let Some((lo, hi)) = self.flat_range()
             // pycma's tolfun: the last generation's values are flat too (on a plateau the best
             // value stays put while the population still spreads, as on BBOB's step ellipsoid).
-            let tol = flat_tolerance(lo);
-            hi - lo <= tol && spread.1 - spread.0 <= tol
-        } {
+            && hi - lo <= flat_tolerance(lo)
+            && spread.1 - spread.0 <= flat_tolerance(lo)
+        {
             Some("flat")
         } else if self.flat_fitness_run >= 2 {
             Some("flat fitness")
@@ -553,33 +563,36 @@ impl<A: Restartable> Ipop<A> {
         self.flat_fitness_run = if self.sorted[0] < q { 0 } else { self.flat_fitness_run.saturating_add(1) };
     }
 
-    /// Records one generation's values; returns whether a block was completed.
-    fn record(&mut self, values: &[f64]) -> bool {
+    /// Records one generation's values: its best in the flat window, its best and median in the
+    /// current stagnation block.
+    fn record(&mut self, values: &[f64]) {
         self.sorted.clear();
         self.sorted.extend(values.iter().copied().filter(|v| !v.is_nan()));
         if self.sorted.is_empty() {
-            return false;
+            return;
         }
         let m = median_in_place(&mut self.sorted);
-        self.block.push((self.sorted[0], m));
+        let best = self.sorted.iter().copied().fold(f64::INFINITY, f64::min);
+        let (flat, lag) = self.windows();
+        while self.recent.len() >= flat {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(best);
+        self.block.push((best, m));
         if self.block.len() < BLOCK {
-            return false;
+            return;
         }
         self.sorted.clear();
         self.sorted.extend(self.block.iter().map(|b| b.0));
-        let (lo, hi) =
-            (self.sorted.iter().copied().fold(f64::INFINITY, f64::min), self.sorted.iter().copied().fold(f64::NEG_INFINITY, f64::max));
         let median_best = median_in_place(&mut self.sorted);
         self.sorted.clear();
         self.sorted.extend(self.block.iter().map(|b| b.1));
         let median_median = median_in_place(&mut self.sorted);
         self.block.clear();
-        let (flat, lag) = self.windows();
-        if self.blocks.len() > flat.max(lag) {
+        if self.blocks.len() > lag {
             self.blocks.pop_front();
         }
-        self.blocks.push_back(Block { median_best, median_median, lo, hi });
-        true
+        self.blocks.push_back(Block { median_best, median_median });
     }
 
     /// Population of the `j`-th increase, capped at [`IpopParams::max_popsize`].
@@ -652,6 +665,7 @@ impl<A: Restartable> Ipop<A> {
         self.restarts_done = k;
         self.block.clear();
         self.blocks.clear();
+        self.recent.clear();
         self.flat_fitness_run = 0;
         self.events.push(Event { kind: EventKind::Restart, message: format!("{why}; {label} restart {k} with popsize {popsize}") });
         Ok(())
@@ -695,20 +709,11 @@ impl<A: Restartable> AskTell for Ipop<A> {
         };
         self.bipop.run_generations = self.bipop.run_generations.saturating_add(1);
         self.count_flat_fitness(values);
-        let block_done = self.record(values);
+        self.record(values);
         let spread = values.iter().filter(|v| v.is_finite()).fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
-        let diverged = !self.inner.mean().iter().all(|v| v.is_finite()) || self.inner.failure().is_some();
-        let small_spent = self.bipop.run_limit.is_some_and(|g| self.bipop.run_generations >= g);
         let converged = self.inner.converged(TOL_X_METHOD * self.start.sigma0);
         if !self.settle.settled
-            && (block_done
-                || diverged
-                || small_spent
-                || self.flat_fitness_run >= 2
-                || self.inner.scale() < self.p.tol_x * self.start.sigma0
-                || converged.is_some())
-            && let Some(why) =
-                if block_done && self.refound_now(spread) { Some("re-found the best point") } else { self.reason(spread, converged) }
+            && let Some(why) = if self.refound_now(spread) { Some("re-found the best point") } else { self.reason(spread, converged) }
             && self.may_restart()
         {
             let mut inner_events = self.inner.take_events();
@@ -813,6 +818,7 @@ impl<A: Restartable> StateCheck for Ipop<A> {
             !s.settled || self.p.settle_runs.is_some_and(|k| s.refound >= k),
             "settled without the rule's count",
         )?;
+        chk::count("recent", self.recent.len(), 0, self.windows().0)?;
         chk::count("block", self.block.len(), 0, BLOCK)
     }
 }

@@ -376,8 +376,11 @@ fn a_run_that_reaches_the_target_is_not_restarted() {
 }
 
 /// A run stalled on a plateau is restarted by the flat rule: from (3, ..., 3) with sigma0 = 2 every
-/// point of the first populations lies where `f = 1` (the function is `min(1, |x|^2 / 100)`
-/// beyond a ring), so the values are flat; restarts with other scales and populations follow.
+/// point of the first populations lies where `f = 1` (the function is `r^2 / 4` inside the ball
+/// `r < 2`, 1 beyond), so the values are flat; restarts with other scales and populations follow.
+/// The rule is judged every generation over exactly its window (pycma's `tolfun` history): at
+/// d = 4 with N = 8 that is 10 + ceil(30 * 4 / 8) = 25 generations, so the first run ends after
+/// 200 evaluations, not at the end of a longer history block.
 #[test]
 fn a_run_stalled_on_a_plateau_is_restarted() {
     let f = gradfree_core::FnObjective::new(|x: &[f64]| {
@@ -387,6 +390,8 @@ fn a_run_stalled_on_a_plateau_is_restarted() {
     let (r, h, k) = restart_run(&f, "cmaes", 4, StopRules { max_evaluations: Some(3_000), ..Default::default() });
     assert!(k >= 1, "no restart: {:?}", r.stop_reason);
     assert_eq!(restart_reasons(&h)[0], "flat", "{:?}", restart_reasons(&h));
+    let first = h.records.iter().find(|r| r.events.iter().any(|e| e.kind == gradfree_core::EventKind::Restart)).unwrap();
+    assert_eq!(first.evaluations, 25 * 8);
 }
 
 /// A run that keeps moving without improving is restarted by the stagnation rule (pycma's): on a
