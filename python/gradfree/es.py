@@ -675,9 +675,9 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None,
         if restarts is None:
             restarts = preset["restarts"]
         if settle_runs is None:
-            # The preset's rule applies without a target only (gradfree_es Recommended::
-            # default_settle_runs): with one, the restarts go on until the target or the budget.
-            settle_runs = preset["settle_runs"] if target is None else None
+            # The preset's rule for a run with or without a target (Rust's
+            # Recommended::default_settle_runs: with a target the restarts go on until it or the budget).
+            settle_runs = preset["default_settle_runs"]["without_target" if target is None else "with_target"]
     if restarts is None:
         restarts = False
     settle_runs = int(settle_runs) if settle_runs else None

@@ -23,12 +23,18 @@ fn method_json(r: &gradfree_es::Recommended) -> serde_json::Value {
         "restarts": r.restarts.name(),
         "params": r.params_json(),
         "settle_runs": r.settle_runs,
+        "default_settle_runs": {
+            "with_target": r.default_settle_runs(true),
+            "without_target": r.default_settle_runs(false),
+        },
         "description": r.describe(),
     })
 }
 
 /// The recommended method ([`gradfree_es::RECOMMENDED`]) as JSON: `algorithm`, `restarts` (the
-/// scheme), `params`, `settle_runs` (the restarts' settle rule) and a one-line `description`.
+/// scheme), `params`, `settle_runs` (the restarts' settle rule), `default_settle_runs` (the rule a
+/// run gets when the caller names none, `with_target` and `without_target`:
+/// [`gradfree_es::Recommended::default_settle_runs`]) and a one-line `description`.
 #[pyfunction]
 fn recommended_json() -> PyResult<String> {
     serde_json::to_string(&method_json(&gradfree_es::RECOMMENDED)).map_err(err)
