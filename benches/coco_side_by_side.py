@@ -272,6 +272,41 @@ def run_cocopp(coco_dir: str, methods: List[str]) -> None:
     cocopp.genericsettings.figure_file_formats = ["svg", "pdf", "png"]
     cocopp.main(["-o", out] + folders)
     print(f"cocopp figures: {out}/index.html")
+    strip = ecdf_strip(out, methods)
+    if strip:
+        print(f"cocopp's runtime ECDFs side by side: {strip}")
+
+
+def ecdf_strip(ppdata: str, methods: List[str]) -> str | None:
+    """cocopp's runtime ECDFs over all functions (its ``pprldmany_<d>D_noiselessall.png`` of the
+    newest comparison below `ppdata`), one panel per dimension in one figure,
+    ``ppdata/ecdf_by_dimension.png``; None without matplotlib or figures."""
+    import glob
+    import os
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    found = sorted(glob.glob(os.path.join(ppdata, "**", "pprldmany_*D_noiselessall.png"), recursive=True),
+                   key=os.path.getmtime)
+    newest = {}
+    for path in found:  # the last written per dimension
+        newest[os.path.basename(path)] = path
+    panels = [newest[k] for k in sorted(newest)]
+    if not panels:
+        return None
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.8 * len(panels), 4.0), squeeze=False)
+    for ax, path in zip(axes[0], panels):
+        ax.imshow(plt.imread(path))
+        ax.axis("off")
+    fig.suptitle("cocopp runtime ECDFs, bbob f1-f24: " + ", ".join(methods))
+    fig.tight_layout()
+    path = os.path.join(ppdata, "ecdf_by_dimension.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
 
 
 def share(records: List[dict], evals: float) -> float:
@@ -434,7 +469,7 @@ def main(argv=None):
                          "(pip install cocopp) on them, writing its figures and tables to DIR/ppdata "
                          "(runs reused from --load are not logged)")
     ap.add_argument("--load", default=None,
-                    help="comma-separated JSON files of earlier runs (--out): their records are reused, "
+                    help="comma-separated JSON files (.json or .json.gz) of earlier runs (--out): their records are reused, "
                          "and only the (method, problem) pairs they lack are run")
     args = ap.parse_args(argv)
     if args.quick:
@@ -452,7 +487,8 @@ def main(argv=None):
     records = []
     for path in (args.load or "").split(","):
         if path:
-            with open(path) as fh:
+            import gzip
+            with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as fh:
                 old = json.load(fh)["records"]
             wanted = {(m, d, f, i) for (m, d, f, i, _, _) in tasks}
             have = {(r["method"], r["dim"], r["function"], r["instance"]) for r in records}
