@@ -45,7 +45,8 @@ instances). `--out FILE.json` keeps every record (rewritten every 50 runs or 2 m
 half-way goes on with `--load FILE.json`); the figure (ECDF per dimension) goes to
 `--figure` (default coco_side_by_side.png). `--cocopp DIR` also logs every run with COCO's
 observer and runs COCO's post-processing (`pip install cocopp`) on them: its figures and tables,
-comparable with COCO's published data sets, go to DIR/ppdata/index.html.
+comparable with COCO's published data sets, go to DIR/ppdata/index.html (its runtime ECDFs over all
+functions, one panel per dimension, also to DIR/ppdata/ecdf_by_dimension.png).
 """
 from __future__ import annotations
 
