@@ -527,10 +527,11 @@ impl<A: Restartable> Ipop<A> {
         } else if converged.is_some() {
             converged
         } else if let Some((lo, hi)) = self.flat_range()
+            && let tol = flat_tolerance(lo)
             // pycma's tolfun: the last generation's values are flat too (on a plateau the best
             // value stays put while the population still spreads, as on BBOB's step ellipsoid).
-            && hi - lo <= flat_tolerance(lo)
-            && spread.1 - spread.0 <= flat_tolerance(lo)
+            && hi - lo <= tol
+            && spread.1 - spread.0 <= tol
         {
             Some("flat")
         } else if self.flat_fitness_run >= 2 {
@@ -572,7 +573,8 @@ impl<A: Restartable> Ipop<A> {
             return;
         }
         let m = median_in_place(&mut self.sorted);
-        let best = self.sorted.iter().copied().fold(f64::INFINITY, f64::min);
+        // median_in_place sorts: the first value is the generation's best.
+        let best = self.sorted[0];
         let (flat, lag) = self.windows();
         while self.recent.len() >= flat {
             self.recent.pop_front();
