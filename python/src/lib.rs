@@ -4,6 +4,11 @@
 //! the GIL around heavy work. One module per subsystem: [`es`], [`qmc`], [`features`], [`bo`], [`inference`], [`robust`], [`experiments`], and
 //! [`logs`] for the core's run files.
 
+/// The allocator: mimalloc keeps freed pages for reuse where glibc's returned the training
+/// stack's per-step tensors to the system (see the workspace manifest).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod bo;
 mod errors;
 mod es;

@@ -31,6 +31,11 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};
 
+/// The allocator: mimalloc keeps freed pages for reuse where glibc's returned the training
+/// stack's per-step tensors to the system (see the workspace manifest).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Error of a write to standard output (see [`outln!`]).
 #[derive(Debug, thiserror::Error)]
 #[error("writing to standard output: {0}")]

@@ -265,3 +265,31 @@ fn sample_weights_scale_out_and_zero_weights_drop_rows() {
     }
     assert!(Trainer::new(spec, &TrainSet { weights: Some(&[1.0; 3]), ..base }).err().unwrap().to_string().contains("sample_weight"));
 }
+
+/// Same seed, same bits at 1 and 2 threads: the CNN on its own kernels (with and without the NOK
+/// block after the first convolution), and an MLP wide enough for the matrix products to split
+/// across threads.
+#[test]
+fn training_gives_the_same_bits_at_one_and_two_threads() {
+    use gradfree_robust::train::{FrontSpec, NokAt, NokPlug};
+    let s = digits();
+    let data = set(&s, &s.y, None);
+    let block = FrontSpec::Nok(NokPlug { at: NokAt::Both, patch: 2, ..NokPlug::default() });
+    for (arch, front) in [(Arch::Cnn, None), (Arch::Cnn, Some(block)), (Arch::Mlp { hidden: vec![1024, 1024] }, None)] {
+        let mut spec = TrainSpec::new(Method::Ce, 2, 4);
+        spec.arch = arch.clone();
+        spec.front = front.clone();
+        let run = |threads: usize| {
+            rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| {
+                let mut t = Trainer::new(spec.clone(), &data).unwrap();
+                while !t.finished() {
+                    t.run_epoch(&data, None).unwrap();
+                }
+                t.state().params.clone()
+            })
+        };
+        let (one, two) = (run(1), run(2));
+        let differ = one.iter().flatten().zip(two.iter().flatten()).filter(|(a, b)| a.to_bits() != b.to_bits()).count();
+        assert_eq!(differ, 0, "{arch:?} {front:?}: {differ} parameters differ between 1 and 2 threads");
+    }
+}

@@ -299,6 +299,11 @@ impl Front {
         }
     }
 
+    /// Whether [`Front::features`] changes its input (a block after the first convolution).
+    pub fn acts_on_features(&self) -> bool {
+        matches!(&self.spec, FrontSpec::Nok(p) if p.at != NokAt::Input)
+    }
+
     /// The gradient of the `theta`s from the gradients of the rotations of `pass`.
     pub fn grads(&self, pass: &FrontPass, grads: &burn::tensor::Gradients, out: &mut Vec<f32>) -> Result<()> {
         let mut leaves = pass.leaves.iter();

@@ -3,6 +3,7 @@
 
 pub mod front;
 pub mod generative;
+pub mod kernels;
 pub mod loss;
 pub mod method;
 pub mod net;

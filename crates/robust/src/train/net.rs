@@ -6,8 +6,7 @@
 
 use burn::module::{Module, ModuleMapper, ModuleVisitor, Param};
 use burn::nn::conv::{Conv2d, Conv2dConfig};
-use burn::nn::pool::{MaxPool2d, MaxPool2dConfig};
-use burn::nn::{Linear, LinearConfig, PaddingConfig2d, Relu};
+use burn::nn::{Linear, LinearConfig, PaddingConfig2d};
 use burn::prelude::*;
 use burn::tensor::Gradients;
 use burn::tensor::TensorData;
@@ -16,6 +15,7 @@ use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
 use super::front::{Front, FrontPass};
+use super::kernels;
 use crate::error::Result;
 
 /// An architecture and its sizes.
@@ -43,7 +43,6 @@ impl Arch {
 #[derive(Module, Debug)]
 pub struct Mlp {
     layers: Vec<Linear>,
-    act: Relu,
 }
 
 impl Mlp {
@@ -54,10 +53,7 @@ impl Mlp {
         };
         let last = self.layers.len() - 1;
         for (i, l) in self.layers.iter().enumerate() {
-            x = l.forward(x);
-            if i < last {
-                x = self.act.forward(x);
-            }
+            x = dense(l, x, i < last);
         }
         Ok(x)
     }
@@ -68,10 +64,8 @@ impl Mlp {
 pub struct Cnn {
     c1: Conv2d,
     c2: Conv2d,
-    pool: MaxPool2d,
     f1: Linear,
     f2: Linear,
-    act: Relu,
     side: usize,
 }
 
@@ -86,15 +80,34 @@ impl Cnn {
             Some(f) => f.input(x, pass)?,
             None => x,
         };
-        let mut x = self.c1.forward(x.reshape([b, 1, s, s]));
-        if let Some(f) = front {
-            x = f.features(x, pass)?;
-        }
-        let x = self.pool.forward(self.act.forward(x));
-        let x = self.pool.forward(self.act.forward(self.c2.forward(x)));
+        let x = x.reshape([b, 1, s, s]);
+        let x = match front {
+            Some(f) if f.acts_on_features() => kernels::relu_max_pool2(f.features(same_conv(&self.c1, x), pass)?),
+            _ => same_conv_relu_pool(&self.c1, x),
+        };
+        let x = same_conv_relu_pool(&self.c2, x);
         let x = x.reshape([b, 64 * (s / 4) * (s / 4)]);
-        Ok(self.f2.forward(self.act.forward(self.f1.forward(x))))
+        Ok(dense(&self.f2, dense(&self.f1, x, true), false))
     }
+}
+
+/// A 3 x 3 convolution of stride 1 with 'same' zero padding, on the training stack's own kernels
+/// ([`kernels::conv2d`]); the layer's parameters stay burn's.
+fn same_conv(c: &Conv2d, x: Tensor<4>) -> Tensor<4> {
+    let bias = c.bias.as_ref().expect("the CNN's convolutions have a bias").val();
+    kernels::conv2d(x, c.weight.val(), bias, [1, 1], [1, 1])
+}
+
+/// A dense layer (then ReLU if `relu`) on the training stack's own kernels ([`kernels::linear`]).
+fn dense(l: &Linear, x: Tensor<2>, relu: bool) -> Tensor<2> {
+    let bias = l.bias.as_ref().expect("the networks' dense layers have a bias").val();
+    kernels::linear(x, l.weight.val(), bias, relu)
+}
+
+/// [`same_conv`], ReLU and 2 x 2 max-pooling in one pass ([`kernels::conv2d_relu_pool2`]).
+fn same_conv_relu_pool(c: &Conv2d, x: Tensor<4>) -> Tensor<4> {
+    let bias = c.bias.as_ref().expect("the CNN's convolutions have a bias").val();
+    kernels::conv2d_relu_pool2(x, c.weight.val(), bias, [1, 1], [1, 1])
 }
 
 /// A network of either architecture. (burn's `Module` derive cannot box a variant; a network
@@ -124,17 +137,15 @@ impl Net {
                 widths.extend(hidden);
                 widths.push(k);
                 let layers = widths.windows(2).map(|w| LinearConfig::new(w[0], w[1]).init(device)).collect();
-                Net::Mlp(Mlp { layers, act: Relu::new() })
+                Net::Mlp(Mlp { layers })
             }
             Arch::Cnn => {
                 let side = cnn_side(d).expect("checked by the caller");
                 Net::Cnn(Cnn {
                     c1: Conv2dConfig::new([1, CONV1_CHANNELS], [3, 3]).with_padding(PaddingConfig2d::Same).init(device),
                     c2: Conv2dConfig::new([CONV1_CHANNELS, 64], [3, 3]).with_padding(PaddingConfig2d::Same).init(device),
-                    pool: MaxPool2dConfig::new([2, 2]).with_strides([2, 2]).init(),
                     f1: LinearConfig::new(64 * (side / 4) * (side / 4), 128).init(device),
                     f2: LinearConfig::new(128, k).init(device),
-                    act: Relu::new(),
                     side,
                 })
             }

@@ -4,6 +4,7 @@
 //! from 0.9 to 0.1), which the thesis' experiments use (sec. 8.3.1: "the Adam optimizer with the
 //! same parameter as [67]"). Keeping the state as plain vectors makes checkpoints exact.
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, RobustError};
@@ -104,6 +105,9 @@ impl Schedule {
     }
 }
 
+/// Parameters per task of a parallel step.
+const CHUNK: usize = 1 << 14;
+
 /// The optimizer's state: Adam's moments (or SGD's momentum buffer in `m`) and the step count.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OptimizerState {
@@ -133,19 +137,29 @@ impl OptimizerState {
                 let step = (lr / bc1) as f32;
                 let bc2_sqrt = bc2.sqrt() as f32;
                 let eps = eps as f32;
-                for (((p, g), m), v) in params.iter_mut().zip(grad).zip(&mut self.m).zip(&mut self.v) {
-                    *m = b1 * *m + (1.0 - b1) * g;
-                    *v = b2 * *v + (1.0 - b2) * g * g;
-                    *p -= step * *m / (v.sqrt() / bc2_sqrt + eps);
-                }
+                // Element by element, so splitting across threads changes no bit.
+                params
+                    .par_chunks_mut(CHUNK)
+                    .zip(grad.par_chunks(CHUNK))
+                    .zip(self.m.par_chunks_mut(CHUNK))
+                    .zip(self.v.par_chunks_mut(CHUNK))
+                    .for_each(|(((p, g), m), v)| {
+                        for (((p, g), m), v) in p.iter_mut().zip(g).zip(m).zip(v) {
+                            *m = b1 * *m + (1.0 - b1) * g;
+                            *v = b2 * *v + (1.0 - b2) * g * g;
+                            *p -= step * *m / (v.sqrt() / bc2_sqrt + eps);
+                        }
+                    });
             }
             OptimizerSpec::Sgd { momentum, .. } => {
                 let (mu, lr) = (momentum as f32, lr as f32);
                 let first = self.t == 1;
-                for ((p, g), b) in params.iter_mut().zip(grad).zip(&mut self.m) {
-                    *b = if first { *g } else { mu * *b + g };
-                    *p -= lr * *b;
-                }
+                params.par_chunks_mut(CHUNK).zip(grad.par_chunks(CHUNK)).zip(self.m.par_chunks_mut(CHUNK)).for_each(|((p, g), b)| {
+                    for ((p, g), b) in p.iter_mut().zip(g).zip(b) {
+                        *b = if first { *g } else { mu * *b + g };
+                        *p -= lr * *b;
+                    }
+                });
             }
         }
     }

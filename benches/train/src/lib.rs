@@ -1,0 +1,1 @@
+//! Benchmarks only: `cargo bench -p gradfree-train-bench` (see `benches/kernels.rs`).
