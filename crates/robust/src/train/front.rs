@@ -288,15 +288,13 @@ impl Front {
 
     /// The front applied to the first convolution's output `[batch, c, side, side]`.
     pub fn features(&self, f: Tensor<4>, pass: &mut Option<&mut FrontPass>) -> Result<Tensor<4>> {
-        match &self.spec {
-            FrontSpec::Nok(p) if p.at != NokAt::Input => {
-                let [bsz, c, h, w] = f.dims();
-                let rows = f.permute([0, 2, 3, 1]).reshape([bsz * h * w, c]);
-                let out = self.block(self.blocks.len() - 1, rows, pass)?;
-                Ok(out.reshape([bsz, h, w, c]).permute([0, 3, 1, 2]))
-            }
-            _ => Ok(f),
+        if !self.acts_on_features() {
+            return Ok(f);
         }
+        let [bsz, c, h, w] = f.dims();
+        let rows = f.permute([0, 2, 3, 1]).reshape([bsz * h * w, c]);
+        let out = self.block(self.blocks.len() - 1, rows, pass)?;
+        Ok(out.reshape([bsz, h, w, c]).permute([0, 3, 1, 2]))
     }
 
     /// Whether [`Front::features`] changes its input (a block after the first convolution).

@@ -82,32 +82,28 @@ impl Cnn {
         };
         let x = x.reshape([b, 1, s, s]);
         let x = match front {
-            Some(f) if f.acts_on_features() => kernels::relu_max_pool2(f.features(same_conv(&self.c1, x), pass)?),
-            _ => same_conv_relu_pool(&self.c1, x),
+            Some(f) if f.acts_on_features() => kernels::relu_max_pool2(f.features(same_conv(&self.c1, x, false), pass)?),
+            _ => same_conv(&self.c1, x, true),
         };
-        let x = same_conv_relu_pool(&self.c2, x);
+        let x = same_conv(&self.c2, x, true);
         let x = x.reshape([b, 64 * (s / 4) * (s / 4)]);
         Ok(dense(&self.f2, dense(&self.f1, x, true), false))
     }
 }
 
-/// A 3 x 3 convolution of stride 1 with 'same' zero padding, on the training stack's own kernels
-/// ([`kernels::conv2d`]); the layer's parameters stay burn's.
-fn same_conv(c: &Conv2d, x: Tensor<4>) -> Tensor<4> {
+/// A 3 x 3 convolution of stride 1 with 'same' zero padding, then ReLU and 2 x 2 max-pooling in
+/// the same pass if `relu_pool`, on the training stack's own kernels ([`kernels::conv2d`],
+/// [`kernels::conv2d_relu_pool2`]); the layer's parameters stay burn's.
+fn same_conv(c: &Conv2d, x: Tensor<4>, relu_pool: bool) -> Tensor<4> {
     let bias = c.bias.as_ref().expect("the CNN's convolutions have a bias").val();
-    kernels::conv2d(x, c.weight.val(), bias, [1, 1], [1, 1])
+    let op = if relu_pool { kernels::conv2d_relu_pool2 } else { kernels::conv2d };
+    op(x, c.weight.val(), bias, [1, 1], [1, 1])
 }
 
 /// A dense layer (then ReLU if `relu`) on the training stack's own kernels ([`kernels::linear`]).
 fn dense(l: &Linear, x: Tensor<2>, relu: bool) -> Tensor<2> {
     let bias = l.bias.as_ref().expect("the networks' dense layers have a bias").val();
     kernels::linear(x, l.weight.val(), bias, relu)
-}
-
-/// [`same_conv`], ReLU and 2 x 2 max-pooling in one pass ([`kernels::conv2d_relu_pool2`]).
-fn same_conv_relu_pool(c: &Conv2d, x: Tensor<4>) -> Tensor<4> {
-    let bias = c.bias.as_ref().expect("the CNN's convolutions have a bias").val();
-    kernels::conv2d_relu_pool2(x, c.weight.val(), bias, [1, 1], [1, 1])
 }
 
 /// A network of either architecture. (burn's `Module` derive cannot box a variant; a network

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use burn::backend::autodiff::checkpoint::base::Checkpointer;
 use burn::backend::autodiff::checkpoint::strategy::CheckpointStrategy;
 use burn::backend::autodiff::grads::Gradients;
-use burn::backend::autodiff::ops::{Backward, Ops, OpsKind};
+use burn::backend::autodiff::ops::{Backward, NodeGuard, Ops, OpsKind};
 use burn::backend::tensor::FloatTensor;
 use burn::backend::{Autodiff, Backend, Dispatch, Flex, backend_extension};
 use burn::prelude::*;
@@ -50,6 +50,21 @@ pub trait NetKernels: Backend {
 /// `x` as a contiguous `f32` tensor (a no-op when it already is one).
 fn contiguous(t: FlexTensor) -> FlexTensor {
     if t.as_slice::<f32>().is_some() { t } else { t.to_contiguous() }
+}
+
+/// `(x, weight, bias)` contiguous.
+fn contiguous3(x: FlexTensor, w: FlexTensor, b: FlexTensor) -> (FlexTensor, FlexTensor, FlexTensor) {
+    (contiguous(x), contiguous(w), contiguous(b))
+}
+
+/// The primitives of `(x, weight, bias)`, contiguous, and their graph nodes.
+fn untrack3<C: CheckpointStrategy>(
+    x: FloatTensor<Autodiff<Flex, C>>,
+    w: FloatTensor<Autodiff<Flex, C>>,
+    b: FloatTensor<Autodiff<Flex, C>>,
+) -> ((FlexTensor, FlexTensor, FlexTensor), [NodeGuard; 3]) {
+    let ((xp, xn), (wp, wn), (bp, bn)) = (x.into_parts(), w.into_parts(), b.into_parts());
+    (contiguous3(xp, wp, bp), [xn, wn, bn])
 }
 
 /// The `f32` entries of a contiguous tensor.
@@ -101,13 +116,13 @@ impl NetKernels for Flex {
         padding: [usize; 2],
         relu_pool: bool,
     ) -> FlexTensor {
-        let (x, weight, bias) = (contiguous(x), contiguous(weight), contiguous(bias));
+        let (x, weight, bias) = contiguous3(x, weight, bias);
         let g = geom(&x, &weight, stride, padding);
         conv_forward(&x, &weight, &bias, &g, relu_pool).0
     }
 
     fn gf_linear(x: FlexTensor, weight: FlexTensor, bias: FlexTensor, relu: bool) -> FlexTensor {
-        let (x, weight, bias) = (contiguous(x), contiguous(weight), contiguous(bias));
+        let (x, weight, bias) = contiguous3(x, weight, bias);
         linear_forward(&x, &weight, &bias, relu).0
     }
 
@@ -200,13 +215,10 @@ fn tracked_conv<C: CheckpointStrategy>(
     padding: [usize; 2],
     pool: bool,
 ) -> FloatTensor<Autodiff<Flex, C>> {
-    let (xp, xn) = x.into_parts();
-    let (wp, wn) = weight.into_parts();
-    let (bp, bn) = bias.into_parts();
-    let (xp, wp, bp) = (contiguous(xp), contiguous(wp), contiguous(bp));
+    let ((xp, wp, bp), nodes) = untrack3::<C>(x, weight, bias);
     let g = geom(&xp, &wp, stride, padding);
     let (y, arg) = conv_forward(&xp, &wp, &bp, &g, pool);
-    match ConvBackward.prepare::<C>([xn, wn, bn]).compute_bound().stateful() {
+    match ConvBackward.prepare::<C>(nodes).compute_bound().stateful() {
         OpsKind::Tracked(prep) => prep.finish((xp, wp, g, pool.then(|| Arc::new(arg))), y),
         OpsKind::UnTracked(prep) => prep.finish(y),
     }
@@ -225,12 +237,9 @@ impl<C: CheckpointStrategy> NetKernels for Autodiff<Flex, C> {
     }
 
     fn gf_linear(x: FloatTensor<Self>, weight: FloatTensor<Self>, bias: FloatTensor<Self>, relu: bool) -> FloatTensor<Self> {
-        let (xp, xn) = x.into_parts();
-        let (wp, wn) = weight.into_parts();
-        let (bp, bn) = bias.into_parts();
-        let (xp, wp, bp) = (contiguous(xp), contiguous(wp), contiguous(bp));
+        let ((xp, wp, bp), nodes) = untrack3::<C>(x, weight, bias);
         let (y, dims) = linear_forward(&xp, &wp, &bp, relu);
-        match LinearBackward.prepare::<C>([xn, wn, bn]).compute_bound().stateful() {
+        match LinearBackward.prepare::<C>(nodes).compute_bound().stateful() {
             OpsKind::Tracked(prep) => prep.finish((xp, wp, relu.then(|| y.clone()), dims), y),
             OpsKind::UnTracked(prep) => prep.finish(y),
         }
