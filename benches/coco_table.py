@@ -68,7 +68,7 @@ def main():
     rows = []
     for d in dims:
         ref = by.get((args.ref, d), [])
-        for m in [args.ref] + methods:
+        for m in [args.ref] + [m for m in methods if m != args.ref]:
             sel = by.get((m, d), [])
             if not sel:
                 continue

@@ -5,7 +5,8 @@ code written for pycma (the ``cma`` package, version 4.x) runs with ``import gra
 The names, defaults, call signatures and printed lines follow pycma's (N. Hansen et al.,
 https://github.com/CMA-ES/pycma, ``cma/evolution_strategy.py`` and ``cma/options_parameters.py``);
 the optimizer underneath is ``gradfree.es.CMAES`` (the Rust crate's CMA-ES, Hansen's 2016
-tutorial with active weights and CSA), so runs are not bit-identical to pycma's. What pycma
+tutorial with active weights and CSA, here with pycma's step-size damping, ``damping="pycma"``),
+so runs are not bit-identical to pycma's. What pycma
 offers and gradfree does not is refused with ``InvalidParameterError`` naming it, never ignored;
 ``CMAOptions.handling()`` lists how each option is treated.
 """
@@ -192,7 +193,8 @@ class CMAEvolutionStrategy(CMAES):
         self._logger = None
         self._disp_count = 0
         kw = dict(seed=seed, popsize=popsize, max_evals=max_evals, max_gens=max_gens, target=target, max_seconds=max_seconds,
-                  bounds=rust_box, bounds_handling="penalty" if hname == "BoundPenalty" else "transform", **rules)
+                  bounds=rust_box, bounds_handling="penalty" if hname == "BoundPenalty" else "transform",
+                  damping="pycma", **rules)
         kw.update(_run_kwargs or {})
         super().__init__(x0, sigma0, **kw)
         self._pycma_names = True

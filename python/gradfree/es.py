@@ -607,8 +607,9 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None,
         what the model cannot rank, with BIPOP restarts and the settle rule as for the default
         (``gradfree.es.PRESETS["surrogate"]``; README, "Choosing a method"). ``None``: the recommended
         method, ``gradfree.es.RECOMMENDED``: CMA-ES (Hansen's 2016 tutorial) with BIPOP restarts
-        (Hansen 2009) and quasi-Monte Carlo directions (``sampling="sphere-qmc"``: rotated subgroup
-        points on the sphere, thesis sec. 5.6). On COCO's bbob suite (f1-f24, 15 instances, budget
+        (Hansen 2009), quasi-Monte Carlo directions (``sampling="sphere-qmc"``: rotated subgroup
+        points on the sphere, thesis sec. 5.6) and pycma's step-size damping for large populations
+        (``damping="pycma"``; the tutorial's up to d = 5). On COCO's bbob suite (f1-f24, 15 instances, budget
         10^4 d, sigma0 = 2) it had a larger area under the runtime ECDF than pycma's BIPOP-CMA-ES
         (``cma.fmin2(..., restarts=9, bipop=True)``) at d = 2, 5, 10 and 20, and than the other
         CMA-ES variants measured (i.i.d. or orthogonal directions; IPOP), and at d = 10 it needed no

@@ -410,3 +410,25 @@ def test_bound_transform_matches_pycmas():
     rng = np.random.default_rng(1)
     for x in rng.standard_normal((500, 5)) * 30:
         np.testing.assert_allclose(_transform(x, lower, upper), theirs(x), rtol=0, atol=1e-12)
+
+
+def test_the_step_size_damping_is_pycmas():
+    # pycma damps the step size more than Hansen's tutorial for large populations at d >= 6
+    # (cma.sigma_adaptation); the pycma interface runs gradfree's CMA-ES with that rule.
+    x0, pop = np.full(20, 1.0), 48
+
+    def sigmas(es):
+        out = []
+        for _ in range(30):
+            X = es.ask()
+            es.tell(X, [float(np.sum(np.asarray(x) ** 2)) for x in X])
+            out.append(es.sigma)
+        return out
+
+    ours = sigmas(cma.CMAEvolutionStrategy(x0, 0.5, {"popsize": pop, "seed": 3, "verbose": -9}))
+    pycma_rule = sigmas(gradfree.CMAES(x0, 0.5, seed=3, popsize=pop, damping="pycma"))
+    tutorial = sigmas(gradfree.CMAES(x0, 0.5, seed=3, popsize=pop))
+    assert ours == pycma_rule
+    assert ours != tutorial
+    # The larger damping slows the step size's decrease on the sphere.
+    assert ours[-1] > tutorial[-1]

@@ -11,7 +11,7 @@ from gradfree import errors as E
 
 def test_the_recommended_method_is_pinned_and_used_by_minimize():
     rec = gradfree.es.RECOMMENDED
-    assert (rec["algorithm"], rec["restarts"], rec["params"]) == ("cmaes", "bipop", {"sampling": "sphere-qmc"})
+    assert (rec["algorithm"], rec["restarts"], rec["params"]) == ("cmaes", "bipop", {"sampling": "sphere-qmc", "damping": "pycma"})
     assert "bipop" in rec["description"]
     # Rastrigin traps a single CMA-ES run; the default restarts (BIPOP) get out.
     p = gradfree.Problem("rastrigin", 10)

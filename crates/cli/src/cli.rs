@@ -404,7 +404,8 @@ pub enum NonFiniteArg {
 pub struct OptimizeArgs {
     /// Algorithm (see `gradfree list`). Default: the recommended method, CMA-ES with BIPOP
     /// restarts (from uniform points of the problem's initial region) and quasi-Monte Carlo
-    /// directions (`--param sampling=sphere-qmc`), whose restarts stop once they settle
+    /// directions (`--param sampling=sphere-qmc`) and pycma's step-size damping for large
+    /// populations (`--param damping=pycma`), whose restarts stop once they settle
     /// (`--settle-runs`, 2): on COCO's bbob suite (f1-f24, 15 instances,
     /// budget 10^4 d) it had a larger runtime-ECDF area than pycma's BIPOP-CMA-ES at d = 2, 5, 10
     /// and 20, and at d = 10 needed no more evaluations than pycma on 20 of 24 functions (README,

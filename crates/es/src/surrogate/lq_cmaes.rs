@@ -75,7 +75,7 @@ impl LqCmaesParams {
     /// CMA-ES's parameters: its values come from this `tell` (which applies `on_nonfinite`) or the
     /// model, so it ranks a non-finite one last.
     fn cma(&self) -> CmaEsParams {
-        CmaEsParams { popsize: self.popsize, on_nonfinite: NonFinitePolicy::TreatAsInf, sampling: self.sampling }
+        CmaEsParams { popsize: self.popsize, on_nonfinite: NonFinitePolicy::TreatAsInf, sampling: self.sampling, ..Default::default() }
     }
 }
 
