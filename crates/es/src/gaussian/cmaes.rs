@@ -46,7 +46,8 @@ pub struct CmaEsParams {
     /// evolution strategies"). For the correlated ones (`sphere-qmc`, `antithetic`) CSA's path is
     /// corrected so that random selection leaves the step size unbiased (see `CmaEs`).
     pub sampling: Sampling,
-    /// CSA's damping `d_sigma` ([`Damping`]). Default the tutorial's.
+    /// CSA's damping `d_sigma` ([`Damping`]): `tutorial` (the default) or `pycma` (larger for
+    /// large populations at d >= 6; the recommended method's and pycma's).
     pub damping: Damping,
 }
 
