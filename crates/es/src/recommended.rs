@@ -2,9 +2,9 @@
 //! `--algo`): CMA-ES (Hansen's 2016 tutorial, arXiv:1604.00772) with BIPOP restarts (Hansen 2009),
 //! quasi-Monte Carlo directions (rotated subgroup points on the sphere, thesis sec. 5.6) and
 //! pycma's step-size damping for large populations ([`crate::gaussian::Damping::Pycma`]: the same
-//! as the tutorial's up to d = 5 and for the default population; for the large populations of
-//! BIPOP's restarts at d >= 10 it reached more targets by 10^4 d on bbob instances 6-10, which
-//! were not used to choose it, at d = 10, 20 and 40, and at d = 40 it solves the sharp ridge f13
+//! as the tutorial's up to d = 5 and for the default population; with the large populations of
+//! BIPOP's restarts it reached more targets by 10^4 d on bbob instances 6-10, which were not used
+//! to choose it, at d = 10, 20 and 40, and at d = 40 it solves more runs of the sharp ridge f13
 //! and the step ellipsoid f7, where the tutorial's damping let the large runs converge early).
 //!
 //! Chosen by measurement on COCO's bbob suite (f1-f24, 15 instances, budget 10^4 d, sigma0 = 2,

@@ -58,10 +58,10 @@ pub enum Damping {
     /// Hansen's tutorial (2016), Table 1: `d_s = 1 + 2 max(0, sqrt((mu_eff - 1) / (d + 1)) - 1) + c_s`.
     #[default]
     Tutorial,
-    /// pycma's current rule (`cma.sigma_adaptation`, 2023 onwards), stronger for large populations:
+    /// pycma 4's rule (`cma.sigma_adaptation`, `compute_damps`), stronger for large populations:
     /// `d_s = 1 + 2 max(0, a_d sqrt((mu_eff - 1) / (d + 1)) - 1) + c_s` with
     /// `a_d = max(1, 3 (1 - 2^(-d/9)))`. Equal to the tutorial's for `d <= 5` and for the default
-    /// population at every `d`; for the large populations of IPOP and BIPOP restarts at `d >= 10`
+    /// population at every `d`; for the large populations of IPOP and BIPOP restarts at `d >= 6`
     /// it slows the step size's decrease (at `d = 40`, `lambda = 60`: 2.8 against 1.3), which on
     /// bbob's sharp ridge f13 is the difference between a run that converges prematurely and one
     /// that follows the ridge.
