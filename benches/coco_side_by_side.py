@@ -112,7 +112,6 @@ def optimal_value(problem) -> float:
     """f_opt of a bbob problem: its value at x_opt, which cocoex writes to a file in the current
     directory (``Problem._best_parameter("print")``; read in a private folder). It evaluates the
     problem: call it before an observer is attached."""
-    import os
     import tempfile
     here = os.getcwd()
     with tempfile.TemporaryDirectory() as tmp:
@@ -124,6 +123,15 @@ def optimal_value(problem) -> float:
         finally:
             os.chdir(here)
     return float(problem(xopt))
+
+
+def _param(option: str):
+    """`key=value` of a method spec: the value as JSON, or as a bare string when it is not JSON."""
+    k, v = option.split("=", 1)
+    try:
+        return k, json.loads(v)
+    except json.JSONDecodeError:
+        return k, v
 
 
 def _parse_default(text: str):
@@ -140,12 +148,9 @@ def _parse_default(text: str):
             v = o.split("=", 1)[1]
             kw["settle_runs"] = False if v == "off" else int(v)
         elif "=" in o:
-            # An algorithm parameter on top of the preset's (JSON value, or a bare string).
-            k, v = o.split("=", 1)
-            try:
-                kw[k] = json.loads(v)
-            except json.JSONDecodeError:
-                kw[k] = v
+            # An algorithm parameter on top of the preset's.
+            k, v = _param(o)
+            kw[k] = v
         else:
             raise SystemExit(f"--methods {text}: unknown option {o!r}")
     return kw, target
@@ -160,11 +165,8 @@ def _parse_method(text: str):
         elif o in ("box", "clip", "penalty", "reflect"):
             cfg["bounds"] = "transform" if o == "box" else o
         elif "=" in o:
-            k, v = o.split("=", 1)
-            try:
-                cfg["params"][k] = json.loads(v)
-            except json.JSONDecodeError:
-                cfg["params"][k] = v
+            k, v = _param(o)
+            cfg["params"][k] = v
         else:
             raise SystemExit(f"--methods {text}: unknown option {o!r}")
     return cfg
@@ -239,7 +241,6 @@ def _folder(method: str) -> str:
 def _observer(method: str):
     """This worker's COCO observer for `method`: one folder per method and worker process, below
     ``coco_dir/exdata/<method>`` (cocopp reads every .info file below the method's folder)."""
-    import os
     import cocoex
     if method not in _OBSERVERS:
         folder = os.path.join(_folder(method), f"worker{os.getpid()}")
@@ -271,7 +272,6 @@ def run_cocopp(coco_dir: str, methods: List[str]) -> None:
     """COCO's own post-processing of the logged runs: runtime ECDFs, scaling and per-function
     figures, in ``coco_dir/ppdata`` (its index.html lists them)."""
     import glob
-    import os
     try:
         import cocopp
     except ImportError:
@@ -297,7 +297,6 @@ def ecdf_strip(ppdata: str, methods: List[str]) -> str | None:
     newest comparison below `ppdata`), one panel per dimension in one figure,
     ``ppdata/ecdf_by_dimension.png``; None without matplotlib or figures."""
     import glob
-    import os
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -354,7 +353,6 @@ def save_records(args, records: List[dict]) -> None:
     folder renamed over the old one."""
     if not args.out:
         return
-    import os
     tmp = f"{args.out}.tmp{os.getpid()}"
     with open(tmp, "w") as fh:
         json.dump({"args": vars(args), "records": records}, fh)
