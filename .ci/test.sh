@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The README's test command: formatting, lints, every registered experiment in --quick mode, every
-# Rust test (unit, integration, doc), and the Python package's pytest suite. Ends with one summary
-# line "tests: N passed, M failed". Each stage prints the seconds it took.
+# Rust test (unit, integration, doc), the Python package's pytest suite (with every example of the
+# README and the user guide, python/tests/test_examples.py), and the user guide's strict build.
+# Ends with one summary line "tests: N passed, M failed". Each stage prints the seconds it took.
 #
 # What it installs: Rust crates into target/ (cargo), and Python packages into the project's own
 # virtual environment .venv/ (python/requirements-test.txt: maturin, numpy, scipy, pytest, and
-# gymnasium, ray and coco-experiment for the optional integrations); nothing into the system Python.
+# gymnasium, ray and coco-experiment for the optional integrations; MkDocs for the user guide, from
+# docs/requirements.txt); nothing into the system Python.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -64,6 +66,10 @@ pylog=$(mktemp)
 py_passed=$( (grep -Eo '[0-9]+ passed' "$pylog" || true) | awk '{s+=$1} END {print s+0}')
 py_failed=$( (grep -Eo '[0-9]+ (failed|errors?)' "$pylog" || true) | awk '{s+=$1} END {print s+0}')
 rm -f "$pylog"
+stage "Rust API reference: cargo doc (a broken intra-doc link fails)"
+RUSTDOCFLAGS="-D warnings" cargo doc --profile ci --workspace --no-deps --locked --quiet || { status=1; failed=$((failed + 1)); }
+stage "user guide: mkdocs build --strict (a broken link or reference fails)"
+NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet --site-dir target/site || { status=1; py_failed=$((py_failed + 1)); }
 stage "summary"
 passed=$((passed + py_passed))
 failed=$((failed + py_failed))

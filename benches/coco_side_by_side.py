@@ -283,7 +283,7 @@ def run_cocopp(coco_dir: str, methods: List[str]) -> None:
         print("(cocopp: no logged runs)")
         return
     out = os.path.join(coco_dir, "ppdata")
-    # PNG besides cocopp's SVG and PDF, for pages that show pictures (the README).
+    # PNG besides cocopp's SVG and PDF, for pages that show pictures (the user guide).
     cocopp.genericsettings.figure_file_formats = ["svg", "pdf", "png"]
     cocopp.main(["-o", out] + folders)
     print(f"cocopp figures: {out}/index.html")

@@ -55,7 +55,7 @@ def main():
     ap.add_argument("files", nargs="+")
     ap.add_argument("--ref", default="pycma+box", help="the method the others are compared with")
     ap.add_argument("--methods", default=None, help="comma-separated (default: every method but --ref)")
-    ap.add_argument("--markdown", action="store_true", help="a markdown table (README)")
+    ap.add_argument("--markdown", action="store_true", help="a markdown table (the user guide)")
     args = ap.parse_args()
     runs = load(args.files)
     by = defaultdict(list)

@@ -3,7 +3,7 @@
 Thesis sec. 3.7.1 (Fig. 3.1): mu_1 ~ U[0, 1]^d, sigma_1 = 0.5, runs stop at f <= 1e-10, budget
 3.6e6 evaluations. `gradfree reproduce ingo-synthetic` runs the thesis' methods this way; this
 script runs any `gradfree optimize` configuration the same way, e.g. INGO with two-point step-size
-adaptation (README, "Options that measurably help INGO"):
+adaptation (user guide, docs/results/optimizers.md, "Options that measurably help INGO"):
 
     python3 benches/ingo_thesis_d100.py --param step_size=tpa --param beta=0.02 \
         --param sampling=sphere-qmc --restarts bipop

@@ -605,7 +605,7 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None,
         expensive functions: lq-CMA-ES (Hansen 2019, "A global surrogate assisted CMA-ES"), which
         ranks most of each population with a linear-quadratic model of ``f`` and evaluates only
         what the model cannot rank, with BIPOP restarts and the settle rule as for the default
-        (``gradfree.es.PRESETS["surrogate"]``; README, "Choosing a method"). ``None``: the recommended
+        (``gradfree.es.PRESETS["surrogate"]``; user guide, docs/results/optimizers.md). ``None``: the recommended
         method, ``gradfree.es.RECOMMENDED``: CMA-ES (Hansen's 2016 tutorial) with BIPOP restarts
         (Hansen 2009), quasi-Monte Carlo directions (``sampling="sphere-qmc"``: rotated subgroup
         points on the sphere, thesis sec. 5.6) and pycma's step-size damping for large populations
@@ -614,10 +614,10 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None,
         (``cma.fmin2(..., restarts=9, bipop=True)``) at d = 2, 5, 10 and 20, and than the other
         CMA-ES variants measured (i.i.d. or orthogonal directions; IPOP), and at d = 10 it needed no
         more evaluations than pycma on 20 of 24 functions (``benches/coco_side_by_side.py``; the
-        README's "Choosing a method" has the table). INGO's fastest form measured is
+        user guide's docs/results/optimizers.md has the table). INGO's fastest form measured is
         ``method="ingo", step_size="tpa", beta=1.5 / d, sampling="sphere-qmc", cusp_guard=True,
         restarts="bipop"``: level with CMA-ES + IPOP on bbob at d = 10 and solving the thesis'
-        functions at d = 100 (README, "Options that measurably help INGO").
+        functions at d = 100 (user guide, docs/results/optimizers.md, "Options that measurably help INGO").
     sigma0 : float, default 0.5
         Initial step size.
     seed : int, optional
@@ -647,7 +647,7 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None,
         converged run at a worse value (another local optimum) starts the count again, so on
         multimodal functions the restarts go on. ``None``: 2 for the recommended method and
         ``"surrogate"`` when no ``target`` is given (chosen on COCO's bbob suite: no target lost at
-        d = 5 and 10; README, "Choosing a method"), off with a ``target`` (the restarts go on until
+        d = 5 and 10; user guide, docs/results/optimizers.md), off with a ``target`` (the restarts go on until
         it is reached or the budget is spent, as pycma's with ``ftarget``: a run that settled above
         the target would end as a failure with budget left), off for a named algorithm; ``False``: off (restarts use all of ``max_evals`` unless the target is
         reached). Without restarts there is nothing to settle (``restarts=False`` gives one run

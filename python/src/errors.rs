@@ -304,7 +304,7 @@ impl ToPyErr for gradfree_experiments::ExperimentError {
             E::Inference(e) => e.kind(),
             E::Robust(e) => e.kind(),
             E::Invalid(_) | E::Unknown { .. } => Kind::InvalidParameter,
-            E::Io { .. } | E::Json(_) => Kind::Other,
+            E::Io { .. } | E::Json(_) | E::MissingDependency { .. } => Kind::Other,
         }
     }
     fn message(&self) -> String {

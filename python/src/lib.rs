@@ -1,8 +1,8 @@
 //! `gradfree._gradfree`: the Rust core behind the `gradfree` Python package. Thin by design
 //! (developers' guide, style 8): validation and numerics live in the Rust crates; this layer maps
-//! arrays in and out, turns errors into the typed exceptions of `gradfree.errors` ([`errors`]), and releases
-//! the GIL around heavy work. One module per subsystem: [`es`], [`qmc`], [`features`], [`bo`], [`inference`], [`robust`], [`experiments`], and
-//! [`logs`] for the core's run files.
+//! arrays in and out, turns errors into the typed exceptions of `gradfree.errors` (`errors`), and releases
+//! the GIL around heavy work. One module per subsystem: `es`, `qmc`, `features`, `bo`, `inference`, `robust`, `experiments`, and
+//! `logs` for the core's run files.
 
 /// The allocator: mimalloc keeps freed pages for reuse where glibc's returned the training
 /// stack's per-step tensors to the system (see the workspace manifest).

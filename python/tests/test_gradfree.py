@@ -271,25 +271,6 @@ def test_bbob_runner_completes_f1_to_f24(tmp_path, monkeypatch):
         coco.main(["--functions", "0-3"])
 
 
-def test_readme_python_examples_run_as_printed(capsys):
-    """The README's Python examples: INGO (with the CSA option) solves the 50-d Rosenbrock
-    function, and the lattice example prints the thesis values."""
-    import pathlib
-    import re
-
-    readme = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
-    # The Python section's first two examples: the ES loop, then the lattice.
-    start = next(i for i, b in enumerate(blocks) if "es.result" in b or "es.tell" in b)
-    assert len(blocks) >= start + 2
-    ns = {}
-    exec(blocks[start], ns)
-    assert ns["es"].result.fbest <= 1e-8 and ns["es"].result.evaluations < 300000
-    exec(blocks[start + 1], {})
-    out = capsys.readouterr().out.split()
-    assert abs(float(out[-2]) - 12.624) < 5e-4 and abs(float(out[-1]) - 2.0513) < 5e-5
-
-
 def test_searched_lattices_discrepancy_and_engine_attributes():
     qmc = pytest.importorskip("scipy.stats.qmc")
     # Thesis Table 4.1 setting (d = 10, n = 1009): Algorithm 11 refines Algorithm 10.

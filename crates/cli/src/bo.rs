@@ -56,9 +56,10 @@ pub fn params(a: &BoArgs) -> Result<BoParams> {
 pub fn run(a: &BoArgs) -> Result<()> {
     let started = Instant::now();
     crate::run_files::checkpointed(a.resume.as_deref(), a.checkpoint.as_deref(), a.log.as_deref(), a.overwrite).check()?;
-    let (spec, bo, state, problem) = match &a.resume {
+    let (spec, bo, state, problem, log) = match &a.resume {
         Some(path) => {
-            let ck = crate::run_files::load::<BatchBo>(path, "bo")?;
+            let mut ck = crate::run_files::load::<BatchBo>(path, "bo")?;
+            let saved_log = crate::run_files::take_log(&mut ck.meta);
             let mut spec: BoRunSpec = gradfree_core::checkpoint::from_json(ck.meta)
                 .map_err(anyhow::Error::msg)
                 .with_context(|| format!("{}: checkpoint metadata is not a gradfree bo run", path.display()))?;
@@ -66,13 +67,14 @@ pub fn run(a: &BoArgs) -> Result<()> {
                 spec.resume_rounds(&ck.optimizer, ck.driver.generations.saturating_sub(1), rounds)?;
             }
             let problem = spec.build_problem()?;
-            (spec, ck.optimizer, Some(ck.driver), problem)
+            let log = crate::run_files::resumed_log(saved_log, a.log.as_deref(), path, a.checkpoint.as_deref(), a.overwrite)?;
+            (spec, ck.optimizer, Some(ck.driver), problem, log)
         }
         None => {
             let Some(name) = a.problem.as_deref() else { bail!("give --problem NAME (or --resume FILE)") };
             let (spec, bo, problem) =
                 BoRunSpec::new(name, a.dim, a.problem_seed, a.seed, a.rounds.unwrap_or(bo_run::DEFAULT_ROUNDS), params(a)?)?;
-            (spec, bo, None, problem)
+            (spec, bo, None, problem, a.log.clone())
         }
     };
     let resumed = state.is_some();
@@ -84,10 +86,15 @@ pub fn run(a: &BoArgs) -> Result<()> {
     };
     let checkpoint_path = a.checkpoint.clone().or_else(|| a.resume.clone());
     let checkpoint = match &checkpoint_path {
-        Some(path) => Some(CheckpointPolicy { path: path.clone(), every: Some(1), seconds: None, meta: serde_json::to_value(&spec)? }),
+        Some(path) => Some(CheckpointPolicy {
+            path: path.clone(),
+            every: Some(1),
+            seconds: None,
+            meta: crate::run_files::name_log(serde_json::to_value(&spec)?, log.as_deref()),
+        }),
         None => None,
     };
-    let outputs = Outputs { log: a.log.clone(), checkpoint };
+    let outputs = Outputs { log, checkpoint };
     let mut progress = a.output.bar().then(|| RunProgress::new(Some(total), driver.evaluations()));
     let mut observers: Vec<&mut dyn Observer> = progress.iter_mut().map(|p| p as &mut dyn Observer).collect();
     let method = driver.optimizer().name();

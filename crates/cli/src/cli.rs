@@ -9,9 +9,16 @@ use gradfree_experiments::bo_run;
 use gradfree_qmc::lattice::search::SearchSpec;
 
 /// gradfree: gradient-free optimization (evolution strategies, random search) and the experiments
-/// of the works it implements (see the README's References).
+/// of the works it implements (see the user guide's docs/references.md).
 #[derive(Parser, Debug)]
-#[command(name = "gradfree", version, about, long_about = None)]
+#[command(
+    name = "gradfree",
+    version,
+    about,
+    long_about = None,
+    after_help = "Policy search (reinforcement learning with the evolution strategies, thesis sec. 3.7.2) runs from \
+                  Python: `python -m gradfree.rl --help` (the Python package and Gymnasium)."
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -149,7 +156,7 @@ impl RunOutput {
 
 #[derive(Args, Debug)]
 pub struct FeaturesArgs {
-    /// Kernel: gaussian, arccos0, arccos1, arccos2 (any arccos<b> up to b = 10).
+    /// Kernel: gaussian, arccos0, arccos1, arccos2 (arccosB for any order B up to 10).
     #[arg(long, default_value = "gaussian")]
     pub kernel: String,
     /// Projection method (`gradfree list` describes them): iid, orf, circulant, halton, sobol, lattice, ssf.
@@ -408,12 +415,12 @@ pub struct OptimizeArgs {
     /// populations (`--param damping=pycma`), whose restarts stop once they settle
     /// (`--settle-runs`, 2): on COCO's bbob suite (f1-f24, 15 instances,
     /// budget 10^4 d) it had a larger runtime-ECDF area than pycma's BIPOP-CMA-ES at d = 2, 5, 10
-    /// and 20, and at d = 10 needed no more evaluations than pycma on 20 of 24 functions (README,
-    /// "Choosing a method"). The thesis algorithms keep their thesis defaults under their own
+    /// and 20, and at d = 10 needed no more evaluations than pycma on 20 of 24 functions (user
+    /// guide, docs/results/optimizers.md). The thesis algorithms keep their thesis defaults under their own
     /// names; INGO's fastest form measured is `--algo ingo --param step_size=tpa --param
     /// beta=<1.5/d> --param sampling=sphere-qmc --param cusp_guard=true --restarts bipop`, level
-    /// with CMA-ES + IPOP on bbob at d = 10 and solving the thesis' functions at d = 100 (README,
-    /// "Options that measurably help INGO"). `--algo surrogate`, for expensive functions: lq-CMA-ES
+    /// with CMA-ES + IPOP on bbob at d = 10 and solving the thesis' functions at d = 100 (user guide,
+    /// docs/results/optimizers.md, "Options that measurably help INGO"). `--algo surrogate`, for expensive functions: lq-CMA-ES
     /// (Hansen 2019), a linear-quadratic model ranks most of each population and only what it
     /// cannot rank is evaluated, with the default's BIPOP restarts and settle rule.
     #[arg(long)]

@@ -440,6 +440,7 @@ fn write_chains(path: &std::path::Path, fit: &Fit) -> Result<()> {
         Some("npy") => encode_npy(values.len() / cols, cols, &values),
         _ => bail!("--chains-out {}: use a .csv or .npy file name", path.display()),
     };
+    crate::points_io::announce_write(path, bytes.len() as u128, true);
     gradfree_core::atomic_write(path, &bytes)?;
     Ok(())
 }

@@ -4,10 +4,10 @@ use anyhow::Result;
 
 use crate::cli::{ListArgs, ParamsArgs};
 
-/// What the short source names stand for (the README's References has the full list).
+/// What the short source names stand for (the user guide's docs/references.md has the full list).
 pub const SOURCES: &str = "Sources: \"thesis\" = Y. Lyu, Efficient and Robust Black-box Integral-approximation and \
 Optimization, PhD thesis, University of Technology Sydney, 2021; \"MiNES\" = H. Ye and T. Zhang, Mirror Natural \
-Evolution Strategies. Full references: the README's References section.";
+Evolution Strategies. Full references: the user guide's docs/references.md.";
 
 pub fn run(args: &ListArgs) -> Result<()> {
     let registries = gradfree_experiments::registries();

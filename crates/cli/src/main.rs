@@ -90,12 +90,47 @@ fn command() -> clap::Command {
     cli::Cli::command().mut_subcommands(|c| c.allow_negative_numbers(true))
 }
 
+/// A parse error in two lines, where clap prints three to seven: `error: ...` (with clap's tip,
+/// if it has one, after a semicolon) and the command's usage with where every option is listed.
+fn usage_error(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let mut message = String::new();
+    for line in text.lines().map(str::trim) {
+        if let Some(first) = line.strip_prefix("error: ").filter(|_| message.is_empty()) {
+            message.push_str(first);
+        } else if let Some(tip) = line.strip_prefix("tip: ") {
+            message.push_str("; ");
+            message.push_str(tip);
+        }
+    }
+    if message.is_empty() {
+        message = text.lines().next().unwrap_or("invalid arguments").to_string();
+    }
+    // The subcommand the arguments name, if any: its usage, else the program's.
+    let mut cmd = command();
+    cmd.build();
+    let sub = std::env::args().skip(1).find(|a| cmd.find_subcommand(a).is_some());
+    let (usage, help) = match sub.as_deref().and_then(|name| cmd.find_subcommand_mut(name)) {
+        Some(sub) => (sub.render_usage().to_string(), format!("gradfree {} --help", sub.get_name())),
+        None => (cmd.render_usage().to_string(), "gradfree --help".to_string()),
+    };
+    let usage = usage.trim().trim_start_matches("Usage: ");
+    format!("error: {message}\nusage: {usage} (`{help}` lists every option)")
+}
+
 /// Prints clap's help or version (`--help`, `--version`) to standard output and ends, with exit
-/// status 2 if it cannot be written (`--help > /dev/full`); parse errors go to standard error as
-/// clap prints them.
+/// status 2 if it cannot be written (`--help > /dev/full`); parse errors go to standard error in
+/// two lines ([`usage_error`]), with clap's exit status (2).
 fn clap_exit(e: clap::Error) -> ExitCode {
     use std::io::{IsTerminal, Write};
-    if e.use_stderr() || std::io::stdout().is_terminal() {
+    if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        e.exit(); // `gradfree` alone: the help, on standard error, status 2
+    }
+    if e.use_stderr() {
+        eprintln!("{}", usage_error(&e));
+        return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+    }
+    if std::io::stdout().is_terminal() {
         e.exit();
     }
     if let Err(closed) = check_stdout() {
@@ -118,7 +153,10 @@ fn main() -> ExitCode {
         Ok(m) => m,
         Err(e) => return clap_exit(e),
     };
-    let args = cli::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let args = match cli::Cli::from_arg_matches(&matches) {
+        Ok(a) => a,
+        Err(e) => return clap_exit(e),
+    };
     signals::install();
     let refused = matches.subcommand().map_or(Ok(()), |(_, m)| applies::check(&args.command, m));
     if let Err(e) = refused.and_then(|()| if results_on_stdout(&args.command) { check_stdout() } else { Ok(()) }) {

@@ -211,9 +211,10 @@ fn check_resume_flags(args: &OptimizeArgs, spec: &RunSpec) -> Result<()> {
 pub fn run(args: &OptimizeArgs) -> Result<()> {
     let started = Instant::now();
     crate::run_files::checkpointed(args.resume.as_deref(), args.checkpoint.as_deref(), args.log.as_deref(), args.overwrite).check()?;
-    let (spec, alg, state) = match &args.resume {
+    let (spec, alg, state, log) = match &args.resume {
         Some(path) => {
-            let ck = crate::run_files::load::<Algorithm>(path, "optimize")?;
+            let mut ck = crate::run_files::load::<Algorithm>(path, "optimize")?;
+            let saved_log = crate::run_files::take_log(&mut ck.meta);
             let mut spec: RunSpec = gradfree_core::checkpoint::from_json(ck.meta)
                 .map_err(anyhow::Error::msg)
                 .with_context(|| format!("{}: checkpoint metadata is not a gradfree run", path.display()))?;
@@ -225,11 +226,12 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
                 spec.checkpoint_every = args.checkpoint_every;
                 spec.checkpoint_seconds = args.checkpoint_seconds;
             }
-            (spec, ck.optimizer, Some(ck.driver))
+            let log = crate::run_files::resumed_log(saved_log, args.log.as_deref(), path, args.checkpoint.as_deref(), args.overwrite)?;
+            (spec, ck.optimizer, Some(ck.driver), log)
         }
         None => {
             let (spec, alg) = new_run(args)?;
-            (spec, alg, None)
+            (spec, alg, None, args.log.clone())
         }
     };
     let resumed = state.is_some();
@@ -246,11 +248,11 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
             path: path.clone(),
             every: spec.checkpoint_every,
             seconds: spec.checkpoint_seconds,
-            meta: serde_json::to_value(&spec)?,
+            meta: crate::run_files::name_log(serde_json::to_value(&spec)?, log.as_deref()),
         }),
         None => None,
     };
-    let outputs = Outputs { log: args.log.clone(), checkpoint };
+    let outputs = Outputs { log, checkpoint };
     let mut progress = (!args.quiet && !args.json).then(|| RunProgress::new(spec.stop.max_evaluations, driver.evaluations()));
     let mut observers: Vec<&mut dyn Observer> = progress.iter_mut().map(|p| p as &mut dyn Observer).collect();
     let (result, driver) = run_with_outputs(driver, &problem, outputs, resumed, &mut observers)

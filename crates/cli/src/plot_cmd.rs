@@ -41,7 +41,8 @@ pub fn run(args: &PlotArgs) -> Result<()> {
     if log_y && series.iter().all(|s| s.points.iter().all(|p| p.1 <= 0.0)) {
         bail!("every {y_label} is <= 0: a log axis cannot show them; use --linear");
     }
-    let title = args.title.as_deref().unwrap_or("best f vs evaluations");
+    let title =
+        args.title.as_deref().unwrap_or(if args.f_star.is_some() { "simple regret vs evaluations" } else { "best f vs evaluations" });
     draw(args, &LineChart { title, x_label: "evaluations", y_label, log_y, series: &series })
 }
 

@@ -44,7 +44,27 @@ pub fn check_target(param: &'static str, path: &Path, n: usize, d: usize, inputs
         PointFormat::Csv => values.saturating_mul(2),
     };
     gradfree_core::files::check_free_space(param, path, bytes)?;
+    match format {
+        PointFormat::Npy => announce_write(path, bytes, true),
+        // Shortest round-trip decimals of points in the cube: about 19 characters and a comma.
+        PointFormat::Csv => announce_write(path, values.saturating_mul(CSV_BYTES_PER_VALUE), false),
+    }
     Ok(())
+}
+
+/// Files larger than this are announced (size and path) on stderr before they are written.
+pub const ANNOUNCE_BYTES: u128 = 100_000_000;
+
+/// The typical size of one value in a CSV point file (a shortest round-trip decimal in [0, 1)
+/// and its separator), for the announcement of a large CSV file.
+const CSV_BYTES_PER_VALUE: u128 = 20;
+
+/// Says on stderr that `bytes` (`exact`, else about that many) are about to be written to
+/// `path`, when they are more than [`ANNOUNCE_BYTES`]: a large file is never written unannounced.
+pub fn announce_write(path: &Path, bytes: u128, exact: bool) {
+    if bytes > ANNOUNCE_BYTES {
+        eprintln!("note: writing {}{} to {}", if exact { "" } else { "about " }, gradfree_core::memory::human_bytes(bytes), path.display());
+    }
 }
 
 /// Writes `n x d` points to `path` atomically, as `produce` hands them to its sink piece by piece

@@ -58,54 +58,131 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
     {
         bail!("--out {}: is not a folder; give a folder (it is created if missing)", args.out.display());
     }
+    let all = name == "all";
     let mut json = Vec::new();
+    let mut outcomes = Vec::new();
     for e in chosen {
-        let out = args.out.join(e.name());
-        std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
         let t = std::time::Instant::now();
-        if !args.json {
-            outln!("== {} ({}){}", e.name(), e.source(), if args.quick { " [quick]" } else { "" });
-        }
-        let bar = run_bar(e.name(), args.json);
-        let progress = bar.clone().map(|b| {
-            ProgressSink(std::sync::Arc::new(move |ev| match ev {
-                ProgressEvent::Planned(n) => {
-                    b.set_style(progress::style(TEMPLATE_RUNS));
-                    b.inc_length(n)
-                }
-                ProgressEvent::Finished { .. } => b.inc(1),
-            }))
-        });
-        let ctx = Ctx { quick: args.quick, out: out.clone(), seed: args.seed, runs: args.runs, reuse_runs: !args.recompute, progress };
-        let report = e.run(&ctx).with_context(|| format!("experiment {}", e.name()));
-        if let Some(b) = bar {
-            b.finish_and_clear();
-        }
-        let report = report?;
-        let files = write_report(&report, &out)?;
-        let seconds = t.elapsed().as_secs_f64();
-        if args.json {
-            let report = JsonReport { tables: &report.tables, files: &files, notes: &report.notes };
-            let o = JsonOut { experiment: e.name(), quick: args.quick, seconds, report };
-            json.push(serde_json::to_value(o)?);
-        } else {
-            for table in &report.tables {
-                outln!("");
-                for line in table.lines() {
-                    outln!("{line}");
-                }
+        match run_one(e, args) {
+            Ok(Some(v)) => {
+                json.push(v);
+                outcomes.push(Outcome::passed(e.name(), t));
             }
-            for n in &report.notes {
-                outln!("note: {n}");
+            Ok(None) => outcomes.push(Outcome::passed(e.name(), t)),
+            // One experiment: its error is the command's. `all` goes on to the next experiment,
+            // unless standard output is closed (every next one would fail the same way).
+            Err(err) if !all || err.downcast_ref::<crate::StdoutError>().is_some() => return Err(err),
+            Err(err) => {
+                let install = err.downcast_ref::<gradfree_experiments::ExperimentError>().and_then(|x| x.install_line());
+                eprintln!("error: {err:#}");
+                outcomes.push(Outcome {
+                    experiment: e.name(),
+                    result: if install.is_some() { "skipped" } else { "failed" },
+                    seconds: t.elapsed().as_secs_f64(),
+                    error: Some(format!("{err:#}")),
+                    install,
+                });
             }
-            outln!("\nwrote: {}", files.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
-            outln!("({:.1} s)\n", seconds);
         }
     }
     if args.json {
-        outln!("{}", serde_json::json!({ "experiments": json }));
+        let mut out = serde_json::json!({ "experiments": json });
+        if all {
+            out["summary"] = serde_json::to_value(&outcomes)?;
+        }
+        outln!("{out}");
+    } else if all {
+        print_summary(&outcomes)?;
+    }
+    let failed = outcomes.iter().filter(|o| o.result == "failed").count();
+    if failed > 0 {
+        bail!("{failed} of {} experiments failed (see the summary)", outcomes.len());
     }
     Ok(())
+}
+
+/// What became of one experiment of `reproduce all`: `passed`, `failed`, or `skipped` when
+/// something it needs is not installed (`install` says how to install it).
+#[derive(Serialize)]
+struct Outcome {
+    experiment: &'static str,
+    result: &'static str,
+    seconds: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    install: Option<String>,
+}
+
+impl Outcome {
+    fn passed(experiment: &'static str, t: std::time::Instant) -> Self {
+        Outcome { experiment, result: "passed", seconds: t.elapsed().as_secs_f64(), error: None, install: None }
+    }
+}
+
+/// The table that ends `reproduce all`: each experiment's result and time, and the install line
+/// of each one skipped.
+fn print_summary(outcomes: &[Outcome]) -> Result<()> {
+    let count = |r: &str| outcomes.iter().filter(|o| o.result == r).count();
+    outln!("== summary: {} passed, {} failed, {} skipped (not installed)", count("passed"), count("failed"), count("skipped"));
+    let width = outcomes.iter().map(|o| o.experiment.len()).max().unwrap_or(10).max(10);
+    outln!("{:<width$}  {:<7}  {:>9}  {}", "experiment", "result", "seconds", "to install / error");
+    for o in outcomes {
+        let detail = match (&o.install, &o.error) {
+            (Some(i), _) => i.as_str(),
+            (None, Some(e)) => e.lines().next().unwrap_or_default(),
+            (None, None) => "",
+        };
+        let line = format!("{:<width$}  {:<7}  {:>9.1}  {}", o.experiment, o.result, o.seconds, detail);
+        outln!("{}", line.trim_end());
+    }
+    Ok(())
+}
+
+/// Runs one experiment: prints its tables and notes (or returns its JSON object with `--json`)
+/// and writes its files under `<out>/<name>/`.
+fn run_one(e: &dyn Experiment, args: &ReproduceArgs) -> Result<Option<serde_json::Value>> {
+    let out = args.out.join(e.name());
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let t = std::time::Instant::now();
+    if !args.json {
+        outln!("== {} ({}){}", e.name(), e.source(), if args.quick { " [quick]" } else { "" });
+    }
+    let bar = run_bar(e.name(), args.json);
+    let progress = bar.clone().map(|b| {
+        ProgressSink(std::sync::Arc::new(move |ev| match ev {
+            ProgressEvent::Planned(n) => {
+                b.set_style(progress::style(TEMPLATE_RUNS));
+                b.inc_length(n)
+            }
+            ProgressEvent::Finished { .. } => b.inc(1),
+        }))
+    });
+    let ctx = Ctx { quick: args.quick, out: out.clone(), seed: args.seed, runs: args.runs, reuse_runs: !args.recompute, progress };
+    let report = e.run(&ctx).with_context(|| format!("experiment {}", e.name()));
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let report = report?;
+    let files = write_report(&report, &out)?;
+    let seconds = t.elapsed().as_secs_f64();
+    if args.json {
+        let report = JsonReport { tables: &report.tables, files: &files, notes: &report.notes };
+        let o = JsonOut { experiment: e.name(), quick: args.quick, seconds, report };
+        return Ok(Some(serde_json::to_value(o)?));
+    }
+    for table in &report.tables {
+        outln!("");
+        for line in table.lines() {
+            outln!("{line}");
+        }
+    }
+    for n in &report.notes {
+        outln!("note: {n}");
+    }
+    outln!("\nwrote: {}", files.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
+    outln!("({:.1} s)\n", seconds);
+    Ok(None)
 }
 
 /// A progress bar on stderr for one experiment, counting its runs with an ETA (none when stderr is

@@ -56,3 +56,45 @@ pub fn load<O: DeserializeOwned + StateCheck>(path: &Path, command: &str) -> Res
     }
     Ok(parse_checkpoint(path, &bytes)?)
 }
+
+/// The key under which a checkpoint's metadata names the run's log (an absolute path), so that
+/// `--resume` without `--log` keeps writing the same log and `plot` draws the whole run.
+const LOG_KEY: &str = "log";
+
+/// Checkpoint metadata `meta` (a JSON object) with the run's log named in it, if it has one.
+pub fn name_log(mut meta: serde_json::Value, log: Option<&Path>) -> serde_json::Value {
+    if let (Some(log), Some(map)) = (log, meta.as_object_mut()) {
+        let log = std::path::absolute(log).unwrap_or_else(|_| log.to_path_buf());
+        map.insert(LOG_KEY.into(), serde_json::Value::String(log.display().to_string()));
+    }
+    meta
+}
+
+/// Takes the run's log named in a checkpoint's metadata out of it (which then reads as the
+/// command's metadata); [`resumed_log`] decides whether it is written.
+pub fn take_log(meta: &mut serde_json::Value) -> Option<std::path::PathBuf> {
+    meta.as_object_mut().and_then(|m| m.remove(LOG_KEY)).and_then(|v| v.as_str().map(std::path::PathBuf::from))
+}
+
+/// The log a resumed run writes: `--log` when given, else `saved`, the one its checkpoint names
+/// ([`take_log`]), checked as any log is and announced on stderr. A named log that is gone is not
+/// re-created (it would hold the rest of the run only): the run goes on without one and says so.
+pub fn resumed_log(
+    saved: Option<std::path::PathBuf>,
+    given: Option<&Path>,
+    resume: &Path,
+    checkpoint: Option<&Path>,
+    overwrite: bool,
+) -> Result<Option<std::path::PathBuf>> {
+    if let Some(given) = given {
+        return Ok(Some(given.to_path_buf()));
+    }
+    let Some(saved) = saved else { return Ok(None) };
+    if !saved.exists() {
+        eprintln!("note: the run's log {} is gone; this part of the run is not logged (--log FILE logs it)", saved.display());
+        return Ok(None);
+    }
+    checkpointed(Some(resume), checkpoint, Some(&saved), overwrite).check()?;
+    eprintln!("note: logging to {} (the run's log; --log FILE to log elsewhere)", saved.display());
+    Ok(Some(saved))
+}

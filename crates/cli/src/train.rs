@@ -165,13 +165,15 @@ fn block(name: &str, params: &[String]) -> Result<Option<FrontSpec>> {
 pub fn run(a: &TrainArgs) -> Result<()> {
     let started = Instant::now();
     crate::run_files::checkpointed(a.resume.as_deref(), a.checkpoint.as_deref(), a.log.as_deref(), a.overwrite).check()?;
-    let (run, state, earlier, saved_data) = match &a.resume {
+    let (run, state, earlier, saved_data, log_path) = match &a.resume {
         Some(path) => {
-            let ck = crate::run_files::load::<TrainerState>(path, "train")?;
+            let mut ck = crate::run_files::load::<TrainerState>(path, "train")?;
+            let saved_log = crate::run_files::take_log(&mut ck.meta);
             let meta: Meta = gradfree_core::checkpoint::from_json(ck.meta).map_err(anyhow::Error::msg).with_context(|| {
                 format!("{}: not a checkpoint of gradfree train (or one written by an older version: start the run again)", path.display())
             })?;
-            (meta.run, Some(ck.optimizer), ck.driver.seconds, Some(meta.data))
+            let log = crate::run_files::resumed_log(saved_log, a.log.as_deref(), path, a.checkpoint.as_deref(), a.overwrite)?;
+            (meta.run, Some(ck.optimizer), ck.driver.seconds, Some(meta.data), log)
         }
         None => {
             let run = TrainRunSpec {
@@ -190,11 +192,16 @@ pub fn run(a: &TrainArgs) -> Result<()> {
                 seed: a.seed,
                 block: block(&a.block, &a.block_param)?,
             };
-            (run, None, 0.0, None)
+            (run, None, 0.0, None, a.log.clone())
         }
     };
     let spec = run.train_spec()?;
-    let loaded = run.load()?;
+    let loaded = match run.load() {
+        // A data set whose Debian package is missing: the message says how to install it and
+        // that the shipped `digits` needs nothing; here, also how to ask for it.
+        Err(e) if e.install_line().is_some() => anyhow::bail!("{e}: `--data digits`"),
+        r => r?,
+    };
     let data = loaded.train_set();
     let print = fingerprint(&loaded);
     if let Some(saved) = &saved_data {
@@ -210,8 +217,8 @@ pub fn run(a: &TrainArgs) -> Result<()> {
         }
         None => Trainer::new(spec, &data)?,
     };
-    let meta = serde_json::to_value(&Meta { run: run.clone(), data: print })?;
-    let mut log = match &a.log {
+    let meta = crate::run_files::name_log(serde_json::to_value(&Meta { run: run.clone(), data: print })?, log_path.as_deref());
+    let mut log = match &log_path {
         Some(p) if resumed => Some(JsonLinesLog::resume(p, trainer.state().epoch as u64)?),
         Some(p) => {
             let mut l = JsonLinesLog::create(p)?;

@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 mod common;
-use common::assert_clean_error;
+use common::{assert_clean_error, generation_records};
 
 fn gradfree(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gradfree")).args(args).output().expect("binary runs")
@@ -15,20 +15,6 @@ fn json(out: &Output) -> serde_json::Value {
     let text = String::from_utf8(out.stdout.clone()).unwrap();
     assert_eq!(text.trim().lines().count(), 1, "--json prints exactly one line: {text}");
     serde_json::from_str(&text).unwrap()
-}
-
-/// The generation records of a JSON-lines log, without their `seconds`; every line must parse.
-fn generation_records(log: &Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(log)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-        .filter(|v| v["type"] == "generation")
-        .map(|mut v| {
-            v.as_object_mut().unwrap().remove("seconds");
-            v
-        })
-        .collect()
 }
 
 /// The `--json` output of `args` run with `RAYON_NUM_THREADS=threads`, without its `seconds`.
@@ -130,6 +116,30 @@ fn checkpoint_and_resume_reproduce_the_uninterrupted_run() {
     let gens = |f: &str| generation_records(Path::new(&p(f)));
     assert_eq!(gens("full.jsonl"), gens("part.jsonl"));
     assert_eq!(gens("full.jsonl").len(), 60);
+    // Without --log, a resumed run keeps writing the log its checkpoint names (given relative to
+    // another folder), and the plot of that log covers the whole run.
+    let out = Command::new(env!("CARGO_BIN_EXE_gradfree"))
+        .current_dir(dir.path())
+        .args(&common)
+        .args(["--max-gens", "25", "--checkpoint", "again.ckpt", "--log", "again.jsonl"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = gradfree(&["optimize", "--resume", &p("again.ckpt"), "--max-gens", "60", "--json"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("again.jsonl (the run's log"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(json(&out)["best_f"], full["best_f"]);
+    assert_eq!(gens("full.jsonl"), gens("again.jsonl"));
+    let v = json(&gradfree(&["plot", &p("again.jsonl"), "-o", &p("again.png"), "--json"]));
+    assert_eq!(v["series"][0]["points"], 60);
+    // A log that is gone is not re-created with half the run.
+    std::fs::remove_file(p("again.jsonl")).unwrap();
+    let _ =
+        json(&run(args(vec!["--max-gens".into(), "25".into(), "--checkpoint".into(), p("third.ckpt"), "--log".into(), p("third.jsonl")])));
+    std::fs::remove_file(p("third.jsonl")).unwrap();
+    let out = gradfree(&["optimize", "--resume", &p("third.ckpt"), "--max-gens", "60", "--json"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is gone"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(json(&out)["best_f"], full["best_f"]);
+    assert!(!Path::new(&p("third.jsonl")).exists());
     // A disagreeing flag is refused.
     assert_clean_error(&gradfree(&["optimize", "--resume", &p("run.ckpt"), "--problem", "sphere"]), "disagrees with the checkpoint");
 }
@@ -178,26 +188,36 @@ fn list_and_reproduce_quick() {
     assert!(v["problems"].as_array().unwrap().len() >= 19);
     let names: Vec<String> = v["experiments"].as_array().unwrap().iter().map(|e| e["name"].as_str().unwrap().to_string()).collect();
     let dir = tempfile::tempdir().unwrap();
-    // ingo-rl runs its rollouts through the Python package (GRADFREE_PYTHON, else python3); where
-    // that interpreter lacks it, every other experiment runs and ingo-rl must fail cleanly.
+    // `reproduce all` goes on past an experiment whose dependency is missing and reports it: ingo-rl
+    // runs its rollouts through the Python package (GRADFREE_PYTHON), here an interpreter that
+    // does not exist. Where the package and Gymnasium are installed, ingo-rl is run alone too.
+    let out = Command::new(env!("CARGO_BIN_EXE_gradfree"))
+        .args(["reproduce", "all", "--quick", "--json", "-o", dir.path().to_str().unwrap()])
+        .env("GRADFREE_PYTHON", "/nonexistent/python3")
+        .output()
+        .unwrap();
+    let v = json(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("error: experiment ingo-rl") && !err.contains("panicked"), "{err}");
+    let summary = v["summary"].as_array().unwrap();
+    assert_eq!(summary.len(), names.len());
+    for s in summary {
+        let (name, result) = (s["experiment"].as_str().unwrap(), s["result"].as_str().unwrap());
+        if name == "ingo-rl" {
+            assert_eq!(result, "skipped", "{s}");
+            assert!(s["install"].as_str().unwrap().starts_with("pip install ./python \"gymnasium\""), "{s}");
+        } else {
+            assert_eq!(result, "passed", "{s}");
+        }
+    }
+    let mut exps: Vec<serde_json::Value> = v["experiments"].as_array().unwrap().to_vec();
+    assert_eq!(exps.len(), names.len() - 1);
     let py = std::env::var("GRADFREE_PYTHON").unwrap_or_else(|_| "python3".into());
     let py_ok = std::process::Command::new(&py).args(["-c", "import gradfree.rl, gymnasium"]).output().is_ok_and(|o| o.status.success());
-    let mut exps = Vec::new();
     if py_ok {
-        let v = json(&gradfree(&["reproduce", "all", "--quick", "--json", "-o", dir.path().to_str().unwrap()]));
+        let v = json(&gradfree(&["reproduce", "ingo-rl", "--quick", "--json", "-o", dir.path().to_str().unwrap()]));
         exps.extend(v["experiments"].as_array().unwrap().iter().cloned());
-        assert_eq!(exps.len(), names.len());
-    } else {
-        for name in &names {
-            if name == "ingo-rl" {
-                let o = gradfree(&["reproduce", "ingo-rl", "--quick", "-o", dir.path().to_str().unwrap()]);
-                let err = String::from_utf8_lossy(&o.stderr);
-                assert!(!o.status.success() && err.contains("GRADFREE_PYTHON") && !err.contains("panicked"), "{err}");
-                continue;
-            }
-            let v = json(&gradfree(&["reproduce", name, "--quick", "--json", "-o", dir.path().to_str().unwrap()]));
-            exps.extend(v["experiments"].as_array().unwrap().iter().cloned());
-        }
+        assert!(v.get("summary").is_none(), "one experiment: no summary");
     }
     for e in &exps {
         let files = e["report"]["files"].as_array().unwrap();
@@ -210,6 +230,25 @@ fn list_and_reproduce_quick() {
             }
         }
     }
+    // The text summary: a line per experiment, the install line of the skipped one, and a failed
+    // experiment (its output folder is a file) that does not stop the others but fails the command.
+    let blocked = dir.path().join("lattice-distances");
+    std::fs::remove_dir_all(&blocked).unwrap();
+    std::fs::write(&blocked, "not a folder").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_gradfree"))
+        .args(["reproduce", "all", "--quick", "-o", dir.path().to_str().unwrap()])
+        .env("GRADFREE_PYTHON", "/nonexistent/python3")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.trim_end().ends_with(&format!("error: 1 of {} experiments failed (see the summary)", names.len())), "{err}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let table = &text[text.find("== summary:").expect("a summary")..];
+    assert!(table.starts_with(&format!("== summary: {} passed, 1 failed, 1 skipped (not installed)", names.len() - 2)), "{table}");
+    assert!(table.lines().any(|l| l.starts_with("ingo-rl") && l.contains("skipped") && l.contains("pip install ./python")), "{table}");
+    assert!(table.lines().any(|l| l.starts_with("lattice-distances") && l.contains("failed")), "{table}");
+    assert_eq!(table.lines().count(), names.len() + 2, "{table}");
     assert_clean_error(&gradfree(&["reproduce", "nope"]), "unknown experiment");
     assert_clean_error(&gradfree(&["reproduce", "test-functions", "--runs", "0"]), "--runs 0");
 }
@@ -588,19 +627,19 @@ fn runs_stop_on_convergence_by_default_and_say_why() {
     assert_clean_error(&gradfree(&[&base[..], &["--tol-condition", "0.5"]].concat()), "tol-condition");
 }
 
-/// The README's discrete example prints what the README says (command and numbers read from it).
+/// The guide's discrete example prints what the guide says (command and numbers read from it).
 #[test]
-fn readme_binary_reconstruction_example_reaches_regret_0_after_the_stated_evaluations() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
-    let start = readme.find("`gradfree optimize --algo ingo-bernoulli").expect("the example is in the README") + 1;
+fn guide_binary_reconstruction_example_reaches_regret_0_after_the_stated_evaluations() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/optimize.md")).unwrap();
+    let start = readme.find("`gradfree optimize --algo ingo-bernoulli").expect("the example is in the guide") + 1;
     let command: Vec<&str> = readme[start..].split('`').next().unwrap().split_whitespace().skip(1).collect();
     let claim = &readme[start..start + 200];
-    let after = claim.split("(regret 0").nth(1).expect("the README states the regret").split_whitespace().nth(1).unwrap();
+    let after = claim.split("(regret 0").nth(1).expect("the guide states the regret").split_whitespace().nth(1).unwrap();
     let stated: f64 = after.trim_end_matches("·10⁶").parse::<f64>().expect("N.NN·10⁶") * 1e6;
     let v = json(&gradfree(&[&command[..], &["--json", "-q"]].concat()));
     assert_eq!(v["best_f"].as_f64(), Some(0.0), "{v}");
     let evals = v["evaluations"].as_f64().unwrap();
-    assert!((evals - stated).abs() <= 0.005e6, "README says {stated}, the command gives {evals}");
+    assert!((evals - stated).abs() <= 0.005e6, "the guide says {stated}, the command gives {evals}");
 }
 
 /// `gradfree features`: a CSV in, an .npy out whose Gram matrix the report measures; SSF beats
@@ -681,10 +720,12 @@ fn bo_command() {
     assert_eq!((full["evaluations"].as_u64(), full["rounds"].as_u64(), full["method"].as_str()), (Some(18), Some(6), Some("bkop")));
     assert!(full["simple_regret"].as_f64().unwrap() >= 0.0);
     let ck = p("run.ckpt");
-    run(&["--rounds", "3", "--checkpoint", &ck]);
+    run(&["--rounds", "3", "--checkpoint", &ck, "--log", &p("part.jsonl")]);
     let resumed = json(&gradfree(&["bo", "--resume", &ck, "--rounds", "6", "--json"]));
     assert_eq!(resumed["resumed"], true);
     assert_eq!((&resumed["best_x"], &resumed["best_f"]), (&full["best_x"], &full["best_f"]));
+    // The resumed run went on writing the run's log: it reads as the uninterrupted run's.
+    assert_eq!(generation_records(Path::new(&p("part.jsonl"))), generation_records(Path::new(&full_log)));
     let png = p("regret.png");
     let o = gradfree(&["plot", &full_log, "-o", &png, "--f-star", "0"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -731,10 +772,18 @@ fn sample_streams_pieces_that_join_into_the_points() {
             ["sample", "--method", "sobol", "--dim", "7", "--n", "300001", "--seed", "9", "--skip", "5", "-o", path.to_str().unwrap()];
         let out = gradfree(&args);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("note: writing"), "below 100 MB: not announced");
         let m = gradfree_data::matrix::read_matrix(&path).unwrap();
         assert_eq!((m.rows, m.cols), (n, d), "{ext}");
         assert!(m.values == want, "{ext}: the file differs from the sequence");
     }
+    // A file above 100 MB is announced, with its size and path, before it is written.
+    let big = dir.path().join("big.npy");
+    let out = gradfree(&["sample", "--method", "sobol", "--dim", "13", "--n", "1048576", "-o", big.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), format!("note: writing 104.0 MiB to {}\n", big.display()));
+    assert_eq!(std::fs::metadata(&big).unwrap().len(), 13 * 1_048_576 * 8 + 128);
+    std::fs::remove_file(&big).unwrap();
     let lattice = dir.path().join("l.npy");
     let out =
         gradfree(&["sample", "--method", "korobov", "--a", "1296917", "--dim", "5", "--n", "262144", "-o", lattice.to_str().unwrap()]);
@@ -764,4 +813,27 @@ fn the_default_settles_without_a_target_only() {
     assert_eq!((aimed["stop_reason"].as_str(), aimed["success"].as_bool()), (Some("max-evaluations"), Some(false)), "{aimed}");
     let asked = json(&gradfree(&[&base[..], &["--target", "-1", "--settle-runs", "2"]].concat()));
     assert_eq!(asked["stop_reason"], "restarts-settled", "{asked}");
+}
+
+/// A command line clap rejects is two lines on stderr, status 2: the error (with clap's tip) and
+/// the command's usage with where every option is listed.
+#[test]
+fn argument_errors_are_one_line_and_a_usage_hint() {
+    for (args, error, usage) in [
+        (&["optimize", "--max-evals", "abc"][..], "invalid value 'abc' for '--max-evals", "usage: gradfree optimize [OPTIONS]"),
+        (&["optimze"][..], "a similar subcommand exists: 'optimize'", "usage: gradfree <COMMAND>"),
+        (&["reproduce", "--sed", "1"][..], "a similar argument exists: '--seed'", "usage: gradfree reproduce [OPTIONS]"),
+        (&["sample", "--n"][..], "a value is required for '--n <N>'", "usage: gradfree sample [OPTIONS]"),
+    ] {
+        let out = gradfree(args);
+        let text = String::from_utf8_lossy(&out.stderr);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {text}");
+        assert_eq!(lines.len(), 2, "{args:?}: {text}");
+        assert!(lines[0].starts_with("error: ") && lines[0].contains(error), "{args:?}: {text}");
+        assert!(lines[1].starts_with(usage) && lines[1].contains("--help` lists every option"), "{args:?}: {text}");
+    }
+    // Policy search is named in the program's help.
+    let help = gradfree(&["--help"]);
+    assert!(String::from_utf8_lossy(&help.stdout).contains("python -m gradfree.rl"));
 }

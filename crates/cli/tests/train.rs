@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 mod common;
-use common::assert_clean_error;
+use common::{assert_clean_error, generation_records};
 
 fn gradfree(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gradfree")).args(args).env("RAYON_NUM_THREADS", "1").output().expect("binary runs")
@@ -63,8 +63,10 @@ fn a_killed_run_resumes_bit_identically() {
     let dir = tempfile::tempdir().unwrap();
     let bin = env!("CARGO_BIN_EXE_gradfree");
     let run = ["train", "--data", "digits", "--model", "cnn", "--loss", "coteaching", "--noise", "pair:0.35", "--epochs", "8", "--json"];
-    let reference = strip(json(&gradfree(&run)));
+    let full_log = dir.path().join("full.jsonl");
+    let reference = strip(json(&gradfree(&[&run[..], &["--log", full_log.to_str().unwrap()]].concat())));
     let ck = dir.path().join("run.ckpt");
+    let log = dir.path().join("run.jsonl");
     let (mut kills, mut result) = (0, None);
     for attempt in 0..40u64 {
         let mut cmd = Command::new(bin);
@@ -72,7 +74,7 @@ fn a_killed_run_resumes_bit_identically() {
         if ck.exists() {
             cmd.args(["train", "--json", "--resume"]).arg(&ck);
         } else {
-            cmd.args(run).arg("--checkpoint").arg(&ck);
+            cmd.args(run).arg("--checkpoint").arg(&ck).arg("--log").arg(&log);
         }
         let out_path = dir.path().join("out.json");
         let mut child = cmd.stdout(std::fs::File::create(&out_path).unwrap()).spawn().unwrap();
@@ -89,6 +91,10 @@ fn a_killed_run_resumes_bit_identically() {
     let result = result.unwrap_or_else(|| json(&gradfree(&["train", "--json", "--resume", ck.to_str().unwrap()])));
     assert!(kills >= 2, "the run should have been killed at least twice, got {kills}");
     assert_eq!(strip(result), reference, "after {kills} kills");
+    // The resumed runs went on writing the run's log (no --log given): it reads as the
+    // uninterrupted run's, epoch for epoch.
+    assert_eq!(generation_records(&log).len(), 8);
+    assert_eq!(generation_records(&log), generation_records(&full_log));
 }
 
 #[test]
@@ -151,6 +157,14 @@ fn bad_input_names_the_flag() {
         let data: &[&str] = if extra.contains(&"--data") { &[] } else { &["--data", "digits"] };
         assert_clean_error(&gradfree(&[&base[..], data, extra].concat()), flag);
     }
+    // A data set whose Debian package is not installed: the package, and the shipped data set.
+    let out = Command::new(env!("CARGO_BIN_EXE_gradfree"))
+        .args(["train", "--epochs", "1", "--data", "fashion-mnist"])
+        .env("GRADFREE_FASHION_MNIST_DIR", "/nonexistent")
+        .output()
+        .unwrap();
+    assert_clean_error(&out, "apt-get install dataset-fashion-mnist");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--data digits"));
     let missing = Path::new("/nonexistent/run.ckpt");
     let out = gradfree(&["train", "--resume", missing.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));

@@ -196,7 +196,7 @@ pub enum BoundaryRepair {
     Clip,
     /// Mirror reflection at the bounds.
     Reflect,
-    /// pycma's `BoundTransform`: the smooth periodic map [`lin_quad`] onto the box (identity in
+    /// pycma's `BoundTransform`: the smooth periodic map `lin_quad` onto the box (identity in
     /// its interior away from a 5% margin at each bound). No plateaus, no bias for an optimum
     /// inside the box; the default.
     Transform,

@@ -15,7 +15,7 @@ pub enum DataError {
     },
     /// A data set installed by a system package is not on this machine.
     #[error(
-        "{dataset} not found: no {path}. Install the Debian package `{package}` (apt-get install {package}), or set {env} to a folder that holds its files"
+        "{dataset} not found: no {path}. Install the Debian package `{package}` (apt-get install {package}), or set {env} to a folder that holds its files; the data set `digits` (scikit-learn's 8x8 digits, shipped with gradfree) needs neither"
     )]
     Missing {
         /// The data set's name.

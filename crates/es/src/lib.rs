@@ -53,7 +53,7 @@ pub use registry::{Algorithm, AlgorithmSpec, StartSpec, build, list};
 pub use restarts::{Ipop, IpopParams, Regime, RestartMean, RestartScheme, Restartable, TOL_X_METHOD, bipop_regime};
 pub use spec::{EsSpec, RestartSpec};
 
-/// The README's examples, compiled and run as doctests.
+/// The user guide's Rust examples (`docs/rust.md`), compiled and run as doctests.
 #[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
-pub struct ReadmeDoctests;
+#[doc = include_str!("../../../docs/rust.md")]
+pub struct GuideDoctests;

@@ -8,8 +8,7 @@
 //! and the step ellipsoid f7, where the tutorial's damping let the large runs converge early).
 //!
 //! Chosen by measurement on COCO's bbob suite (f1-f24, 15 instances, budget 10^4 d, sigma0 = 2,
-//! starts uniform in [-4, 4]^d; `benches/coco_side_by_side.py`, numbers in the README, "Choosing a
-//! method"): of CMA-ES with i.i.d., orthogonal or sphere-QMC directions, with IPOP or BIPOP
+//! starts uniform in [-4, 4]^d; `benches/coco_side_by_side.py`, numbers in the user guide, docs/results/optimizers.md): of CMA-ES with i.i.d., orthogonal or sphere-QMC directions, with IPOP or BIPOP
 //! restarts, this one has a larger area under the runtime ECDF than pycma's BIPOP-CMA-ES at d = 2,
 //! 5, 10 and 20 (and than the other variants measured), and at d = 10 it needs no more evaluations
 //! than pycma on 20 of the 24 functions. The thesis algorithms keep their thesis defaults under
@@ -19,7 +18,7 @@
 //! [`crate::IpopParams::settle_runs`]), so that without a target a run on a function it solves
 //! ends (with success) instead of restarting until the budget is spent. Chosen on the same suite
 //! (d = 5 and 10, no target, k tuned on instances 1-3 and checked on 4-8): the ECDF area and the
-//! final targets reached are those of the rule switched off (README, "Choosing a method").
+//! final targets reached are those of the rule switched off (user guide, docs/results/optimizers.md).
 //! With a target the rule is off unless asked for ([`Recommended::default_settle_runs`]): the
 //! restarts go on until the target or the budget, as pycma's with `ftarget`.
 
@@ -58,7 +57,7 @@ pub const SETTLE_RUNS: u32 = 2;
 /// generation the model ranked (`inject_if_ranked`: on rugged functions such as bbob's f16-f22 a
 /// model that cannot rank pulled every population to its optimum; at 10^3 d it then reached fewer
 /// targets than the default). Measured against pycma's `fmin_lq_surr2` on COCO's bbob suite at
-/// budgets of 10 d to 100 d and against the default at 10^3 d (README, "Choosing a method").
+/// budgets of 10 d to 100 d and against the default at 10^3 d (user guide, docs/results/optimizers.md).
 pub const SURROGATE: Recommended = Recommended {
     algorithm: "lq-cmaes",
     restarts: RestartScheme::Bipop,
@@ -103,7 +102,7 @@ mod tests {
     use super::*;
 
     /// The default is a measured choice (module documentation): changing it must be deliberate,
-    /// with the README's measurement redone.
+    /// with the user guide's measurement (docs/results/optimizers.md) redone.
     #[test]
     fn the_recommended_method_is_pinned() {
         assert_eq!(RECOMMENDED.algorithm, "cmaes");
@@ -119,7 +118,7 @@ mod tests {
         assert!(crate::build(RECOMMENDED.algorithm, &start).is_ok());
     }
 
-    /// The surrogate mode is a measured choice too (README, "Choosing a method").
+    /// The surrogate mode is a measured choice too (user guide, docs/results/optimizers.md).
     #[test]
     fn the_surrogate_preset_is_pinned() {
         let s = preset("surrogate").unwrap();

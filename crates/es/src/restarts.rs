@@ -193,7 +193,7 @@ pub struct IpopParams {
     /// [`AskTell::settled`] and the driver ends the run with
     /// [`gradfree_core::StopReason::RestartsSettled`]. `None` (the default, and older states):
     /// off, restarts go on until the budget or a target ends the run. The recommended method
-    /// ([`crate::RECOMMENDED`]) uses 2, chosen on COCO's bbob suite (README, "Choosing a method").
+    /// ([`crate::RECOMMENDED`]) uses 2, chosen on COCO's bbob suite (user guide, docs/results/optimizers.md).
     #[serde(default)]
     pub settle_runs: Option<u32>,
 }

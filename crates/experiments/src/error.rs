@@ -46,6 +46,15 @@ pub enum ExperimentError {
     /// A JSON document could not be written or read.
     #[error("JSON: {0}")]
     Json(#[from] serde_json::Error),
+    /// Something the experiment needs is not on this machine (a Python package it runs): `what`
+    /// failed, and `install` is the line that installs it.
+    #[error("{what}; install it: {install}")]
+    MissingDependency {
+        /// What was tried and failed.
+        what: String,
+        /// The command that installs what is missing.
+        install: String,
+    },
     /// No experiment of that name.
     #[error("unknown experiment `{name}`; known: {known}")]
     Unknown {
@@ -54,6 +63,22 @@ pub enum ExperimentError {
         /// Comma-separated known names.
         known: String,
     },
+}
+
+impl ExperimentError {
+    /// The line that installs what is missing, when the error is a missing dependency (a Python
+    /// package, or a data set a Debian package installs); `None` for every other error.
+    pub fn install_line(&self) -> Option<String> {
+        let data = match self {
+            Self::MissingDependency { install, .. } => return Some(install.clone()),
+            Self::Data(d) | Self::Robust(gradfree_robust::RobustError::Data(d)) => d,
+            _ => return None,
+        };
+        match data {
+            gradfree_data::DataError::Missing { package, .. } => Some(format!("apt-get install {package}")),
+            _ => None,
+        }
+    }
 }
 
 /// Shorthand for this crate's results.

@@ -109,7 +109,7 @@ pub struct CoherenceBlock {
     pub points: [u64; 10],
     /// SubGroup row.
     pub subgroup: [f64; 10],
-    /// Lyu's Riesz-energy construction (ref. [117]).
+    /// Lyu's Riesz-energy construction (ref. \[117\]).
     pub lyu: [f64; 10],
     /// i.i.d. Gaussian: mean over 50 runs.
     pub gaussian_mean: [f64; 10],

@@ -3,7 +3,7 @@
 The state machine (GP fit, acquisition search, pending points) is the Rust ``BatchBO``; this
 module reads scikit-optimize's arguments, keeps its lists (``Xi``, ``yi``, ``models``) and builds
 its results. How each scikit-optimize option maps onto gradfree is the table in
-:data:`SKOPT_OPTIONS` (and in the README).
+:data:`SKOPT_OPTIONS` (and in the user guide, docs/bo.md).
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def methods() -> list:
     return [(e["name"], e["summary"], e["source"]) for e in json.loads(_gradfree.registries_json())["bo_methods"]]
 
 
-#: scikit-optimize's options and what gradfree does with each (also the README's table).
+#: scikit-optimize's options and what gradfree does with each (also the table of the user guide, docs/bo.md).
 SKOPT_OPTIONS = {
     "base_estimator": "'GP' (any case) or None: gradfree's GP (ARD Matérn 5/2, constant mean, hyper-parameters by "
                       "maximum likelihood; kernel='rbf' for the squared exponential). Other estimators are refused.",

@@ -306,6 +306,9 @@ class PolicySearch:
         self.best_reward = -math.inf
         self.best_params = np.zeros(d)
         self.total_steps = 0
+        #: The run's JSON-lines log (an absolute path), named in its checkpoint so that a resumed
+        #: run keeps writing it (``python -m gradfree.rl --resume`` without ``--log``).
+        self.log_path: Optional[str] = None
 
     @property
     def generation(self) -> int:
@@ -391,6 +394,8 @@ class PolicySearch:
                 "state": {"stats": stats, "best_reward": self.best_reward if math.isfinite(self.best_reward) else None,
                           "best_params": self.best_params.tolist(), "total_steps": self.total_steps,
                           "history": [asdict(g) for g in self.history]}}
+        if self.log_path is not None:
+            meta["log"] = self.log_path
         self.es._run.save_checkpoint(path, json.dumps(meta, allow_nan=False))
 
     @classmethod
@@ -422,6 +427,7 @@ class PolicySearch:
             run.best_params = np.array(state["best_params"], dtype=np.float64)
             run.total_steps = int(state["total_steps"])
             run.history = [Generation(**g) for g in state["history"]]
+            run.log_path = meta.get("log")
         except (KeyError, TypeError, ValueError) as e:
             raise CheckpointError(f"{path}: not a valid gradfree.rl checkpoint ({type(e).__name__}: {e})") from None
         return run

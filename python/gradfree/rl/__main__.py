@@ -70,8 +70,19 @@ def _train(a) -> int:
         run = PolicySearch(a.env, a.method, a.seed, a.policy, a.hidden, 1 if a.episodes is None else a.episodes, a.max_steps, a.sigma0, a.popsize, a.obs_norm)
     checkpoint = a.checkpoint or a.resume
     policy_path = a.save_policy or f"{checkpoint or run.env_id}.policy.npz"
+    # A resumed run keeps writing the log its checkpoint names unless --log says otherwise; one
+    # that is gone is not re-created with the rest of the run only.
+    log_path = a.log
+    if a.resume and not a.log and run.log_path:
+        if os.path.exists(run.log_path):
+            log_path = run.log_path
+            print(f"note: logging to {log_path} (the run's log; --log FILE to log elsewhere)", file=sys.stderr)
+        else:
+            print(f"note: the run's log {run.log_path} is gone; this part of the run is not logged (--log FILE logs it)",
+                  file=sys.stderr)
+    run.log_path = os.path.abspath(log_path) if log_path else None
     # The core's log: a resumed run's log loses the records written after its checkpoint.
-    log = _gradfree.RunLog(a.log, run.generation if a.resume else None) if a.log else None
+    log = _gradfree.RunLog(log_path, run.generation if a.resume else None) if log_path else None
     if log:
         log.start(json.dumps(run.start_line()))
     executor = make_executor(a.executor, a.workers)

@@ -3,7 +3,7 @@
 //! variance of eq. 4.11-4.12 (eq. 4.4-4.5 when the noise is 0), the joint posterior covariance of
 //! a batch (eq. 4.17, eq. 4.8 without noise), rank-one extension of the Cholesky factor as
 //! observations arrive, and a jitter ladder for kernel matrices that are numerically singular.
-//! Hyper-parameters come from [`fit`] (marginal likelihood, analytic gradient, several starts).
+//! Hyper-parameters come from [`fit`](mod@fit) (marginal likelihood, analytic gradient, several starts).
 
 pub mod fit;
 

@@ -25,7 +25,7 @@ use super::{check_sizes, discrete_scores};
 use crate::points::Work;
 use crate::sizes::{positive, unit_open};
 
-/// Baseline subtraction by default: measured better (README, `gradfree reproduce ingo-discrete`).
+/// Baseline subtraction by default: measured better (user guide, docs/optimize.md, `gradfree reproduce ingo-discrete`).
 pub(crate) const DEFAULT_BASELINE: bool = true;
 
 /// Parameters of [`BernoulliIngo`]; `None` takes the thesis default (sec. 3.7.3).

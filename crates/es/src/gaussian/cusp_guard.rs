@@ -5,7 +5,7 @@
 //! where the values of a generation spread in proportion to `scale^a`. Where it has cusps
 //! (`a < 1`, e.g. the thesis' l1/2-Ellipsoid `sum_i c_i |x_i|^(1/2)`, Table 3.1) a shorter step
 //! always ranks better along the heavy coordinates, and the rule shrinks the scale isotropically
-//! until the light coordinates freeze (README, "Why no rule keeps the l1/2-Ellipsoid").
+//! until the light coordinates freeze (user guide, docs/results/optimizers.md, "Why no rule keeps the l1/2-Ellipsoid").
 //!
 //! The guard estimates that exponent from the run itself: with `ln` of the scale and of the
 //! generation's value spread (median minus best) smoothed over about ten generations, each time

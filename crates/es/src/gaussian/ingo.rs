@@ -64,7 +64,7 @@ pub struct IngoParams {
     /// Discus and Levy at d = 20, Rosenbrock solved; alone it collapses on the l1/2-Ellipsoid's
     /// cusps, which `cusp_guard` detects. With `beta = 1.5/d`, `sampling = sphere-qmc`,
     /// `cusp_guard` and BIPOP restarts it is the best INGO variant measured: level with CMA-ES +
-    /// IPOP on BBOB at d = 10 and solving the thesis' functions at d = 100 (README, "Options that
+    /// IPOP on BBOB at d = 10 and solving the thesis' functions at d = 100 (user guide, docs/results/optimizers.md, "Options that
     /// measurably help INGO").
     pub step_size: StepSize,
     /// Learning rate of the mean (the factor of `Sigma_{t+1} sum_i s_i y_i` in (3.29), of

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 /// An overall step-size rule added to INGO/INGOstep (not in the thesis; an option measured in
-/// the README).
+/// the user guide, docs/results/optimizers.md).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum StepSize {

@@ -32,7 +32,7 @@ pub enum Sampling {
     /// antithetic pairs: the weighted mean step is less noisy, and under random selection (a
     /// plateau) it is shorter than CSA's `N(0, I)` reference; CMA-ES corrects its step-size path
     /// for this from the generation's directions (`CmaEs`, selection correction), which took its
-    /// BBOB step ellipsoid f7 from 2x pycma's evaluations to pycma's (README). Random signs per
+    /// BBOB step ellipsoid f7 from 2x pycma's evaluations to pycma's (user guide, docs/results/optimizers.md). Random signs per
     /// direction remove the correlation (and keep the coherence), and then the gain over i.i.d.
     /// directions is gone too. Costs a `d x d` orthonormalization per generation (O(d^3)).
     SphereQmc,

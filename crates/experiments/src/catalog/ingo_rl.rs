@@ -60,11 +60,13 @@ fn check_python(py: &str, mujoco: bool) -> Result<()> {
     if ok {
         return Ok(());
     }
-    Err(ExperimentError::Invalid(format!(
-        "ingo-rl runs its rollouts in Python and `{py} -c \"{probe}\"` failed: install the package and Gymnasium \
-         (pip install ./python \"gymnasium{}\") or point GRADFREE_PYTHON at an interpreter that has them",
-        if mujoco { "[mujoco]" } else { "" }
-    )))
+    Err(ExperimentError::MissingDependency {
+        what: format!("ingo-rl runs its rollouts in Python and `{py} -c \"{probe}\"` failed"),
+        install: format!(
+            "pip install ./python \"gymnasium{}\" (or point GRADFREE_PYTHON at an interpreter that has them)",
+            if mujoco { "[mujoco]" } else { "" }
+        ),
+    })
 }
 
 fn read_log(path: &Path) -> Option<RunLog> {

@@ -78,7 +78,7 @@ pub fn run(ctx: &Ctx) -> Result<Report> {
         tables: vec![table],
         figures: vec![figure],
         notes: vec![
-            "The MiNES paper gives no hyper-parameters for Fig. 1; ours are listed in the README (Choices where the documents are silent)."
+            "The MiNES paper gives no hyper-parameters for Fig. 1; ours are listed in the user guide (docs/design.md, Choices where the documents are silent)."
                 .into(),
         ],
     })

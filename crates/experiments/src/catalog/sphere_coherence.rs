@@ -1,6 +1,6 @@
 //! Thesis Table 5.3: mutual coherence of `N = 2n` points on `S^{d-1}` (d = 50..1000, the first ten
 //! primes n with d/2 | n - 1): SubGroup (eq. 5.24-5.26) and i.i.d. Gaussian directions (mean ± std
-//! over runs), next to the printed values; and the "Lyu [117]" row: the DFT-row point set whose
+//! over runs), next to the printed values; and the "Lyu \[117\]" row: the DFT-row point set whose
 //! indexes Algorithm 12 chooses (coordinate ascent on the log-energy `J`, eq. 6.34; thesis sec.
 //! 6.4), from one random start.
 //!

@@ -1,5 +1,5 @@
 //! Signed circulant projections (Feng, Hu & Liao, "Random feature mapping with signed
-//! circulant matrix projection", IJCAI 2015; the thesis' "Circulant" baseline [39]): `ceil(N / d)`
+//! circulant matrix projection", IJCAI 2015; the thesis' "Circulant" baseline \[39\]): `ceil(N / d)`
 //! blocks `diag(s_b) circ(c_b) D`, `c_b ~ N(0, I_d)`, `s_b` and `D` i.i.d. signs, stacked and
 //! truncated to `N` rows. Each row is a cyclic shift of `c_b` times `D` (so marginally `N(0,
 //! I_d)`). The input signs `D` (as in Yu et al., "Compact nonlinear maps and circulant

@@ -170,7 +170,7 @@ fn depth_for(bits: u32) -> usize {
 
 /// A Sobol sequence in `d <= 21201` dimensions with `bits` digits: at most `2^bits` points, each
 /// a multiple of `2^-bits` (of `2^-53` above 53 bits). A serialized sequence is checked when it
-/// is read back ([`SobolForm`]).
+/// is read back (`SobolForm`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(try_from = "SobolForm")]
 pub struct Sobol {

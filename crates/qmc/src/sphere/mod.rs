@@ -13,7 +13,7 @@
 //! n` (eq. 5.26, `n` prime with `m | n - 1`, `g` the smallest primitive root;
 //! [`FourierSphere::subgroup`]), and the indexes that maximize the log-energy objective `J` of
 //! eq. 6.34 by the coordinate ascent of Algorithm 12 ([`energy`], [`FourierSphere::optimized`]; the
-//! thesis calls the result the SSF point set, and Table 5.3 "Lyu [117]").
+//! thesis calls the result the SSF point set, and Table 5.3 "Lyu \[117\]").
 //!
 //! Every inner product depends only on `t = a - b mod n` through `S(t) = sum_{k in Lambda}
 //! e^{2 pi i k t / n}`: within a block it is `Re S(t) / m`, across blocks `Im S(t) / m`; so the

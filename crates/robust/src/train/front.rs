@@ -55,8 +55,8 @@ pub struct NokPlug {
     /// Default 0.5, from a pilot (Fashion-MNIST CNN, 12,000 images, 6 epochs, one seed; test
     /// accuracy clean / under Gaussian noise of std 1.0): vanilla 0.883 / 0.535, lambda 0.1
     /// 0.879 / 0.521, 0.25 0.877 / 0.599, 0.5 0.874 / 0.682, 1.0 0.864 / 0.713. The other
-    /// settings were varied one at a time from the default (`benches/nok/pilot.py`, README
-    /// "Robustness to input noise"): `l0` loses most of the gain under noise, `layers` 1-4 and
+    /// settings were varied one at a time from the default (`benches/nok/pilot.py`, user
+    /// guide, docs/input-noise.md): `l0` loses most of the gain under noise, `layers` 1-4 and
     /// `relu` differ by a point or two, `width` 4 denoises less; patches of 2 x 2 denoise less,
     /// 7 x 7 up to the whole image no better than 4 x 4 over four seeds, at up to twice the cost.
     pub lambda: f64,

@@ -2,7 +2,7 @@
 //! and the learning-rate schedule of the Co-teaching protocol (Han et al., NeurIPS 2018, sec. 4:
 //! Adam at `lr`, then from the decay epoch the rate falls linearly to zero and Adam's `beta1` drops
 //! from 0.9 to 0.1), which the thesis' experiments use (sec. 8.3.1: "the Adam optimizer with the
-//! same parameter as [67]"). Keeping the state as plain vectors makes checkpoints exact.
+//! same parameter as \[67\]"). Keeping the state as plain vectors makes checkpoints exact.
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

@@ -2,7 +2,7 @@
 //! gradients (burn's backend extensions): the convolution as matrix products
 //! ([`conv`]: im2col, one product per image forward and for the input gradient, one product
 //! split on its inner dimension for the weight gradient) and ReLU fused with 2 x 2 max-pooling
-//! ([`pool`]), and dense layers with an optional ReLU ([`linear`], products split in fixed
+//! ([`pool`]), and dense layers with an optional ReLU ([`linear`](mod@linear), products split in fixed
 //! blocks of rows so both cores work on a 128-row batch). Everything else in a network keeps burn's autodiff graph; these two operations
 //! enter it as single nodes.
 //!
