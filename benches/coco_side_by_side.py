@@ -52,6 +52,7 @@ functions, one panel per dimension, also to DIR/ppdata/ecdf_by_dimension.png).
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import math
 import multiprocessing as mp
@@ -349,12 +350,13 @@ def ecdf_area(records: List[dict], budget: float, d: int) -> float:
 
 
 def save_records(args, records: List[dict]) -> None:
-    """Writes every record so far to ``--out`` (if given), atomically: a temporary file in the same
+    """Writes every record so far to ``--out`` (if given; gzip-compressed when its name ends in
+    ``.gz``, as ``--load`` and ``coco_table.py`` read it), atomically: a temporary file in the same
     folder renamed over the old one."""
     if not args.out:
         return
     tmp = f"{args.out}.tmp{os.getpid()}"
-    with open(tmp, "w") as fh:
+    with (gzip.open(tmp, "wt") if args.out.endswith(".gz") else open(tmp, "w")) as fh:
         json.dump({"args": vars(args), "records": records}, fh)
     os.replace(tmp, args.out)
 
@@ -500,7 +502,6 @@ def main(argv=None):
     records = []
     for path in (args.load or "").split(","):
         if path:
-            import gzip
             with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as fh:
                 old = json.load(fh)["records"]
             wanted = {(m, d, f, i) for (m, d, f, i, _, _) in tasks}
