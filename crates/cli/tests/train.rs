@@ -58,6 +58,11 @@ fn a_noisy_digits_run_reports_last_and_best_epoch_and_plots() {
     assert_eq!(strip(json(&gradfree(&RUN))), strip(v));
 }
 
+/// Epoch records in a run's log so far (a line being written is not counted).
+fn epochs_logged(log: &Path) -> usize {
+    std::fs::read_to_string(log).map_or(0, |t| t.lines().filter(|l| l.ends_with('}') && l.contains("\"type\":\"generation\"")).count())
+}
+
 #[test]
 fn a_killed_run_resumes_bit_identically() {
     let dir = tempfile::tempdir().unwrap();
@@ -77,10 +82,26 @@ fn a_killed_run_resumes_bit_identically() {
             cmd.args(run).arg("--checkpoint").arg(&ck).arg("--log").arg(&log);
         }
         let out_path = dir.path().join("out.json");
+        let before = epochs_logged(&log);
         let mut child = cmd.stdout(std::fs::File::create(&out_path).unwrap()).spawn().unwrap();
-        // An epoch of the two CNNs takes about half a second: kill after one to three of them.
-        std::thread::sleep(std::time::Duration::from_millis(700 + 250 * (attempt % 5)));
-        if child.try_wait().unwrap().is_some() {
+        // Kill once the run has logged a new epoch (progress whatever the machine's speed), a
+        // little later each attempt, so that kills fall both between and inside epochs; the last
+        // epoch is left to finish.
+        let started = std::time::Instant::now();
+        let mut done = false;
+        loop {
+            if child.try_wait().unwrap().is_some() {
+                done = true;
+                break;
+            }
+            let n = epochs_logged(&log);
+            if (n > before && n < 8) || started.elapsed() > std::time::Duration::from_secs(120) {
+                std::thread::sleep(std::time::Duration::from_millis(15 * (attempt % 4)));
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        if done || child.try_wait().unwrap().is_some() {
             result = Some(serde_json::from_str::<serde_json::Value>(std::fs::read_to_string(&out_path).unwrap().trim()).unwrap());
             break;
         }
