@@ -64,11 +64,10 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
     for e in chosen {
         let t = std::time::Instant::now();
         match run_one(e, args) {
-            Ok(Some(v)) => {
-                json.push(v);
+            Ok(v) => {
+                json.extend(v);
                 outcomes.push(Outcome::passed(e.name(), t));
             }
-            Ok(None) => outcomes.push(Outcome::passed(e.name(), t)),
             // One experiment: its error is the command's. `all` goes on to the next experiment,
             // unless standard output is closed (every next one would fail the same way).
             Err(err) if !all || err.downcast_ref::<crate::StdoutError>().is_some() => return Err(err),

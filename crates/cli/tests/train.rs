@@ -88,10 +88,8 @@ fn a_killed_run_resumes_bit_identically() {
         // little later each attempt, so that kills fall both between and inside epochs; the last
         // epoch is left to finish.
         let started = std::time::Instant::now();
-        let mut done = false;
         loop {
             if child.try_wait().unwrap().is_some() {
-                done = true;
                 break;
             }
             let n = epochs_logged(&log);
@@ -101,7 +99,7 @@ fn a_killed_run_resumes_bit_identically() {
             }
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
-        if done || child.try_wait().unwrap().is_some() {
+        if child.try_wait().unwrap().is_some() {
             result = Some(serde_json::from_str::<serde_json::Value>(std::fs::read_to_string(&out_path).unwrap().trim()).unwrap());
             break;
         }
