@@ -12,8 +12,9 @@ bbob function, gradfree against pycma on the same problems.
 Both use COCO's protocol of `coco_side_by_side.py`: BBOB's [-5, 5]^d as bounds (pycma's
 BoundTransform in both programs), start points uniform in [-4, 4]^d. Methods (`--methods`,
 separated by '|'): `pycma`; `default`, the recommended method's algorithm and parameters
-(`gradfree.es.RECOMMENDED`; in `single` mode without its restarts); or a JSON object of
-parameters on top of the default's, e.g. `{"sampling": "iid"}`.
+(`gradfree.es.RECOMMENDED`, its restarts with their worse-optimum rule; in `single` mode without
+restarts); or a JSON object of parameters on top of the default's, e.g. `{"sampling": "iid"}` or
+`{"worse_runs": false}` (the restarts' rule off).
 
 `single`: run r of instance i starts from `default_rng(1000 i + r).uniform(-4, 4, d)` with seed
 `7919 r + i` (pycma: seed + 1) and ends at the target, at the method's own stopping rules or at
@@ -70,6 +71,7 @@ def _single(args) -> tuple:
         else:
             import gradfree.es
             algo, params = _ours(method)
+            params.pop("worse_runs", None)  # a restart rule: single runs have no restarts
             es = gradfree.es._METHODS[algo](x0, sigma0, seed=seed, max_evals=budget, target=rec.fopt + 1e-8,
                                             popsize=popsize, bounds=(np.full(d, -5.0), np.full(d, 5.0)),
                                             on_nonfinite="treat-as-inf", **params)
@@ -104,11 +106,14 @@ def _bipop(args) -> tuple:
         else:
             import gradfree.es
             algo, params = _ours(method)
+            # The restarts' worse-optimum rule: the recommended method's unless the JSON sets it.
+            worse = params.pop("worse_runs", gradfree.es.RECOMMENDED["worse_runs"])
             box = (np.full(d, -4.0), np.full(d, 4.0))
             es = gradfree.es._METHODS[algo](x0, 2.0, seed=seed, max_evals=budget, target=rec.fopt + 1e-8,
                                             restarts="bipop", restart_bounds=box,
                                             bounds=(np.full(d, -5.0), np.full(d, 5.0)), on_nonfinite="treat-as-inf",
                                             **params)
+            es._run.set_worse_runs(float(worse) if worse else None)
             runs.append((es.popsize, 0))
             while not es.stop():
                 X = es.ask()

@@ -47,6 +47,8 @@ class Run:
     ) -> None: ...
     def set_settle_runs(self, settle_runs: Optional[int]) -> bool:
         """Sets the restarts' settle rule (None: off); False if the run has no restarts."""
+    def set_worse_runs(self, worse_runs: Optional[float]) -> bool:
+        """Sets the restarts' worse-optimum rule (a ratio in (0, 1); None: off); False if the run has no restarts."""
     def stop_message(self) -> Optional[Tuple[str, bool]]:
         """What the stop reason means and whether the run succeeded; None while it goes on."""
     def stop_rules_json(self) -> str:

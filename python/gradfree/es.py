@@ -589,7 +589,8 @@ PRESETS = json.loads(_gradfree.presets_json())
 
 def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None, sigma0: Optional[float] = None,
              seed: Optional[int] = None, max_evals: Optional[int] = None, target: Optional[float] = None, bounds=None,
-             restarts=None, executor=None, settle_runs=None, restart_bounds=None, **params) -> OptimizeResult:
+             restarts=None, executor=None, settle_runs=None, restart_bounds=None, worse_runs=None,
+             **params) -> OptimizeResult:
     """Minimizes ``f`` with an evolution strategy, as ``scipy.optimize.minimize``.
 
     Parameters
@@ -652,6 +653,14 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None,
         the target would end as a failure with budget left), off for a named algorithm; ``False``: off (restarts use all of ``max_evals`` unless the target is
         reached). Without restarts there is nothing to settle (``restarts=False`` gives one run
         that stops on convergence).
+    worse_runs : float or False, optional
+        With restarts: end a run once it is converging to a value worse than the best of the
+        earlier runs that ended flat (its last generation's values span at most ``worse_runs``
+        times the gap, and Aitken's extrapolation of its best values leaves at most 10 times that to
+        gain): such a run can only refine a point that is not the answer, and its evaluations go to
+        the next restart. A ratio in (0, 1). ``None``: 0.01 for the recommended method (chosen on
+        COCO's bbob suite; user guide, docs/results/optimizers.md), off for ``"surrogate"`` and a
+        named algorithm; ``False``: off.
     executor : concurrent.futures.Executor, optional
         Each population is evaluated through ``executor.map`` (or a Ray pool's ``map``).
     **params
@@ -669,6 +678,11 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None,
             isinstance(settle_runs, bool) or not isinstance(settle_runs, (int, np.integer)) or settle_runs < 0):
         raise InvalidParameterError(f"settle_runs: expected a count >= 1, 0/False (off) or None (the default), got {settle_runs!r}")
     asked_settle = bool(settle_runs)
+    if worse_runs is not None and worse_runs is not False and (
+            isinstance(worse_runs, bool) or not isinstance(worse_runs, (int, float, np.integer, np.floating))
+            or not 0 < worse_runs < 1):
+        raise InvalidParameterError(f"worse_runs: expected a ratio in (0, 1), False (off) or None (the default), got {worse_runs!r}")
+    asked_worse = worse_runs is not None and worse_runs is not False
     preset = RECOMMENDED if method is None else PRESETS.get(method) if isinstance(method, str) else None
     if preset is not None:
         method = preset["algorithm"]
@@ -679,6 +693,8 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None,
             # The preset's rule for a run with or without a target (Rust's
             # Recommended::default_settle_runs: with a target the restarts go on until it or the budget).
             settle_runs = preset["default_settle_runs"]["without_target" if target is None else "with_target"]
+        if worse_runs is None:
+            worse_runs = preset["worse_runs"]
     if restarts is None:
         restarts = False
     settle_runs = int(settle_runs) if settle_runs else None
@@ -693,6 +709,9 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None,
              restart_bounds=box if restart_box is None else restart_box, **params)
     if not es._run.set_settle_runs(settle_runs) and asked_settle:
         raise InvalidParameterError(f"settle_runs={settle_runs}: the run has no restarts (restarts={restarts!r})")
+    worse_runs = float(worse_runs) if worse_runs else None
+    if not es._run.set_worse_runs(worse_runs) and asked_worse:
+        raise InvalidParameterError(f"worse_runs={worse_runs}: the run has no restarts (restarts={restarts!r})")
     while not es.stop():
         X = es.ask()
         values = [_util.real("f(x)", v) for v in (executor.map(f, X) if executor is not None else (f(x) for x in X))]

@@ -190,6 +190,7 @@ def minimize(
     executor: Any = None,
     settle_runs: Union[None, bool, int] = None,
     restart_bounds: _Box = None,
+    worse_runs: Union[None, bool, float] = None,
     **params: Any,
 ) -> OptimizeResult: ...
 

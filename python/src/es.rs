@@ -155,10 +155,12 @@ impl EsRun {
         let stop: StopSpec = serde_json::from_str(stop_json).map_err(|e| err(format!("stop rules: {e}")))?;
         let restarts = match (restarts, restart_bounds) {
             (false, _) => None,
-            (true, None) => Some(RestartSpec { max: max_restarts, mean: RestartMean::Initial, scheme, settle_runs, popsize_factor }),
+            (true, None) => {
+                Some(RestartSpec { max: max_restarts, mean: RestartMean::Initial, scheme, settle_runs, popsize_factor, worse_runs: None })
+            }
             (true, Some((lo, hi))) => {
                 let mean = RestartMean::Uniform(Bounds::new(lo, hi).map_err(err)?);
-                Some(RestartSpec { max: max_restarts, mean, scheme, settle_runs, popsize_factor })
+                Some(RestartSpec { max: max_restarts, mean, scheme, settle_runs, popsize_factor, worse_runs: None })
             }
         };
         let bounds = match bounds {
@@ -288,6 +290,19 @@ impl EsRun {
         match self.run.optimizer_mut() {
             Algorithm::Ipop(ipop) => {
                 ipop.set_settle_runs(settle_runs).map_err(ToPyErr::to_py)?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// Sets the restarts' worse-optimum rule (`gradfree_es::IpopParams::worse_runs`: a ratio in
+    /// (0, 1); `None`: off). Returns whether the run has restarts (without them nothing is set).
+    #[pyo3(signature = (worse_runs))]
+    fn set_worse_runs(&mut self, worse_runs: Option<f64>) -> PyResult<bool> {
+        match self.run.optimizer_mut() {
+            Algorithm::Ipop(ipop) => {
+                ipop.set_worse_runs(worse_runs).map_err(ToPyErr::to_py)?;
                 Ok(true)
             }
             _ => Ok(false),

@@ -23,6 +23,7 @@ fn method_json(r: &gradfree_es::Recommended) -> serde_json::Value {
         "restarts": r.restarts.name(),
         "params": r.params_json(),
         "settle_runs": r.settle_runs,
+        "worse_runs": r.worse_runs,
         "default_settle_runs": {
             "with_target": r.default_settle_runs(true),
             "without_target": r.default_settle_runs(false),
@@ -32,7 +33,8 @@ fn method_json(r: &gradfree_es::Recommended) -> serde_json::Value {
 }
 
 /// The recommended method ([`gradfree_es::RECOMMENDED`]) as JSON: `algorithm`, `restarts` (the
-/// scheme), `params`, `settle_runs` (the restarts' settle rule), `default_settle_runs` (the rule a
+/// scheme), `params`, `settle_runs` (the restarts' settle rule), `worse_runs` (their worse-optimum
+/// rule), `default_settle_runs` (the rule a
 /// run gets when the caller names none, `with_target` and `without_target`:
 /// [`gradfree_es::Recommended::default_settle_runs`]) and a one-line `description`.
 #[pyfunction]

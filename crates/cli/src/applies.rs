@@ -120,6 +120,7 @@ fn rules(command: &Command) -> Vec<(&'static str, bool, &'static str)> {
         Command::Optimize(a) => vec![
             ("restart_from", a.restarts.is_some(), "--restarts"),
             ("settle_runs", a.restarts.is_some() || a.algo.is_none(), "--restarts (or the recommended method, without --algo)"),
+            ("worse_runs", a.restarts.is_some() || a.algo.is_none(), "--restarts (or the recommended method, without --algo)"),
             ("checkpoint_every", a.checkpoint.is_some() || a.resume.is_some(), "--checkpoint FILE"),
             ("checkpoint_seconds", a.checkpoint.is_some() || a.resume.is_some(), "--checkpoint FILE"),
         ],

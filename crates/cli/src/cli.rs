@@ -471,6 +471,13 @@ pub struct OptimizeArgs {
     /// otherwise: with a target the restarts go on until it is reached or the budget is spent].
     #[arg(long, value_name = "K|off")]
     pub settle_runs: Option<Tol<u32>>,
+    /// End a restart's run once it is converging to a value worse than the best of the earlier
+    /// runs that ended flat: its last generation's values span at most R times the gap, and
+    /// Aitken's extrapolation of its best values leaves at most 10 R times the gap to gain. R in
+    /// (0, 1); `off` lets every run converge [default: 0.01 for the recommended method (no --algo),
+    /// off otherwise].
+    #[arg(long, value_name = "R|off")]
+    pub worse_runs: Option<Tol<f64>>,
     /// Evaluation budget (default 10000 x dim).
     #[arg(long)]
     pub max_evals: Option<u64>,

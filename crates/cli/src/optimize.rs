@@ -140,6 +140,11 @@ fn new_run(args: &OptimizeArgs) -> Result<(RunSpec, Algorithm)> {
             Some(_) => None,
             None => recommended.and_then(|r| r.settle_runs),
         },
+        worse_runs: match args.worse_runs {
+            Some(Tol::Value(r)) => Some(r),
+            Some(Tol::Off) => None,
+            None => recommended.and_then(|r| r.worse_runs),
+        },
     });
     let es = spec.es_spec(p.as_ref(), restarts, stop_spec(args))?;
     let mut alg = es.optimizer()?;
@@ -202,8 +207,8 @@ fn check_resume_flags(args: &OptimizeArgs, spec: &RunSpec) -> Result<()> {
         let saved = spec.params.get("on_nonfinite").and_then(|v| v.as_str()) == Some("treat-as-inf");
         differs("--on-nonfinite", format!("{p:?}"), format!("{:?}", if saved { NonFiniteArg::TreatAsInf } else { NonFiniteArg::Error }))?;
     }
-    if args.restarts.is_some() || args.restart_from.is_some() || args.settle_runs.is_some() {
-        bail!("--restarts/--restart-from/--settle-runs: the restart settings are part of the checkpoint: {fixed}");
+    if args.restarts.is_some() || args.restart_from.is_some() || args.settle_runs.is_some() || args.worse_runs.is_some() {
+        bail!("--restarts/--restart-from/--settle-runs/--worse-runs: the restart settings are part of the checkpoint: {fixed}");
     }
     Ok(())
 }

@@ -31,6 +31,10 @@ pub struct RestartSpec {
     /// Population growth per restart ([`IpopParams::popsize_factor`], pycma's `incpopsize`;
     /// default `None`: its default, 2).
     pub popsize_factor: Option<f64>,
+    /// End a run converging to a value worse than an earlier run's optimum, with this ratio
+    /// ([`IpopParams::worse_runs`]; default `None`: off).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub worse_runs: Option<f64>,
 }
 
 /// One ES run. Fields left out of a JSON document take the defaults below; unknown fields are an
@@ -94,6 +98,7 @@ impl EsSpec {
                     restart_mean: r.mean.clone(),
                     scheme: r.scheme,
                     settle_runs: r.settle_runs,
+                    worse_runs: r.worse_runs,
                     ..IpopParams::default()
                 };
                 let params = IpopParams { popsize_factor: r.popsize_factor.unwrap_or(params.popsize_factor), ..params };

@@ -60,7 +60,9 @@ fn checkpoint_across_a_restart_resumes_bit_identically() {
 
 fn checkpoint_resumes(scheme: gradfree_es::RestartScheme) {
     let f = problem("rastrigin", 6, 0).unwrap();
-    let params = IpopParams { scheme, ..IpopParams::default() };
+    // BIPOP with the worse-optimum rule, whose reference value goes through the checkpoint too.
+    let bipop = scheme == gradfree_es::RestartScheme::Bipop;
+    let params = IpopParams { scheme, worse_runs: bipop.then_some(0.01), ..IpopParams::default() };
     let mk = || Algorithm::Ipop(Box::new(Ipop::<Algorithm>::new("cmaes", start(6, 5), params.clone()).unwrap()));
     let rules = StopRules { max_generations: Some(900), ..Default::default() };
     let mut full_h = History::default();
@@ -68,6 +70,10 @@ fn checkpoint_resumes(scheme: gradfree_es::RestartScheme) {
     full.run(&f, &mut [&mut full_h]).unwrap();
     let Algorithm::Ipop(done) = full.optimizer() else { unreachable!() };
     assert!(done.restarts_done() >= 2, "the run should restart, got {}", done.restarts_done());
+    if bipop {
+        let reasons = restart_reasons(&full_h);
+        assert!(reasons.iter().any(|r| r == gradfree_es::restarts::WORSE_OPTIMUM), "{reasons:?}");
+    }
 
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("ipop.json");
@@ -77,6 +83,10 @@ fn checkpoint_resumes(scheme: gradfree_es::RestartScheme) {
         part.step(&f, &mut [&mut part_h]).unwrap();
     }
     save_checkpoint(&path, &serde_json::Value::Null, part.optimizer(), &part.state()).unwrap();
+    if bipop {
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("\"flat_best\":") && text.contains("\"worse_runs\":0.01"), "the rule's state is saved");
+    }
     let ck = load_checkpoint::<Algorithm>(&path).unwrap();
     assert_eq!(&ck.optimizer, part.optimizer());
     let mut resumed = Driver::resume(ck.optimizer, DriverOptions::new(rules), ck.driver).unwrap();
@@ -504,4 +514,98 @@ fn a_run_converged_to_floating_point_is_restarted() {
     let first = h.records.iter().position(|r| r.events.iter().any(|e| e.kind == gradfree_core::EventKind::Restart)).unwrap();
     assert!(h.records[first].evaluations < 5_000, "restarted only after {} evaluations", h.records[first].evaluations);
     assert_eq!(gradfree_es::TOL_X_METHOD, 1e-11);
+}
+
+/// Aitken's extrapolation leaves exactly the rest of a geometric decrease, nothing after a step
+/// without gain, and no bound on steady progress.
+#[test]
+fn aitken_remaining_is_the_rest_of_a_geometric_decrease() {
+    use gradfree_es::restarts::aitken_remaining;
+    // b_k = 1 + 8 q^k with q = 1/4: 9, 3, 1.5 -> limit 1, so 0.5 remains after b3.
+    let (b1, b2, b3) = (1.0 + 8.0, 1.0 + 2.0, 1.0 + 0.5);
+    assert!((aitken_remaining(b1, b2, b3) - 0.5).abs() < 1e-15);
+    assert_eq!(aitken_remaining(5.0, 4.0, 4.0), 0.0);
+    assert_eq!(aitken_remaining(5.0, 4.0, 3.0), f64::INFINITY, "linear progress");
+    assert_eq!(aitken_remaining(5.0, 4.5, 3.0), f64::INFINITY, "accelerating");
+}
+
+/// One run of the worse-optimum test: its restart reason, its evaluations and where its mean was
+/// when it ended.
+struct EndedRun {
+    reason: String,
+    evaluations: u64,
+    mean: Vec<f64>,
+}
+
+/// BIPOP restarts of CMA-ES from uniform points of [-4, 4]^2 on two wells, `|x - a|^2 + 0.5`
+/// (minimum 0.5 at a = (2, 2)) and `|x - b|^2 + 1.5` (minimum 1.5 at b = (-2, -2)), with the
+/// worse-optimum rule at `worse` and no target, for `evals` evaluations; every run that ended.
+/// (Minima away from 0, so that converged runs end flat: near 0 the flat rule is relative and a
+/// run converging to 0 ends on tol-x, which does not make it the rule's reference.)
+fn two_well_runs(worse: Option<f64>, evals: u64) -> Vec<EndedRun> {
+    let f = |x: &[f64]| {
+        let da: f64 = x.iter().map(|v| (v - 2.0) * (v - 2.0)).sum();
+        let db: f64 = x.iter().map(|v| (v + 2.0) * (v + 2.0)).sum();
+        (da + 0.5).min(db + 1.5)
+    };
+    let b = gradfree_core::Bounds::new(vec![-4.0; 2], vec![4.0; 2]).unwrap();
+    let params = IpopParams {
+        scheme: gradfree_es::RestartScheme::Bipop,
+        restart_mean: RestartMean::Uniform(b),
+        worse_runs: worse,
+        ..Default::default()
+    };
+    let mut ipop = Ipop::<Algorithm>::new("cmaes", StartSpec::new(vec![-3.0, -1.0], 2.0, 5), params).unwrap();
+    let (mut used, mut run_start, mut ended) = (0u64, 0u64, Vec::new());
+    let mut pop = gradfree_core::Population::empty(2);
+    while used < evals {
+        ipop.ask_into(&mut pop).unwrap();
+        let values: Vec<f64> = pop.rows().map(f).collect();
+        used += values.len() as u64;
+        let mean = ipop.current().mean().to_vec();
+        ipop.tell(&pop, &values).unwrap();
+        for e in ipop.take_events().into_iter().filter(|e| e.kind == gradfree_core::EventKind::Restart) {
+            let reason = e.message.split(';').next().unwrap_or_default().to_string();
+            ended.push(EndedRun { reason, evaluations: used - run_start, mean: mean.clone() });
+            run_start = used;
+        }
+    }
+    ended
+}
+
+/// The worse-optimum rule ends runs converging into the worse well, and only those: each run it
+/// ends has its mean at b, after an earlier run converged flat at a; no run converging to a is
+/// ended by it; and such runs are shorter than the worse runs the flat rule ends without it.
+#[test]
+fn runs_converging_to_a_worse_optimum_end_early() {
+    let near = |m: &[f64], c: f64| m.iter().all(|v| (v - c).abs() < 0.1);
+    let on = two_well_runs(Some(0.01), 30_000);
+    let worse: Vec<&EndedRun> = on.iter().filter(|r| r.reason == gradfree_es::restarts::WORSE_OPTIMUM).collect();
+    assert!(worse.len() >= 3, "{:?}", on.iter().map(|r| &r.reason).collect::<Vec<_>>());
+    let first_flat_at_a = on.iter().position(|r| r.reason == "flat" && near(&r.mean, 2.0)).expect("a run converges flat at a");
+    for (i, r) in on.iter().enumerate() {
+        if r.reason == gradfree_es::restarts::WORSE_OPTIMUM {
+            assert!(near(&r.mean, -2.0), "run {i} ended by the rule at {:?}", r.mean);
+            assert!(i > first_flat_at_a, "run {i} ended by the rule before any run converged flat at a");
+        }
+    }
+    let off = two_well_runs(None, 30_000);
+    assert!(off.iter().all(|r| r.reason != gradfree_es::restarts::WORSE_OPTIMUM));
+    let flat_at_b: Vec<u64> = off.iter().filter(|r| r.reason == "flat" && near(&r.mean, -2.0)).map(|r| r.evaluations).collect();
+    assert!(flat_at_b.len() >= 3, "{}", flat_at_b.len());
+    let mean = |v: &[u64]| v.iter().sum::<u64>() as f64 / v.len() as f64;
+    let ended: Vec<u64> = worse.iter().map(|r| r.evaluations).collect();
+    assert!(mean(&ended) < 0.7 * mean(&flat_at_b), "rule {:.0} vs flat {:.0} evaluations", mean(&ended), mean(&flat_at_b));
+}
+
+/// A ratio outside (0, 1) is refused by name, at construction and by the setter.
+#[test]
+fn worse_runs_out_of_range_is_refused() {
+    for r in [0.0, 1.0, -0.5, f64::NAN] {
+        let e = Ipop::<Algorithm>::new("cmaes", start(3, 0), IpopParams { worse_runs: Some(r), ..Default::default() }).unwrap_err();
+        assert!(e.to_string().contains("worse_runs"), "{e}");
+    }
+    let mut ipop = Ipop::<Algorithm>::new("cmaes", start(3, 0), IpopParams::default()).unwrap();
+    assert!(ipop.set_worse_runs(Some(2.0)).is_err());
+    ipop.set_worse_runs(Some(0.01)).unwrap();
 }

@@ -98,7 +98,7 @@ fn default_checkpoint_every() -> Option<u64> {
 }
 
 /// Restarts of a new run (see [`gradfree_es::Ipop`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct RestartPlan {
     /// Most restarts (BIPOP: of the large regime); `None`: until the budget is spent.
     pub max: Option<u32>,
@@ -109,6 +109,9 @@ pub struct RestartPlan {
     /// Stop restarting once this many converged runs in a row re-found the best point
     /// ([`gradfree_es::IpopParams::settle_runs`]; `None`: off).
     pub settle_runs: Option<u32>,
+    /// End a run converging to a value worse than an earlier run's optimum, with this ratio
+    /// ([`gradfree_es::IpopParams::worse_runs`]; `None`: off).
+    pub worse_runs: Option<f64>,
 }
 
 /// The budget and target of a run of dimension `dim` before any convergence rule: `10^4 d`
@@ -239,6 +242,7 @@ impl RunSpec {
             scheme: plan.scheme,
             settle_runs: plan.settle_runs,
             popsize_factor: None,
+            worse_runs: plan.worse_runs,
         });
         Ok(EsSpec {
             algorithm: self.algorithm.clone(),

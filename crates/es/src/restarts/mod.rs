@@ -37,6 +37,8 @@
 //!   times on a 10-d Rastrigin it solves without restarts). Off by default for the INGO family
 //!   and IGO, where even the median rule fired in runs that would have succeeded
 //!   ([`IpopParams::stagnation`]);
+//! - **worse optimum** ([`IpopParams::worse_runs`], off unless set; on for the recommended
+//!   method): the run is converging to a value worse than an earlier run's optimum (below);
 //! - **diverged**: the optimizer's mean is no longer finite;
 //! - **small budget** (BIPOP's small regime only): the run's generation allowance is spent.
 //!
@@ -63,11 +65,23 @@
 //! The rule is judged only when a run ends and another would start (not once `max_restarts` is
 //! used up).
 //!
+//! **The worse-optimum rule** ([`IpopParams::worse_runs`] = `r`). A restart that converges into
+//! a local minimum worse than one an earlier run found spends the rest of its evaluations refining
+//! a point that cannot be the answer (pycma's runs do too: they end at `tolfun`, 1e-11). With
+//! `f*` the best value of the earlier runs that ended **flat** (their values converged; a run
+//! ended by a method's numerical limits such as tol-x may have stalled away from any minimum, as
+//! CMA-ES does 1e-4 to 1 above the optimum of bbob's sharp ridge f13, and is not a reference), the
+//! run ends once the flat window is full and, with `b1 >= b2 >= b3` its best values up to the end
+//! of each third of the window and the gap `g = b3 - f*` above [`settle_tolerance`]:
+//! - the last generation's values span at most `r g`: the population is local at the scale of the
+//!   gap;
+//! - Aitken's extrapolation of `b1, b2, b3` ([`aitken_remaining`]) leaves at most `10 r g` to
+//!   gain: the run is slowing down as one converging to a minimum does, not progressing steadily
+//!   (as along a ridge, or a large population drifting over a multimodal landscape).
+//!
 //! Each restart is reported as an event of kind `restart`.
 
 use gradfree_core::StateCheck;
-use gradfree_core::state as chk;
-use gradfree_core::stats::median_in_place;
 use std::collections::VecDeque;
 
 use gradfree_core::{AskTell, Bounds, CoreError, Event, EventKind, GfRng, Population, derive_seed, rng_from_seed};
@@ -76,6 +90,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::EsError;
 use crate::start::StartSpec;
+
+mod check;
+mod params;
+mod rules;
+pub use params::IpopParams;
+use params::check_worse_runs;
+pub use rules::{WORSE_OPTIMUM, aitken_remaining, flat_tolerance, settle_distance, settle_tolerance};
 
 /// Where a restart puts the mean.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -139,7 +160,8 @@ struct BipopState {
     run_limit: Option<u64>,
 }
 
-/// The settle rule's bookkeeping ([`IpopParams::settle_runs`]); older states: empty.
+/// The bookkeeping of the settle rule ([`IpopParams::settle_runs`]) and of the worse-optimum rule
+/// ([`IpopParams::worse_runs`]); older states: empty.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 struct SettleState {
     /// Best finite value of the current run and its point (as proposed).
@@ -152,66 +174,10 @@ struct SettleState {
     refound: u32,
     /// The rule fired: no more restarts.
     settled: bool,
-}
-
-/// Parameters of [`Ipop`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct IpopParams {
-    /// Most restarts; `None`: no limit (the run ends on its budget or another stop rule).
-    pub max_restarts: Option<u32>,
-    /// Population growth per restart, >= 1. Default 2.
-    pub popsize_factor: f64,
-    /// Relative scale below which a run counts as converged, in (0, 1). Default 1e-40, not pycma's
-    /// 1e-12: on the thesis' l_{1/2}-Ellipsoid (weights up to 1e6 on |x_i|^{1/2}) f = 1e-10 needs
-    /// steps near 1e-32, and 1e-12 (and 1e-20) restarted INGO out of runs that reach the target
-    /// alone (d = 20, 3 seeds). Converged runs on ordinary functions are caught by the flat rule.
-    pub tol_x: f64,
-    /// Mean of each restart.
-    pub restart_mean: RestartMean,
-    /// Largest population a restart may use (later restarts keep it). Default `max(N_0, 100 d)`,
-    /// so that `--restarts max` on a large budget cannot grow the sample buffers without bound.
-    pub max_popsize: Option<usize>,
-    /// Whether the stagnation rule may restart a run. `None`: on, except for the INGO family and
-    /// IGO (`ingo`, `ingostep`, `fast-ingo`, `igo`), whose populations keep improving slowly for
-    /// longer than the rule's lag: with it, d = 20, 3 seeds, 4e5 evaluations, INGO solved neither
-    /// Rastrigin10 (0/3, 3/3 without restarts) nor the l_{1/2}-Ellipsoid (0/3, 3/3 without).
-    pub stagnation: Option<bool>,
-    /// IPOP or BIPOP. Default IPOP.
-    pub scheme: RestartScheme,
-    /// Whether the flat-fitness rule may restart a run (pycma's `tolflatfitness = 1`): two whole
-    /// generations in a row, every point evaluated, whose best value equals their 75%-quantile
-    /// value (a plateau under most of the population). `None`: the algorithm's registry default,
-    /// on for `lq-cmaes` only, whose model cannot rank a plateau (on bbob's step ellipsoid f7 at
-    /// d = 5 its runs sat on plateaus that pycma's lq-CMA-ES leaves by this rule); the other
-    /// methods keep their measured behaviour (their slower flat rule above).
-    #[serde(default)]
-    pub flat_fitness: Option<bool>,
-    /// Stop restarting once this many converged runs in a row after the run that found the best
-    /// point have each converged back to it (module documentation, "Settling"; a "re-found"
-    /// rule in the spirit of pycma's `tolfun` across restarts): the wrapper then reports
-    /// [`AskTell::settled`] and the driver ends the run with
-    /// [`gradfree_core::StopReason::RestartsSettled`]. `None` (the default, and older states):
-    /// off, restarts go on until the budget or a target ends the run. The recommended method
-    /// ([`crate::RECOMMENDED`]) uses 2, chosen on COCO's bbob suite (user guide, docs/results/optimizers.md).
-    #[serde(default)]
-    pub settle_runs: Option<u32>,
-}
-
-impl Default for IpopParams {
-    fn default() -> Self {
-        IpopParams {
-            max_restarts: None,
-            popsize_factor: 2.0,
-            tol_x: 1e-40,
-            restart_mean: RestartMean::Initial,
-            max_popsize: None,
-            stagnation: None,
-            scheme: RestartScheme::Ipop,
-            settle_runs: None,
-            flat_fitness: None,
-        }
-    }
+    /// Best value of the runs that ended flat (or re-found the best point flat): the worse-optimum
+    /// rule's reference ([`IpopParams::worse_runs`]; older states: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    flat_best: Option<f64>,
 }
 
 /// What IPOP needs of the optimizers it restarts: to build one by name from a start, and two facts
@@ -341,6 +307,7 @@ impl<A: Restartable> Ipop<A> {
         if params.settle_runs == Some(0) {
             return Err(CoreError::invalid("settle_runs", 0, ">= 1 (None: off)").into());
         }
+        check_worse_runs(params.worse_runs)?;
         if let RestartMean::Uniform(b) = &params.restart_mean
             && b.dim() != start.x0.len()
         {
@@ -428,173 +395,12 @@ impl<A: Restartable> Ipop<A> {
         Ok(())
     }
 
-    /// Records the best finite value of a generation of the current run.
-    fn track_run_best(&mut self, population: &Population, values: &[f64]) {
-        let s = &mut self.settle;
-        let best = values.iter().enumerate().filter(|(_, v)| v.is_finite()).min_by(|a, b| a.1.total_cmp(b.1));
-        if let Some((i, &v)) = best
-            && s.run_best_f.is_none_or(|b| v < b)
-            && i < population.len()
-        {
-            s.run_best_f = Some(v);
-            s.run_best_x.clear();
-            s.run_best_x.extend_from_slice(population.row(i));
-        }
-    }
-
-    /// With the settle rule on, whether the current run is the one that would complete the count
-    /// and has re-found the best point of the runs before it and converged there in pycma's
-    /// `tolfun` sense: its best values over the flat window and the last generation's values
-    /// `spread` span at most [`settle_tolerance`]. That run ends at once, and the restarts settle
-    /// (going on would only refine a point already known). Earlier re-finding runs end by the
-    /// ordinary rules, so a run with the rule is the run without it cut short where it settles
-    /// (the same restarts, seeds and starts up to there).
-    fn refound_now(&self, spread: (f64, f64)) -> bool {
-        let s = &self.settle;
-        let (Some(k), Some(b), Some(f)) = (self.p.settle_runs, s.best_f, s.run_best_f) else {
-            return false;
-        };
-        if s.refound + 1 < k {
-            return false;
-        }
-        let tol = settle_tolerance(b);
-        if (f - b).abs() > tol || distance(&s.run_best_x, &s.best_x) > settle_distance(self.start.sigma0, self.dim()) {
-            return false;
-        }
-        self.flat_range().is_some_and(|(lo, hi)| hi - lo <= tol) && spread.1 - spread.0 <= tol
-    }
-
-    /// Judges the run that ends (it converged if it ended on tol-x or flat) against the best so
-    /// far (module documentation, "Settling"); returns whether the restarts settled.
-    fn close_run(&mut self, converged: bool) -> bool {
-        let dtol = settle_distance(self.start.sigma0, self.dim());
-        let s = &mut self.settle;
-        if let Some(f) = s.run_best_f.take() {
-            let x = std::mem::take(&mut s.run_best_x);
-            match s.best_f {
-                Some(b) if f >= b - settle_tolerance(b) => {
-                    let tol = settle_tolerance(b);
-                    if converged && f <= b + tol && distance(&x, &s.best_x) <= dtol {
-                        s.refound += 1;
-                        if f < b {
-                            s.best_f = Some(f);
-                        }
-                    } else if converged && f > b + tol {
-                        s.refound = 0;
-                    }
-                }
-                _ => {
-                    s.best_f = Some(f);
-                    s.best_x = x;
-                    s.refound = 0;
-                }
-            }
-        }
-        s.settled = self.p.settle_runs.is_some_and(|k| s.refound >= k);
-        s.settled
-    }
-
-    /// Generations in the flat window (`10 + ceil(30 d / N)`, pycma's `tolfun` history) and
-    /// blocks in the stagnation lag (`100 + ceil(100 d^1.5 / N)` generations), for the current
-    /// population size `N`.
-    fn windows(&self) -> (usize, usize) {
-        let d = self.dim() as f64;
-        let n = self.inner.generation_size() as f64;
-        let flat = 10 + (30.0 * d / n).ceil() as usize;
-        let stagnation = 100 + (100.0 * d.powf(1.5) / n).ceil() as usize;
-        (flat, stagnation.div_ceil(BLOCK))
-    }
-
-    /// The range `(lo, hi)` of the best values over the flat window, once the run is that long.
-    fn flat_range(&self) -> Option<(f64, f64)> {
-        (self.recent.len() >= self.windows().0)
-            .then(|| self.recent.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v))))
-    }
-
-    /// Why the current run should restart, given the spread `(min, max)` of the last generation's
-    /// values and the rule of [`AskTell::converged`] that fired on it, if any.
-    fn reason(&self, spread: (f64, f64), converged: Option<&'static str>) -> Option<&'static str> {
-        let (_, lag) = self.windows();
-        let k = self.blocks.len();
-        if self.inner.failure().is_some() {
-            Some("numerical failure")
-        } else if !self.inner.mean().iter().all(|v| v.is_finite()) || !self.inner.scale().is_finite() {
-            Some("diverged")
-        } else if self.bipop.run_limit.is_some_and(|g| self.bipop.run_generations >= g) {
-            Some("small-regime budget spent")
-        } else if self.inner.scale() < self.p.tol_x * self.start.sigma0 {
-            Some("tol-x")
-        } else if converged.is_some() {
-            converged
-        } else if let Some((lo, hi)) = self.flat_range()
-            && let tol = flat_tolerance(lo)
-            // pycma's tolfun: the last generation's values are flat too (on a plateau the best
-            // value stays put while the population still spreads, as on BBOB's step ellipsoid).
-            && hi - lo <= tol
-            && spread.1 - spread.0 <= tol
-        {
-            Some("flat")
-        } else if self.flat_fitness_run >= 2 {
-            Some("flat fitness")
-        } else if self.p.stagnation == Some(true) && k > lag && {
-            let (now, then) = (self.blocks[k - 1], self.blocks[k - 1 - lag]);
-            now.median_best >= then.median_best && now.median_median >= then.median_median
-        } {
-            Some("stagnation")
-        } else {
-            None
-        }
-    }
-
-    /// Counts whole generations in a row whose best value equals their 75%-quantile value, every
-    /// point evaluated ([`IpopParams::flat_fitness`]; the count stays at 0 while the rule is off).
-    fn count_flat_fitness(&mut self, values: &[f64]) {
-        if self.p.flat_fitness != Some(true) {
-            return;
-        }
-        let n = self.inner.generation_size();
-        if values.len() < n.max(2) {
-            self.flat_fitness_run = 0;
-            return;
-        }
-        self.sorted.clear();
-        self.sorted.extend(values.iter().map(|&v| if v.is_nan() { f64::INFINITY } else { v }));
-        self.sorted.sort_by(f64::total_cmp);
-        let q = self.sorted[(0.75 * self.sorted.len() as f64) as usize];
-        self.flat_fitness_run = if self.sorted[0] < q { 0 } else { self.flat_fitness_run.saturating_add(1) };
-    }
-
-    /// Records one generation's values: its best in the flat window, its best and median in the
-    /// current stagnation block.
-    fn record(&mut self, values: &[f64]) {
-        self.sorted.clear();
-        self.sorted.extend(values.iter().copied().filter(|v| !v.is_nan()));
-        if self.sorted.is_empty() {
-            return;
-        }
-        let m = median_in_place(&mut self.sorted);
-        // median_in_place sorts: the first value is the generation's best.
-        let best = self.sorted[0];
-        let (flat, lag) = self.windows();
-        while self.recent.len() >= flat {
-            self.recent.pop_front();
-        }
-        self.recent.push_back(best);
-        self.block.push((best, m));
-        if self.block.len() < BLOCK {
-            return;
-        }
-        self.sorted.clear();
-        self.sorted.extend(self.block.iter().map(|b| b.0));
-        let median_best = median_in_place(&mut self.sorted);
-        self.sorted.clear();
-        self.sorted.extend(self.block.iter().map(|b| b.1));
-        let median_median = median_in_place(&mut self.sorted);
-        self.block.clear();
-        if self.blocks.len() > lag {
-            self.blocks.pop_front();
-        }
-        self.blocks.push_back(Block { median_best, median_median });
+    /// Sets the worse-optimum rule ([`IpopParams::worse_runs`]; `None`: off), e.g. for a run built
+    /// by a front end before its caller chose. Fails for a ratio outside (0, 1).
+    pub fn set_worse_runs(&mut self, r: Option<f64>) -> Result<(), EsError> {
+        check_worse_runs(r)?;
+        self.p.worse_runs = r;
+        Ok(())
     }
 
     /// Population of the `j`-th increase, capped at [`IpopParams::max_popsize`].
@@ -720,10 +526,7 @@ impl<A: Restartable> AskTell for Ipop<A> {
         {
             let mut inner_events = self.inner.take_events();
             self.events.append(&mut inner_events);
-            if self.close_run(matches!(
-                why,
-                "tol-x" | "flat" | "re-found the best point" | "no effect axis" | "no effect coordinate" | "condition"
-            )) {
+            if self.close_run(why) {
                 let (f, k) = (self.settle.best_f.unwrap_or(f64::NAN), self.settle.refound);
                 self.events.push(Event {
                     kind: EventKind::Restart,
@@ -771,86 +574,4 @@ impl<A: Restartable> AskTell for Ipop<A> {
         e.append(&mut self.inner.take_events());
         e
     }
-}
-
-/// Restored-state invariants: the wrapped optimizer's own, a wrapped algorithm that is the one
-/// named (and not itself a restart wrapper), a start point of the right dimension, parameters in
-/// their ranges and at most `max_restarts` restarts.
-impl<A: Restartable> StateCheck for Ipop<A> {
-    fn check_state(&self) -> Result<(), String> {
-        if self.inner.is_restart_wrapper() {
-            return Err("a restart wrapper inside a restart wrapper".into());
-        }
-        self.inner.check_state()?;
-        chk::require(
-            "inner_name",
-            self.inner.name() == self.inner_name,
-            &format!("`{}` but the state is of `{}`", self.inner_name, self.inner.name()),
-        )?;
-        let d = self.inner.dim();
-        chk::len("start.x0", &self.start.x0, d)?;
-        chk::finite("start.x0", &self.start.x0)?;
-        chk::positive("start.sigma0", self.start.sigma0)?;
-        chk::in_range("popsize_factor", self.p.popsize_factor, 1.0, f64::MAX)?;
-        chk::in_range("tol_x", self.p.tol_x, f64::MIN_POSITIVE, 1.0)?;
-        if let RestartMean::Uniform(b) = &self.p.restart_mean {
-            chk::count("restart box dimension", b.dim(), d, d)?;
-        }
-        chk::count("base_popsize", self.base_popsize, 1, usize::MAX)?;
-        if let Some(max) = self.p.max_restarts {
-            let large = if self.p.scheme == RestartScheme::Bipop { self.bipop.large_runs } else { self.restarts_done };
-            chk::require("restarts_done", large <= max, "must not exceed max_restarts")?;
-        }
-        chk::require("bipop.large_runs", self.bipop.large_runs <= self.restarts_done, "must not exceed the restarts done")?;
-        chk::require("settle_runs", self.p.settle_runs != Some(0), "must be >= 1 (None: off)")?;
-        let s = &self.settle;
-        for (name, f, x) in [("settle.run_best", s.run_best_f, &s.run_best_x), ("settle.best", s.best_f, &s.best_x)] {
-            match f {
-                Some(f) => {
-                    chk::require(name, f.is_finite(), "the value must be finite")?;
-                    chk::len(name, x, d)?;
-                    chk::finite(name, x)?;
-                }
-                None => chk::require(name, x.is_empty(), "a point without a value")?,
-            }
-        }
-        chk::require("settle.refound", s.refound <= self.restarts_done + 1, "must not exceed the runs done")?;
-        chk::require(
-            "settle.settled",
-            !s.settled || self.p.settle_runs.is_some_and(|k| s.refound >= k),
-            "settled without the rule's count",
-        )?;
-        chk::count("recent", self.recent.len(), 0, self.windows().0)?;
-        chk::count("block", self.block.len(), 0, BLOCK)
-    }
-}
-
-/// The flat rule's tolerance at best value `f`: `min(1e-12 (1 + |f|), 1e-3 |f|)`. The first term
-/// is pycma's `tolfun` in relative form; the second keeps it from calling a run flat that still
-/// improves in relative terms as `f` approaches 0 (INGO + `tpa` on the l1-Ellipsoid at d = 100
-/// spans 7e-13 over a window at f = 1.08e-10, 0.7% of f, on its way to 1e-10). A plateau
-/// (identical values) is flat at any `f`.
-pub fn flat_tolerance(f: f64) -> f64 {
-    (1e-12 * (1.0 + f.abs())).min(1e-3 * f.abs())
-}
-
-/// The settle rule's tolerance on values at best value `f`: `1e-11 + 1e-10 |f|` (pycma's
-/// `tolfun`, 1e-11, plus a relative part for values far from 0, where converged runs agree only to
-/// about 1e-12 |f|; [`IpopParams::settle_runs`]).
-pub fn settle_tolerance(f: f64) -> f64 {
-    1e-11 + 1e-10 * f.abs()
-}
-
-/// The settle rule's tolerance on points: `1e-2 sigma0 sqrt(d)`, a hundredth of the initial
-/// search radius (converged runs on the same minimum agree far more closely; distinct local
-/// minima of the multimodal bbob functions lie much further apart) ([`IpopParams::settle_runs`]).
-pub fn settle_distance(sigma0: f64, d: usize) -> f64 {
-    1e-2 * sigma0 * (d as f64).sqrt()
-}
-
-fn distance(a: &[f64], b: &[f64]) -> f64 {
-    if a.len() != b.len() {
-        return f64::INFINITY;
-    }
-    a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum::<f64>().sqrt()
 }
