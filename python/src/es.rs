@@ -6,7 +6,7 @@ use gradfree_core::{
     AskTell, Bounds, BoundsHandling, CoreError, DriverOptions, DriverState, GenerationRecord, Observer, Population, Run, StateCheck,
     StopReason, StopRules, StopSpec,
 };
-use gradfree_es::{Algorithm, EsSpec, RestartMean, RestartScheme, RestartSpec};
+use gradfree_es::{Algorithm, EsError, EsSpec, Ipop, RestartMean, RestartScheme, RestartSpec};
 use numpy::ndarray::Array2;
 use numpy::{AllowTypeChange, IntoPyArray, PyArray1, PyArray2, PyArrayLike1, PyArrayLike2, PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::prelude::*;
@@ -110,6 +110,17 @@ impl EsRun {
             run.set_pending(pop).map_err(|e| e.to_string())?;
         }
         Ok(EsRun { run, events: Vec::new() })
+    }
+
+    /// Applies `set` to the restart wrapper, if the run has restarts; returns whether it has.
+    fn set_restart_rule(&mut self, set: impl FnOnce(&mut Ipop<Algorithm>) -> Result<(), EsError>) -> PyResult<bool> {
+        match self.run.optimizer_mut() {
+            Algorithm::Ipop(ipop) => {
+                set(ipop).map_err(ToPyErr::to_py)?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
     }
 }
 
@@ -287,26 +298,14 @@ impl EsRun {
     /// whether the run has restarts (without them there is nothing to settle and nothing is set).
     #[pyo3(signature = (settle_runs))]
     fn set_settle_runs(&mut self, settle_runs: Option<u32>) -> PyResult<bool> {
-        match self.run.optimizer_mut() {
-            Algorithm::Ipop(ipop) => {
-                ipop.set_settle_runs(settle_runs).map_err(ToPyErr::to_py)?;
-                Ok(true)
-            }
-            _ => Ok(false),
-        }
+        self.set_restart_rule(|ipop| ipop.set_settle_runs(settle_runs))
     }
 
     /// Sets the restarts' worse-optimum rule (`gradfree_es::IpopParams::worse_runs`: a ratio in
     /// (0, 1); `None`: off). Returns whether the run has restarts (without them nothing is set).
     #[pyo3(signature = (worse_runs))]
     fn set_worse_runs(&mut self, worse_runs: Option<f64>) -> PyResult<bool> {
-        match self.run.optimizer_mut() {
-            Algorithm::Ipop(ipop) => {
-                ipop.set_worse_runs(worse_runs).map_err(ToPyErr::to_py)?;
-                Ok(true)
-            }
-            _ => Ok(false),
-        }
+        self.set_restart_rule(|ipop| ipop.set_worse_runs(worse_runs))
     }
 
     /// Restarts made so far (0 without `restarts`).

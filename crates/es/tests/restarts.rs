@@ -608,4 +608,10 @@ fn worse_runs_out_of_range_is_refused() {
     let mut ipop = Ipop::<Algorithm>::new("cmaes", start(3, 0), IpopParams::default()).unwrap();
     assert!(ipop.set_worse_runs(Some(2.0)).is_err());
     ipop.set_worse_runs(Some(0.01)).unwrap();
+    // A restored state with the ratio out of range fails its check by name.
+    let mut v = serde_json::to_value(&ipop).unwrap();
+    v["p"]["worse_runs"] = serde_json::json!(2.0);
+    let bad: Ipop<Algorithm> = serde_json::from_value(v).unwrap();
+    let e = gradfree_core::StateCheck::check_state(&bad).unwrap_err();
+    assert!(e.contains("worse_runs"), "{e}");
 }

@@ -4,7 +4,7 @@
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
 
-use super::{BLOCK, Ipop, RestartMean, RestartScheme, Restartable};
+use super::{BLOCK, Ipop, RestartMean, RestartScheme, Restartable, check_worse_runs};
 
 /// Restored-state invariants: the wrapped optimizer's own, a wrapped algorithm that is the one
 /// named (and not itself a restart wrapper), a start point of the right dimension, parameters in
@@ -36,9 +36,7 @@ impl<A: Restartable> StateCheck for Ipop<A> {
         }
         chk::require("bipop.large_runs", self.bipop.large_runs <= self.restarts_done, "must not exceed the restarts done")?;
         chk::require("settle_runs", self.p.settle_runs != Some(0), "must be >= 1 (None: off)")?;
-        if let Some(r) = self.p.worse_runs {
-            chk::require("worse_runs", r > 0.0 && r < 1.0, "must be in (0, 1) (None: off)")?;
-        }
+        check_worse_runs(self.p.worse_runs).map_err(|e| e.to_string())?;
         if let Some(f) = self.settle.flat_best {
             chk::require("settle.flat_best", f.is_finite(), "the value must be finite")?;
         }
