@@ -150,7 +150,7 @@ def test_the_surrogate_mode():
     resumes where it stopped."""
     pre = gradfree.es.PRESETS["surrogate"]
     assert (pre["algorithm"], pre["restarts"], pre["settle_runs"]) == ("lq-cmaes", "bipop", 2)
-    assert pre["params"] == {"sampling": "sphere-qmc", "inject_if_ranked": True}
+    assert pre["params"] == {"sampling": "sphere-qmc", "inject_if_ranked": True, "damping": "pycma"}
     R = np.linalg.qr(np.random.default_rng(5).standard_normal((10, 10)))[0]
     w = 10.0 ** (6 * np.arange(10) / 9)
 

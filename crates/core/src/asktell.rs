@@ -218,6 +218,16 @@ pub trait AskTell {
         true
     }
 
+    /// Points the search distribution sampled in the generation the last `tell` completed, if
+    /// that differs from the points told: a surrogate-assisted method samples `lambda` and
+    /// evaluates only those its model cannot rank (lq-CMA-ES, Hansen 2019). `None` (the default):
+    /// every sampled point was evaluated and told. Restart wrappers measure BIPOP's regime budgets
+    /// (Hansen 2009) in sampled points, so that a small run gets the generations a large run had,
+    /// as pycma's `fmin` does with iterations.
+    fn generation_samples(&self) -> Option<usize> {
+        None
+    }
+
     /// Proposes `count` points (a batch while other evaluations may be pending). The default is
     /// for methods with a fixed population: `count` must be [`AskTell::population_size`].
     fn ask_batch_into(&mut self, count: usize, out: &mut Population) -> Result<(), CoreError> {

@@ -70,12 +70,13 @@ pub const WORSE_RUNS: f64 = 0.01;
 /// and 10), each restart with a fresh model, and the model's optimum injected only after a
 /// generation the model ranked (`inject_if_ranked`: on rugged functions such as bbob's f16-f22 a
 /// model that cannot rank pulled every population to its optimum; at 10^3 d it then reached fewer
-/// targets than the default). Measured against pycma's `fmin_lq_surr2` on COCO's bbob suite at
+/// targets than the default), and the default's step-size damping (pycma's, for the large
+/// populations of BIPOP's restarts). Measured against pycma's `fmin_lq_surr2` on COCO's bbob suite at
 /// budgets of 10 d to 100 d and against the default at 10^3 d (user guide, docs/results/optimizers.md).
 pub const SURROGATE: Recommended = Recommended {
     algorithm: "lq-cmaes",
     restarts: RestartScheme::Bipop,
-    params: &[("sampling", "\"sphere-qmc\""), ("inject_if_ranked", "true")],
+    params: &[("sampling", "\"sphere-qmc\""), ("inject_if_ranked", "true"), ("damping", "\"pycma\"")],
     settle_runs: Some(SETTLE_RUNS),
     worse_runs: None,
 };
@@ -139,7 +140,7 @@ mod tests {
     fn the_surrogate_preset_is_pinned() {
         let s = preset("surrogate").unwrap();
         assert_eq!(s, SURROGATE);
-        assert_eq!(s.describe(), "lq-cmaes with bipop restarts (inject_if_ranked=true, sampling=sphere-qmc)");
+        assert_eq!(s.describe(), "lq-cmaes with bipop restarts (damping=pycma, inject_if_ranked=true, sampling=sphere-qmc)");
         assert_eq!(s.settle_runs, Some(2));
         assert_eq!(s.worse_runs, None);
         assert!(preset("nope").is_none());

@@ -467,6 +467,9 @@ impl AskTell for Algorithm {
     fn generation_complete(&self) -> bool {
         self.inner().generation_complete()
     }
+    fn generation_samples(&self) -> Option<usize> {
+        self.inner().generation_samples()
+    }
     fn ask_batch_into(&mut self, count: usize, out: &mut Population) -> Result<(), CoreError> {
         self.inner_mut().ask_batch_into(count, out)
     }

@@ -237,3 +237,64 @@ fn the_optimum_is_injected_only_after_ranked_generations() {
         "a ranked generation injects"
     );
 }
+
+/// The `damping` parameter reaches lq-CMA-ES's CMA-ES: pycma's rule is the tutorial's for the
+/// default population (the same run, point for point) and larger for a large one at d >= 6 (a
+/// different run), as for `cmaes` (`Damping`).
+#[test]
+fn the_damping_reaches_the_inner_cma_es() {
+    use gradfree_es::gaussian::Damping;
+    let sphere = |x: &[f64]| x.iter().map(|v| v * v).sum::<f64>();
+    let run = |popsize: Option<usize>, damping: Damping| {
+        let params = LqCmaesParams { popsize, damping, ..Default::default() };
+        let mut es = LqCmaes::new(vec![1.0; 10], 1.0, &params, 3).unwrap();
+        let mut points = Vec::new();
+        while es.generations() < 15 {
+            let pop = es.ask().unwrap();
+            let values: Vec<f64> = (0..pop.len()).map(|i| sphere(pop.row(i))).collect();
+            points.extend_from_slice(pop.as_slice());
+            es.tell(&pop, &values).unwrap();
+        }
+        (points, es.cma().sigma())
+    };
+    assert_eq!(run(None, Damping::Tutorial), run(None, Damping::Pycma), "the default population: the same damping");
+    let (tutorial, pycma) = (run(Some(60), Damping::Tutorial), run(Some(60), Damping::Pycma));
+    assert_ne!(tutorial.0, pycma.0, "a large population: pycma's damping changes the run");
+    // The larger damping slows the step size's decrease on the sphere.
+    assert!(pycma.1 > tutorial.1, "sigma {} (pycma) vs {} (tutorial)", pycma.1, tutorial.1);
+}
+
+/// BIPOP's regime budgets count the points lq-CMA-ES sampled (`lambda` per generation, evaluated or
+/// ranked by the model), not the evaluations the model saved: tracked generation by generation
+/// over the runs of a budget on the sphere (which the model ranks, so each run evaluates a
+/// fraction of what it samples), the two regimes' counts add up to the sampled points, several
+/// times the evaluations. Small runs therefore get the generations BIPOP's schedule gives a
+/// plain CMA-ES (Hansen 2009), not a fraction of them.
+#[test]
+fn bipop_budgets_count_sampled_points() {
+    let f = problem("sphere", 4, 0).unwrap();
+    let params = IpopParams { scheme: RestartScheme::Bipop, ..Default::default() };
+    let bipop = Ipop::<Algorithm>::new("lq-cmaes", StartSpec::new(vec![2.0; 4], 1.0, 5), params).unwrap();
+    let stop = StopRules { max_evaluations: Some(6_000), ..Default::default() };
+    let mut d = Driver::new(Algorithm::Ipop(Box::new(bipop)), DriverOptions::new(stop)).unwrap();
+    let run = |d: &Driver<Algorithm>| {
+        let Algorithm::Ipop(ipop) = d.optimizer() else { unreachable!() };
+        let Algorithm::LqCmaes(a) = ipop.current() else { unreachable!() };
+        (ipop.restarts_done(), a.generations(), a.lambda())
+    };
+    let mut sampled = 0u64;
+    while {
+        let before = run(&d);
+        let done = d.step(&f, &mut []).unwrap().is_some();
+        let after = run(&d);
+        // A restart happens when a generation completes: the old run's last one.
+        sampled += if after.0 == before.0 { (after.1 - before.1) * before.2 as u64 } else { before.2 as u64 };
+        !done
+    } {}
+    let Algorithm::Ipop(ipop) = d.optimizer() else { unreachable!() };
+    let (s, l) = ipop.regime_evaluations().unwrap();
+    let n = d.state().evaluations;
+    assert!(ipop.restarts_done() >= 3, "{} restarts", ipop.restarts_done());
+    assert_eq!(s + l, sampled, "small {s} + large {l} against the sampled points");
+    assert!(s + l > 2 * n, "sampled {} points, evaluated {n}", s + l);
+}

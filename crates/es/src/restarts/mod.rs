@@ -14,7 +14,11 @@
 //!   N_0)^{U^2})` and `sigma = sigma0 10^{-2 U'}` (`U, U'` uniform in [0, 1], `N_large` the last
 //!   large population) and stops after `0.5 B_large / N` generations. The regime with the smaller
 //!   share of evaluations goes next: small while `B_small < B_large` ([`bipop_regime`]), the first
-//!   run counting as small, as in pycma's `fmin(..., bipop=True)`. `max_restarts` counts the large
+//!   run counting as small, as in pycma's `fmin(..., bipop=True)`. `B` counts the points sampled
+//!   (`lambda` per generation): for a surrogate-assisted method, which evaluates only what its model
+//!   cannot rank, the evaluated ones and those the model ranked
+//!   ([`gradfree_core::AskTell::generation_samples`]), so that a small run gets the generations the
+//!   schedule gives it whatever the model saved. `max_restarts` counts the large
 //!   restarts only (pycma's convention). The run's evaluation budget is the driver's and holds
 //!   across all regimes (the wrapper has no budget of its own to reset).
 //!
@@ -154,6 +158,7 @@ struct BipopState {
     large_runs: u32,
     /// Regime of the current run (the first run is small).
     regime: Option<Regime>,
+    /// Points sampled in the current run ([`gradfree_core::AskTell::generation_samples`]).
     run_evals: u64,
     run_generations: u64,
     /// Generation allowance of the current small run.
@@ -360,7 +365,7 @@ impl<A: Restartable> Ipop<A> {
     }
 
     /// BIPOP's evaluations so far in the (small, large) regime, the current run included (the
-    /// first run counts as small); `None` under IPOP.
+    /// first run counts as small), in sampled points (module documentation); `None` under IPOP.
     pub fn regime_evaluations(&self) -> Option<(u64, u64)> {
         let b = &self.bipop;
         (self.p.scheme == RestartScheme::Bipop).then(|| match b.regime {
@@ -500,7 +505,6 @@ impl<A: Restartable> AskTell for Ipop<A> {
     fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
         self.inner.tell(population, values)?;
         self.track_run_best(population, values);
-        self.bipop.run_evals = self.bipop.run_evals.saturating_add(values.len() as u64);
         // A surrogate-assisted method tells a generation in batches: the rules judge the whole
         // generation's evaluated values once it is complete.
         if !self.inner.generation_complete() {
@@ -515,6 +519,9 @@ impl<A: Restartable> AskTell for Ipop<A> {
             joined = std::mem::take(&mut self.partial);
             &joined[..]
         };
+        // BIPOP's budgets count sampled points (`AskTell::generation_samples`).
+        let samples = self.inner.generation_samples().unwrap_or(values.len());
+        self.bipop.run_evals = self.bipop.run_evals.saturating_add(samples as u64);
         self.bipop.run_generations = self.bipop.run_generations.saturating_add(1);
         self.count_flat_fitness(values);
         self.record(values);
@@ -567,6 +574,10 @@ impl<A: Restartable> AskTell for Ipop<A> {
 
     fn generation_complete(&self) -> bool {
         self.inner.generation_complete()
+    }
+
+    fn generation_samples(&self) -> Option<usize> {
+        self.inner.generation_samples()
     }
 
     fn take_events(&mut self) -> Vec<Event> {

@@ -26,7 +26,7 @@ use gradfree_core::{AskTell, CoreError, Event, NonFinitePolicy, Population, chec
 use serde::{Deserialize, Serialize};
 
 use super::lq_model::LqModel;
-use crate::gaussian::{CmaEs, CmaEsParams, Sampling};
+use crate::gaussian::{CmaEs, CmaEsParams, Damping, Sampling};
 
 /// Parameters of [`LqCmaes`]; `None` takes the default.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -50,6 +50,8 @@ pub struct LqCmaesParams {
     /// pull every population to its optimum. Default false (pycma injects after every
     /// generation).
     pub inject_if_ranked: Option<bool>,
+    /// CSA's damping of CMA-ES (as for `cmaes`, [`Damping`]): `tutorial` (the default) or `pycma`.
+    pub damping: Damping,
 }
 
 /// Kendall's tau at which a generation stops evaluating, by default (Hansen 2019).
@@ -75,7 +77,7 @@ impl LqCmaesParams {
     /// CMA-ES's parameters: its values come from this `tell` (which applies `on_nonfinite`) or the
     /// model, so it ranks a non-finite one last.
     fn cma(&self) -> CmaEsParams {
-        CmaEsParams { popsize: self.popsize, on_nonfinite: NonFinitePolicy::TreatAsInf, sampling: self.sampling, ..Default::default() }
+        CmaEsParams { popsize: self.popsize, on_nonfinite: NonFinitePolicy::TreatAsInf, sampling: self.sampling, damping: self.damping }
     }
 }
 
@@ -343,6 +345,12 @@ impl AskTell for LqCmaes {
     /// Whether the last `tell` completed a generation (module documentation, step 4).
     fn generation_complete(&self) -> bool {
         self.complete
+    }
+
+    /// `lambda` once a generation is complete: the points CMA-ES sampled, evaluated or ranked by
+    /// the model.
+    fn generation_samples(&self) -> Option<usize> {
+        self.complete.then(|| self.lambda())
     }
 }
 
