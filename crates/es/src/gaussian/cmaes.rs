@@ -261,6 +261,11 @@ impl CmaEs {
         }
     }
 
+    /// The point proposed by [`CmaEs::inject`] for the next population, if any.
+    pub fn injection(&self) -> Option<&[f64]> {
+        self.injection.as_deref()
+    }
+
     /// Replaces the first sample of the fresh population by the injected point (see
     /// [`CmaEs::inject`]).
     fn apply_injection(&mut self) {
