@@ -212,15 +212,16 @@ fn trajectory(f: &dyn Fn(&[f64]) -> f64, params: &LqCmaesParams, gens: u64) -> V
 /// the model ranked (Kendall's tau at least the 0.85 threshold) and after no other; pycma's rule
 /// (`inject_if_ranked` false) after every generation. On values the model cannot rank (a hash of
 /// the point) the run passes through the linear, diagonal and full model; on a quadratic, which
-/// the model ranks once it is full, the optimum is injected.
+/// the model ranks once it is full, the optimum is injected and the run departs from the same run
+/// without injection.
 #[test]
 fn the_optimum_is_injected_only_after_ranked_generations() {
     let noise = |x: &[f64]| {
         let h = x.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, v| (h ^ v.to_bits()).wrapping_mul(0x100_0000_01b3));
         (h >> 11) as f64 / (1u64 << 53) as f64
     };
-    let p = |if_ranked: bool| LqCmaesParams { inject_if_ranked: Some(if_ranked), ..Default::default() };
-    let ranked_only = trajectory(&noise, &p(true), 40);
+    let p = |inject: bool, if_ranked: bool| LqCmaesParams { inject: Some(inject), inject_if_ranked: Some(if_ranked), ..Default::default() };
+    let ranked_only = trajectory(&noise, &p(true, true), 40);
     let kinds: Vec<ModelKind> = ranked_only.iter().map(|g| g.2).collect();
     for kind in [ModelKind::Linear, ModelKind::Diagonal, ModelKind::Full] {
         assert!(kinds.contains(&kind), "{kinds:?}");
@@ -230,10 +231,12 @@ fn the_optimum_is_injected_only_after_ranked_generations() {
     for (g, (_, tau, kind, injected)) in ranked_only.iter().enumerate() {
         assert_eq!(*injected, *tau >= 0.85, "generation {g}: tau {tau}, {kind:?}");
     }
-    assert!(trajectory(&noise, &p(false), 40).iter().all(|g| g.3), "pycma's rule injects after every generation");
+    assert!(trajectory(&noise, &p(true, false), 40).iter().all(|g| g.3), "pycma's rule injects after every generation");
     let (quad, _) = quadratic(4);
-    let quad_run = trajectory(&quad, &p(true), 30);
+    let quad_run = trajectory(&quad, &p(true, true), 30);
     assert!(quad_run.iter().any(|g| g.2 == ModelKind::Full && g.1 >= 0.85 && g.3), "a ranked generation injects");
+    let plain = trajectory(&quad, &p(false, false), 30);
+    assert!(quad_run.iter().zip(&plain).any(|(a, b)| a.0 != b.0), "the injected optimum enters a population");
 }
 
 /// The `damping` parameter reaches lq-CMA-ES's CMA-ES: pycma's rule is the tutorial's for the
