@@ -55,11 +55,12 @@ pub fn params(a: &BoArgs) -> Result<BoParams> {
 /// Runs `gradfree bo`.
 pub fn run(a: &BoArgs) -> Result<()> {
     let started = Instant::now();
-    crate::run_files::checkpointed(a.resume.as_deref(), a.checkpoint.as_deref(), a.log.as_deref(), a.overwrite).check()?;
-    let (spec, bo, state, problem, log) = match &a.resume {
+    // The run's files are its own until it ends (two runs started together cannot share one).
+    let _files = crate::run_files::checkpointed(a.resume.as_deref(), a.checkpoint.as_deref(), a.log.as_deref(), a.overwrite).claim()?;
+    let (spec, bo, state, problem, log, run_id, _log_claim) = match &a.resume {
         Some(path) => {
             let mut ck = crate::run_files::load::<BatchBo>(path, "bo")?;
-            let saved_log = crate::run_files::take_log(&mut ck.meta);
+            let saved = crate::run_files::take_log(&mut ck.meta);
             let mut spec: BoRunSpec = gradfree_core::checkpoint::from_json(ck.meta)
                 .map_err(anyhow::Error::msg)
                 .with_context(|| format!("{}: checkpoint metadata is not a gradfree bo run", path.display()))?;
@@ -67,14 +68,14 @@ pub fn run(a: &BoArgs) -> Result<()> {
                 spec.resume_rounds(&ck.optimizer, ck.driver.generations.saturating_sub(1), rounds)?;
             }
             let problem = spec.build_problem()?;
-            let log = crate::run_files::resumed_log(saved_log, a.log.as_deref(), path, a.checkpoint.as_deref(), a.overwrite)?;
-            (spec, ck.optimizer, Some(ck.driver), problem, log)
+            let (log, log_claim) = crate::run_files::resumed_log(&saved, a.log.as_deref(), path, a.checkpoint.as_deref(), a.overwrite)?;
+            (spec, ck.optimizer, Some(ck.driver), problem, log, saved.run_id, log_claim)
         }
         None => {
             let Some(name) = a.problem.as_deref() else { bail!("give --problem NAME (or --resume FILE)") };
             let (spec, bo, problem) =
                 BoRunSpec::new(name, a.dim, a.problem_seed, a.seed, a.rounds.unwrap_or(bo_run::DEFAULT_ROUNDS), params(a)?)?;
-            (spec, bo, None, problem, a.log.clone())
+            (spec, bo, None, problem, a.log.clone(), gradfree_core::observer::new_run_id(), Default::default())
         }
     };
     let resumed = state.is_some();
@@ -90,11 +91,11 @@ pub fn run(a: &BoArgs) -> Result<()> {
             path: path.clone(),
             every: Some(1),
             seconds: None,
-            meta: crate::run_files::name_log(serde_json::to_value(&spec)?, log.as_deref()),
+            meta: crate::run_files::name_log(serde_json::to_value(&spec)?, log.as_deref(), &run_id),
         }),
         None => None,
     };
-    let outputs = Outputs { log, checkpoint };
+    let outputs = Outputs { log, checkpoint, run_id: Some(run_id) };
     let mut progress = a.output.bar().then(|| RunProgress::new(Some(total), driver.evaluations()));
     let mut observers: Vec<&mut dyn Observer> = progress.iter_mut().map(|p| p as &mut dyn Observer).collect();
     let method = driver.optimizer().name();
@@ -103,6 +104,8 @@ pub fn run(a: &BoArgs) -> Result<()> {
     let f_star = problem.minimum();
     let regret = f_star.map(|f| result.best_f - f);
     let rounds = result.generations.saturating_sub(1);
+    // On a discrete problem, the point of its domain the best point reads as (bits, categories).
+    let best_x = problem.decode(&result.best_x);
     if a.output.json {
         let out = Output {
             method,
@@ -112,7 +115,7 @@ pub fn run(a: &BoArgs) -> Result<()> {
             batch: spec.batch,
             n_initial: spec.n_initial,
             best_f: result.best_f,
-            best_x: &result.best_x,
+            best_x: &best_x,
             f_star,
             simple_regret: regret,
             evaluations: result.evaluations,
@@ -122,13 +125,13 @@ pub fn run(a: &BoArgs) -> Result<()> {
         };
         outln!("{}", serde_json::to_string(&out)?);
     } else {
-        let shown: Vec<String> = result.best_x.iter().take(6).map(|v| format!("{v:.6}")).collect();
+        let shown: Vec<String> = best_x.iter().take(6).map(|v| format!("{v:.6}")).collect();
         outln!("{method} on {} (d = {}, batch {}, seed {}):", spec.problem, spec.dim, spec.batch, spec.seed);
         outln!("  best f        {:.10e}{}", result.best_f, f_star.map(|f| format!("   (f* = {f})")).unwrap_or_default());
         if let Some(r) = regret {
             outln!("  simple regret {r:.6e}");
         }
-        outln!("  best x        [{}{}]", shown.join(", "), if result.best_x.len() > 6 { ", ..." } else { "" });
+        outln!("  best x        [{}{}]", shown.join(", "), if best_x.len() > 6 { ", ..." } else { "" });
         outln!("  evaluations   {} ({} initial lattice points + {} rounds)", result.evaluations, spec.n_initial, rounds);
         outln!("  time          {:.3} s (this session {:.3} s)", result.seconds, started.elapsed().as_secs_f64());
         if let Some(p) = &checkpoint_path {

@@ -54,10 +54,14 @@ fn map(a: &FeaturesArgs) -> Result<()> {
     };
     gradfree_features::check_rows(&x, d).with_context(|| name.clone())?;
     let rows = x.len() / d;
-    if let Some(path) = &a.output {
-        let inputs: Vec<(&'static str, &std::path::Path)> = a.data.as_deref().map(|p| ("--data", p)).into_iter().collect();
-        crate::points_io::check_target("-o", path, rows, a.dim_out, &inputs)?;
-    }
+    // The output file is the command's until it is written.
+    let _output = match &a.output {
+        Some(path) => {
+            let inputs: Vec<(&'static str, &std::path::Path)> = a.data.as_deref().map(|p| ("--data", p)).into_iter().collect();
+            Some(crate::points_io::check_target("-o", path, rows, a.dim_out, &inputs)?)
+        }
+        None => None,
+    };
     let kernel = match a.kernel.as_str() {
         "gaussian" | "rbf" => match a.sigma {
             Some(sigma) => Kernel::parse("gaussian", sigma)?,

@@ -158,6 +158,16 @@ fn core_of<'a>(e: &'a (dyn Error + 'static)) -> Option<(&'a CoreError, Origin)> 
 
 /// The message of one error of a chain, as the command line shows it.
 fn message(e: &(dyn Error + 'static)) -> String {
+    let problem = e.downcast_ref::<gradfree_problems::ProblemError>().or_else(|| match e.downcast_ref() {
+        Some(gradfree_experiments::ExperimentError::Problem(p)) => Some(p),
+        _ => None,
+    });
+    if let Some(gradfree_problems::ProblemError::Invalid { name: name @ ("rotate" | "shift"), message }) = problem {
+        return format!("invalid --{name}: {message}");
+    }
+    if let Some(io) = e.downcast_ref::<std::io::Error>() {
+        return gradfree_core::files::describe_io(io);
+    }
     let Some((c, origin)) = core_of(e) else { return e.to_string() };
     let flag_of = |name: &str| match origin {
         Origin::Bo => bo_flag(name).or_else(|| core_flag(name)),

@@ -404,6 +404,11 @@ fn run_in_memory(a: &InferArgs, started: Instant) -> Result<(InferRunSpec, Fit, 
 pub fn run(a: &InferArgs) -> Result<()> {
     let started = Instant::now();
     let show = a.output.bar();
+    // The files the run writes are its own until it ends (two runs started together cannot
+    // share one); all of them are checked again with the data once it is known.
+    let _files = crate::run_files::checkpointed(a.resume.as_deref(), a.checkpoint.as_deref(), None, a.overwrite)
+        .add(Role::Output, "--chains-out", a.chains_out.as_deref())
+        .claim()?;
     let (run, fit, names, resumed) = if a.stream {
         let run = run_spec(a)?;
         check_files(a, &run.data)?;

@@ -68,9 +68,11 @@ pub fn run(args: &LatticeArgs) -> Result<()> {
             "{sizes}: this search needs about {ops:.1e} operations (over an hour; the limit is 2^42 = 4.4e12); lower one of them, or use the subgroup construction"
         );
     }
-    if let Some(path) = &args.output {
-        crate::points_io::check_target("-o", path, args.n as usize, args.dim, &[])?;
-    }
+    // The output file is the command's until it is written.
+    let _output = match &args.output {
+        Some(path) => Some(crate::points_io::check_target("-o", path, args.n as usize, args.dim, &[])?),
+        None => None,
+    };
     let norm = match args.metric {
         Metric::L1 => Norm::L1,
         Metric::L2 => Norm::L2,
@@ -95,8 +97,20 @@ pub fn run(args: &LatticeArgs) -> Result<()> {
     let seconds = started.elapsed().as_secs_f64();
     let (l2, l1) = (min_distance(&lattice, Norm::L2), min_distance(&lattice, Norm::L1));
     if let Some(path) = &args.output {
-        let points = lattice.points();
-        crate::points_io::write_points(path, args.n as usize, args.dim, &points)?;
+        // Written in pieces (the lattice computes any row directly), so n x d need not fit in memory.
+        let (n, d) = (args.n, args.dim);
+        let rows = crate::points_io::piece_rows(d, 1 << 20)?;
+        crate::points_io::write_points_with(path, n as usize, d, |sink| {
+            let mut piece = vec![0.0; rows.min(n as usize) * d];
+            let mut start = 0u64;
+            while start < n {
+                let count = (n - start).min(rows as u64) as usize;
+                lattice.fill(start, count, &mut piece[..count * d]);
+                sink(&piece[..count * d])?;
+                start += count as u64;
+            }
+            Ok(())
+        })?;
     }
     let method = match args.method {
         LatticeMethod::Subgroup => "subgroup",

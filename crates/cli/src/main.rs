@@ -25,6 +25,7 @@ mod reproduce;
 mod run_files;
 mod sample;
 mod signals;
+mod startup;
 mod train;
 
 use std::process::ExitCode;
@@ -32,18 +33,24 @@ use std::process::ExitCode;
 use clap::{CommandFactory, FromArgMatches};
 
 /// The allocator: mimalloc keeps freed pages for reuse where glibc's returned the training
-/// stack's per-step tensors to the system (see the workspace manifest).
+/// stack's per-step tensors to the system (see the workspace manifest), with a message instead of
+/// an abort when an allocation fails ([`startup::Guarded`]).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: startup::Guarded = startup::Guarded;
 
 /// Error of a write to standard output (see [`outln!`]).
 #[derive(Debug, thiserror::Error)]
-#[error("writing to standard output: {0}")]
+#[error("writing to standard output: {}", gradfree_core::files::describe_io(.0))]
 struct StdoutError(std::io::Error);
 
 /// Writes one line to standard output.
 fn stdout_line(args: std::fmt::Arguments<'_>) -> Result<(), StdoutError> {
     use std::io::Write;
+    // Rust's standard output drops writes to a closed descriptor without an error (EBADF reads
+    // as success); a closed one is an error here, as it is for every other program.
+    if !startup::stdout_writable() {
+        return Err(StdoutError(std::io::Error::other("standard output is closed (Bad file descriptor)")));
+    }
     let mut out = std::io::stdout().lock();
     out.write_fmt(args).and_then(|()| out.write_all(b"\n")).map_err(StdoutError)
 }
@@ -67,21 +74,16 @@ fn results_on_stdout(c: &cli::Command) -> bool {
 }
 
 /// Refuses to run with standard output closed (`gradfree ... >&-`) when the results go there
-/// alone: the Rust runtime then points it at `/dev/null` opened read-write (a shell's `> /dev/null`
-/// opens it write-only), so every result would vanish while the command reports success. Python's
-/// `subprocess.DEVNULL` looks the same, so a command that writes its results to a file is let run.
+/// alone: every write to it would fail ([`startup::stdout_writable`]), so the run's results would
+/// be lost after it did the work. A standard output that is open for writing is never refused,
+/// whatever it is: `/dev/null` however it was opened (`> /dev/null`, `1<>/dev/null`, Python's
+/// `subprocess.DEVNULL`), a file, a pipe or a terminal; a write that fails there (`/dev/full`, a
+/// reader that went away) is reported when it happens.
 fn check_stdout() -> Result<(), String> {
-    use std::os::fd::AsFd;
-    let out = std::io::stdout();
-    let fd = out.as_fd();
-    let (Ok(stat), Ok(null)) = (rustix::fs::fstat(fd), rustix::fs::stat("/dev/null")) else { return Ok(()) };
-    let is_null =
-        rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::CharacterDevice && stat.st_rdev == null.st_rdev;
-    let read_write = rustix::fs::fcntl_getfl(fd).is_ok_and(|f| f & rustix::fs::OFlags::RWMODE == rustix::fs::OFlags::RDWR);
-    if is_null && read_write {
-        return Err("standard output is closed: the results would be lost (redirect it to a file, or to /dev/null to discard them)".into());
+    if startup::stdout_writable() {
+        return Ok(());
     }
-    Ok(())
+    Err("standard output is closed: the results would be lost (redirect it to a file, or to /dev/null to discard them)".into())
 }
 
 /// The command line's definition: every command takes a negative number as the value of the flag
@@ -149,6 +151,8 @@ fn clap_exit(e: clap::Error) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    startup::Guarded::reserve();
+    startup::ignore_file_size_signal();
     let matches = match command().try_get_matches() {
         Ok(m) => m,
         Err(e) => return clap_exit(e),

@@ -42,7 +42,9 @@ fn parse_params(items: &[String]) -> Result<serde_json::Map<String, serde_json::
     for item in items {
         let (k, v) = item.split_once('=').with_context(|| format!("--param {item}: expected KEY=VALUE"))?;
         let v = serde_json::from_str(v).unwrap_or_else(|_| serde_json::Value::String(v.to_string()));
-        m.insert(k.trim().to_string(), v);
+        if let Some(first) = m.insert(k.trim().to_string(), v.clone()) {
+            bail!("--param {}: given twice ({} and {v}); give each parameter once", k.trim(), first);
+        }
     }
     Ok(m)
 }
@@ -215,11 +217,13 @@ fn check_resume_flags(args: &OptimizeArgs, spec: &RunSpec) -> Result<()> {
 
 pub fn run(args: &OptimizeArgs) -> Result<()> {
     let started = Instant::now();
-    crate::run_files::checkpointed(args.resume.as_deref(), args.checkpoint.as_deref(), args.log.as_deref(), args.overwrite).check()?;
-    let (spec, alg, state, log) = match &args.resume {
+    // The run's files are its own until it ends (two runs started together cannot share one).
+    let _files =
+        crate::run_files::checkpointed(args.resume.as_deref(), args.checkpoint.as_deref(), args.log.as_deref(), args.overwrite).claim()?;
+    let (spec, alg, state, log, run_id, _log_claim) = match &args.resume {
         Some(path) => {
             let mut ck = crate::run_files::load::<Algorithm>(path, "optimize")?;
-            let saved_log = crate::run_files::take_log(&mut ck.meta);
+            let saved = crate::run_files::take_log(&mut ck.meta);
             let mut spec: RunSpec = gradfree_core::checkpoint::from_json(ck.meta)
                 .map_err(anyhow::Error::msg)
                 .with_context(|| format!("{}: checkpoint metadata is not a gradfree run", path.display()))?;
@@ -231,12 +235,13 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
                 spec.checkpoint_every = args.checkpoint_every;
                 spec.checkpoint_seconds = args.checkpoint_seconds;
             }
-            let log = crate::run_files::resumed_log(saved_log, args.log.as_deref(), path, args.checkpoint.as_deref(), args.overwrite)?;
-            (spec, ck.optimizer, Some(ck.driver), log)
+            let (log, log_claim) =
+                crate::run_files::resumed_log(&saved, args.log.as_deref(), path, args.checkpoint.as_deref(), args.overwrite)?;
+            (spec, ck.optimizer, Some(ck.driver), log, saved.run_id, log_claim)
         }
         None => {
             let (spec, alg) = new_run(args)?;
-            (spec, alg, None, args.log.clone())
+            (spec, alg, None, args.log.clone(), gradfree_core::observer::new_run_id(), Default::default())
         }
     };
     let resumed = state.is_some();
@@ -253,11 +258,11 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
             path: path.clone(),
             every: spec.checkpoint_every,
             seconds: spec.checkpoint_seconds,
-            meta: crate::run_files::name_log(serde_json::to_value(&spec)?, log.as_deref()),
+            meta: crate::run_files::name_log(serde_json::to_value(&spec)?, log.as_deref(), &run_id),
         }),
         None => None,
     };
-    let outputs = Outputs { log, checkpoint };
+    let outputs = Outputs { log, checkpoint, run_id: Some(run_id) };
     let mut progress = (!args.quiet && !args.json).then(|| RunProgress::new(spec.stop.max_evaluations, driver.evaluations()));
     let mut observers: Vec<&mut dyn Observer> = progress.iter_mut().map(|p| p as &mut dyn Observer).collect();
     let (result, driver) = run_with_outputs(driver, &problem, outputs, resumed, &mut observers)
@@ -269,6 +274,9 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
         Algorithm::Ipop(ipop) => (ipop.restarts_done(), ipop.scheme()),
         _ => (0, Default::default()),
     };
+    // A continuous method on a discrete problem searched a relaxation: its answer is the point of
+    // the problem's domain its best point reads as (bits, categories), which has its value.
+    let best_x = problem.decode(&result.best_x);
     if args.json {
         let out = Output {
             algorithm: &spec.algorithm,
@@ -277,7 +285,7 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
             seed: spec.seed,
             problem_seed: spec.problem_seed,
             best_f: result.best_f,
-            best_x: &result.best_x,
+            best_x: &best_x,
             f_star: problem.minimum(),
             evaluations: result.evaluations,
             generations: result.generations,
@@ -290,8 +298,8 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
         };
         outln!("{}", serde_json::to_string(&out)?);
     } else {
-        let shown: Vec<String> = result.best_x.iter().take(6).map(|v| format!("{v:.6}")).collect();
-        let more = if result.best_x.len() > 6 { format!(", ... ({} values)", result.best_x.len()) } else { String::new() };
+        let shown: Vec<String> = best_x.iter().take(6).map(|v| format!("{v:.6}")).collect();
+        let more = if best_x.len() > 6 { format!(", ... ({} values)", result.best_x.len()) } else { String::new() };
         outln!("{} on {} (d = {}, seed {}):", spec.algorithm, spec.problem, spec.dim, spec.seed);
         outln!("  best f      {:.10e}{}", result.best_f, problem.minimum().map(|f| format!("   (f* = {f})")).unwrap_or_default());
         outln!("  best x      [{}{}]", shown.join(", "), more);

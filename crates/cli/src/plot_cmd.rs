@@ -15,8 +15,18 @@ pub fn run(args: &PlotArgs) -> Result<()> {
     for log in &args.logs {
         files = files.add(gradfree_core::Role::Input, "a log", Some(log));
     }
-    files.check()?;
-    if args.logs.first().and_then(|p| start_record(p)).is_some_and(|v| train_label(&v).is_some()) {
+    let _files = files.claim()?;
+    // One chart draws logs of one kind: training curves (per epoch) or optimization runs (best
+    // value per evaluation).
+    let training: Vec<bool> = args.logs.iter().map(|p| start_record(p).is_some_and(|v| train_label(&v).is_some())).collect();
+    if let (Some(t), Some(o)) = (training.iter().position(|&t| t), training.iter().position(|&t| !t)) {
+        bail!(
+            "{} is a log of `gradfree train` and {} is not: training and optimization logs cannot share a plot; plot each kind on its own",
+            args.logs[t].display(),
+            args.logs[o].display()
+        );
+    }
+    if training.first() == Some(&true) {
         return plot_training(args);
     }
     let mut series = Vec::new();
@@ -101,7 +111,10 @@ fn train_log(path: &std::path::Path) -> Result<Option<TrainCurve>> {
     };
     let mut points = Vec::new();
     for (i, v) in lines.enumerate() {
-        let v = v.map_err(|e| anyhow::anyhow!("{}: line {}: {e}", path.display(), i + 2))?;
+        let v = v.map_err(|e| {
+            let line = text.lines().nth(i + 1).unwrap_or_default();
+            anyhow::anyhow!("{}: line {}: {}", path.display(), i + 2, gradfree_core::observer::describe_json_error(line, &e))
+        })?;
         if v.get("type").and_then(|t| t.as_str()) == Some("generation") {
             let epoch = v.get("epoch").and_then(|e| e.as_f64()).unwrap_or(f64::NAN);
             points.push((epoch, v.get("test_accuracy").and_then(|a| a.as_f64()), v.get("label_precision").and_then(|a| a.as_f64())));

@@ -6,6 +6,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
+use gradfree_core::files::Claim;
 use gradfree_core::{Role, RunFiles, atomic_write_with};
 use gradfree_data::matrix::{write_csv_rows, write_npy_header, write_npy_rows};
 use gradfree_experiments::progress::{ProgressBar, bar};
@@ -29,15 +30,16 @@ pub fn point_format(path: &Path) -> Result<PointFormat> {
 }
 
 /// The checks before a point file is written: the file policy ([`gradfree_core::RunFiles`]:
-/// a regular file or nothing, not one of the command's inputs) and the free space of its file
-/// system against the file's size (exact for .npy; for .csv at least 2 bytes a value).
-pub fn check_target(param: &'static str, path: &Path, n: usize, d: usize, inputs: &[(&'static str, &Path)]) -> Result<()> {
+/// a regular file or nothing, not one of the command's inputs, not another run's) and the free
+/// space of its file system against the file's size (exact for .npy; for .csv at least 2 bytes a
+/// value). The file is the command's until the returned claim is dropped.
+pub fn check_target(param: &'static str, path: &Path, n: usize, d: usize, inputs: &[(&'static str, &Path)]) -> Result<Claim> {
     let format = point_format(path)?;
     let mut files = RunFiles::new().add(Role::Output, param, Some(path));
     for (p, input) in inputs {
         files = files.add(Role::Input, p, Some(input));
     }
-    files.check()?;
+    let claim = files.claim()?;
     let values = (n as u128).saturating_mul(d as u128);
     let bytes = match format {
         PointFormat::Npy => values.saturating_mul(8).saturating_add(128),
@@ -49,7 +51,7 @@ pub fn check_target(param: &'static str, path: &Path, n: usize, d: usize, inputs
         // Shortest round-trip decimals of points in the cube: about 19 characters and a comma.
         PointFormat::Csv => announce_write(path, values.saturating_mul(CSV_BYTES_PER_VALUE), false),
     }
-    Ok(())
+    Ok(claim)
 }
 
 /// Files larger than this are announced (size and path) on stderr before they are written.
@@ -109,6 +111,23 @@ pub fn write_points_with(
             }),
         }
     })
+}
+
+/// Rows of `d` values in one piece of a point set generated and written piece by piece: at most
+/// `values` values (the speed's choice), fewer when the memory available (an address-space or
+/// cgroup limit) holds less than four such pieces, and at least one row; an error naming `--dim`
+/// when not even one row fits.
+pub fn piece_rows(d: usize, values: usize) -> Result<usize> {
+    let room = gradfree_core::memory::available_bytes() / 4 / 8;
+    let values = values.min(usize::try_from(room).unwrap_or(usize::MAX));
+    if values < d {
+        bail!(
+            "invalid --dim {d}: one point takes {}, more than a quarter of the {} of memory available",
+            gradfree_core::memory::human_bytes(d as u128 * 8),
+            gradfree_core::memory::human_bytes(gradfree_core::memory::available_bytes() as u128)
+        );
+    }
+    Ok((values / d.max(1)).max(1))
 }
 
 /// Writes `n x d` row-major `points` to `path`, format chosen by the extension.

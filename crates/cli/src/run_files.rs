@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use anyhow::{Result, bail};
+use gradfree_core::files::Claim;
 use gradfree_core::files::same_file;
 use gradfree_core::{Checkpoint, Role, RunFiles, StateCheck, parse_checkpoint, read_regular_file};
 use serde::de::DeserializeOwned;
@@ -61,40 +62,87 @@ pub fn load<O: DeserializeOwned + StateCheck>(path: &Path, command: &str) -> Res
 /// `--resume` without `--log` keeps writing the same log and `plot` draws the whole run.
 const LOG_KEY: &str = "log";
 
-/// Checkpoint metadata `meta` (a JSON object) with the run's log named in it, if it has one.
-pub fn name_log(mut meta: serde_json::Value, log: Option<&Path>) -> serde_json::Value {
-    if let (Some(log), Some(map)) = (log, meta.as_object_mut()) {
-        let log = std::path::absolute(log).unwrap_or_else(|_| log.to_path_buf());
-        map.insert(LOG_KEY.into(), serde_json::Value::String(log.display().to_string()));
+/// The key under which a checkpoint's metadata names its run ([`gradfree_core::observer::new_run_id`]),
+/// the identity its log's `start` records carry.
+const RUN_KEY: &str = "run_id";
+
+/// Checkpoint metadata `meta` (a JSON object) with the run's identity and log named in it.
+pub fn name_log(mut meta: serde_json::Value, log: Option<&Path>, run_id: &str) -> serde_json::Value {
+    if let Some(map) = meta.as_object_mut() {
+        map.insert(RUN_KEY.into(), serde_json::Value::String(run_id.to_string()));
+        if let Some(log) = log {
+            let log = std::path::absolute(log).unwrap_or_else(|_| log.to_path_buf());
+            map.insert(LOG_KEY.into(), serde_json::Value::String(log.display().to_string()));
+        }
     }
     meta
 }
 
-/// Takes the run's log named in a checkpoint's metadata out of it (which then reads as the
-/// command's metadata); [`resumed_log`] decides whether it is written.
-pub fn take_log(meta: &mut serde_json::Value) -> Option<std::path::PathBuf> {
-    meta.as_object_mut().and_then(|m| m.remove(LOG_KEY)).and_then(|v| v.as_str().map(std::path::PathBuf::from))
+/// The log and run a checkpoint names.
+pub struct SavedRun {
+    /// The run's log, if it had one.
+    pub log: Option<std::path::PathBuf>,
+    /// The run's identity: the checkpoint's, or a new one for a checkpoint written before runs
+    /// had one (whose log then names no run either).
+    pub run_id: String,
+    /// Whether the checkpoint named its run (so its log must carry the same identity).
+    pub named: bool,
+}
+
+/// Takes the run's log and identity named in a checkpoint's metadata out of it (which then reads
+/// as the command's metadata); [`resumed_log`] decides whether the log is written.
+pub fn take_log(meta: &mut serde_json::Value) -> SavedRun {
+    let map = meta.as_object_mut();
+    let (log, run) = match map {
+        Some(m) => (m.remove(LOG_KEY), m.remove(RUN_KEY)),
+        None => (None, None),
+    };
+    let run = run.and_then(|v| v.as_str().map(str::to_string));
+    SavedRun {
+        log: log.and_then(|v| v.as_str().map(std::path::PathBuf::from)),
+        named: run.is_some(),
+        run_id: run.unwrap_or_else(gradfree_core::observer::new_run_id),
+    }
+}
+
+/// The identity the log of a resumed run must carry: the checkpoint's when it named one.
+pub fn log_run(saved: &SavedRun) -> Option<String> {
+    saved.named.then(|| saved.run_id.clone())
 }
 
 /// The log a resumed run writes: `--log` when given, else `saved`, the one its checkpoint names
-/// ([`take_log`]), checked as any log is and announced on stderr. A named log that is gone is not
-/// re-created (it would hold the rest of the run only): the run goes on without one and says so.
+/// ([`take_log`]), claimed and checked as any log is (it must still be the run's own:
+/// [`gradfree_core::JsonLinesLog::resume_run`]) and announced on stderr. A named log that is gone
+/// is not re-created (it would hold the rest of the run only): the run goes on without one and
+/// says so. The claim is held until the run's last write.
 pub fn resumed_log(
-    saved: Option<std::path::PathBuf>,
+    saved: &SavedRun,
     given: Option<&Path>,
     resume: &Path,
     checkpoint: Option<&Path>,
     overwrite: bool,
-) -> Result<Option<std::path::PathBuf>> {
+) -> Result<(Option<std::path::PathBuf>, Claim)> {
     if let Some(given) = given {
-        return Ok(Some(given.to_path_buf()));
+        return Ok((Some(given.to_path_buf()), Claim::default()));
     }
-    let Some(saved) = saved else { return Ok(None) };
-    if !saved.exists() {
-        eprintln!("note: the run's log {} is gone; this part of the run is not logged (--log FILE logs it)", saved.display());
-        return Ok(None);
+    let Some(log) = &saved.log else { return Ok((None, Claim::default())) };
+    if !log.exists() {
+        eprintln!("note: the run's log {} is gone; this part of the run is not logged (--log FILE logs it)", log.display());
+        return Ok((None, Claim::default()));
     }
-    checkpointed(Some(resume), checkpoint, Some(&saved), overwrite).check()?;
-    eprintln!("note: logging to {} (the run's log; --log FILE to log elsewhere)", saved.display());
-    Ok(Some(saved))
+    let claim = checkpointed(Some(resume), checkpoint, Some(log), overwrite).claim()?;
+    if let Some(run) = log_run(saved) {
+        let owner = gradfree_core::observer::log_owner(log);
+        if owner.as_deref() != Some(run.as_str()) {
+            let other =
+                owner.map_or("names no run (another run's, or edited)".to_string(), |o| format!("belongs to another run (run {o})"));
+            bail!(
+                "--resume {}: the run's log {} {other}, not to this checkpoint's run (run {run}); it was left as it is: give --log FILE to log the rest of the run elsewhere",
+                resume.display(),
+                log.display()
+            );
+        }
+    }
+    eprintln!("note: logging to {} (the run's log; --log FILE to log elsewhere)", log.display());
+    Ok((Some(log.clone()), claim))
 }

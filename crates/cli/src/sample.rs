@@ -65,9 +65,11 @@ pub fn run(args: &SampleArgs) -> Result<()> {
     };
     // `-o -` is CSV on stdout; a file name's type is checked before anything is generated.
     let to_stdout = args.output.as_ref().is_some_and(|p| p.as_os_str() == "-");
-    if let Some(p) = args.output.as_ref().filter(|_| !to_stdout) {
-        crate::points_io::check_target("-o", p, n as usize, d, &[])?;
-    }
+    // The output file is the command's until it is written.
+    let _output = match args.output.as_ref().filter(|_| !to_stdout) {
+        Some(p) => Some(crate::points_io::check_target("-o", p, n as usize, d, &[])?),
+        None => None,
+    };
 
     // The generator, as "fill rows start.. into out". Sequences stream (skip first); lattices
     // compute any row directly; a Latin hypercube exists only whole.
@@ -137,7 +139,7 @@ pub fn run(args: &SampleArgs) -> Result<()> {
     }
     // Generates piece by piece into one buffer, handing each piece to `sink`; the time counts
     // generation only.
-    let rows_per_piece = (PIECE_VALUES * rayon::current_num_threads() / d).max(1).min(len / d);
+    let rows_per_piece = crate::points_io::piece_rows(d, PIECE_VALUES * rayon::current_num_threads())?.min(len / d);
     let mut buffer = vec![0.0; rows_per_piece * d];
     let (mut seconds, mut sum) = (setup_started.elapsed().as_secs_f64(), 0.0);
     let mut generate = |sink: &mut dyn FnMut(&[f64]) -> Result<()>| -> Result<()> {

@@ -147,7 +147,9 @@ fn block(name: &str, params: &[String]) -> Result<Option<FrontSpec>> {
             for p in params {
                 let (k, v) = p.split_once('=').with_context(|| format!("invalid --block-param {p:?}: expected KEY=VALUE"))?;
                 let value = serde_json::from_str(v).unwrap_or_else(|_| serde_json::Value::String(v.to_string()));
-                map.insert(k.trim().to_string(), value);
+                if let Some(first) = map.insert(k.trim().to_string(), value.clone()) {
+                    anyhow::bail!("--block-param {}: given twice ({first} and {value}); give each setting once", k.trim());
+                }
             }
             let plug: NokPlug =
                 serde_json::from_value(serde_json::Value::Object(map)).map_err(|e| anyhow::anyhow!("invalid --block-param: {e}"))?;
@@ -164,16 +166,17 @@ fn block(name: &str, params: &[String]) -> Result<Option<FrontSpec>> {
 /// Runs `gradfree train`.
 pub fn run(a: &TrainArgs) -> Result<()> {
     let started = Instant::now();
-    crate::run_files::checkpointed(a.resume.as_deref(), a.checkpoint.as_deref(), a.log.as_deref(), a.overwrite).check()?;
-    let (run, state, earlier, saved_data, log_path) = match &a.resume {
+    // The run's files are its own until it ends (two runs started together cannot share one).
+    let _files = crate::run_files::checkpointed(a.resume.as_deref(), a.checkpoint.as_deref(), a.log.as_deref(), a.overwrite).claim()?;
+    let (run, state, earlier, saved_data, log_path, run_id, _log_claim) = match &a.resume {
         Some(path) => {
             let mut ck = crate::run_files::load::<TrainerState>(path, "train")?;
-            let saved_log = crate::run_files::take_log(&mut ck.meta);
+            let saved = crate::run_files::take_log(&mut ck.meta);
             let meta: Meta = gradfree_core::checkpoint::from_json(ck.meta).map_err(anyhow::Error::msg).with_context(|| {
                 format!("{}: not a checkpoint of gradfree train (or one written by an older version: start the run again)", path.display())
             })?;
-            let log = crate::run_files::resumed_log(saved_log, a.log.as_deref(), path, a.checkpoint.as_deref(), a.overwrite)?;
-            (meta.run, Some(ck.optimizer), ck.driver.seconds, Some(meta.data), log)
+            let (log, log_claim) = crate::run_files::resumed_log(&saved, a.log.as_deref(), path, a.checkpoint.as_deref(), a.overwrite)?;
+            (meta.run, Some(ck.optimizer), ck.driver.seconds, Some(meta.data), log, saved.run_id, log_claim)
         }
         None => {
             let run = TrainRunSpec {
@@ -192,7 +195,7 @@ pub fn run(a: &TrainArgs) -> Result<()> {
                 seed: a.seed,
                 block: block(&a.block, &a.block_param)?,
             };
-            (run, None, 0.0, None, a.log.clone())
+            (run, None, 0.0, None, a.log.clone(), gradfree_core::observer::new_run_id(), Default::default())
         }
     };
     let spec = run.train_spec()?;
@@ -217,11 +220,11 @@ pub fn run(a: &TrainArgs) -> Result<()> {
         }
         None => Trainer::new(spec, &data)?,
     };
-    let meta = crate::run_files::name_log(serde_json::to_value(&Meta { run: run.clone(), data: print })?, log_path.as_deref());
+    let meta = crate::run_files::name_log(serde_json::to_value(&Meta { run: run.clone(), data: print })?, log_path.as_deref(), &run_id);
     let mut log = match &log_path {
-        Some(p) if resumed => Some(JsonLinesLog::resume(p, trainer.state().epoch as u64)?),
+        Some(p) if resumed => Some(JsonLinesLog::resume_run(p, trainer.state().epoch as u64, Some(&run_id))?),
         Some(p) => {
-            let mut l = JsonLinesLog::create(p)?;
+            let mut l = JsonLinesLog::create(p)?.owned_by(Some(&run_id));
             l.write("start", &Start { run: &run, transition: &loaded.noisy.transition, actual_noise_rate: loaded.noisy.actual_rate })?;
             Some(l)
         }

@@ -1,6 +1,7 @@
 //! The command line under hostile input: sizes that cannot be allocated, files that must not be
-//! damaged, checkpoints that do not fit their data, signals, a closed standard output. Every case
-//! ends in one clear error line (exit 2) or a clean stop, and leaves every file as it was.
+//! damaged, checkpoints that do not fit their data, signals. Every case ends in one clear error
+//! line (exit 2) or a clean stop, and leaves every file as it was. (Standard output, file-size
+//! and memory limits, and runs started together: `os_limits.rs`.)
 
 mod common;
 
@@ -134,48 +135,6 @@ fn a_failed_run_leaves_the_previous_log_and_a_changed_checkpoint_is_refused() {
     std::fs::write(ck, serde_json::to_vec(&doc).unwrap()).unwrap();
     let out = gradfree(&["infer", "--resume", ck]);
     assert_clean_error(&out, "memory available");
-}
-
-#[test]
-fn a_closed_standard_output_is_an_error() {
-    // `>&-`: the runtime points fd 1 at /dev/null opened read-write.
-    let null = std::fs::OpenOptions::new().read(true).write(true).open("/dev/null").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_gradfree"))
-        .args(["sample", "--method", "sobol", "--dim", "2", "--n", "4"])
-        .stdout(Stdio::from(null))
-        .stderr(Stdio::piped())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("standard output is closed"));
-    // `-o -` writes the points to standard output: closed, they would be lost too.
-    let null = std::fs::OpenOptions::new().read(true).write(true).open("/dev/null").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_gradfree"))
-        .args(["sample", "--method", "sobol", "--dim", "2", "--n", "4", "-o", "-"])
-        .stdout(Stdio::from(null))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    // So do the help, the version and a JSON summary of a command that also writes files; a full
-    // one fails too.
-    for args in [&["--help"][..], &["sample", "--help"], &["--version"], &["plot", "x.jsonl", "-o", "x.png", "--json"]] {
-        let null = std::fs::OpenOptions::new().read(true).write(true).open("/dev/null").unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_gradfree")).args(args).stdout(Stdio::from(null)).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(String::from_utf8_lossy(&out.stderr).contains("standard output is closed"), "{args:?}");
-    }
-    if let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") {
-        let out = Command::new(env!("CARGO_BIN_EXE_gradfree")).args(["--help"]).stdout(Stdio::from(full)).output().unwrap();
-        assert_eq!(out.status.code(), Some(2));
-        assert!(String::from_utf8_lossy(&out.stderr).contains("writing to standard output"));
-    }
-    // A shell's `> /dev/null` (write-only) is a choice to discard, and is let run.
-    let out = Command::new(env!("CARGO_BIN_EXE_gradfree"))
-        .args(["sample", "--method", "sobol", "--dim", "2", "--n", "4"])
-        .stdout(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(out.status.success());
 }
 
 /// Sends `signal` to a run once it has written its checkpoint (or after `wait` for commands
@@ -471,4 +430,68 @@ fn unwritable_charts_and_long_searches_name_what_to_change() {
     assert!(ok.status.success() && std::fs::read(&png).unwrap().starts_with(b"\x89PNG"), "a PNG is written");
     let e = gradfree(&["lattice", "--method", "alg10", "--dim", "10", "--n", "1000", "--primes", "18446744073709551615"]);
     assert_clean_error(&e, "--n 1000 --dim 10 --primes 18446744073709551615: this search needs");
+}
+
+/// Degenerate parameters and mixed inputs say what is wrong instead of writing NaN, reading
+/// bits off a relaxation, keeping one of two values, or quoting a parser's position.
+#[test]
+fn degenerate_parameters_and_mixed_inputs_name_their_cause() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).display().to_string();
+    let data = logistic_csv(dir.path(), "d.csv");
+    // A bandwidth whose 2 sigma^2 is not a normal double would make every feature NaN.
+    for sigma in ["1e-320", "1e-160", "1e155"] {
+        let out = gradfree(&["features", "--data", &data, "--sigma", sigma, "--dim-out", "8", "-o", &p("f.npy")]);
+        assert_clean_error(&out, &format!("invalid --sigma {sigma}"));
+        assert!(!dir.path().join("f.npy").exists());
+    }
+    let ok = gradfree(&["features", "--data", &data, "--sigma", "1e-150", "--dim-out", "8", "-o", &p("f.npy")]);
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    // Data whose projections overflow once divided by sigma: refused, naming the row.
+    std::fs::write(dir.path().join("big.csv"), "a,b\n1,2\n1e300,-1e300\n").unwrap();
+    assert_clean_error(
+        &gradfree(&["features", "--data", &p("big.csv"), "--sigma", "1e-10", "--dim-out", "8", "-o", &p("g.npy")]),
+        "row 1: its features are not finite",
+    );
+    // A continuous method on a binary problem answers with bits, whose value is the best found.
+    for algo in [&["optimize", "--algo", "cmaes"][..], &["bo", "--method", "bkop", "--rounds", "3"]] {
+        let out = gradfree(&[algo, &["--problem", "onemax", "--dim", "6", "--seed", "3", "--json"]].concat());
+        assert!(out.status.success(), "{algo:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let x: Vec<f64> = v["best_x"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+        assert!(x.iter().all(|&b| b == 0.0 || b == 1.0), "{algo:?}: best x {x:?}");
+        let ones = x.iter().sum::<f64>();
+        assert_eq!(v["best_f"].as_f64().unwrap(), 6.0 - ones, "{algo:?}: f(best x) is the best f");
+    }
+    // Rotating or shifting a discrete problem's variables is not that problem any more.
+    assert_clean_error(&gradfree(&["optimize", "--algo", "cmaes", "--problem", "onemax", "--dim", "6", "--rotate"]), "invalid --rotate");
+    // A parameter given twice is refused, naming both values.
+    let twice =
+        gradfree(&["optimize", "--algo", "cmaes", "--problem", "sphere", "--dim", "3", "--param", "popsize=8", "--param", "popsize=12"]);
+    assert_clean_error(&twice, "--param popsize: given twice (8 and 12)");
+    // One chart draws logs of one kind.
+    let opt = p("o.jsonl");
+    assert!(
+        gradfree(&["optimize", "--algo", "cmaes", "--problem", "sphere", "--dim", "2", "--max-evals", "60", "--log", &opt])
+            .status
+            .success()
+    );
+    let train = p("t.jsonl");
+    let t = gradfree(&["train", "--data", "digits", "--epochs", "1", "--quiet", "--log", &train]);
+    assert!(t.status.success(), "{}", String::from_utf8_lossy(&t.stderr));
+    for logs in [[&opt, &train], [&train, &opt]] {
+        assert_clean_error(&gradfree(&["plot", logs[0], logs[1], "-o", &p("x.png")]), "training and optimization logs cannot share a plot");
+    }
+    // A NaN in a log line is named as such, not by a parser's position.
+    let text = std::fs::read_to_string(&opt).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let edited = lines[1].replacen("\"best_f\":", "\"best_f\":NaN,\"was\":", 1);
+    std::fs::write(dir.path().join("nan.jsonl"), format!("{}\n{edited}\n", lines[0])).unwrap();
+    let out = gradfree(&["plot", &p("nan.jsonl"), "-o", &p("y.png")]);
+    assert_clean_error(&out, "line 2: `NaN` is not a JSON number");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("column"), "{}", String::from_utf8_lossy(&out.stderr));
+    // A scrambled Halton sequence too large to build is refused at once, with its size.
+    let started = std::time::Instant::now();
+    assert_clean_error(&gradfree(&["sample", "--method", "halton", "--dim", "20000", "--n", "2"]), "at most 7458");
+    assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
 }

@@ -63,8 +63,8 @@ pub enum CoreError {
     /// The covariance (or another matrix) left the positive-definite cone and could not be repaired.
     #[error("numerical failure: {0}")]
     Numerical(String),
-    /// Reading or writing a file failed.
-    #[error("{path}: {cause}")]
+    /// Reading or writing a file failed (a file-size limit is named: [`crate::files::describe_io`]).
+    #[error("{}: {}", path.display(), crate::files::describe_io(cause))]
     Io {
         /// The file.
         path: PathBuf,

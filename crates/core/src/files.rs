@@ -76,6 +76,21 @@ impl RunFiles {
         self
     }
 
+    /// Takes the files this run writes for itself ([`Claim`]), then checks every file against the
+    /// policy ([`RunFiles::check`]) under that ownership, so that two runs started together cannot
+    /// both find a checkpoint or log free and both write it: the second is refused, naming the
+    /// file and the process that owns it. Hold the claim until the run's last write.
+    pub fn claim(&self) -> Result<Claim, CoreError> {
+        let mut claim = Claim::default();
+        for (role, param, path) in &self.files {
+            if *role != Role::Input && !path.as_os_str().is_empty() {
+                claim.take(param, path)?;
+            }
+        }
+        self.check()?;
+        Ok(claim)
+    }
+
     /// Checks the files against the policy (see the module documentation); nothing is written.
     pub fn check(&self) -> Result<(), CoreError> {
         for (i, (_, pa, a)) in self.files.iter().enumerate() {
@@ -163,6 +178,100 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     abs(a) == abs(b)
 }
 
+/// The lock file that marks `path` as owned by a run: `.<name>.lock` in the same folder.
+fn lock_path(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?;
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    Some(dir.join(format!(".{}.lock", name.to_string_lossy())))
+}
+
+/// Lock files this process holds, with how many claims hold each (a resumed run claims its log
+/// again once it has read its checkpoint).
+static HELD: Mutex<Vec<(PathBuf, usize)>> = Mutex::new(Vec::new());
+
+/// Exclusive ownership of the files a run writes, for as long as the value lives: each file has a
+/// lock file beside it (`.<name>.lock`, holding the owner's process id) locked with `flock`, which
+/// the operating system releases when the process ends however it ends, so a killed run never
+/// leaves a file owned. Dropping the claim removes the lock files. Taken by [`RunFiles::claim`].
+#[derive(Debug, Default)]
+pub struct Claim {
+    locks: Vec<(PathBuf, Option<std::fs::File>)>,
+}
+
+impl Claim {
+    /// Takes the file at `path` (named `param` in errors) for this run.
+    fn take(&mut self, param: &str, path: &Path) -> Result<(), CoreError> {
+        use std::io::{Read, Seek, Write};
+        use std::os::unix::fs::MetadataExt;
+        let Some(lock) = lock_path(path) else { return Ok(()) };
+        let lock = std::path::absolute(&lock).unwrap_or(lock);
+        {
+            let mut held = HELD.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(entry) = held.iter_mut().find(|(p, _)| *p == lock) {
+                entry.1 += 1;
+                self.locks.push((lock, None));
+                return Ok(());
+            }
+        }
+        let bad = |message: String| CoreError::BadInput(format!("{param} {}: {message}", path.display()));
+        if path.parent().filter(|d| !d.as_os_str().is_empty()).is_some_and(|d| !d.is_dir()) {
+            return Ok(()); // the policy's check names the missing folder
+        }
+        loop {
+            let mut file = match std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&lock) {
+                Ok(f) => f,
+                Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied || e.raw_os_error() == Some(30) => {
+                    return Err(bad(format!("its folder cannot be written ({})", describe_io(&e))));
+                }
+                Err(e) => return Err(bad(format!("cannot take it for this run: {}: {}", lock.display(), describe_io(&e)))),
+            };
+            match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+                Ok(()) => {}
+                Err(rustix::io::Errno::WOULDBLOCK) => {
+                    let mut owner = String::new();
+                    let _ = file.read_to_string(&mut owner);
+                    let owner = owner.trim();
+                    let who = if owner.is_empty() { "another run".to_string() } else { format!("another run (process {owner})") };
+                    return Err(bad(format!("in use by {who}: two runs cannot write one file; wait for it to end, or give another file")));
+                }
+                Err(e) => return Err(bad(format!("cannot lock {}: {e}", lock.display()))),
+            }
+            // The previous owner may have removed the lock file between our open and our lock:
+            // then it is not the file at the path any more, and we try again.
+            let same = match (file.metadata(), std::fs::metadata(&lock)) {
+                (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+                _ => false,
+            };
+            if !same {
+                continue;
+            }
+            let _ = file.set_len(0).and_then(|()| file.rewind()).and_then(|_| write!(file, "{}", std::process::id()));
+            register_temp(&lock);
+            HELD.lock().unwrap_or_else(|p| p.into_inner()).push((lock.clone(), 1));
+            self.locks.push((lock, Some(file)));
+            return Ok(());
+        }
+    }
+}
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        let mut held = HELD.lock().unwrap_or_else(|p| p.into_inner());
+        for (lock, _file) in self.locks.drain(..) {
+            if let Some(i) = held.iter().position(|(p, _)| *p == lock) {
+                held[i].1 -= 1;
+                if held[i].1 == 0 {
+                    held.swap_remove(i);
+                    // Removed while still locked (the file closes after this), so no other run
+                    // can lock the file we remove.
+                    let _ = std::fs::remove_file(&lock);
+                    forget_temp(&lock);
+                }
+            }
+        }
+    }
+}
+
 /// Temporary files that exist now (atomic writes in progress, logs before their first record).
 static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
@@ -185,11 +294,47 @@ pub fn pending_temps() -> Vec<PathBuf> {
     PENDING.lock().unwrap_or_else(|p| p.into_inner()).clone()
 }
 
-/// Removes every temporary file of [`pending_temps`] (errors ignored).
+/// Removes every temporary file of [`pending_temps`] (errors ignored). Safe to call from a
+/// thread that may hold the registry's lock (an allocation that failed inside
+/// [`register_temp`]): it waits at most a tenth of a second for the lock, then gives up.
 pub fn remove_pending_temps() {
-    for p in pending_temps() {
-        let _ = std::fs::remove_file(&p);
+    for _ in 0..100 {
+        match PENDING.try_lock() {
+            Ok(v) => {
+                for p in v.iter() {
+                    let _ = std::fs::remove_file(p);
+                }
+                return;
+            }
+            Err(std::sync::TryLockError::Poisoned(v)) => {
+                for p in v.into_inner().iter() {
+                    let _ = std::fs::remove_file(p);
+                }
+                return;
+            }
+            Err(std::sync::TryLockError::WouldBlock) => std::thread::sleep(std::time::Duration::from_millis(1)),
+        }
     }
+}
+
+/// An I/O error as the command line and Python show it: the operating system's message, with
+/// the limit that caused it where one did (`EFBIG`: the file-size limit of `ulimit -f`, which the
+/// front ends turn from a killing signal into this error).
+pub fn describe_io(cause: &std::io::Error) -> String {
+    if cause.kind() == std::io::ErrorKind::FileTooLarge {
+        if let Some(limit) = file_size_limit() {
+            return format!("{cause}: the file would exceed the file-size limit of {limit} bytes (`ulimit -f`)");
+        }
+    }
+    cause.to_string()
+}
+
+/// The soft file-size limit (`RLIMIT_FSIZE`, `ulimit -f`) in bytes, from `/proc/self/limits`;
+/// `None` if unlimited or unreadable.
+pub fn file_size_limit() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits.lines().find(|l| l.starts_with("Max file size"))?;
+    line.split_whitespace().nth(3)?.parse::<u64>().ok()
 }
 
 /// Bytes free for an unprivileged writer on the file system of `path` (or of its folder, if it

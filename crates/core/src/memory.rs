@@ -70,9 +70,19 @@ pub fn check_param_bytes(name: &'static str, value: impl std::fmt::Display, what
     check_bytes_of(Some((name, value.to_string())), what, bytes)
 }
 
+/// Whether this process runs under a memory limit of its own (an address-space limit, a cgroup
+/// `memory.max`, or `GRADFREE_MEMORY_LIMIT`), read once.
+fn limited() -> bool {
+    static LIMITED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *LIMITED
+        .get_or_init(|| address_space_room().is_some() || cgroup_room().is_some() || std::env::var_os("GRADFREE_MEMORY_LIMIT").is_some())
+}
+
 fn check_bytes_of(param: Option<(&'static str, String)>, what: &str, bytes: u128) -> Result<(), CoreError> {
-    // Below 64 MiB the check is skipped: it reads /proc, and such sizes are never the problem.
-    if bytes < 64 << 20 {
+    // Small sizes are checked only under a memory limit of the process's own (`prlimit --as`, a
+    // container): the check reads /proc, and without such a limit sizes below 64 MiB are never
+    // the problem, while under one a few megabytes may be.
+    if bytes < if limited() { 1 << 20 } else { 64 << 20 } {
         return Ok(());
     }
     let limit = available_bytes();
@@ -121,6 +131,23 @@ impl Footprint {
         let what = if self.terms.len() > 1 { format!("the run (mostly {what})") } else { what.clone() };
         check_bytes_of(Some((name, value.clone())), &what, total)
     }
+}
+
+/// The message of an allocation of `bytes` that failed (the front ends' last net under the size
+/// checks): the size, the memory this process may use, and the limits in force.
+pub fn allocation_failed(bytes: u128) -> String {
+    let mut limits = Vec::new();
+    if let Some(room) = address_space_room() {
+        limits.push(format!("{} left under the address-space limit (`ulimit -v`, `prlimit --as`)", human_bytes(room as u128)));
+    }
+    if let Some(room) = cgroup_room() {
+        limits.push(format!("{} left under the cgroup's memory.max", human_bytes(room as u128)));
+    }
+    if let Some(free) = meminfo() {
+        limits.push(format!("{} available on the machine", human_bytes(free as u128)));
+    }
+    let limits = if limits.is_empty() { String::new() } else { format!(" ({})", limits.join("; ")) };
+    format!("out of memory: an allocation of {} failed{limits}; ask for a smaller size or raise the limit", human_bytes(bytes))
 }
 
 /// Formats a byte count for messages: `"1.5 GiB"`.

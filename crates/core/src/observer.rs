@@ -103,13 +103,48 @@ pub struct JsonLinesLog {
     line: Vec<u8>,
     /// The temporary file written until the first complete record, if the log is not yet in place.
     pending: Option<PathBuf>,
+    /// The run the log belongs to ([`new_run_id`]), written into every `start` record as
+    /// `run_id`, so that a resumed run can tell its own log from one another run took over.
+    run: Option<String>,
 }
 
 #[derive(Serialize)]
 struct Tagged<'a, T> {
     r#type: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    run_id: Option<&'a str>,
     #[serde(flatten)]
     body: &'a T,
+}
+
+/// A new run's identity, for its log and checkpoint: 64 random bits (from the operating system's
+/// randomness that seeds the standard library's hash maps, mixed with the process id and the
+/// clock) as 16 hexadecimal digits.
+pub fn new_run_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(std::process::id());
+    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    format!("{:016x}", h.finish())
+}
+
+/// The run a log belongs to: the `run_id` of its first `start` record; `None` for a log without
+/// one (written before logs named their run), an empty file, or a file that does not exist.
+pub fn log_owner(path: &Path) -> Option<String> {
+    use std::io::{BufRead, BufReader, Read};
+    let f = File::open(path).ok()?;
+    let mut reader = BufReader::new(f).take(64 << 20);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if reader.read_until(b'\n', &mut line).ok()? == 0 {
+            return None;
+        }
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(&line) else { continue };
+        if v.get("type").and_then(|t| t.as_str()) == Some("start") {
+            return v.get("run_id").and_then(|r| r.as_str()).map(str::to_string);
+        }
+    }
 }
 
 /// Removes the temporary files of `path` left by runs that were killed before their log's first
@@ -141,7 +176,7 @@ impl JsonLinesLog {
         let (_, tmp) = crate::checkpoint::temp_path(path).ok_or_else(|| io(std::io::Error::other("not a file path")))?;
         let out = OpenOptions::new().write(true).create(true).truncate(true).open(&tmp).map_err(io)?;
         crate::files::register_temp(&tmp);
-        Ok(JsonLinesLog { path: path.to_owned(), out, len: 0, line: Vec::new(), pending: Some(tmp) })
+        Ok(JsonLinesLog { path: path.to_owned(), out, len: 0, line: Vec::new(), pending: Some(tmp), run: None })
     }
 
     /// Appends to the log file, creating it if needed.
@@ -176,7 +211,38 @@ impl JsonLinesLog {
         let io = |source| CoreError::Io { path: path.to_owned(), cause: source };
         let out = OpenOptions::new().write(true).create(true).append(append).truncate(!append).open(path).map_err(io)?;
         let len = out.metadata().map(|m| if m.is_file() { m.len() } else { 0 }).unwrap_or(0);
-        Ok(JsonLinesLog { path: path.to_owned(), out, len, line: Vec::new(), pending: None })
+        Ok(JsonLinesLog { path: path.to_owned(), out, len, line: Vec::new(), pending: None, run: None })
+    }
+
+    /// Names the run the log belongs to: its `start` records carry `run_id` ([`log_owner`]).
+    pub fn owned_by(mut self, run: Option<&str>) -> Self {
+        self.run = run.map(str::to_string);
+        self
+    }
+
+    /// [`JsonLinesLog::resume`] for the run `run`, which first checks that the log at `path` is
+    /// that run's: a log that another run has since taken over (with `--overwrite`), or a file
+    /// that is not this run's log, is refused naming both runs, and left as it is.
+    pub fn resume_run(path: impl AsRef<Path>, generation: u64, run: Option<&str>) -> Result<Self, CoreError> {
+        let path = path.as_ref();
+        if let Some(run) = run
+            && std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() > 0)
+        {
+            let owner = log_owner(path);
+            if owner.as_deref() != Some(run) {
+                let other = match owner {
+                    Some(o) => format!("belongs to another run (run {o})"),
+                    None => "is not this run's log (it names no run: another run's, or edited)".to_string(),
+                };
+                return Err(CoreError::Format {
+                    path: path.to_owned(),
+                    message: format!(
+                        "{other}, not to the run being resumed (run {run}): it was left as it is; give another log with --log FILE"
+                    ),
+                });
+            }
+        }
+        Ok(Self::resume(path, generation)?.owned_by(Some(run).flatten()))
     }
 
     /// Puts a log written to its temporary file in place (synced, then renamed over the target).
@@ -196,7 +262,8 @@ impl JsonLinesLog {
     /// reads like every other run's ([`GenerationWithExtras`] carries a generation's own fields).
     pub fn write<T: Serialize>(&mut self, kind: &str, body: &T) -> Result<(), CoreError> {
         self.line.clear();
-        serde_json::to_writer(&mut self.line, &Tagged { r#type: kind, body }).map_err(|e| CoreError::Observer(e.to_string()))?;
+        let run_id = if kind == "start" { self.run.as_deref() } else { None };
+        serde_json::to_writer(&mut self.line, &Tagged { r#type: kind, run_id, body }).map_err(|e| CoreError::Observer(e.to_string()))?;
         self.line.push(b'\n');
         match self.out.write_all(&self.line).and_then(|()| self.out.flush()) {
             Ok(()) => {
@@ -256,6 +323,39 @@ impl Observer for JsonLinesLog {
     }
 }
 
+/// What is wrong with a log line that is not JSON, in words a reader can act on: a `NaN` or
+/// `Infinity` (which JSON has no spelling for, and gradfree writes as `null`) is named as such;
+/// otherwise the parser's message without its line number (the caller names the file's line).
+pub fn describe_json_error(line: &str, e: &serde_json::Error) -> String {
+    for token in ["NaN", "-Infinity", "Infinity", "inf", "nan"] {
+        if line.split(|c: char| !(c.is_alphanumeric() || c == '-')).any(|w| w == token) {
+            return format!(
+                "`{token}` is not a JSON number (gradfree writes a value that is not finite as null): the line was not written by gradfree as it is"
+            );
+        }
+    }
+    let what = match e.classify() {
+        serde_json::error::Category::Eof => "the line ends in the middle of a record",
+        _ => "the line is not a JSON record",
+    };
+    format!("{what} (at character {}: {e:#})", e.column()).replace(&format!(" at line {} column {}", e.line(), e.column()), "")
+}
+
+/// What is wrong with a generation record that does not have the standard fields: a missing
+/// field is named with the logs that have it.
+fn describe_record_error(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let text = text.split(" at line ").next().unwrap_or(&text).to_string();
+    if text.starts_with("missing field") {
+        format!(
+            "a generation record {} (the logs of `gradfree optimize`, `gradfree bo` and Python runs have it; a `gradfree train` log records epochs)",
+            text.replacen("missing field", "without", 1)
+        )
+    } else {
+        text
+    }
+}
+
 /// Reads the generation records of a JSON-lines log written by [`JsonLinesLog`]. Lines of other
 /// types are skipped; a last line without its newline that does not parse (a run killed while
 /// writing it) is ignored; any other malformed line is an error naming its line number.
@@ -277,10 +377,10 @@ pub fn read_generation_log(path: impl AsRef<Path>) -> Result<Vec<GenerationRecor
             // A torn final line (a run killed mid-write) is dropped, but only after at
             // least one whole line: a file that is one torn line is not a log.
             Err(_) if torn && i + 1 == count && i > 0 => break,
-            Err(e) => return Err(bad(e.to_string())),
+            Err(e) => return Err(bad(describe_json_error(line, &e))),
         };
         if v.get("type").and_then(|t| t.as_str()) == Some("generation") {
-            out.push(serde_json::from_value(v).map_err(|e| bad(e.to_string()))?);
+            out.push(serde_json::from_value(v).map_err(|e| bad(describe_record_error(&e)))?);
         }
     }
     Ok(out)

@@ -18,6 +18,9 @@ pub struct Outputs {
     pub log: Option<PathBuf>,
     /// Checkpoints ([`CheckpointPolicy`]).
     pub checkpoint: Option<CheckpointPolicy>,
+    /// The run's identity ([`crate::observer::new_run_id`]), written into its log's `start`
+    /// records; a resumed run's log must carry it ([`JsonLinesLog::resume_run`]).
+    pub run_id: Option<String>,
 }
 
 impl Outputs {
@@ -58,8 +61,8 @@ where
         None => driver,
     };
     let mut log = match &outputs.log {
-        Some(p) if resumed => Some(JsonLinesLog::resume(p, driver.generations())?),
-        Some(p) => Some(JsonLinesLog::create(p)?),
+        Some(p) if resumed => Some(JsonLinesLog::resume_run(p, driver.generations(), outputs.run_id.as_deref())?),
+        Some(p) => Some(JsonLinesLog::create(p)?.owned_by(outputs.run_id.as_deref())),
         None => None,
     };
     let mut all: Vec<&mut dyn Observer> = Vec::with_capacity(observers.len() + 1);
@@ -84,11 +87,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("run.ckpt");
         let policy = |path: PathBuf| CheckpointPolicy { path, every: Some(1), seconds: None, meta: serde_json::json!({}) };
-        let same = Outputs { log: Some(f.clone()), checkpoint: Some(policy(f.clone())) };
+        let same = Outputs { log: Some(f.clone()), checkpoint: Some(policy(f.clone())), run_id: None };
         assert!(same.check().unwrap_err().to_string().contains("a file other than the checkpoint"));
-        let dotted = Outputs { log: Some(dir.path().join(".").join("run.ckpt")), checkpoint: Some(policy(f.clone())) };
+        let dotted = Outputs { log: Some(dir.path().join(".").join("run.ckpt")), checkpoint: Some(policy(f.clone())), run_id: None };
         assert!(dotted.check().is_err(), "the same file by another path");
-        assert!(Outputs { log: Some(dir.path().join("run.jsonl")), checkpoint: Some(policy(f)) }.check().is_ok());
-        assert!(Outputs { log: None, checkpoint: Some(policy(dir.path().to_path_buf())) }.check().is_err(), "a folder");
+        assert!(Outputs { log: Some(dir.path().join("run.jsonl")), checkpoint: Some(policy(f)), run_id: None }.check().is_ok());
+        assert!(Outputs { log: None, checkpoint: Some(policy(dir.path().to_path_buf())), run_id: None }.check().is_err(), "a folder");
     }
 }

@@ -36,20 +36,53 @@ pub enum Kernel {
     },
 }
 
+/// A number as a message shows it: plainly in `[1e-4, 1e15)`, in scientific notation beyond (so
+/// `1e-320` is not 320 zeros).
+fn readable(v: f64) -> String {
+    if v == 0.0 || (1e-4..1e15).contains(&v.abs()) { v.to_string() } else { format!("{v:e}") }
+}
+
+/// The least Gaussian bandwidth: `2 sigma^2` is the least positive normal double.
+pub const SIGMA_MIN: f64 = 1.0547686614863e-154;
+
+/// The greatest Gaussian bandwidth: `2 sigma^2` is the greatest finite double.
+pub const SIGMA_MAX: f64 = 9.480751908109176e153;
+
 impl Kernel {
     /// The Gaussian kernel with scikit-learn's `gamma` (`exp(-gamma ||x - z||^2)`).
     pub fn gaussian_gamma(gamma: f64) -> Result<Kernel, FeatureError> {
         if !(gamma.is_finite() && gamma > 0.0) {
             return Err(FeatureError::invalid("gamma", gamma, "a finite number > 0"));
         }
-        Ok(Kernel::Gaussian { sigma: (0.5 / gamma).sqrt() })
+        let kernel = Kernel::Gaussian { sigma: (0.5 / gamma).sqrt() };
+        kernel.check().map_err(|_| {
+            FeatureError::invalid(
+                "gamma",
+                readable(gamma),
+                format!(
+                    "a number in [{:.3e}, {:.3e}] (gamma = 1 / (2 sigma^2) with sigma a positive normal double)",
+                    0.5 / (SIGMA_MAX * SIGMA_MAX),
+                    0.5 / (SIGMA_MIN * SIGMA_MIN)
+                ),
+            )
+        })?;
+        Ok(kernel)
     }
 
     /// Checks the parameters.
     pub fn check(&self) -> Result<(), FeatureError> {
         match *self {
-            Kernel::Gaussian { sigma } if !(sigma.is_finite() && sigma > 0.0) => {
-                Err(FeatureError::invalid("sigma", sigma, "a finite number > 0"))
+            // `2 sigma^2` must be a normal double (so `||x - z||^2 / (2 sigma^2)` and `1 / sigma`
+            // are finite for finite data): sigma in [1.06e-154, 9.48e153].
+            Kernel::Gaussian { sigma } if !(sigma.is_finite() && sigma > 0.0 && (2.0 * sigma * sigma).is_normal()) => {
+                Err(FeatureError::invalid(
+                    "sigma",
+                    readable(sigma),
+                    format!(
+                        "a number in [{:.3e}, {:.3e}] (2 sigma^2 must be a positive normal double; rescale the data for bandwidths beyond)",
+                        SIGMA_MIN, SIGMA_MAX
+                    ),
+                ))
             }
             Kernel::ArcCos { order } if order > MAX_ARCCOS_ORDER => {
                 Err(FeatureError::invalid("order", order, format!("an arc-cosine order in 0..={MAX_ARCCOS_ORDER}")))

@@ -179,7 +179,7 @@ impl FeatureMap {
             )));
         }
         self.map_checked(x, out);
-        Ok(())
+        self.check_output(x, out)
     }
 
     /// Maps rows into a new vector.
@@ -188,7 +188,27 @@ impl FeatureMap {
         FeatureError::check_memory(&format!("{rows} x {} features", self.dim_out()), rows as u128 * self.dim_out() as u128)?;
         let mut out = vec![T::from_f64(0.0); rows * self.dim_out()];
         self.map_checked(x, &mut out);
+        self.check_output(x, &out)?;
         Ok(out)
+    }
+
+    /// Refuses features that are not finite (finite data whose projections overflow once scaled
+    /// by the kernel's `1 / sigma`), naming the row, its largest entry and the bandwidth: a
+    /// feature matrix of NaN would be written or fitted on as if it were one.
+    fn check_output<T: Real>(&self, x: &[T], out: &[T]) -> Result<(), FeatureError> {
+        let q = self.dim_out().max(1);
+        let Some(at) = out.iter().position(|v| !v.to_f64().is_finite()) else { return Ok(()) };
+        let row = at / q;
+        let d = self.dim_in().max(1);
+        let largest = x[row * d..(row + 1) * d].iter().map(|v| v.to_f64().abs()).fold(0.0, f64::max);
+        let scale = match self.spec.kernel {
+            Kernel::Gaussian { sigma } => format!(" and sigma = {sigma:e}"),
+            _ => String::new(),
+        };
+        Err(FeatureError::BadInput(format!(
+            "row {row}: its features are not finite (its largest |entry| is {largest:e}{scale}: the projections overflow); rescale the data{}",
+            if scale.is_empty() { "" } else { " or use a larger sigma" }
+        )))
     }
 
     /// The mapping itself, for inputs [`check_rows`] accepted and an `out` of the right length.

@@ -58,6 +58,18 @@ pub trait Problem: Objective + Send + Sync {
     fn categories(&self) -> Option<usize> {
         None
     }
+    /// The point of the problem's own domain that `x` is read as ([`Problem::categories`]):
+    /// for a binary problem each `x_i` as 1 if `x_i > 0.5` else 0, for `K` categories the nearest
+    /// index in `0..K`, for a continuous problem `x` itself. A continuous method run on a discrete
+    /// problem (a relaxation) reports its best point read this way, so that the answer lies in
+    /// the problem's domain and evaluates to the best value found.
+    fn decode(&self, x: &[f64]) -> Vec<f64> {
+        match self.categories() {
+            None => x.to_vec(),
+            Some(2) => x.iter().map(|&v| if v > 0.5 { 1.0 } else { 0.0 }).collect(),
+            Some(k) => x.iter().map(|&v| discrete::category(v, k) as f64).collect(),
+        }
+    }
     /// The box from which initial means are drawn uniformly: the domain when there is one,
     /// otherwise `[0, 1]^d` as in the thesis sec. 3.7.1 protocol (`mu_1 ~ Uni[0, 1]`).
     fn init_region(&self) -> Bounds {

@@ -115,6 +115,14 @@ pub fn build(name: &str, d: usize, seed: u64) -> Result<Box<dyn Problem>, Proble
 /// `[-shift, shift]^d`); rotation and shift draw from sub-streams of `seed`.
 pub fn build_with(name: &str, d: usize, seed: u64, rotate: bool, shift: Option<f64>) -> Result<Box<dyn Problem>, ProblemError> {
     let mut p = build(name, d, seed)?;
+    if (rotate || shift.is_some()) && p.categories().is_some() {
+        // A rotated or shifted discrete problem would read its bits or categories off the moved
+        // point, which no longer lies in its domain: not the problem any more.
+        return Err(ProblemError::Invalid {
+            name: if rotate { "rotate" } else { "shift" },
+            message: format!("`{name}` is a discrete problem: its variables cannot be rotated or shifted"),
+        });
+    }
     if rotate {
         gradfree_core::memory::check_elements(
             &format!("a rotation of dimension {d}"),

@@ -14,6 +14,13 @@ use crate::{QmcError, Sequence};
 /// Largest supported dimension (the 100000th prime is 1299709).
 pub const HALTON_MAX_DIM: usize = 100_000;
 
+/// Most digit-permutation entries a scrambled sequence builds (2^30: 4 GiB, a few seconds).
+const PERMUTATION_ENTRIES_MAX: u128 = 1 << 30;
+
+/// Largest dimension of a scrambled Halton sequence: its permutations' entries
+/// `sum_j b_j ceil(53 / log2 b_j)` stay within 2^30 up to d = 7458.
+pub const HALTON_SCRAMBLED_MAX_DIM: usize = 7458;
+
 fn first_primes(count: usize) -> Vec<u64> {
     // The k-th prime is below k (ln k + ln ln k) for k >= 6.
     let k = count.max(6) as f64;
@@ -59,6 +66,27 @@ impl Halton {
         let perms = match seed {
             None => Vec::new(),
             Some(s) => {
+                // The permutations cost what they hold: sum_j b_j ceil(53 / log2 b_j) entries,
+                // which grows like d^2 log d (3.5e8 at d = 4000, 8.3e9 at d = 20000); refused
+                // past PERMUTATION_ENTRIES_MAX, and checked against the memory available.
+                let entries: u128 = bases.iter().map(|&b| u128::from(b) * digits(b) as u128).sum();
+                let bytes = entries * 4 + bases.iter().map(|&b| digits(b) as u128 * 24).sum::<u128>();
+                if entries > PERMUTATION_ENTRIES_MAX {
+                    return Err(QmcError::invalid(
+                        "d",
+                        d,
+                        format!(
+                            "at most {HALTON_SCRAMBLED_MAX_DIM} for a scrambled Halton sequence: its random digit permutations would hold {entries:.2e} entries ({}; the limit is 2^30), so use fewer dimensions, Sobol points, or no scrambling",
+                            gradfree_core::memory::human_bytes(bytes)
+                        ),
+                    ));
+                }
+                gradfree_core::memory::check_param_bytes(
+                    "d",
+                    d,
+                    &format!("the digit permutations of a scrambled {d}-d Halton sequence"),
+                    bytes,
+                )?;
                 let mut rng = rng_from_seed(s);
                 bases
                     .iter()
@@ -119,4 +147,26 @@ impl Sequence for Halton {
     }
 
     crate::sequence::indexed_stream!();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scrambled_dimensions_are_refused_by_their_cost_before_anything_is_built() {
+        // The limit is where the permutations' entries pass 2^30.
+        let entries = |d: usize| -> u128 { first_primes(d).iter().map(|&b| u128::from(b) * digits(b) as u128).sum() };
+        assert!(entries(HALTON_SCRAMBLED_MAX_DIM) <= PERMUTATION_ENTRIES_MAX);
+        assert!(entries(HALTON_SCRAMBLED_MAX_DIM + 1) > PERMUTATION_ENTRIES_MAX);
+        // Refused at once (a d of 20000 would need 8.3e9 entries), naming d and the limit.
+        let started = std::time::Instant::now();
+        for d in [HALTON_SCRAMBLED_MAX_DIM + 1, 20_000, HALTON_MAX_DIM] {
+            let e = Halton::new(d, Some(1)).unwrap_err().to_string();
+            assert!(e.contains(&format!("at most {HALTON_SCRAMBLED_MAX_DIM}")) && e.contains("GiB"), "{e}");
+        }
+        assert!(started.elapsed().as_secs_f64() < 1.0, "refusing took {:?}", started.elapsed());
+        // Without scrambling there are no permutations: any d up to the table's.
+        assert_eq!(Halton::new(HALTON_MAX_DIM, None).unwrap().dim(), HALTON_MAX_DIM);
+    }
 }
