@@ -488,14 +488,14 @@ class CMAEvolutionStrategy(CMAES):
         """``pickle.dumps(self)`` (pycma's ``pickle_dumps``)."""
         return pickle.dumps(self)
 
-    def __getstate__(self):
-        state = super().__getstate__()
+    def _pickle_state(self) -> dict:
+        state = super()._pickle_state()
         state["_logger"] = None if self._logger is None else self._logger.rows
         return state
 
-    def __setstate__(self, state):
+    def _unpickle_state(self, state: dict) -> None:
         rows = state.get("_logger")
-        super().__setstate__(state)
+        super()._unpickle_state(state)
         self._logger = None
         if rows is not None:
             self.logger.rows = list(rows)

@@ -17,6 +17,8 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from . import _gradfree, _util
+from . import _pickling
+from ._pickling import Checked as _Checked
 from .errors import CheckpointError, InvalidParameterError
 
 Result = namedtuple("Result", ["xbest", "fbest", "evals_best", "evaluations", "iterations", "xfavorite", "stds", "stop"])
@@ -118,7 +120,7 @@ def _incpopsize(value) -> float:
     return value
 
 
-class _ES:
+class _ES(_Checked):
     """An evolution strategy of the Rust crate with pycma's ask/tell/stop loop.
 
     Parameters
@@ -481,13 +483,16 @@ class _ES:
         """(kind, message) events since the last call (backtracking, restarts, ...)."""
         return self._run.take_events()
 
-    def __getstate__(self):
+    # Pickles are checked (gradfree._pickling): format, class, version and checksum, then the
+    # run's invariants (Rust's Run.from_state_json).
+    def _pickle_state(self) -> dict:
         state = dict(self.__dict__)
         state["_run"] = self._run.state_json()
         return state
 
-    def __setstate__(self, state):
-        state = dict(state)
+    def _unpickle_state(self, state: dict) -> None:
+        if not isinstance(state.get("_run"), str):
+            raise CheckpointError(f"not a valid run state of {type(self).__name__}: no run (the pickle was changed or damaged)")
         run = _gradfree.Run.from_state_json(state["_run"])
         want = type(self).algorithm
         if want and run.name != want:
@@ -495,6 +500,13 @@ class _ES:
                                   f"({want}) cannot continue; unpickle it as the class that saved it")
         state["_run"] = run
         self.__dict__.update(state)
+
+    def _unpickle_legacy(self, state) -> None:
+        """A state pickled before checked pickles (a dict with the run's JSON, as ``gradfree.rl``'s
+        older checkpoints hold): loaded through the run's invariant checks only."""
+        if not isinstance(state, dict) or not isinstance(state.get("_run"), str):
+            super()._unpickle_legacy(state)
+        self._unpickle_state(dict(state))
 
 
 class _DiscreteES(_ES):
@@ -576,7 +588,24 @@ except ImportError:  # pragma: no cover - scipy is optional at run time
 
 class OptimizeResult(_ResultBase):
     """``scipy.optimize.OptimizeResult`` (a subclass of it when scipy is installed): a dict whose
-    keys are also attributes (``x``, ``fun``, ``nfev``, ``nit``, ``success``, ``message``, ...)."""
+    keys are also attributes (``x``, ``fun``, ``nfev``, ``nit``, ``success``, ``message``, ...).
+    Pickles are checked (gradfree._pickling: format, class, version, checksum)."""
+
+    _pickle_version = 1
+
+    def _to_pickle(self) -> dict:
+        return dict(self)
+
+    @classmethod
+    def _from_pickle(cls, items):
+        if not isinstance(items, dict):
+            raise CheckpointError(f"a pickle of OptimizeResult whose items are a {type(items).__name__} (changed or damaged)")
+        out = cls()
+        out.update(items)
+        return out
+
+
+_pickling.restorable(OptimizeResult)
 
 
 #: The method ``minimize`` uses when none is named: ``algorithm``, ``restarts``, ``params`` and a

@@ -8,6 +8,7 @@ from typing import Optional
 import numpy as np
 
 from . import _gradfree, _util
+from ._pickling import Checked as _Checked
 from .errors import CheckpointError, InvalidParameterError
 
 __all__ = ["Sobol", "Halton", "Rank1Lattice", "SubgroupLattice", "KorobovLattice", "SearchedLattice", "discrepancy",
@@ -94,7 +95,7 @@ def _sequence(kind: str, d: int, seed: int, scramble: str, bits: int = 32):
     return _EmptyEngine() if d == 0 else _gradfree.Engine(kind, d, seed, scramble, bits)
 
 
-class _Engine(_Base):
+class _Engine(_Checked, _Base):
     """A QMC engine with ``scipy.stats.qmc.QMCEngine``'s interface (``random``, ``integers``,
     ``reset``, ``fast_forward``, ``d``, ``num_generated``); a ``QMCEngine`` subclass when scipy
     is installed, so it works wherever scipy takes an engine (e.g.
@@ -111,15 +112,17 @@ class _Engine(_Base):
         # is a Python object that pickles itself).
         self._recipe = recipe
 
-    def __getstate__(self):
+    # Pickles are checked (gradfree._pickling: format, class, version, checksum), then the recipe.
+    def _pickle_state(self) -> dict:
         # The Rust engine is rebuilt from its recipe and fast-forwarded: same randomization, same
         # next point (pickle and copy.deepcopy).
         state = self.__dict__.copy()
+        state.pop("optimization_method", None)     # a bound method of self: rebuilt on load
         if self._recipe is not None:
             state["_e"] = self.num_generated
         return state
 
-    def __setstate__(self, state):
+    def _unpickle_state(self, state: dict) -> None:
         recipe = state.get("_recipe")
         if recipe is not None:
             # The recipe (kind, d, seed, ...) rebuilds the engine; the attributes must say the same.
@@ -129,6 +132,7 @@ class _Engine(_Base):
                 raise CheckpointError("not a valid engine state: its d, seed or point count disagree with the sequence "
                                       "it rebuilds (the pickle was edited or damaged)")
         self.__dict__.update(state)
+        self.optimization_method = self._optimize if self.__dict__.get("_optimization") else None
         if self._recipe is not None:
             drawn, self._e = self._e, _sequence(*self._recipe)
             self._e.fast_forward(drawn)

@@ -208,23 +208,31 @@ def test_a_lattice_takes_integer_generators_only():
 
 
 def test_an_edited_pickle_of_another_class_or_size_is_refused():
+    import pickle
+
     import gradfree
-    from gradfree import es
+    from gradfree import _pickling, es
     from gradfree.errors import CheckpointError
-    state = es.INGO(3).__getstate__()
+    state = es.INGO(np.zeros(3)).__getstate__()
+    with pytest.raises(CheckpointError, match="a pickle of gradfree.es.INGO, not of gradfree.es.CMAES"):
+        es.CMAES.__new__(es.CMAES).__setstate__(state)
+    # A state from before checked pickles (a dict with the run's JSON) meets the run's own checks.
+    legacy = es.INGO(np.zeros(3))._pickle_state()
     with pytest.raises(CheckpointError, match="state is of ingo, which CMAES"):
-        es.CMAES.__new__(es.CMAES).__setstate__(state)
+        es.CMAES.__new__(es.CMAES).__setstate__(legacy)
     import json
-    state = es.CMAES(3).__getstate__()
-    saved = json.loads(state["_run"])
-    saved["driver"]["evaluations"] = -5
-    state["_run"] = json.dumps(saved)
+    # Edits whose checksum is recomputed still meet the invariant checks of the run and the engine.
+    saved = es.CMAES(np.zeros(3))._pickle_state()
+    run = json.loads(saved["_run"])
+    run["driver"]["evaluations"] = -5
+    saved["_run"] = json.dumps(run)
     with pytest.raises(CheckpointError, match=r"`driver.evaluations`: invalid value: integer `-5`"):
-        es.CMAES.__new__(es.CMAES).__setstate__(state)
+        es.CMAES.__new__(es.CMAES).__setstate__(_pickling.seal(es.CMAES, saved))
     state = gradfree.Sobol(3, seed=1).__getstate__()
-    state["d"] = 7
+    saved = pickle.loads(state["payload"])
+    saved["d"] = 7
     with pytest.raises(CheckpointError, match="d, seed or point count"):
-        gradfree.Sobol.__new__(gradfree.Sobol).__setstate__(state)
+        gradfree.Sobol.__new__(gradfree.Sobol).__setstate__(_pickling.seal(gradfree.Sobol, saved))
 
 
 def test_inputs_beyond_what_the_arithmetic_holds_are_named():

@@ -19,7 +19,8 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from .. import _gradfree, _util
-from ..errors import InvalidParameterError
+from .._pickling import Checked as _Checked
+from ..errors import CheckpointError, InvalidParameterError
 from ..es import OptimizeResult
 from .callbacks import VerboseCallback, check_callback, eval_callbacks
 from .space import Space
@@ -153,21 +154,24 @@ def _design(generator, d: int, n: int, seed: int) -> Optional[np.ndarray]:
                                 "'halton', 'hammersly' or 'lhs'")
 
 
-class _SharedRun:
+class _SharedRun(_Checked):
     """The optimizer's Rust state, shared by all its :class:`GaussianProcessModel`s (observations
-    are only appended, so a model of the first ``n`` stays valid); pickled once per pickle, as JSON."""
+    are only appended, so a model of the first ``n`` stays valid); pickled once per pickle, as JSON
+    (checked: gradfree._pickling, then the state's invariants)."""
 
     def __init__(self, bo):
         self.bo = bo
 
-    def __getstate__(self):
+    def _pickle_state(self) -> dict:
         return {"bo": self.bo.state_json()}
 
-    def __setstate__(self, state):
+    def _unpickle_state(self, state: dict) -> None:
+        if set(state) != {"bo"} or not isinstance(state["bo"], str):
+            raise CheckpointError("a pickle of a GP model's run: its state is not the run's JSON (changed or damaged)")
         self.bo = _gradfree.BatchBO.from_state_json(state["bo"])
 
 
-class GaussianProcessModel:
+class GaussianProcessModel(_Checked):
     """A surrogate of :attr:`Optimizer.models`: gradfree's GP fitted to the observations told up
     to one point of the run (fitted when first used, warm-started where the run's fit then was, so
     the model does not depend on when it is used). ``predict(X, return_std=False)`` takes points
@@ -194,12 +198,20 @@ class GaussianProcessModel:
         """``(length_scales, signal_variance, noise_variance)`` (unit cube, standardized outputs)."""
         return self._fit().hyperparameters
 
-    def __getstate__(self):
-        return {"_run": self._run, "n_observations": self.n_observations, "_warm": self._warm, "_space": self._space,
-                "_gp": None}
+    # The run and the space are pickled beside the model's checked state, so that the models of
+    # one optimizer (or result) share them in a pickle, as in memory.
+    _pickle_refs = {"_run": _SharedRun, "_space": Space}
+
+    def _pickle_state(self) -> dict:
+        return {"_run": self._run, "n_observations": self.n_observations, "_warm": self._warm, "_space": self._space}
+
+    def _unpickle_state(self, state: dict) -> None:
+        if set(state) != {"_run", "n_observations", "_warm", "_space"} or state["_run"] is None or state["_space"] is None:
+            raise CheckpointError("a pickle of a GaussianProcessModel with other fields (changed or damaged)")
+        self.__dict__.update(state, _gp=None)
 
 
-class Optimizer:
+class Optimizer(_Checked):
     """Bayesian optimization with scikit-optimize's ``Optimizer`` interface, on the thesis' batch
     rules (Lyu 2021, ch. 4).
 
@@ -398,14 +410,17 @@ class Optimizer:
         standardized outputs), or ``None``."""
         return None if self._bo is None else self._bo.hyperparameters
 
-    def __getstate__(self):
+    # Pickles are checked (gradfree._pickling), then the Rust state's invariants.
+    def _pickle_state(self) -> dict:
         state = dict(self.__dict__)
         state["_bo"] = None if self._bo is None else self._bo.state_json()
         return state
 
-    def __setstate__(self, state):
-        state = dict(state)
-        state["_bo"] = None if state["_bo"] is None else _gradfree.BatchBO.from_state_json(state["_bo"])
+    def _unpickle_state(self, state: dict) -> None:
+        bo = state.get("_bo", False)
+        if not (bo is None or isinstance(bo, str)):
+            raise CheckpointError("a pickle of an Optimizer without its run state (changed or damaged)")
+        state["_bo"] = None if bo is None else _gradfree.BatchBO.from_state_json(bo)
         self.__dict__.update(state)
 
 

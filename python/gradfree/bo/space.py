@@ -38,6 +38,7 @@ from typing import Any, Iterable, Optional
 
 import numpy as np
 
+from .._pickling import Checked as _Checked
 from ..errors import InvalidParameterError
 from . import _transform as _tf
 from ._transform import _same
@@ -56,7 +57,7 @@ def _rng(random_state):
     raise InvalidParameterError(f"random_state: expected None, an int, a numpy RandomState or Generator, got {random_state!r}")
 
 
-class Dimension:
+class Dimension(_Checked):
     """A search dimension (scikit-optimize's ``Dimension``): ``rvs``, ``bounds``, ``name``,
     ``distance`` and ``in``; ``transform``, ``inverse_transform``, ``set_transformer``,
     ``transformed_size`` and ``transformed_bounds`` by its ``transform_``; ``_kind``, ``_box``,
@@ -364,7 +365,7 @@ def check_dimension(dimension, transform: Optional[str] = None) -> Dimension:
     return Categorical(dimension, transform=transform)
 
 
-class Space:
+class Space(_Checked):
     """A list of dimensions (scikit-optimize's ``Space``): ``dimensions``, ``dimension_names``,
     ``n_dims``, ``bounds``, ``rvs``, ``distance``, ``in``, and the transform API
     (``transform``, ``inverse_transform``, ``set_transformer``, ``set_transformer_by_type``,
