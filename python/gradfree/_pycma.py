@@ -85,11 +85,9 @@ class CMAEvolutionStrategy(CMAES):
             x0 = x0()
         self.inputargs = dict(x0=x0, sigma0=sigma0, inopts=inopts)
         self.inopts = inopts
-        if isinstance(x0, str):
-            raise InvalidParameterError("x0: expected an array of numbers (pycma's string x0 is not evaluated by gradfree)")
-        x0 = np.array(x0, dtype=np.float64, copy=True).ravel()
-        if x0.size == 0 or not np.all(np.isfinite(x0)):
-            raise InvalidParameterError(f"x0: expected a non-empty vector of finite numbers, got {x0!r}")
+        # pycma's rule (CMAEvolutionStrategy._set_x0): 1-D, (1, N) or (N, 1) flattened with a
+        # warning, anything else refused; a size that cannot fit is refused before any copy.
+        x0 = _util.vector("x0", x0, "pycma", full=True).copy()
         sigma0 = _util.positive("sigma0", sigma0)
         if inopts is not None and not isinstance(inopts, dict):
             raise InvalidParameterError(f"inopts: expected a dict of pycma's options, got {inopts!r}")

@@ -116,10 +116,11 @@ def fmin2(objective_function, x0, sigma0, options=None, args=(), gradf=None, res
     else:
         if callable(x0):
             x0 = x0()
+        x0 = _util.vector("x0", x0, "pycma", full=True)    # pycma's shape rule, before anything reads x0
         run_kwargs = {}
         if max_restarts > 0:
             run_kwargs = dict(restarts=max_restarts, bipop=bool(bipop), incpopsize=incpopsize)
-            box = _bounds(CMAOptions(dict(options or {})).get("bounds"), int(np.asarray(x0).size))
+            box = _bounds(CMAOptions(dict(options or {})).get("bounds"), int(x0.size))
             if box is not None and np.all(np.isfinite(box[0])) and np.all(np.isfinite(box[1])):
                 run_kwargs["restart_bounds"] = (box[0], box[1])
         es = CMAEvolutionStrategy(x0, sigma0, options, _run_kwargs=run_kwargs)

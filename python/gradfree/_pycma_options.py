@@ -196,7 +196,10 @@ def _bounds(value, N: int):
     def side(b, fill):
         if b is None:
             return np.full(N, fill)
-        arr = np.array([fill if v is None else v for v in b] if isinstance(b, (list, tuple)) else b, dtype=np.float64)
+        try:
+            arr = np.array([fill if v is None else v for v in b] if isinstance(b, (list, tuple)) else b, dtype=np.float64)
+        except (TypeError, ValueError) as e:
+            raise InvalidParameterError(f"option 'bounds': expected numbers, None or vectors of numbers, got {b!r} ({e})") from None
         arr = np.atleast_1d(arr).ravel()
         if arr.size == 0 or arr.size > N:
             raise InvalidParameterError(f"option 'bounds': expected scalars or vectors of length at most {N}, got {b!r}")

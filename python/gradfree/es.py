@@ -241,14 +241,10 @@ class _ES(_Checked):
                 elif name not in params:
                     params[name] = value
         bounds_handling = _bounds_handling(bounds_handling)
-        x0 = np.asarray(x0, dtype=np.float64)
-        if x0.ndim > 1:
-            raise InvalidParameterError(f"x0: expected a 1-D array of shape (d,), got shape {x0.shape}")
-        x0 = np.ascontiguousarray(x0.ravel())
-        if x0.size == 0:
-            raise InvalidParameterError("x0: expected at least one coordinate")
         if given["popsize"] is not None:
             params["popsize"] = _util.count("popsize", given["popsize"], 2)
+        # pycma's shape rule for x0; sizes that cannot fit are refused before x0 is copied.
+        x0 = _util.vector("x0", x0, "pycma", params.get("popsize"))
         self.seed = _util.seed(given["seed"])
         max_restarts = None
         scheme = "bipop" if bipop is True else "ipop"
@@ -528,9 +524,9 @@ class _DiscreteES(_ES):
     """
 
     def __init__(self, dim: int, options: Optional[dict] = None, **kwargs):
-        if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 1:
-            raise InvalidParameterError(f"dim: expected a positive integer, got {dim!r}")
-        super().__init__(np.zeros(int(dim)), 1.0, options, **kwargs)
+        dim = _util.count("dim", dim, 1)
+        _util.check_es_memory("dim", dim)
+        super().__init__(np.zeros(dim), 1.0, options, **kwargs)
 
     def ask(self) -> np.ndarray:
         """The next population as integers, shape (popsize, dim)."""
@@ -703,6 +699,7 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None,
         a target: ``tol_fun``, ``tol_x`` or ``restarts_settled`` fired), ``stop`` (the rule that
         fired) and ``message`` (what it means).
     """
+    x0 = _util.vector("x0", x0, "scipy")      # scipy.optimize.minimize's rule: a scalar is one coordinate
     if settle_runs is not None and settle_runs is not False and (
             isinstance(settle_runs, bool) or not isinstance(settle_runs, (int, np.integer)) or settle_runs < 0):
         raise InvalidParameterError(f"settle_runs: expected a count >= 1, 0/False (off) or None (the default), got {settle_runs!r}")
@@ -731,7 +728,7 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None,
     if cls is None:
         raise InvalidParameterError(f"method {method!r}: expected one of {sorted(_METHODS)}")
     executor = _util.executor(executor)
-    shape = np.asarray(x0, dtype=np.float64).ravel().shape
+    shape = x0.shape
     box = _util.box("bounds", bounds, shape)
     restart_box = _util.box("restart_bounds", restart_bounds, shape)
     es = cls(x0, sigma0, seed=seed, max_evals=max_evals, target=target, restarts=restarts, bounds=box,

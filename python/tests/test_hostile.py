@@ -164,7 +164,7 @@ def test_a_gradient_model_of_a_billion_parameters_is_refused_at_once():
 def test_values_that_are_not_real_numbers_are_named_not_turned_into_nan():
     from gradfree import es
     from gradfree.bo import Optimizer
-    opt = es.CMAES(3, seed=1)
+    opt = es.CMAES(np.zeros(3), seed=1)
     X = opt.ask()
     for bad, shown in ((["a"] * len(X), "values[0]"), ([None] * len(X), "None")):
         with pytest.raises(InvalidParameterError, match=shown.replace("[", r"\[")):
@@ -193,7 +193,7 @@ def test_keywords_of_executors_and_streams_that_would_be_ignored_are_refused():
     with pytest.raises(InvalidParameterError, match="executor.*map"):
         es.minimize(lambda x: float(x @ x), np.zeros(2), executor="pool", max_evals=20)
     with pytest.raises(InvalidParameterError, match="executor.*map"):
-        es.CMAES(2).optimize(lambda x: float(x @ x), executor=3)
+        es.CMAES(np.zeros(2)).optimize(lambda x: float(x @ x), executor=3)
     blocks = ((X[k * 100:(k + 1) * 100], y[k * 100:(k + 1) * 100]) for k in range(3))
     with pytest.raises(InvalidParameterError, match="1 names for the 2 feature columns"):
         fit_stream(blocks, names=["a"], method="sgd", chains=2, batch_size=10)
