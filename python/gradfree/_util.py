@@ -13,12 +13,12 @@ import numpy as np
 from .errors import InvalidParameterError, TooLargeError
 
 
-def seed(value: Optional[int]) -> int:
-    """A seed in [0, 2**64); ``None`` draws one from the OS."""
+def seed(value: Optional[int], name: str = "seed") -> int:
+    """A seed in [0, 2**64); ``None`` draws one from the OS; errors name ``name``."""
     if value is None:
         return int.from_bytes(os.urandom(8), "little")
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < 1 << 64:
-        raise InvalidParameterError(f"seed: expected an integer in [0, 2**64 - 1] or None, got {value!r}")
+        raise InvalidParameterError(f"{name}: expected an integer in [0, 2**64 - 1] or None, got {value!r}")
     return int(value)
 
 

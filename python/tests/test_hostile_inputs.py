@@ -116,3 +116,150 @@ def test_huge_discrete_dimensions_and_populations_are_refused_at_once():
     with pytest.raises(InvalidParameterError, match="dim"):
         es.GA(True)
     assert time.perf_counter() - start < 0.25
+
+
+# --- search dimensions by scikit-optimize's rules (skopt/space/space.py) -----------------------
+
+REAL_DTYPES = ["float", "float16", "float32", "float64", float, np.float16, np.float32, np.float64, "int", int,
+               np.int32, "double", "f8", bool, str, object]
+INTEGER_DTYPES = ["int", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", int, np.int8,
+                  np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, float, "float", np.float64,
+                  "i8", bool, np.bool_, object]
+
+
+def _accepts(make) -> bool:
+    try:
+        make()
+        return True
+    except ValueError:
+        return False
+
+
+@pytest.mark.parametrize("dtype", REAL_DTYPES, ids=repr)
+def test_real_dtype_is_accepted_or_refused_as_skopt_and_honoured(dtype):
+    from gradfree.bo.space import Real
+    skopt = pytest.importorskip("skopt.space")
+    accepted = _accepts(lambda: skopt.Real(0, 10, dtype=dtype))
+    assert _accepts(lambda: Real(0, 10, dtype=dtype)) == accepted
+    if not accepted:
+        with pytest.raises(InvalidParameterError, match="Real dtype = "):
+            Real(0, 10, dtype=dtype)
+        return
+    ours, theirs = Real(0, 10, dtype=dtype), skopt.Real(0, 10, dtype=dtype)
+    draws = ours.rvs(5, random_state=0)
+    assert np.asarray(draws).dtype == np.dtype(dtype) and all(0 <= v <= 10 for v in draws)
+    a, b = ours.inverse_transform([3.3, 7.1]), theirs.inverse_transform([3.3, 7.1])
+    assert type(a) is type(b) and np.asarray(a).dtype == np.asarray(b).dtype
+
+
+@pytest.mark.parametrize("dtype", INTEGER_DTYPES, ids=repr)
+def test_integer_dtype_is_accepted_or_refused_as_skopt_and_honoured(dtype):
+    from gradfree.bo.space import Integer
+    skopt = pytest.importorskip("skopt.space")
+    accepted = _accepts(lambda: skopt.Integer(0, 10, dtype=dtype))
+    assert _accepts(lambda: Integer(0, 10, dtype=dtype)) == accepted
+    if not accepted:
+        with pytest.raises(InvalidParameterError, match="Integer dtype = "):
+            Integer(0, 10, dtype=dtype)
+        return
+    ours, theirs = Integer(0, 10, dtype=dtype), skopt.Integer(0, 10, dtype=dtype)
+    draws = ours.rvs(5, random_state=0)
+    assert np.asarray(draws).dtype == np.dtype(dtype) and all(0 <= v <= 10 for v in draws)
+    a, b = ours.inverse_transform([3.3, 7.6]), theirs.inverse_transform([3.3, 7.6])
+    assert type(a) is type(b) and np.asarray(a).dtype == np.asarray(b).dtype and list(a) == list(b)
+
+
+def test_dtypes_of_numpy_dtype_objects_and_bounds_that_do_not_fit():
+    from gradfree.bo.space import Integer, Real
+    assert Real(0, 1, dtype=np.dtype("float32")).rvs(3, random_state=0).dtype == np.float32
+    with pytest.raises(InvalidParameterError, match="Real dtype = dtype"):
+        Real(0, 1, dtype=np.dtype("int32"))     # skopt passes dtype objects unchecked and casts to int
+    # skopt wraps or overflows silently (uint8 draws of -5..300, float16 draws of inf).
+    with pytest.raises(InvalidParameterError, match=r"Integer low = -5: expected a value in \[0, 255\], the range of its dtype uint8"):
+        Integer(-5, 300, dtype="uint8")
+    with pytest.raises(InvalidParameterError, match=r"Real high = 1000000.0: .*float16"):
+        Real(0, 1e6, dtype="float16")
+    with pytest.raises(InvalidParameterError, match="Real bounds .*overflows float64"):
+        Real(-1e308, 1e308)
+    with pytest.raises(InvalidParameterError, match=r"Integer low = 0.5: expected an integer"):
+        Integer(0.5, 3)
+
+
+@pytest.mark.parametrize("bounds, shown", [
+    ((0, 2**70), r"Integer high = 2\*\*70: expected a value in \[-2\*\*63, \(2\*\*63 - 1\)\], the range of its dtype int64"),
+    ((-2**64, 0), r"Integer low = -2\*\*64"), ((0, 2**63), r"Integer high = 2\*\*63:"),
+    ((0, 2**40, "uniform", 10, None, None, "int32"), r"Integer high = 1099511627776: .*int32"),
+])
+def test_huge_integer_bounds_are_named_with_the_accepted_range(bounds, shown):
+    from gradfree.bo.space import Integer
+    with pytest.raises(InvalidParameterError, match=shown):
+        Integer(*bounds)
+    big = Integer(-2**63, 2**63 - 1)
+    draws = big.rvs(50, random_state=1)
+    assert draws.dtype == np.int64 and all(big.low <= v <= big.high for v in draws)
+
+
+@pytest.mark.parametrize("prior, shown", [
+    ([1.5, -0.5], r"prior\[1\] = -0.5: expected a finite probability >= 0"),
+    ([0.5, 0.6], "the probabilities sum to 1.1, not 1"), ([1.0], "expected 2 probabilities"),
+    ([np.nan, 1.0], r"prior\[0\] = nan"), ([np.inf, 0.0], r"prior\[0\] = inf"), ([True, False], r"prior\[0\] = True"),
+    ("ab", "expected a list of 2 probabilities"), ([None, 1.0], r"prior\[0\] = None"),
+])
+def test_a_categorical_prior_is_checked_when_made(prior, shown):
+    from gradfree.bo.space import Categorical
+    with pytest.raises(InvalidParameterError, match="^Categorical " + ("" if shown.startswith("prior") else "prior.*") + shown):
+        Categorical(["a", "b"], prior=prior)
+    skopt = pytest.importorskip("skopt.space")
+    if not isinstance(prior, str) and None not in prior:
+        assert not _accepts(lambda: skopt.Categorical(["a", "b"], prior=prior)) or prior == [True, False]
+
+
+def test_valid_priors_as_skopt_accepts_them():
+    from gradfree.bo.space import Categorical
+    for prior in ([0.2, 0.3, 0.5], np.array([0.25, 0.25, 0.5]), (1 / 3, 1 / 3, 1 / 3), [0, 0, 1]):
+        draws = Categorical(["a", "b", "c"], prior=prior).rvs(20, random_state=0)
+        assert set(draws) <= {"a", "b", "c"}
+    assert set(Categorical(["a", "b", "c"], prior=[0, 0, 1]).rvs(20, random_state=0)) == {"c"}
+
+
+def test_use_named_args_refuses_repeated_names():
+    from gradfree.bo import Real, Space, use_named_args
+    dims = [Real(0, 1, name="a"), Real(0, 1, name="b"), Real(0, 1, name="a")]
+    with pytest.raises(InvalidParameterError, match=r"dimension names must differ, got 'a' at \[0, 2\]"):
+        use_named_args(dims)
+    # Space keeps scikit-optimize's rule (repeated names are allowed; a name finds the first).
+    assert Space(dims)["a"][0] == 0
+    seen = use_named_args([Real(0, 1, name="a"), Real(0, 1, name="b")])(lambda a, b: (a, b))([0.1, 0.2])
+    assert seen == (0.1, 0.2)
+
+
+# --- errors name the keyword the caller gave ---------------------------------------------------
+
+def test_errors_name_the_callers_keyword_not_an_internal_one():
+    from gradfree.bo import Optimizer, gp_minimize
+    f = lambda x: x[0]  # noqa: E731
+    with pytest.raises(InvalidParameterError, match=r"`n_jobs` = 1000000000: must be an integer in 1..=1000") as e:
+        gp_minimize(f, [(0.0, 1.0)], n_calls=12, n_jobs=10**9)
+    assert "batch_size" not in str(e.value)
+    with pytest.raises(InvalidParameterError, match=r"`n_restarts_optimizer` = 10000: must be an integer in 1..=1024"):
+        gp_minimize(f, [(0.0, 1.0)], n_calls=12, n_restarts_optimizer=10**4)
+    with pytest.raises(InvalidParameterError, match=r"acq_optimizer_kwargs\['n_restarts_optimizer'\]"):
+        Optimizer([(0.0, 1.0)], acq_optimizer_kwargs={"n_restarts_optimizer": 10**4})
+    opt = Optimizer([(0.0, 1.0)], random_state=0)
+    for n in (10**9, 2**64 - 1):
+        with pytest.raises(InvalidParameterError, match=r"`n_points` = \d+: must be an integer in 1..=1000"):
+            opt.ask(n_points=n)
+    for n in (2**64, 0, True, 2.0):
+        with pytest.raises(InvalidParameterError, match="n_points should be int > 0"):
+            opt.ask(n_points=n)
+    with pytest.raises(InvalidParameterError, match="random_state: "):
+        gp_minimize(f, [(0.0, 1.0)], n_calls=12, random_state=-3)
+    for n_jobs in (0, True, 1.5):
+        with pytest.raises(InvalidParameterError, match="n_jobs"):
+            Optimizer([(0.0, 1.0)], n_jobs=n_jobs)
+        with pytest.raises(InvalidParameterError, match="n_jobs"):
+            gp_minimize(f, [(0.0, 1.0)], n_calls=12, n_jobs=n_jobs)
+    start = time.perf_counter()
+    with pytest.raises(TooLargeError, match="n_calls = 1000000000000: a Gaussian process"):
+        gp_minimize(f, [(0.0, 1.0)], n_calls=10**12)
+    assert time.perf_counter() - start < 1

@@ -7,11 +7,10 @@ its results. How each scikit-optimize option maps onto gradfree is the table in
 """
 from __future__ import annotations
 
-import concurrent.futures
+import contextlib
 import copy as _copy
 import json
 import numbers
-import os
 import pickle
 import warnings
 from typing import Any, Callable, Optional, Sequence
@@ -20,9 +19,8 @@ import numpy as np
 
 from .. import _gradfree, _util
 from .._pickling import Checked as _Checked
-from ..errors import CheckpointError, InvalidParameterError
+from ..errors import CheckpointError, InvalidParameterError, TooLargeError
 from ..es import OptimizeResult
-from .callbacks import VerboseCallback, check_callback, eval_callbacks
 from .space import Space
 
 __all__ = ["Optimizer", "gp_minimize", "minimize", "methods", "SKOPT_OPTIONS"]
@@ -76,7 +74,9 @@ def _seed_of(random_state) -> int:
         return int(random_state.randint(0, 2**31 - 1))
     if isinstance(random_state, np.random.Generator):
         return int(random_state.integers(0, 2**63 - 1))
-    return _util.seed(random_state)
+    if random_state is not None and not isinstance(random_state, (numbers.Integral, np.integer)):
+        raise InvalidParameterError(f"random_state: expected None, an int, a numpy RandomState or Generator, got {random_state!r}")
+    return _util.seed(random_state, "random_state")
 
 
 def _count(name: str, v, lo: int = 1) -> int:
@@ -92,6 +92,21 @@ def _n_initial(n_initial_points, d: int) -> int:
 
 def _opt(check: Callable, name: str, v):
     return None if v is None else check(name, v)
+
+
+@contextlib.contextmanager
+def _as_given(**given):
+    """Errors about a parameter renamed to the keyword the caller gave (``acq_starts`` set from
+    ``n_restarts_optimizer``, a batch size from ``n_jobs`` or ``n_points``): ``internal="keyword"``."""
+    try:
+        yield
+    except InvalidParameterError as e:
+        msg = str(e)
+        for internal, keyword in given.items():
+            for head in (f"invalid parameter `{internal}`", f"{internal}:"):
+                if msg.startswith(head):
+                    raise InvalidParameterError(msg.replace(internal, keyword, 1)) from None
+        raise
 
 
 def _acquisition(acq_func, method, kappa, xi, acq_func_kwargs):
@@ -271,8 +286,11 @@ class Optimizer(_Checked):
         if unknown:
             raise InvalidParameterError(f"acq_optimizer_kwargs: unknown keys {sorted(unknown)}; accepted: n_points, "
                                         "n_restarts_optimizer, n_jobs")
+        renamed = {}
         if acq_starts is None and okw.get("n_restarts_optimizer") is not None:
             acq_starts = okw["n_restarts_optimizer"]
+            renamed["acq_starts"] = "acq_optimizer_kwargs['n_restarts_optimizer']"
+        _check_n_jobs(n_jobs)
         method, lcb_weight = _acquisition(acq_func, method, kappa, xi, acq_func_kwargs)
         if lcb_weight is not None:
             weight = lcb_weight
@@ -294,8 +312,18 @@ class Optimizer(_Checked):
         if d == 0:
             return    # every dimension a single category: the one point is all there is (as skopt)
         lo, hi, kinds = self.space._box()
+        _check_budget(n_calls)
         # Options left None take the library's defaults (gradfree_bo::BoParams).
-        self._bo = _gradfree.BatchBO(
+        with _as_given(**renamed):
+            self._bo = self._make_bo(lo, hi, kinds, method, batch_size, n_init, kernel, noise, weight, beta, acq_starts,
+                                     acq_evals_per_dim, acq_max_evals, on_nonfinite, n_calls)
+        design = _design(initial_point_generator, d, n_init, self.random_state)
+        if design is not None or n_init == 0:
+            self._bo.set_design(np.ascontiguousarray(design if design is not None else np.zeros((0, d))))
+
+    def _make_bo(self, lo, hi, kinds, method, batch_size, n_init, kernel, noise, weight, beta, acq_starts,
+                 acq_evals_per_dim, acq_max_evals, on_nonfinite, n_calls):
+        return _gradfree.BatchBO(
             lo, hi, kinds, self.random_state, method=method, batch_size=_opt(_count, "batch_size", batch_size),
             n_initial=max(n_init, 1), kernel=kernel, noise=_opt(_util.number, "noise", noise),
             weight=_opt(_util.number, "weight", weight), beta=_opt(_util.number, "beta", beta),
@@ -305,9 +333,6 @@ class Optimizer(_Checked):
             # The lattice shifted by a uniform vector drawn from random_state (modulo 1, which keeps
             # its spacing): as scikit-optimize's initial points, the design depends on the seed.
             design_seed=self.random_state)
-        design = _design(initial_point_generator, d, n_init, self.random_state)
-        if design is not None or n_init == 0:
-            self._bo.set_design(np.ascontiguousarray(design if design is not None else np.zeros((0, d))))
 
     # scikit-optimize's interface ---------------------------------------------------------------
     def ask(self, n_points: Optional[int] = None, strategy: str = "cl_min"):
@@ -318,7 +343,8 @@ class Optimizer(_Checked):
         with pending points (asked, not told) avoided. ``strategy`` (scikit-optimize's constant
         liar: ``"cl_min"``, ``"cl_mean"``, ``"cl_max"``) is accepted; the batch is the rule's own
         (BKOP chooses it jointly, UCB and EI condition on each pick)."""
-        if n_points is not None and (isinstance(n_points, bool) or not isinstance(n_points, numbers.Integral) or n_points <= 0):
+        if n_points is not None and (isinstance(n_points, bool) or not isinstance(n_points, numbers.Integral) or
+                                     not 0 < n_points < 1 << 64):
             raise InvalidParameterError(f"n_points should be int > 0, got {n_points!r}")
         if strategy not in ("cl_min", "cl_mean", "cl_max"):
             raise InvalidParameterError(f"strategy = {strategy!r}: expected one of ['cl_min', 'cl_mean', 'cl_max']")
@@ -327,7 +353,8 @@ class Optimizer(_Checked):
             pts = [self.space._from_box([]) for _ in range(count)]
             return pts[0] if n_points is None else pts
         self._bo.keep_design(max(0, self._n_initial_points - self._bo.n_pending))
-        X = self._bo.ask(count)
+        with _as_given(**{"batch size": "n_points"}):
+            X = self._bo.ask(count)
         pts = []
         for row in X:
             p = self.space._from_box(row)
@@ -470,133 +497,24 @@ def _result(Xi, yi, space, seed, models, specs) -> OptimizeResult:
                           random_state=seed, specs=specs, nfev=len(yi))
 
 
-def _executor(n_jobs, executor):
-    if executor is not None:
-        return _util.executor(executor), False
-    if n_jobs is None or n_jobs == 1:
-        return None, False
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0 or n_jobs < -1:
-        raise InvalidParameterError(f"n_jobs: expected a positive integer or -1 (one per core), got {n_jobs!r}")
-    workers = (os.cpu_count() or 1) if n_jobs == -1 else int(n_jobs)
-    return concurrent.futures.ThreadPoolExecutor(max_workers=workers), True
+def _check_n_jobs(n_jobs) -> None:
+    """``Optimizer``'s ``n_jobs`` as scikit-optimize hands it to joblib: ``None`` or a nonzero
+    integer (``-1`` all cores, ``-2`` all but one, ...); gradfree's GP uses all cores anyway."""
+    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0):
+        raise InvalidParameterError(f"n_jobs: expected None or a nonzero integer (-1: all cores), as joblib, got {n_jobs!r}")
 
 
-def _minimize(function: str, call: dict) -> OptimizeResult:
-    """The loop of :func:`gp_minimize` and :func:`minimize` (scikit-optimize's ``base_minimize``);
-    ``call`` is the caller's arguments by name (kept as ``specs["args"]``)."""
-    kwargs = dict(call.pop("kwargs"))
-    specs_args = {**call, **kwargs}
-    (func, dimensions, base_estimator, n_calls, n_random_starts, n_initial_points, initial_point_generator, acq_func,
-     acq_optimizer, x0, y0, random_state, verbose, callback, n_restarts_optimizer, xi, kappa, noise, n_jobs,
-     model_queue_size, space_constraint, batch_size, executor) = (
-        call[k] for k in ("func", "dimensions", "base_estimator", "n_calls", "n_random_starts", "n_initial_points",
-                          "initial_point_generator", "acq_func", "acq_optimizer", "x0", "y0", "random_state", "verbose",
-                          "callback", "n_restarts_optimizer", "xi", "kappa", "noise", "n_jobs", "model_queue_size",
-                          "space_constraint", "batch_size", "executor"))
-    kwargs["method"] = call["method"]
-    if not callable(func):
-        raise InvalidParameterError(f"func: expected a callable, got {func!r}")
-    n_calls = _count("n_calls", n_calls, 0)
-    if x0 is None:
-        x0 = []
-    elif _is_point(x0):
-        x0 = [list(x0)]
-    if not isinstance(x0, (list, tuple)):
-        raise InvalidParameterError(f"`x0` should be a list, but got {type(x0).__name__}")
-    x0 = [list(p) for p in x0]
-    if n_random_starts is not None:
-        n_initial_points = n_random_starts
-    space = Space(dimensions, constraint=space_constraint)
-    d = len(space._free)
-    n_initial_points = _n_initial(n_initial_points, d)
-    if n_initial_points <= 0 and not x0:
-        raise InvalidParameterError("Either set `n_initial_points` > 0, or provide `x0`")
-    if y0 is not None:
-        y0 = [y0] if isinstance(y0, numbers.Number) else list(y0)
-        if len(y0) != len(x0):
-            raise InvalidParameterError("`x0` and `y0` should have the same length")
-    required = n_initial_points + (len(x0) if not y0 else 0)
-    if n_calls < required:
-        raise InvalidParameterError(f"Expected `n_calls` >= {required}, got {n_calls}")
-    for p in x0:
-        space._check_point(p)
-    pool, owned = _executor(n_jobs, executor)
-    if batch_size is None and function == "gp_minimize":
-        batch_size = 1 if pool is None else (getattr(pool, "_max_workers", None) or 5)
-    opt_kwargs = dict(kwargs)
-    if n_restarts_optimizer is not None:
-        opt_kwargs.setdefault("acq_starts", n_restarts_optimizer)
-    opt = Optimizer(space, base_estimator=base_estimator, n_initial_points=n_initial_points + len(x0),
-                    initial_point_generator=initial_point_generator, acq_func=acq_func, acq_optimizer=acq_optimizer,
-                    random_state=random_state, model_queue_size=model_queue_size, batch_size=batch_size, noise=noise,
-                    kappa=kappa, xi=xi, n_calls=n_calls, **opt_kwargs)
-    opt.specs = {"args": specs_args, "function": function}
-    # The initial design counts only the points still to evaluate (x0 with its values is extra).
-    callbacks = check_callback(callback)
-    if verbose:
-        callbacks.append(VerboseCallback(n_total=n_calls, n_init=len(x0) if not y0 else 0, n_random=n_initial_points))
-    evaluate = (lambda X: [func(p) for p in X]) if pool is None else (lambda X: list(pool.map(func, X)))
-    try:
-        left = n_calls
-        if x0:
-            if y0 is None:
-                y0 = evaluate(x0)
-                left -= len(y0)
-            result = opt.tell(x0, list(y0))
-            result.specs = opt.specs
-            if eval_callbacks(callbacks, result):
-                return result
-        batch = 1 if opt._bo is None else opt._bo.batch_size
-        while left > 0:
-            X = opt.ask(min(batch, left))
-            for p, v in zip(X, evaluate(X)):
-                left -= 1
-                result = opt.tell(p, v)
-                if eval_callbacks(callbacks, result):
-                    return result
-        return opt.get_result()
-    finally:
-        if owned:
-            pool.shutdown(wait=True)
+def _check_budget(n_calls) -> None:
+    """Refuses a budget whose Gaussian process cannot fit in memory (its ``n x n`` kernel matrix
+    and Cholesky factor), at once rather than after hours of evaluations."""
+    if n_calls is None or isinstance(n_calls, bool) or not isinstance(n_calls, numbers.Integral) or n_calls < 1:
+        return
+    need = 2 * 8 * int(n_calls) ** 2
+    if need >= 64 << 20 and need > (limit := _util.available_bytes()):
+        raise TooLargeError(f"n_calls = {n_calls}: a Gaussian process of {n_calls} observations needs at least "
+                            f"{_util.human_bytes(need)} (its kernel matrix and Cholesky factor), more than the "
+                            f"{_util.human_bytes(limit)} of memory available")
 
 
-def gp_minimize(func: Callable, dimensions, base_estimator=None, n_calls: int = 100, n_random_starts=None,
-                n_initial_points=None, initial_point_generator="lattice", acq_func=None, acq_optimizer="auto", x0=None,
-                y0=None, random_state=None, verbose: bool = False, callback=None, n_points=None, n_restarts_optimizer=None,
-                xi=None, kappa=None, noise="gaussian", n_jobs=1, model_queue_size=None, space_constraint=None, *,
-                method: Optional[str] = None, batch_size: Optional[int] = None, executor=None, **kwargs) -> OptimizeResult:
-    """Minimizes ``func`` by Bayesian optimization with ``skopt.gp_minimize``'s signature.
-
-    ``func(x)`` takes one point (a list, in the order of ``dimensions``) and returns a number.
-    Points are evaluated one at a time (``n_jobs=1``), or in batches of ``n_jobs`` on a thread
-    pool, or of ``batch_size`` through ``executor.map`` (a process pool, a Ray pool); every
-    evaluation is told at once and the callbacks run after each (``True`` stops). ``x0``/``y0``
-    are evaluated or told first and count towards ``n_calls`` as in scikit-optimize.
-
-    Defaults differ from scikit-optimize's where gradfree's are its own (the table
-    :data:`SKOPT_OPTIONS`): ``acq_func=None`` (or ``"gp_hedge"``) runs the thesis' BKOP rule,
-    ``initial_point_generator="lattice"`` a rank-1 lattice, ``n_initial_points=None`` is
-    ``max(10, 3d + 2)``. Keyword-only extras: ``method``, ``batch_size``, ``executor`` and the
-    options of :class:`Optimizer`.
-
-    Returns
-    -------
-    OptimizeResult
-        ``x``, ``fun``, ``func_vals``, ``x_iters``, ``models``, ``space``, ``random_state``,
-        ``specs``, ``nfev``.
-    """
-    return _minimize("gp_minimize", dict(locals()))
-
-
-def minimize(func: Callable, dimensions, n_calls: int = 100, n_initial_points=None, batch_size: Optional[int] = None,
-             method: Optional[str] = None, random_state=None, seed: Optional[int] = None, callback=None, *, x0=None, y0=None,
-             base_estimator=None, n_random_starts=None, initial_point_generator="lattice", acq_func=None,
-             acq_optimizer="auto", verbose: bool = False, n_points=None, n_restarts_optimizer=None, xi=None, kappa=None,
-             noise="gaussian", n_jobs=1, model_queue_size=None, space_constraint=None, executor=None, **kwargs) -> OptimizeResult:
-    """Minimizes ``func`` by batch Bayesian optimization: :func:`gp_minimize` with gradfree's
-    batches (``batch_size`` points per round, default 5, the thesis' L; ``batch_size=1`` is the
-    sequential constant-weight UCB, Alg. 5). ``seed`` is an alias of ``random_state``."""
-    if seed is not None and random_state is not None and seed != random_state:
-        raise InvalidParameterError("give seed or random_state, not both")
-    random_state = random_state if random_state is not None else seed
-    return _minimize("minimize", dict(locals()))
+# scikit-optimize's gp_minimize and gradfree's batch minimize: python/gradfree/bo/_loop.py.
+from ._loop import gp_minimize, minimize  # noqa: E402
