@@ -263,3 +263,86 @@ def test_errors_name_the_callers_keyword_not_an_internal_one():
     with pytest.raises(TooLargeError, match="n_calls = 1000000000000: a Gaussian process"):
         gp_minimize(f, [(0.0, 1.0)], n_calls=10**12)
     assert time.perf_counter() - start < 1
+
+
+# --- pandas rows by statsmodels' rule (statsmodels/base/data.py, PandasData._check_integrity) ---
+
+def _frame(n=300, seed=0):
+    import pandas as pd
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.normal(size=(n, 2)), columns=["a", "b"])
+    y = pd.Series((rng.random(n) < 1 / (1 + np.exp(-X["a"]))).astype(float), name="yes")
+    return X, y
+
+
+@pytest.mark.parametrize("change", ["reversed", "shifted", "shuffled", "other labels"])
+def test_a_y_series_indexed_otherwise_than_x_is_refused_as_statsmodels_does(change):
+    from gradfree.inference import fit
+    X, y = _frame()
+    rng = np.random.default_rng(1)
+    bad = {"reversed": y.iloc[::-1], "shifted": y.set_axis(np.arange(1, len(y) + 1)),
+           "shuffled": y.iloc[rng.permutation(len(y))], "other labels": y.set_axis([f"r{i}" for i in range(len(y))])}[change]
+    with pytest.raises(InvalidParameterError, match="y: the indices for endog and exog are not aligned"):
+        fit(X, bad)
+    sm = pytest.importorskip("statsmodels.api")
+    with pytest.raises(ValueError, match="The indices for endog and exog are not aligned"):
+        sm.GLM(bad, X, family=sm.families.Binomial())
+    # Aligned (reindexed), or without an index on one side: fitted, and by label.
+    if change in ("reversed", "shuffled"):
+        assert np.allclose(fit(X, bad.reindex(X.index)).params, fit(X, y).params)
+    assert np.allclose(fit(X, y.to_numpy()).params, fit(X, y).params)
+
+
+def test_responses_that_are_not_numbers_are_named():
+    from gradfree.inference import fit
+    X, y = _frame()
+    for bad, shown in ((y.astype(str), r"y\[0\] = '0.0'"), ([None] * len(y), r"y\[0\] = None"),
+                       (y.to_numpy().astype(complex), "y: expected numbers, got an array of dtype complex")):
+        with pytest.raises(InvalidParameterError, match=shown):
+            fit(X, bad)
+
+
+def _batches(frame, size, edit=lambda k, part: part):
+    return (edit(k, frame.iloc[i:i + size]) for k, i in enumerate(range(0, len(frame), size)))
+
+
+@pytest.mark.parametrize("kind", ["dict", "DataFrame", "pyarrow", "pair"])
+def test_every_streamed_batch_has_the_first_batchs_columns(kind):
+    from gradfree.inference import fit_stream
+    X, y = _frame()
+    frame = X.assign(t=y)
+
+    def as_kind(part):
+        if kind == "dict":
+            return {c: part[c].to_numpy() for c in part.columns}
+        if kind == "pyarrow":
+            pa = pytest.importorskip("pyarrow")
+            return pa.Table.from_pandas(part, preserve_index=False)
+        if kind == "pair":
+            return (part.drop(columns="t"), part["t"])
+        return part
+
+    def stream(edit):
+        kw = {} if kind == "pair" else {"target": "t"}
+        return fit_stream((as_kind(p) for p in _batches(frame, 100, edit)), **kw)
+
+    same = stream(lambda k, p: p)
+    # The same columns in another order are read by name: the same fit.
+    swapped = stream(lambda k, p: p if k == 0 else p[["t", "b", "a"]])
+    assert list(swapped.params.index) == ["a", "b"] and np.allclose(swapped.params, same.params, rtol=0, atol=0)
+    # Another set of columns is refused, naming the difference (it was merged by position).
+    with pytest.raises(InvalidParameterError, match=r"batch 2 has columns \['a', 'c'\].*missing \['b'\], extra \['c'\]"):
+        stream(lambda k, p: p if k == 0 else p.rename(columns={"b": "c"}))
+    with pytest.raises(InvalidParameterError, match=r"batch 3 has columns \['a'\].*missing \['b'\]"):
+        stream(lambda k, p: p if k < 2 else p.drop(columns="b"))
+
+
+def test_a_streamed_pair_follows_statsmodels_alignment():
+    from gradfree.inference import fit_stream
+    X, y = _frame()
+    pairs = ((X.iloc[i:i + 100], y.iloc[i:i + 100] if i < 200 else y.iloc[i:i + 100].iloc[::-1]) for i in range(0, 300, 100))
+    with pytest.raises(InvalidParameterError, match="y of batch 3: the indices for endog and exog are not aligned"):
+        fit_stream(pairs)
+    # Arrays carry no labels and are read by position, as statsmodels reads them.
+    plain = ((X.iloc[i:i + 100].to_numpy(), y.iloc[i:i + 100].to_numpy()) for i in range(0, 300, 100))
+    assert fit_stream(plain).params.shape == (2,)
