@@ -190,7 +190,8 @@ def _bounds(value, N: int):
     unbounded sides. Returns copies ``(lower, upper)`` of shape (N,), or ``None`` when unbounded."""
     if value is None:
         return None
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+    if (isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or isinstance(value, np.ndarray) and value.ndim == 0
+            or len(value) != 2):
         raise InvalidParameterError(f"option 'bounds' = {value!r}: expected [lower, upper], each a number, None or a vector")
 
     def side(b, fill):

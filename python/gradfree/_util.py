@@ -2,6 +2,7 @@
 Python parameter names in messages)."""
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 import os
@@ -58,6 +59,41 @@ def number(name: str, value) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or math.isnan(value):
         raise InvalidParameterError(f"{name}: expected a number, got {value!r}")
     return float(value)
+
+
+def flag(name: str, value) -> bool:
+    """A yes/no keyword: ``True``/``False`` (NumPy's too) or the integers 0 and 1; anything else
+    (an array, a string, ``None``) is refused naming ``name`` rather than judged by its truth."""
+    value = _scalar(value)
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, np.integer)) and value in (0, 1)):
+        return bool(value)
+    raise InvalidParameterError(f"{name}: expected True or False, got {value!r}")
+
+
+def args(name: str, value) -> tuple:
+    """Extra positional arguments of an objective: a tuple (or a list)."""
+    if not isinstance(value, (tuple, list)):
+        raise InvalidParameterError(f"{name}: expected a tuple of extra arguments of the objective, got {value!r}")
+    return tuple(value)
+
+
+def names(name: str, value) -> list:
+    """A list of names: strings (or numbers, shown as strings), no repeats."""
+    if hasattr(value, "tolist") and getattr(value, "ndim", 1) == 1:
+        value = value.tolist()          # a 1-D array or a pandas Index
+    if not isinstance(value, (list, tuple)):
+        raise InvalidParameterError(f"{name}: expected a list of names, got {value!r}")
+    if not value:
+        raise InvalidParameterError(f"{name}: expected at least one name, got an empty list")
+    out = []
+    for k, v in enumerate(value):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (str, int, np.integer)):
+            raise InvalidParameterError(f"{name}[{k}] = {v!r}: expected a name (a string)")
+        out.append(str(v))
+    repeated = sorted({v for v in out if out.count(v) > 1})
+    if repeated:
+        raise InvalidParameterError(f"{name}: repeated names {repeated}")
+    return out
 
 
 def box(name: str, bounds, shape) -> Optional[tuple]:
@@ -122,7 +158,8 @@ def _kind_of(arr: np.ndarray) -> str:
             "V": "records"}.get(arr.dtype.kind, f"values of dtype {arr.dtype}")
 
 
-def vector(name: str, value, rule: str = "pycma", popsize: Optional[int] = None, full: bool = False) -> np.ndarray:
+def vector(name: str, value, rule: str = "pycma", popsize: Optional[int] = None, full: bool = False,
+           memory: bool = True) -> np.ndarray:
     """A start point (``x0``) as a float64 vector of finite numbers, by the peer's shape rule:
 
     - ``"pycma"`` (``cma.CMAEvolutionStrategy._set_x0``): a 1-D array; a 2-D array of shape
@@ -136,8 +173,7 @@ def vector(name: str, value, rule: str = "pycma", popsize: Optional[int] = None,
     and points whose run cannot fit in memory (:func:`check_es_memory` with ``popsize`` and
     ``full``, before any copy). The array is not copied when it is already a float64 vector."""
     if isinstance(value, (str, bytes)):
-        raise InvalidParameterError(f"{name}: expected an array of numbers, got the string {value!r} (pycma no longer "
-                                    "evaluates a string x0)")
+        raise InvalidParameterError(f"{name}: expected an array of numbers, got the string {value!r}")
     try:
         arr = value if isinstance(value, np.ndarray) else np.asarray(value)
     except (TypeError, ValueError) as e:     # ragged lists
@@ -165,7 +201,8 @@ def vector(name: str, value, rule: str = "pycma", popsize: Optional[int] = None,
         raise InvalidParameterError(f"{name}: expected a 1-D array of shape (d,){also}, got shape {arr.shape}")
     if arr.size == 0:
         raise InvalidParameterError(f"{name}: expected at least one coordinate, got an empty array")
-    check_es_memory(name, arr.size, popsize, full)
+    if memory:
+        check_es_memory(name, arr.size, popsize, full)
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     bad = np.flatnonzero(~np.isfinite(arr))
     if bad.size:
@@ -247,3 +284,20 @@ def check_es_memory(name: str, d: int, popsize: Optional[int] = None, full: bool
             head = f"{name}: " + (f"CMA-ES in dimension {d} (its {d} x {d} covariance)" if full else f"a run in dimension {d}")
         raise TooLargeError(f"{head} needs at least {human_bytes(need)}, more than the {human_bytes(limit)} of memory "
                             "available")
+
+
+@contextlib.contextmanager
+def renamed(**given):
+    """Errors about a parameter renamed to the keyword the caller gave (``acq_starts`` set from
+    ``n_restarts_optimizer``, ``max_evals`` from pycma's ``maxfevals``): ``internal="keyword"``;
+    a message that begins with the internal name (``invalid parameter `max_evals` ...`` or
+    ``max_evals: ...``) is raised again with the caller's."""
+    try:
+        yield
+    except (InvalidParameterError, TooLargeError) as e:
+        msg = str(e)
+        for internal, keyword in given.items():
+            for head in (f"invalid parameter `{internal}`", f"{internal}:", f"{internal} =", f"`{internal}` ="):
+                if msg.startswith(head):
+                    raise type(e)(msg.replace(internal, keyword, 1)) from None
+        raise

@@ -112,6 +112,35 @@ def _bounds_handling(value) -> str:
     return _BOUNDS_HANDLING[key]
 
 
+def _param(name: str, value):
+    """An algorithm parameter as JSON carries it: a bool, an integer, a finite number, a string or
+    ``None`` (NumPy scalars and 0-d arrays as their values); anything else is refused naming it."""
+    value = _util._scalar(value)
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InvalidParameterError(f"{name}: expected a finite number, got {value!r}")
+        return value
+    shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+    raise InvalidParameterError(f"{name}: expected a number, a string or a boolean (an algorithm parameter), got {shown}")
+
+
+def _target(value) -> Optional[float]:
+    """The ``target`` stop rule: a finite number, or ``None``/``-inf`` for none (pycma's
+    ``ftarget=-inf``); ``+inf`` (every value reaches it) and NaN are refused."""
+    if value is None:
+        return None
+    value = _util.number("target", value)
+    if value == -math.inf:
+        return None
+    if value == math.inf:
+        raise InvalidParameterError("target = inf: expected a finite number, or None or -inf for no target")
+    return value
+
+
 def _incpopsize(value) -> float:
     """The population's growth per restart (pycma's ``incpopsize``): a finite number >= 1."""
     value = _util.real("incpopsize", value)
@@ -228,6 +257,7 @@ class _ES(_Checked):
             if not isinstance(options, dict):
                 raise InvalidParameterError(f"options: expected a dict of options (as pycma's inopts), got {options!r}; "
                                             "pass the seed as seed=...")
+            aliases = {}
             for key, value in options.items():
                 name = PYCMA_OPTIONS.get(key, key)
                 if name != key:
@@ -236,10 +266,19 @@ class _ES(_Checked):
                 if name in given:
                     if given[name] is None:
                         given[name] = value
+                        aliases[name] = key
                 elif name == "bounds_handling":
                     bounds_handling = value
                 elif name not in params:
                     params[name] = value
+            if aliases:   # errors name the options as the caller spelled them (pycma's maxfevals, ...)
+                with _util.renamed(**{k: v for k, v in aliases.items() if k != v}):
+                    self._setup(x0, sigma0, given, params, bounds_handling, convergence, restarts, restart_bounds, bipop,
+                                incpopsize)
+                return
+        self._setup(x0, sigma0, given, params, bounds_handling, convergence, restarts, restart_bounds, bipop, incpopsize)
+
+    def _setup(self, x0, sigma0, given, params, bounds_handling, convergence, restarts, restart_bounds, bipop, incpopsize):
         bounds_handling = _bounds_handling(bounds_handling)
         if given["popsize"] is not None:
             params["popsize"] = _util.count("popsize", given["popsize"], 2)
@@ -255,8 +294,9 @@ class _ES(_Checked):
                 raise InvalidParameterError(f"restarts {restarts!r}: expected 'ipop', 'bipop', True, False or a non-negative integer")
             scheme = "bipop" if restarts == "bipop" else scheme
         elif restarts is not False and restarts is not None and restarts is not True:
-            if isinstance(restarts, bool) or not isinstance(restarts, (int, np.integer)) or restarts < 0:
-                raise InvalidParameterError(f"restarts: expected True, False, 'ipop', 'bipop' or a non-negative integer, got {restarts!r}")
+            if isinstance(restarts, bool) or not isinstance(restarts, (int, np.integer)) or not 0 <= restarts < 1 << 32:
+                raise InvalidParameterError(f"restarts: expected True, False, 'ipop', 'bipop' or an integer in [0, 2**32 - 1], "
+                                            f"got {restarts!r}")
             max_restarts = int(restarts)
         if incpopsize is not None:
             incpopsize = _incpopsize(incpopsize)
@@ -276,18 +316,16 @@ class _ES(_Checked):
         stop = {
             "max_evaluations": _util.count("max_evals", g["max_evals"], 1) if g["max_evals"] is not None else None,
             "max_generations": _util.count("max_gens", g["max_gens"], 1) if g["max_gens"] is not None else None,
-            "target": _util.number("target", g["target"]) if g["target"] is not None else None,
+            "target": _target(g["target"]),
             "tol_f_window": _util.count("tol_fun_window", g["tol_fun_window"], 1) if g["tol_fun_window"] is not None else None,
             "max_seconds": _util.positive("max_seconds", g["max_seconds"]) if g["max_seconds"] is not None else None,
             **{k: (None if v is _OFF else v) for k, v in tols.items()},
-            "convergence": bool(convergence),
+            "convergence": _util.flag("convergence", convergence),
             "off": off,
         }
         self._x0 = x0
         sigma0 = None if sigma0 is None else _util.number("sigma0", sigma0)
-        for k, v in params.items():
-            if isinstance(v, float) and not math.isfinite(v):
-                raise InvalidParameterError(f"{k}: expected a finite number, got {v!r}")
+        params = {k: _param(k, v) for k, v in params.items()}
         self._run = _gradfree.Run(self.algorithm, x0, sigma0, self.seed, json.dumps(params), json.dumps(stop),
                                   bool(restarts), max_restarts, rb, box, bounds_handling, scheme,
                                   popsize_factor=incpopsize)
@@ -367,8 +405,28 @@ class _ES(_Checked):
 
     def ask(self) -> np.ndarray:
         """The next population to evaluate, shape (popsize, d) (repaired into ``bounds`` if
-        given). Raises ``InvalidParameterError`` once a stop rule has fired."""
-        return self._run.ask()
+        given). Raises ``InvalidParameterError`` once a stop rule has fired, and when sampling
+        overflows (the run then stops as ``diverged``)."""
+        stopped = self._run.stop()
+        try:
+            return self._run.ask()
+        except InvalidParameterError:
+            if stopped is None and self._run.stop() is not None:
+                raise InvalidParameterError(
+                    f"ask: the search distribution overflowed while sampling (step length {self._run.scale:.3g}; is sigma0 "
+                    f"too large?): the run stopped as {self._run.stop()!r}") from None
+            raise
+
+    def _ask_or_none(self):
+        """``ask()``, or ``None`` when the run stops while sampling (the loops then end, as on any
+        stop rule)."""
+        stopped = self._run.stop()
+        try:
+            return self._run.ask()
+        except InvalidParameterError:
+            if stopped is None and self._run.stop() is not None:
+                return None
+            raise
 
     def tell(self, X, values) -> None:
         """Reports the objective values of the points the last ``ask`` returned.
@@ -450,8 +508,13 @@ class _ES(_Checked):
         self
         """
         done, executor = 0, _util.executor(executor)
+        args = _util.args("args", args)
+        if iterations is not None:
+            iterations = _util.count("iterations", iterations, 0)
         while not self.stop() and (iterations is None or done < iterations):
-            X = self.ask()
+            X = self._ask_or_none()
+            if X is None:
+                break
             f = (lambda x: objective_fct(x, *args)) if args else objective_fct
             values = [_util.real("f(x)", v) for v in (executor.map(f, X) if executor is not None else (f(x) for x in X))]
             self.tell(X, values)
@@ -701,8 +764,9 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None,
     """
     x0 = _util.vector("x0", x0, "scipy")      # scipy.optimize.minimize's rule: a scalar is one coordinate
     if settle_runs is not None and settle_runs is not False and (
-            isinstance(settle_runs, bool) or not isinstance(settle_runs, (int, np.integer)) or settle_runs < 0):
-        raise InvalidParameterError(f"settle_runs: expected a count >= 1, 0/False (off) or None (the default), got {settle_runs!r}")
+            isinstance(settle_runs, bool) or not isinstance(settle_runs, (int, np.integer)) or not 0 <= settle_runs < 1 << 32):
+        raise InvalidParameterError(f"settle_runs: expected a count in [1, 2**32 - 1], 0/False (off) or None (the default), "
+                                    f"got {settle_runs!r}")
     asked_settle = bool(settle_runs)
     if worse_runs is not None and worse_runs is not False and (
             isinstance(worse_runs, bool) or not isinstance(worse_runs, (int, float, np.integer, np.floating))
@@ -724,7 +788,7 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None,
     if restarts is None:
         restarts = False
     settle_runs = int(settle_runs) if settle_runs else None
-    cls = _METHODS.get(method)
+    cls = _METHODS.get(method) if isinstance(method, str) else None
     if cls is None:
         raise InvalidParameterError(f"method {method!r}: expected one of {sorted(_METHODS)}")
     executor = _util.executor(executor)
@@ -739,7 +803,9 @@ def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None,
     if not es._run.set_worse_runs(worse_runs) and asked_worse:
         raise InvalidParameterError(f"worse_runs={worse_runs}: the run has no restarts (restarts={restarts!r})")
     while not es.stop():
-        X = es.ask()
+        X = es._ask_or_none()
+        if X is None:
+            break
         values = [_util.real("f(x)", v) for v in (executor.map(f, X) if executor is not None else (f(x) for x in X))]
         es.tell(X, values)
     reasons = es.stop()

@@ -138,8 +138,8 @@ def _specs(model, method, given, custom=False):
         if key in g:
             run[key] = _choice(key, g[key], accepted)
     if "theta0" in g:
-        run["theta0"] = [_util.finite("theta0", v) for v in np.asarray(g["theta0"], dtype=np.float64).ravel()]
-    mspec: dict = {"model": model, "intercept": bool(given.get("intercept") or False)}
+        run["theta0"] = _util.vector("theta0", g["theta0"], "scipy", memory=False).tolist()
+    mspec: dict = {"model": model, "intercept": _util.flag("intercept", False if given.get("intercept") is None else given["intercept"])}
     if "components" in g:
         mspec["components"] = _util.count("components", g["components"], 1)
     if "sigma" in g:
@@ -351,10 +351,19 @@ class _Batches:
     missing and extra columns; a batch without names (an array) is read by position. A ``y``
     Series must be indexed as its ``X`` (statsmodels' rule, as in :func:`fit`)."""
 
-    def __init__(self, batches, target, columns):
-        self._it = iter(batches)
+    def __init__(self, batches, target, columns, needs_y: bool = False):
+        if isinstance(batches, (str, bytes)) or not hasattr(batches, "__iter__"):
+            raise InvalidParameterError(f"batches: expected an iterable of batches ((X, y) pairs, dicts of columns, "
+                                        f"DataFrames) or a Ray Dataset, got {type(batches).__name__}")
+        try:
+            self._it = iter(batches)
+        except TypeError:
+            raise InvalidParameterError(f"batches: expected an iterable of batches, got {batches!r}") from None
+        if target is not None and not isinstance(target, str):
+            raise InvalidParameterError(f"invalid parameter `target` = {target!r}: expected a column name (a string)")
         self._target = target
-        self._columns = None if columns is None else [str(c) for c in columns]
+        self._columns = None if columns is None else _util.names("columns", columns)
+        self._needs_y = needs_y
         self.names = None
         self.endog_name = None
         self._count = 0
@@ -401,6 +410,9 @@ class _Batches:
             keys_of = list(item.keys())                     # a dict of columns or a DataFrame
         if keys_of is not None:
             keys = [str(k) for k in keys_of]
+            if self._target is None and self._needs_y:
+                raise InvalidParameterError("invalid parameter `target` = None: batches of columns need target= naming the "
+                                            f"response column (the model needs a response per row); columns: {', '.join(keys)}")
             if self._target is not None and self._target not in keys:
                 raise InvalidParameterError(f"invalid parameter `target` = {self._target!r}: a column of the batches: {', '.join(keys)}")
             features = [k for k in keys if k != self._target]
@@ -471,10 +483,10 @@ def fit_stream(batches: Iterable, model: str = "logistic", method: Optional[str]
         batches = batches.iter_batches(batch_size=rows, batch_format="numpy")
     elif batch_rows is not None:
         raise InvalidParameterError(f"invalid parameter `batch_rows` = {batch_rows!r}: only with a Ray Dataset (it would be ignored)")
-    source = _Batches(batches, target, columns)
+    source = _Batches(batches, target, columns, needs_y=model != "mixture" and grad is None)
     # The first batch, read here, names the features (its columns) when `names` does not.
     first = next(source, None)
-    given_names = None if names is None else [str(n) for n in names]
+    given_names = None if names is None else _util.names("names", names)
     if given_names is None and grad is None and model != "mixture" and source.names is not None:
         given_names = list(source.names)
     rows = itertools.chain([] if first is None else [first], source)

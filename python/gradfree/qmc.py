@@ -59,6 +59,12 @@ def _count(n) -> int:
     return _util.count("n", n, 0)
 
 
+def _metric(metric) -> str:
+    if not isinstance(metric, str) or metric not in ("l1", "l2"):
+        raise InvalidParameterError(f"metric = {metric!r}: expected 'l1' or 'l2'")
+    return metric
+
+
 class _EmptyEngine:
     """The points of a 0-dimensional engine (scipy returns arrays of shape ``(n, 0)``)."""
 
@@ -84,7 +90,7 @@ def _optimization(optimization):
     """scipy's check of ``optimization``: None or one of :data:`_OPTIMIZATIONS` (any case)."""
     if optimization is None:
         return None
-    name = optimization.lower() if isinstance(optimization, str) else optimization
+    name = optimization.lower() if isinstance(optimization, str) else None
     if name not in _OPTIMIZATIONS:
         raise ValueError(f"{optimization!r} is not a valid optimization method. It must be one of {set(_OPTIMIZATIONS)!r}")
     return name
@@ -256,7 +262,7 @@ class Sobol(_Engine):
         if self.bits > 64:
             raise InvalidParameterError(f"bits = {bits}: expected an integer in 1..=64, as in scipy")
         self.maxn = 2 ** self.bits
-        recipe = ("sobol", d, s, method if scramble else "none", self.bits)
+        recipe = ("sobol", d, s, method if _util.flag("scramble", scramble) else "none", self.bits)
         super().__init__(_sequence(*recipe), d, s, recipe, optimization)
 
     def random(self, n: int = 1, *, workers: int = 1) -> np.ndarray:
@@ -287,6 +293,15 @@ class Sobol(_Engine):
                 f"At most 2**{self.bits}={self.maxn} distinct points can be generated. {self.num_generated} points have been "
                 f"previously generated, then: n={self.num_generated}+{n}={total}. Consider increasing `bits`.")
         return self._e.random(n)
+
+    def fast_forward(self, n: int):
+        """Skips ``n`` points (at most the ``2**bits`` points of the sequence in all). Returns ``self``."""
+        n = _count(n)
+        if self.num_generated + n > self.maxn:
+            raise InvalidParameterError(
+                f"n = {n}: fast_forward beyond the 2**{self.bits}={self.maxn} points of the sequence ({self.num_generated} "
+                "drawn so far). Consider increasing `bits`.")
+        return super().fast_forward(n)
 
     def random_base2(self, m: int) -> np.ndarray:
         """The next ``2^m`` points, as scipy's ``Sobol.random_base2``: an error unless the points
@@ -338,7 +353,7 @@ class Halton(_Engine):
                  optimization: Optional[str] = None):
         s = _seed_of(seed, rng)
         d = _util.count("d", d, 0)
-        recipe = ("halton", d, s, "permutation" if scramble else "none")
+        recipe = ("halton", d, s, "permutation" if _util.flag("scramble", scramble) else "none")
         super().__init__(_sequence(*recipe), d, s, recipe, optimization)
 
 
@@ -387,13 +402,15 @@ class Rank1Lattice(_Engine):
 
     def __init__(self, z, n: int, seed: Optional[int] = None, shift: bool = False, *, rng=None):
         n = _util.count("n", n, 1)
+        if isinstance(z, (str, bytes)) or not hasattr(z, "__iter__") or isinstance(z, np.ndarray) and z.ndim != 1:
+            raise InvalidParameterError(f"z: expected a sequence of integers, got {z!r}")
         try:
             self.z = [_util.count(f"z[{j}]", v, 0, n - 1 if n > 1 else 0) for j, v in enumerate(z)]
-        except TypeError:
-            raise InvalidParameterError(f"z: expected a sequence of integers, got {type(z).__name__}") from None
+        except InvalidParameterError as e:
+            raise InvalidParameterError(f"{e} (the generating vector's entries are residues modulo n = {n})") from None
         self.n = n
         s = _seed_of(seed, rng)
-        self.shift = _gradfree.random_shift(self.z, self.n, s) if shift else None
+        self.shift = _gradfree.random_shift(self.z, self.n, s) if _util.flag("shift", shift) else None
         super().__init__(_LatticeEngine(self.z, self.n, self.shift), len(self.z), s)
 
     def min_distance(self, metric: str = "l2") -> float:
@@ -407,7 +424,7 @@ class Rank1Lattice(_Engine):
         -------
         float
         """
-        return _gradfree.min_distance(self.z, self.n, metric)
+        return _gradfree.min_distance(self.z, self.n, _metric(metric))
 
 
 class SubgroupLattice(Rank1Lattice):
@@ -425,7 +442,7 @@ class SubgroupLattice(Rank1Lattice):
     """
 
     def __init__(self, d: int, n: int, seed: Optional[int] = None, shift: bool = False):
-        super().__init__(subgroup_vector(int(d), int(n)), n, seed, shift)
+        super().__init__(subgroup_vector(d, n), n, seed, shift)
 
 
 class KorobovLattice(Rank1Lattice):
@@ -444,7 +461,7 @@ class KorobovLattice(Rank1Lattice):
     """
 
     def __init__(self, d: int, n: int, metric: str = "l2", seed: Optional[int] = None, shift: bool = False):
-        self.a, z, _ = korobov(int(d), int(n), metric)
+        self.a, z, _ = korobov(d, n, metric)
         super().__init__(z, n, seed, shift)
 
 
@@ -470,7 +487,7 @@ class SearchedLattice(Rank1Lattice):
 
     def __init__(self, d: int, n: int, method: str = "alg10", primes: Optional[int] = None, sweeps: Optional[int] = None,
                  top: Optional[int] = None, seed: Optional[int] = None, shift: bool = False):
-        z, self.distance = lattice_search(int(d), int(n), method, primes, sweeps, top)
+        z, self.distance = lattice_search(d, n, method, primes, sweeps, top)
         super().__init__(z, n, seed, shift)
 
 
@@ -489,7 +506,7 @@ def subgroup_vector(d: int, n: int) -> list:
     list of int
         ``z`` of length ``d``.
     """
-    return _gradfree.subgroup_vector(d, n)
+    return _gradfree.subgroup_vector(_util.count("d", d, 1), _util.count("n", n, 1))
 
 
 def korobov(d: int, n: int, metric: str = "l2") -> tuple:
@@ -509,7 +526,7 @@ def korobov(d: int, n: int, metric: str = "l2") -> tuple:
     -------
     (a, z, distance) : (int, list of int, float)
     """
-    return _gradfree.korobov(d, n, metric)
+    return _gradfree.korobov(_util.count("d", d, 1), _util.count("n", n, 1), _metric(metric))
 
 
 def min_distance(z, n: int, metric: str = "l2") -> float:
@@ -528,7 +545,7 @@ def min_distance(z, n: int, metric: str = "l2") -> float:
     -------
     float
     """
-    return _gradfree.min_distance(z, n, metric)
+    return _gradfree.min_distance(z, _util.count("n", n, 1), _metric(metric))
 
 
 def lattice_search(d: int, n: int, method: str = "alg10", primes: Optional[int] = None, sweeps: Optional[int] = None,
@@ -553,7 +570,9 @@ def lattice_search(d: int, n: int, method: str = "alg10", primes: Optional[int] 
     (z, distance) : (list of int, float)
     """
     sizes = [None if v is None else _util.count(name, v, lo) for name, v, lo in (("primes", primes, 1), ("sweeps", sweeps, 0), ("top", top, 1))]
-    return _gradfree.lattice_search(d, n, method, *sizes)
+    if not isinstance(method, str) or method not in ("alg10", "alg11"):
+        raise InvalidParameterError(f"method = {method!r}: expected 'alg10' or 'alg11'")
+    return _gradfree.lattice_search(_util.count("d", d, 1), _util.count("n", n, 1), method, *sizes)
 
 
 def discrepancy(sample, method: str = "CD", *, iterative: bool = False, workers: int = 1) -> float:

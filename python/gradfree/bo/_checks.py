@@ -64,7 +64,8 @@ def check_prior(prior, n: int) -> None:
     """A ``Categorical`` prior as scikit-optimize's (scipy's ``rv_discrete``) accepts it: ``n``
     real probabilities, finite, >= 0, summing to 1 (``numpy.allclose``), checked when the
     dimension is made (scikit-optimize checks there too; numpy would fail only when drawing)."""
-    if isinstance(prior, (str, bytes, dict)) or not hasattr(prior, "__len__"):
+    if (isinstance(prior, (str, bytes, dict)) or not hasattr(prior, "__len__")
+            or isinstance(prior, np.ndarray) and prior.ndim != 1):
         raise InvalidParameterError(f"Categorical prior = {prior!r}: expected a list of {n} probabilities")
     if len(prior) != n:
         raise InvalidParameterError(f"Categorical prior: expected {n} probabilities (one per category), got {len(prior)}")

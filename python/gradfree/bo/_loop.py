@@ -8,6 +8,8 @@ import numbers
 import os
 from typing import Callable, Optional
 
+import numpy as np
+
 from .. import _util
 from ..errors import InvalidParameterError
 from ..es import OptimizeResult
@@ -18,9 +20,23 @@ from .space import Space
 __all__ = ["gp_minimize", "minimize"]
 
 
+def _values(name: str, y) -> list:
+    """``y0``: one number or a list of numbers."""
+    y = _util._scalar(y)
+    items = [y] if isinstance(y, (numbers.Number, np.generic)) or y is None else y
+    if not isinstance(items, (list, tuple, np.ndarray)):
+        raise InvalidParameterError(f"{name}: expected a number or a list of numbers, got {y!r}")
+    out = []
+    for k, v in enumerate(items.tolist() if isinstance(items, np.ndarray) else items):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+            raise InvalidParameterError(f"{name}[{k}] = {v!r}: expected a number")
+        out.append(float(v))
+    return out
+
+
 def _workers(n_jobs) -> Optional[int]:
     """The threads ``n_jobs`` asks for (``None``: evaluate in this thread)."""
-    if n_jobs is None or (n_jobs == 1 and not isinstance(n_jobs, bool)):
+    if n_jobs is None or (isinstance(n_jobs, numbers.Integral) and not isinstance(n_jobs, bool) and n_jobs == 1):
         return None
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0 or n_jobs < -1:
         raise InvalidParameterError(f"n_jobs: expected a positive integer or -1 (one per core), got {n_jobs!r}")
@@ -43,29 +59,35 @@ def _minimize(function: str, call: dict) -> OptimizeResult:
     if not callable(func):
         raise InvalidParameterError(f"func: expected a callable, got {func!r}")
     n_calls = _count("n_calls", n_calls, 0)
-    if x0 is None:
+    if x0 is None or (isinstance(x0, (list, tuple)) and len(x0) == 0):
         x0 = []
     elif _is_point(x0):
         x0 = [list(x0)]
-    if not isinstance(x0, (list, tuple)):
-        raise InvalidParameterError(f"`x0` should be a list, but got {type(x0).__name__}")
+    if not isinstance(x0, (list, tuple)) or not all(isinstance(p, (list, tuple, np.ndarray)) for p in x0):
+        raise InvalidParameterError(f"`x0` should be a list (a point, or a list of points), but got {x0!r}")
     x0 = [list(p) for p in x0]
+    initial_name = "n_initial_points"
     if n_random_starts is not None:
-        n_initial_points = n_random_starts
+        n_initial_points, initial_name = n_random_starts, "n_random_starts"
     space = Space(dimensions, constraint=space_constraint)
     d = len(space._free)
-    n_initial_points = _n_initial(n_initial_points, d)
+    n_initial_points = _n_initial(n_initial_points, d, initial_name)
     if n_initial_points <= 0 and not x0:
-        raise InvalidParameterError("Either set `n_initial_points` > 0, or provide `x0`")
+        raise InvalidParameterError(f"Either set `{initial_name}` > 0, or provide `x0`")
     if y0 is not None:
-        y0 = [y0] if isinstance(y0, numbers.Number) else list(y0)
+        y0 = _values("y0", y0)
         if len(y0) != len(x0):
-            raise InvalidParameterError("`x0` and `y0` should have the same length")
+            raise InvalidParameterError(f"`x0` and `y0` should have the same length ({len(x0)} points, {len(y0)} values)")
     required = n_initial_points + (len(x0) if not y0 else 0)
     if n_calls < required:
-        raise InvalidParameterError(f"Expected `n_calls` >= {required}, got {n_calls}")
-    for p in x0:
-        space._check_point(p)
+        extra = f" + {len(x0)} points of x0 to evaluate" if x0 and not y0 else ""
+        raise InvalidParameterError(f"Expected `n_calls` >= {required}, got {n_calls} ({initial_name} = "
+                                    f"{n_initial_points}{extra})")
+    for k, p in enumerate(x0):
+        try:
+            space._check_point(p)
+        except InvalidParameterError as e:
+            raise InvalidParameterError(f"x0[{k}]: {e}") from None
     _check_budget(n_calls)
     executor = None if executor is None else _util.executor(executor)
     workers = None if executor is not None else _workers(n_jobs)

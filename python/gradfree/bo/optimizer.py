@@ -7,7 +7,6 @@ its results. How each scikit-optimize option maps onto gradfree is the table in
 """
 from __future__ import annotations
 
-import contextlib
 import copy as _copy
 import json
 import numbers
@@ -83,35 +82,44 @@ def _count(name: str, v, lo: int = 1) -> int:
     return _util.count(name, v, lo)
 
 
-def _n_initial(n_initial_points, d: int) -> int:
-    """``n_initial_points`` checked, or the library's default for ``d`` searched coordinates."""
+def _n_initial(n_initial_points, d: int, name: str = "n_initial_points") -> int:
+    """``n_initial_points`` checked (named ``name``: ``n_random_starts`` when given so), or the
+    library's default for ``d`` searched coordinates."""
     if n_initial_points is None:
         return _gradfree.bo_default_n_initial(d)
-    return _count("n_initial_points", n_initial_points, 0)
+    return _count(name, n_initial_points, 0)
 
 
 def _opt(check: Callable, name: str, v):
     return None if v is None else check(name, v)
 
 
-@contextlib.contextmanager
-def _as_given(**given):
-    """Errors about a parameter renamed to the keyword the caller gave (``acq_starts`` set from
-    ``n_restarts_optimizer``, a batch size from ``n_jobs`` or ``n_points``): ``internal="keyword"``."""
-    try:
-        yield
-    except InvalidParameterError as e:
-        msg = str(e)
-        for internal, keyword in given.items():
-            for head in (f"invalid parameter `{internal}`", f"{internal}:"):
-                if msg.startswith(head):
-                    raise InvalidParameterError(msg.replace(internal, keyword, 1)) from None
-        raise
+_as_given = _util.renamed
+
+
+def _mapping(name: str, value) -> dict:
+    """A dict of options (``None``: none), as scikit-optimize's ``*_kwargs``."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InvalidParameterError(f"{name}: expected a dict of options or None, got {value!r}")
+    return dict(value)
+
+
+def _choice(name: str, value, accepted) -> None:
+    """Refuses a value that is not one of the strings ``accepted`` (arrays, numbers, ...)."""
+    if not (value is None and None in accepted) and (not isinstance(value, str) or value not in accepted):
+        raise InvalidParameterError(f"{name} = {value!r}: expected one of {[a for a in accepted]}")
 
 
 def _acquisition(acq_func, method, kappa, xi, acq_func_kwargs):
     """``(method, weight)`` from scikit-optimize's acquisition options."""
-    kw = dict(acq_func_kwargs or {})
+    kw = _mapping("acq_func_kwargs", acq_func_kwargs)
+    if acq_func is not None and not isinstance(acq_func, str):
+        raise InvalidParameterError(f"acq_func = {acq_func!r}: expected 'gp_hedge', 'EI' or 'LCB' (gradfree's own rules "
+                                    "by method=)")
+    if method is not None and not isinstance(method, str):
+        raise InvalidParameterError(f"method = {method!r}: expected one of {[m[0] for m in methods()]}")
     unknown = set(kw) - {"kappa", "xi", "eta"}
     if unknown:
         raise InvalidParameterError(f"acq_func_kwargs: unknown keys {sorted(unknown)}; accepted: kappa")
@@ -272,16 +280,17 @@ class Optimizer(_Checked):
         if avoid_duplicates is not True:
             raise InvalidParameterError("avoid_duplicates=False is not offered: a proposal that repeats an evaluated point "
                                         "is always replaced by a uniform point (to evaluate a point again, tell it again)")
-        if acq_optimizer not in ("auto", "sampling", "lbfgs"):
+        if not isinstance(acq_optimizer, str) or acq_optimizer not in ("auto", "sampling", "lbfgs"):
             raise InvalidParameterError(f"acq_optimizer = {acq_optimizer!r}: expected 'auto', 'sampling' or 'lbfgs'")
         self.space = Space(dimensions, constraint=space_constraint)
+        initial_name = "n_initial_points"
         if n_random_starts is not None:
-            n_initial_points = n_random_starts
+            n_initial_points, initial_name = n_random_starts, "n_random_starts"
         d = len(self.space._free)
-        n_init = _n_initial(n_initial_points, d)
+        n_init = _n_initial(n_initial_points, d, initial_name)
         if model_queue_size is not None and (isinstance(model_queue_size, bool) or not isinstance(model_queue_size, numbers.Integral)):
             raise InvalidParameterError(f"model_queue_size: expected an int or None, got {model_queue_size!r}")
-        okw = dict(acq_optimizer_kwargs or {})
+        okw = _mapping("acq_optimizer_kwargs", acq_optimizer_kwargs)
         unknown = set(okw) - {"n_points", "n_restarts_optimizer", "n_jobs"}
         if unknown:
             raise InvalidParameterError(f"acq_optimizer_kwargs: unknown keys {sorted(unknown)}; accepted: n_points, "
@@ -291,10 +300,12 @@ class Optimizer(_Checked):
             acq_starts = okw["n_restarts_optimizer"]
             renamed["acq_starts"] = "acq_optimizer_kwargs['n_restarts_optimizer']"
         _check_n_jobs(n_jobs)
+        _choice("kernel", kernel, (None, "matern52", "rbf"))
+        _choice("on_nonfinite", on_nonfinite, (None, "error", "treat-as-inf"))
         method, lcb_weight = _acquisition(acq_func, method, kappa, xi, acq_func_kwargs)
         if lcb_weight is not None:
             weight = lcb_weight
-        if noise == "gaussian":
+        if isinstance(noise, str) and noise == "gaussian":
             noise = None
         self.acq_func, self.acq_optimizer, self.base_estimator_ = acq_func or "gp_hedge", acq_optimizer, "GP"
         self.n_jobs, self.avoid_duplicates = n_jobs, avoid_duplicates
@@ -314,6 +325,8 @@ class Optimizer(_Checked):
         lo, hi, kinds = self.space._box()
         _check_budget(n_calls)
         # Options left None take the library's defaults (gradfree_bo::BoParams).
+        if initial_name != "n_initial_points":
+            renamed["n_initial_points"] = initial_name
         with _as_given(**renamed):
             self._bo = self._make_bo(lo, hi, kinds, method, batch_size, n_init, kernel, noise, weight, beta, acq_starts,
                                      acq_evals_per_dim, acq_max_evals, on_nonfinite, n_calls)
@@ -346,7 +359,7 @@ class Optimizer(_Checked):
         if n_points is not None and (isinstance(n_points, bool) or not isinstance(n_points, numbers.Integral) or
                                      not 0 < n_points < 1 << 64):
             raise InvalidParameterError(f"n_points should be int > 0, got {n_points!r}")
-        if strategy not in ("cl_min", "cl_mean", "cl_max"):
+        if not isinstance(strategy, str) or strategy not in ("cl_min", "cl_mean", "cl_max"):
             raise InvalidParameterError(f"strategy = {strategy!r}: expected one of ['cl_min', 'cl_mean', 'cl_max']")
         count = 1 if n_points is None else int(n_points)
         if self._bo is None:
@@ -456,7 +469,8 @@ def _key(p) -> str:
 
 
 def _is_point(x) -> bool:
-    return isinstance(x, (list, tuple, np.ndarray)) and not any(isinstance(v, (list, tuple, np.ndarray)) for v in x)
+    return (isinstance(x, (list, tuple)) or isinstance(x, np.ndarray) and x.ndim == 1) and not any(
+        isinstance(v, (list, tuple, np.ndarray)) for v in x)
 
 
 def _points_and_values(x, y):

@@ -126,7 +126,7 @@ class _Numeric(Dimension):
         if high <= low:
             raise InvalidParameterError(f"{kind} bounds ({low}, {high}): the lower bound {low} has to be less than the upper "
                                         f"bound {high}")
-        if prior not in ("uniform", "log-uniform"):
+        if not isinstance(prior, str) or prior not in ("uniform", "log-uniform"):
             raise InvalidParameterError(f"{kind} prior = {prior!r}: expected 'uniform' or 'log-uniform'")
         if prior == "log-uniform" and low <= 0:
             raise InvalidParameterError(f"{kind}({low}, {high}, 'log-uniform'): search space should not contain 0 "
@@ -227,6 +227,9 @@ class Categorical(Dimension):
     _transforms = _tf.CATEGORICAL
 
     def __init__(self, categories: Iterable[Any], prior=None, transform: Optional[str] = None, name: Optional[str] = None):
+        if (isinstance(categories, (str, bytes, dict)) or not hasattr(categories, "__iter__")
+                or isinstance(categories, np.ndarray) and categories.ndim == 0):
+            raise InvalidParameterError(f"Categorical categories = {categories!r}: expected a list of categories")
         self.categories = tuple(categories)
         if not self.categories:
             raise InvalidParameterError("Categorical: expected at least one category")
