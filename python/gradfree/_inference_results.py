@@ -26,8 +26,9 @@ import warnings as _warnings
 
 import numpy as np
 
-from . import _gradfree
-from .errors import (ConvergenceWarning, InferenceWarning, InvalidParameterError, NotOfferedError,
+from . import _gradfree, _pickling
+from ._pickling import Checked as _Checked
+from .errors import (CheckpointError, ConvergenceWarning, InferenceWarning, InvalidParameterError, NotOfferedError,
                      PerfectSeparationWarning)
 
 __all__ = ["InferenceResults", "MLEResults", "RandomScalingResults", "ProcessResults", "FittedModel", "Summary",
@@ -42,7 +43,7 @@ def _alpha(alpha) -> float:
     return float(alpha)
 
 
-class FittedModel:
+class FittedModel(_Checked):
     """The fitted model, as statsmodels' ``results.model``: its name, ``exog_names``,
     ``endog_names``, and (unless removed) ``exog`` and ``endog``. Compares equal to its name."""
 
@@ -79,7 +80,7 @@ def _design(x, intercept):
     return np.column_stack([np.ones(x.shape[0]), x]) if intercept else x
 
 
-class SummaryTable:
+class SummaryTable(_Checked):
     """One table of a :class:`Summary`, as statsmodels' ``SimpleTable``: ``data`` is its rows of
     strings (the coefficient table's first row is the column titles), rendered by ``as_text``,
     ``as_html``, ``as_latex_tabular`` and ``as_csv``."""
@@ -128,7 +129,7 @@ class SummaryTable:
     __repr__ = __str__
 
 
-class Summary:
+class Summary(_Checked):
     """A fit's summary, as statsmodels' ``Summary``: ``tables`` (the header, then the
     coefficients), ``extra_txt`` (the notes), and ``as_text``, ``as_html``, ``as_latex``,
     ``as_csv``."""
@@ -293,11 +294,28 @@ class InferenceResults:
         import pandas as pd
         return pd.Series(out, index=self._index if exog is None else index)
 
-    # Pickling and files, as statsmodels' results.
-    def __reduce__(self):
+    # Pickling and files, as statsmodels' results; pickles are checked (gradfree._pickling: format,
+    # class, version, checksum), then the fit's JSON is (inference_from_json).
+    _pickle_version = 1
+
+    def _to_pickle(self) -> dict:
         state = {"pandas": self._pandas, "index": self._index, "X": self.model._x, "y": self.model.endog,
                  "endog_name": self.model.endog_names, "intercept": self.model.intercept}
-        return (_restore, (type(self).__name__, self._fit.fit_json, self.names, state))
+        return {"fit_json": self._fit.fit_json, "names": list(self.names), "state": state}
+
+    @classmethod
+    def _from_pickle(cls, saved):
+        if not (isinstance(saved, dict) and set(saved) == {"fit_json", "names", "state"} and isinstance(saved["fit_json"], str)
+                and isinstance(saved["names"], list) and isinstance(saved["state"], dict)):
+            raise CheckpointError(f"a pickle of {cls.__name__} with other fields (changed or damaged)")
+        fit = _gradfree.inference_from_json(saved["fit_json"], [str(n) for n in saved["names"]])
+        kind = _class_of(fit)
+        if kind is not cls:
+            raise CheckpointError(f"a pickle of {cls.__name__} holding a {json.loads(fit.spec_json)['method']} fit, whose "
+                                  f"results are {kind.__name__} (changed or damaged)")
+        state = saved["state"]
+        return cls(fit, X=state.get("X"), y=state.get("y"), index=state.get("index"), pandas=state.get("pandas", False),
+                   endog_name=state.get("endog_name", "y"), intercept=state.get("intercept", False), warn=False)
 
     def remove_data(self):
         """Drops the fitted rows (``model.exog``, ``model.endog``) so that a saved result is small;
@@ -317,8 +335,10 @@ class InferenceResults:
 
     @classmethod
     def load(cls, fname):
-        """A result saved with :meth:`save`."""
-        return load(fname)
+        """A result saved with :meth:`save` (statsmodels' classmethod): a ``cls`` (any inference
+        result when called on :class:`InferenceResults`), else :class:`CheckpointError` naming what
+        the file holds (see :func:`load`)."""
+        return _load(fname, cls)
 
     def __repr__(self):
         return f"<{type(self).__name__} {self.method} on {self.model.name}: {len(self.names)} parameters>"
@@ -509,28 +529,40 @@ class ProcessResults(_Chains, InferenceResults):
 _CLASSES = {"MLEResults": MLEResults, "RandomScalingResults": RandomScalingResults, "ProcessResults": ProcessResults}
 
 
+def _class_of(fit) -> type:
+    """The results class of a fit from the extension, by its method."""
+    method = json.loads(fit.spec_json)["method"]
+    return MLEResults if method == "mle" else RandomScalingResults if method == "random-scaling" else ProcessResults
+
+
 def results(fit, **context):
     """The results object of a fit from the extension, by its method."""
-    method = json.loads(fit.spec_json)["method"]
-    cls = MLEResults if method == "mle" else RandomScalingResults if method == "random-scaling" else ProcessResults
-    return cls(fit, **context)
+    return _class_of(fit)(fit, **context)
 
 
-def _restore(cls_name, fit_json, names, state):
-    """Unpickles a result (its fit from JSON, checked; :class:`CheckpointError` when damaged)."""
-    fit = _gradfree.inference_from_json(fit_json, list(names))
-    cls = _CLASSES.get(cls_name)
-    if cls is None:
-        from .errors import CheckpointError
-        raise CheckpointError(f"not a saved inference result: unknown class {cls_name!r}")
-    return cls(fit, X=state.get("X"), y=state.get("y"), index=state.get("index"), pandas=state.get("pandas", False),
-               endog_name=state.get("endog_name", "y"), intercept=state.get("intercept", False), warn=False)
+for _cls in _CLASSES.values():
+    _pickling.restorable(_cls)
+
+
+def _restore(*args):
+    """The restore function of pickles written before checked pickles: refused."""
+    raise CheckpointError("an inference result pickled by an older gradfree, without a checksum: it is not loaded; "
+                          "fit the model again")
+
+
+def _load(fname, kind):
+    what = "a gradfree inference result" if kind is InferenceResults else f"a gradfree {kind.__name__}"
+    if hasattr(fname, "read"):
+        return _pickling.load_restorable(fname, what, kind)
+    with open(fname if isinstance(fname, (str, bytes)) else os.fspath(fname), "rb") as f:
+        return _pickling.load_restorable(f, what, kind)
 
 
 def load(fname):
-    """A result saved with :meth:`InferenceResults.save` (a path or a file object). Unpickling
-    runs code: load only files you trust, as with any pickle."""
-    if hasattr(fname, "read"):
-        return pickle.load(fname)
-    with open(os.fspath(fname), "rb") as f:
-        return pickle.load(f)
+    """A result saved with :meth:`InferenceResults.save` (a path or a file object).
+
+    Only a gradfree inference result is returned: the file's pickle may name nothing but
+    gradfree's checked restore (anything else, e.g. another library's object, is refused before
+    its code runs), its class tag, version and checksum are verified, then the fit's JSON; anything
+    else is a :class:`~gradfree.errors.CheckpointError` naming what the file holds."""
+    return _load(fname, InferenceResults)

@@ -8,6 +8,7 @@ import numbers
 import numpy as np
 
 from . import _gradfree, _util
+from ._pickling import Checked as _Checked
 from .errors import InvalidParameterError
 
 try:
@@ -51,7 +52,7 @@ def _spec(n_components, activation, alpha, gamma, layers, alternations, structur
     return json.dumps(spec)
 
 
-class _Denoiser:
+class _Denoiser(_Checked):
     """The NOK block as a same-shape denoiser: ``transform`` returns the reconstruction
     ``W y / N`` of each row from its code ``y`` after ``layers * alternations`` layers of eq. 7.9,
     ``y <- h(W^T x + (I - W^T W / N) y)`` with ``W = sqrt(d) R^T B`` (eq. 7.7) and ``h`` the

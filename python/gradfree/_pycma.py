@@ -27,7 +27,7 @@ from ._pycma_options import (_OPTIONS, DEFAULT_ONLY, HONOURED, IGNORED, CMAOptio
 from ._pycma_tools import (BestSolution, EvalParallel2, Logger, NeverTestedWarning, _Blank, _call,  # noqa: F401
                            _vequals_approximately, optimization_tools, plot, s, warnings_and_exceptions)
 from .errors import InvalidParameterError
-from .es import _MAXFEVALS_INF, CMAES, Result, _ES
+from .es import _MAXFEVALS_INF, CMAES, PYCMA_STOP_NAMES, Result, _ES
 
 
 def _weights(lam: int):
@@ -85,11 +85,9 @@ class CMAEvolutionStrategy(CMAES):
             x0 = x0()
         self.inputargs = dict(x0=x0, sigma0=sigma0, inopts=inopts)
         self.inopts = inopts
-        if isinstance(x0, str):
-            raise InvalidParameterError("x0: expected an array of numbers (pycma's string x0 is not evaluated by gradfree)")
-        x0 = np.array(x0, dtype=np.float64, copy=True).ravel()
-        if x0.size == 0 or not np.all(np.isfinite(x0)):
-            raise InvalidParameterError(f"x0: expected a non-empty vector of finite numbers, got {x0!r}")
+        # pycma's rule (CMAEvolutionStrategy._set_x0): 1-D, (1, N) or (N, 1) flattened with a
+        # warning, anything else refused; a size that cannot fit is refused before any copy.
+        x0 = _util.vector("x0", x0, "pycma", full=True).copy()
         sigma0 = _util.positive("sigma0", sigma0)
         if inopts is not None and not isinstance(inopts, dict):
             raise InvalidParameterError(f"inopts: expected a dict of pycma's options, got {inopts!r}")
@@ -102,7 +100,14 @@ class CMAEvolutionStrategy(CMAES):
         factor = _util.positive("popsize_factor", _evaluate("popsize_factor", raw["popsize_factor"], N, None))
         if isinstance(pop, bool) or not isinstance(pop, (int, float, np.number)) or not math.isfinite(pop):
             raise InvalidParameterError(f"option 'popsize' = {raw['popsize']!r}: expected an integer >= 2")
+        if not pop * factor < 2.0**64:
+            _refuse_option("popsize_factor", raw["popsize_factor"], f"popsize {pop!r} times it is {pop * factor!r}, beyond "
+                           "any population that fits in memory")
         popsize = int(pop * factor)
+        if factor != 1 and popsize >= 2:
+            with _util.renamed(popsize=f"popsize ({pop!r} x option 'popsize_factor' {factor!r})"):
+                _util.count("popsize", popsize, 2)
+                _util.check_es_memory("x0", N, popsize)
         if popsize < 2:
             raise InvalidParameterError(f"option 'popsize' = {raw['popsize']!r} (times popsize_factor {factor}): expected >= 2")
         for k, v in raw.items():
@@ -114,6 +119,7 @@ class CMAEvolutionStrategy(CMAES):
                 _refuse_option(k, inopts.get(k, v) if inopts else v, "gradfree's CMA-ES only does what pycma's default does")
         if opts["verbose"] is None:
             dict.__setitem__(opts, "verbose", 3)
+        dict.__setitem__(opts, "verbose", _util.number("option 'verbose'", opts["verbose"]))
         if opts["verbose"] < -8:
             dict.__setitem__(opts, "verb_disp", 0)
         verb_disp = opts["verb_disp"]
@@ -121,11 +127,16 @@ class CMAEvolutionStrategy(CMAES):
             verb_disp = 0
         dict.__setitem__(opts, "verb_disp", _util.count("verb_disp", verb_disp, 0))
 
-        seed = opts["seed"]
-        if seed is None or (isinstance(seed, float) and math.isnan(seed)) or (not isinstance(seed, bool) and seed == 0):
-            seed = None
+        seed = _util._scalar(opts["seed"])
+        if isinstance(seed, np.generic):
+            seed = seed.item()
+        if seed is None or (isinstance(seed, float) and math.isnan(seed)) or (
+                isinstance(seed, (int, float)) and not isinstance(seed, bool) and seed == 0):
+            seed = None     # pycma: 0 or NaN draws a seed
         elif isinstance(seed, float) and seed.is_integer():
             seed = int(seed)
+        elif not isinstance(seed, int) or isinstance(seed, bool):
+            _refuse_option("seed", opts["seed"], "expected an integer in [0, 2**64 - 1], or None, 0 or NaN to draw one")
         maxfevals = opts["maxfevals"]
         if maxfevals is None or (isinstance(maxfevals, (int, float)) and math.isinf(maxfevals) and maxfevals > 0):
             max_evals = _MAXFEVALS_INF
@@ -147,9 +158,9 @@ class CMAEvolutionStrategy(CMAES):
             tol_x=_off_or("tolx", opts["tolx"], _util.positive),
             tol_condition=_off_or("tolconditioncov", opts["tolconditioncov"], _util.positive),
             tol_flat=False if tolflat is None or tolflat is False or (isinstance(tolflat, float) and math.isinf(tolflat))
-            else _util.count("tolflatfitness", int(tolflat) if isinstance(tolflat, float) else tolflat, 0),
+            else _util.count("tolflatfitness", int(tolflat) if isinstance(tolflat, float) and math.isfinite(tolflat) else tolflat, 0),
             tol_stagnation=False if tolstag is None or tolstag is False or (isinstance(tolstag, float) and math.isinf(tolstag))
-            else _util.count("tolstagnation", int(tolstag) if isinstance(tolstag, float) else tolstag, 1),
+            else _util.count("tolstagnation", int(tolstag) if isinstance(tolstag, float) and math.isfinite(tolstag) else tolstag, 1),
         )
         if (_run_kwargs or {}).get("restarts"):
             # Each restart judges its own convergence (the Rust restart wrapper's rules); these
@@ -165,7 +176,7 @@ class CMAEvolutionStrategy(CMAES):
                 max_evals = None  # gradfree's budget (10000 N): the last run has no convergence rule to end it
         handler = opts["BoundaryHandler"]
         hname = getattr(handler, "__name__", handler)
-        if hname not in ("BoundTransform", "BoundPenalty", None, "None"):
+        if not isinstance(hname, (str, type(None))) or hname not in ("BoundTransform", "BoundPenalty", None, "None"):
             _refuse_option("BoundaryHandler", handler, "expected 'BoundTransform' or 'BoundPenalty'")
         dict.__setitem__(opts, "BoundaryHandler", "BoundPenalty" if hname == "BoundPenalty" else "BoundTransform")
         box = _bounds(opts["bounds"], N)
@@ -196,7 +207,8 @@ class CMAEvolutionStrategy(CMAES):
                   bounds=rust_box, bounds_handling="penalty" if hname == "BoundPenalty" else "transform",
                   damping="pycma", **rules)
         kw.update(_run_kwargs or {})
-        super().__init__(x0, sigma0, **kw)
+        with _util.renamed(**PYCMA_STOP_NAMES):
+            super().__init__(x0, sigma0, **kw)
         self._pycma_names = True
         dict.__setitem__(opts, "seed", self.seed)
         if opts["verb_disp"] > 0 and opts["verbose"] >= 0:
@@ -291,7 +303,7 @@ class CMAEvolutionStrategy(CMAES):
         if kwargs:
             raise InvalidParameterError(f"ask: unknown arguments {sorted(kwargs)}")
         if self._pending is None:
-            raw = self._run.ask()
+            raw = _ES.ask(self)
             out = raw if self._tf is None else np.array([_transform(x, *self._tf) for x in raw])
             self._pending, self._given = (raw, out), 0
         out = self._pending[1]
@@ -405,6 +417,10 @@ class CMAEvolutionStrategy(CMAES):
         """
         if kwargs:
             _warnings.warn(f"ignoring unknown arguments {sorted(kwargs)} in optimize (as pycma)")
+        args = _util.args("args", args)
+        maxfun = None if maxfun is None else _util.count("maxfun", maxfun, 0)
+        iterations = None if iterations is None else _util.count("iterations", iterations, 0)
+        min_iterations = _util.count("min_iterations", min_iterations, 0)
         if iterations is not None and min_iterations > iterations:
             iterations = min_iterations
         callbacks = _callbacks(callback) + [self.logger.add]
@@ -418,7 +434,12 @@ class CMAEvolutionStrategy(CMAES):
                 if (maxfun and cevals >= maxfun) or (iterations and citer >= iterations):
                     break
                 citer += 1
-                X = self.ask()
+                try:
+                    X = self.ask()
+                except InvalidParameterError:
+                    if self.stop():      # the run stopped while sampling (diverged)
+                        break
+                    raise
                 if executor is not None:
                     values = list(executor.map(lambda x: objective_fct(x, *args), X))
                 elif pool is not None:
@@ -488,14 +509,14 @@ class CMAEvolutionStrategy(CMAES):
         """``pickle.dumps(self)`` (pycma's ``pickle_dumps``)."""
         return pickle.dumps(self)
 
-    def __getstate__(self):
-        state = super().__getstate__()
+    def _pickle_state(self) -> dict:
+        state = super()._pickle_state()
         state["_logger"] = None if self._logger is None else self._logger.rows
         return state
 
-    def __setstate__(self, state):
+    def _unpickle_state(self, state: dict) -> None:
         rows = state.get("_logger")
-        super().__setstate__(state)
+        super()._unpickle_state(state)
         self._logger = None
         if rows is not None:
             self.logger.rows = list(rows)

@@ -75,6 +75,8 @@ def fmin2(objective_function, x0, sigma0, options=None, args=(), gradf=None, res
         For an argument gradfree cannot honour, named with what to use instead: ``gradf`` (gradfree
         is gradient-free), ``restart_from_best=True``, ``noise_handler`` (and the noise exponents), ``constraints``; and for refused options.
     """
+    args = _util.args("args", args)
+    eval_initial_x = _util.flag("eval_initial_x", eval_initial_x)
     if gradf is not None:
         raise InvalidParameterError("gradf: gradients are not used by gradfree's gradient-free CMA-ES; pass gradf=None")
     if restart_from_best:
@@ -104,8 +106,8 @@ def fmin2(objective_function, x0, sigma0, options=None, args=(), gradf=None, res
             raise InvalidParameterError("restarts['maxfevals'] is not offered; use the option 'maxfevals' (the whole "
                                         "budget of all restarts)")
         max_restarts = restarts.get("maxrestarts", 9) if restarts else 0
-    max_restarts = _util.count("restarts", max_restarts, 0)
-    if not isinstance(bipop, (bool, np.bool_)) and bipop not in (0, 1):
+    max_restarts = _util.count("restarts", max_restarts, 0, (1 << 32) - 1)
+    if not isinstance(bipop, (bool, np.bool_, int, np.integer)) or bipop not in (0, 1):
         raise InvalidParameterError(f"bipop = {bipop!r}: expected True or False (gradfree's BIPOP budget ratio is 1)")
     init_cbs, cbs = _callbacks(init_callback), _callbacks(callback)
     if isinstance(x0, CMAEvolutionStrategy):
@@ -116,10 +118,11 @@ def fmin2(objective_function, x0, sigma0, options=None, args=(), gradf=None, res
     else:
         if callable(x0):
             x0 = x0()
+        x0 = _util.vector("x0", x0, "pycma", full=True)    # pycma's shape rule, before anything reads x0
         run_kwargs = {}
         if max_restarts > 0:
             run_kwargs = dict(restarts=max_restarts, bipop=bool(bipop), incpopsize=incpopsize)
-            box = _bounds(CMAOptions(dict(options or {})).get("bounds"), int(np.asarray(x0).size))
+            box = _bounds(CMAOptions(dict(options or {})).get("bounds"), int(x0.size))
             if box is not None and np.all(np.isfinite(box[0])) and np.all(np.isfinite(box[1])):
                 run_kwargs["restart_bounds"] = (box[0], box[1])
         es = CMAEvolutionStrategy(x0, sigma0, options, _run_kwargs=run_kwargs)
@@ -137,7 +140,12 @@ def fmin2(objective_function, x0, sigma0, options=None, args=(), gradf=None, res
         es._extra_evals += 1
         es.best.update([x], arf=[_util.real("f(x0)", f0)], evals=es.countevals)
     while not es.stop():
-        X = es.ask()
+        try:
+            X = es.ask()
+        except InvalidParameterError:
+            if es.stop():      # the run stopped while sampling (diverged)
+                break
+            raise
         es.tell(X, evaluate(X))
         for cb in cbs:
             cb(es)

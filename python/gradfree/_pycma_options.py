@@ -190,13 +190,17 @@ def _bounds(value, N: int):
     unbounded sides. Returns copies ``(lower, upper)`` of shape (N,), or ``None`` when unbounded."""
     if value is None:
         return None
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+    if (isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or isinstance(value, np.ndarray) and value.ndim == 0
+            or len(value) != 2):
         raise InvalidParameterError(f"option 'bounds' = {value!r}: expected [lower, upper], each a number, None or a vector")
 
     def side(b, fill):
         if b is None:
             return np.full(N, fill)
-        arr = np.array([fill if v is None else v for v in b] if isinstance(b, (list, tuple)) else b, dtype=np.float64)
+        try:
+            arr = np.array([fill if v is None else v for v in b] if isinstance(b, (list, tuple)) else b, dtype=np.float64)
+        except (TypeError, ValueError) as e:
+            raise InvalidParameterError(f"option 'bounds': expected numbers, None or vectors of numbers, got {b!r} ({e})") from None
         arr = np.atleast_1d(arr).ravel()
         if arr.size == 0 or arr.size > N:
             raise InvalidParameterError(f"option 'bounds': expected scalars or vectors of length at most {N}, got {b!r}")

@@ -17,6 +17,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from . import _gradfree, _util
+from ._pickling import Checked as _Checked
 from .errors import CheckpointError, InvalidParameterError
 
 Result = namedtuple("Result", ["xbest", "fbest", "evals_best", "evaluations", "iterations", "xfavorite", "stds", "stop"])
@@ -56,69 +57,11 @@ def algorithms() -> list:
     return [(e["name"], e["source"], e["summary"]) for e in REGISTRY]
 
 
-#: pycma's option names accepted in ``options`` (as well as every keyword of the classes).
-PYCMA_OPTIONS = {
-    "maxfevals": "max_evals", "maxiter": "max_gens", "ftarget": "target", "tolfun": "tol_fun",
-    "tolfunhist_window": "tol_fun_window", "tolx": "tol_x", "tolflatfitness": "tol_flat",
-    "tolstagnation": "tol_stagnation", "tolconditioncov": "tol_condition", "timeout": "max_seconds",
-    "BoundaryHandler": "bounds_handling", "seed": "seed", "popsize": "popsize", "bounds": "bounds",
-}
-
-#: Our stop-rule names and pycma's (``stop()`` answers in pycma's names when the options were
-#: given in pycma's names, and for ``CMAEvolutionStrategy`` and ``fmin2``); rules pycma does not
-#: have (``diverged``, ``numerical_failure``, ``restarts_settled``) keep their names.
-PYCMA_STOP_NAMES = {"max_evals": "maxfevals", "max_gens": "maxiter", "target": "ftarget", "tol_fun": "tolfun",
-                    "tol_x": "tolx", "tol_flat": "tolflatfitness", "tol_stagnation": "tolstagnation",
-                    "tol_condition": "tolconditioncov", "max_seconds": "timeout"}
-
-_OFF = object()
-
-#: The evaluation budget standing for pycma's ``maxfevals=inf`` (no budget).
-_MAXFEVALS_INF = 1 << 62
+from ._es_options import (_BOUNDS_HANDLING, _MAXFEVALS_INF, _OFF, PYCMA_OPTIONS, PYCMA_STOP_NAMES,  # noqa: F401
+                          _bounds_handling, _incpopsize, _param, _pycma_unbounded, _target, _tol)
 
 
-def _tol(name: str, value, kind):
-    """A tolerance keyword: ``None`` (the default), ``False`` (off) or a value."""
-    if value is None:
-        return None
-    if value is False:
-        return _OFF
-    return kind(name, value)
-
-
-def _pycma_unbounded(name: str, value):
-    """pycma's "no limit" values of its budget options (``maxfevals=inf``, ``timeout=inf``,
-    ``ftarget=-inf``) as ours."""
-    if isinstance(value, (int, float, np.floating)) and not isinstance(value, bool) and math.isinf(value):
-        if name == "max_evals" and value > 0:
-            return _MAXFEVALS_INF
-        if (name == "max_seconds" and value > 0) or (name == "target" and value < 0):
-            return None
-    return value
-
-
-#: pycma's boundary handlers, by class name, and ours.
-_BOUNDS_HANDLING = {"BoundTransform": "transform", "BoundPenalty": "penalty", "transform": "transform", "clip": "clip",
-                    "reflect": "reflect", "penalty": "penalty"}
-
-
-def _bounds_handling(value) -> str:
-    """A ``bounds_handling`` name (pycma's ``BoundTransform`` / ``BoundPenalty`` classes or names too)."""
-    key = getattr(value, "__name__", value)
-    if not isinstance(key, str) or key not in _BOUNDS_HANDLING:
-        raise InvalidParameterError(f"bounds_handling {value!r}: expected one of 'transform', 'clip', 'reflect', 'penalty'")
-    return _BOUNDS_HANDLING[key]
-
-
-def _incpopsize(value) -> float:
-    """The population's growth per restart (pycma's ``incpopsize``): a finite number >= 1."""
-    value = _util.real("incpopsize", value)
-    if not 1.0 <= value < math.inf:
-        raise InvalidParameterError(f"incpopsize = {value!r}: expected a finite number >= 1")
-    return value
-
-
-class _ES:
+class _ES(_Checked):
     """An evolution strategy of the Rust crate with pycma's ask/tell/stop loop.
 
     Parameters
@@ -226,6 +169,7 @@ class _ES:
             if not isinstance(options, dict):
                 raise InvalidParameterError(f"options: expected a dict of options (as pycma's inopts), got {options!r}; "
                                             "pass the seed as seed=...")
+            aliases = {}
             for key, value in options.items():
                 name = PYCMA_OPTIONS.get(key, key)
                 if name != key:
@@ -234,19 +178,24 @@ class _ES:
                 if name in given:
                     if given[name] is None:
                         given[name] = value
+                        aliases[name] = key
                 elif name == "bounds_handling":
                     bounds_handling = value
                 elif name not in params:
                     params[name] = value
+            if aliases:   # errors name the options as the caller spelled them (pycma's maxfevals, ...)
+                with _util.renamed(**{k: v for k, v in aliases.items() if k != v}):
+                    self._setup(x0, sigma0, given, params, bounds_handling, convergence, restarts, restart_bounds, bipop,
+                                incpopsize)
+                return
+        self._setup(x0, sigma0, given, params, bounds_handling, convergence, restarts, restart_bounds, bipop, incpopsize)
+
+    def _setup(self, x0, sigma0, given, params, bounds_handling, convergence, restarts, restart_bounds, bipop, incpopsize):
         bounds_handling = _bounds_handling(bounds_handling)
-        x0 = np.asarray(x0, dtype=np.float64)
-        if x0.ndim > 1:
-            raise InvalidParameterError(f"x0: expected a 1-D array of shape (d,), got shape {x0.shape}")
-        x0 = np.ascontiguousarray(x0.ravel())
-        if x0.size == 0:
-            raise InvalidParameterError("x0: expected at least one coordinate")
         if given["popsize"] is not None:
             params["popsize"] = _util.count("popsize", given["popsize"], 2)
+        # pycma's shape rule for x0; sizes that cannot fit are refused before x0 is copied.
+        x0 = _util.vector("x0", x0, "pycma", params.get("popsize"))
         self.seed = _util.seed(given["seed"])
         max_restarts = None
         scheme = "bipop" if bipop is True else "ipop"
@@ -257,8 +206,9 @@ class _ES:
                 raise InvalidParameterError(f"restarts {restarts!r}: expected 'ipop', 'bipop', True, False or a non-negative integer")
             scheme = "bipop" if restarts == "bipop" else scheme
         elif restarts is not False and restarts is not None and restarts is not True:
-            if isinstance(restarts, bool) or not isinstance(restarts, (int, np.integer)) or restarts < 0:
-                raise InvalidParameterError(f"restarts: expected True, False, 'ipop', 'bipop' or a non-negative integer, got {restarts!r}")
+            if isinstance(restarts, bool) or not isinstance(restarts, (int, np.integer)) or not 0 <= restarts < 1 << 32:
+                raise InvalidParameterError(f"restarts: expected True, False, 'ipop', 'bipop' or an integer in [0, 2**32 - 1], "
+                                            f"got {restarts!r}")
             max_restarts = int(restarts)
         if incpopsize is not None:
             incpopsize = _incpopsize(incpopsize)
@@ -278,18 +228,16 @@ class _ES:
         stop = {
             "max_evaluations": _util.count("max_evals", g["max_evals"], 1) if g["max_evals"] is not None else None,
             "max_generations": _util.count("max_gens", g["max_gens"], 1) if g["max_gens"] is not None else None,
-            "target": _util.number("target", g["target"]) if g["target"] is not None else None,
+            "target": _target(g["target"]),
             "tol_f_window": _util.count("tol_fun_window", g["tol_fun_window"], 1) if g["tol_fun_window"] is not None else None,
             "max_seconds": _util.positive("max_seconds", g["max_seconds"]) if g["max_seconds"] is not None else None,
             **{k: (None if v is _OFF else v) for k, v in tols.items()},
-            "convergence": bool(convergence),
+            "convergence": _util.flag("convergence", convergence),
             "off": off,
         }
         self._x0 = x0
         sigma0 = None if sigma0 is None else _util.number("sigma0", sigma0)
-        for k, v in params.items():
-            if isinstance(v, float) and not math.isfinite(v):
-                raise InvalidParameterError(f"{k}: expected a finite number, got {v!r}")
+        params = {k: _param(k, v) for k, v in params.items()}
         self._run = _gradfree.Run(self.algorithm, x0, sigma0, self.seed, json.dumps(params), json.dumps(stop),
                                   bool(restarts), max_restarts, rb, box, bounds_handling, scheme,
                                   popsize_factor=incpopsize)
@@ -369,8 +317,28 @@ class _ES:
 
     def ask(self) -> np.ndarray:
         """The next population to evaluate, shape (popsize, d) (repaired into ``bounds`` if
-        given). Raises ``InvalidParameterError`` once a stop rule has fired."""
-        return self._run.ask()
+        given). Raises ``InvalidParameterError`` once a stop rule has fired, and when sampling
+        overflows (the run then stops as ``diverged``)."""
+        stopped = self._run.stop()
+        try:
+            return self._run.ask()
+        except InvalidParameterError:
+            if stopped is None and self._run.stop() is not None:
+                raise InvalidParameterError(
+                    f"ask: the search distribution overflowed while sampling (step length {self._run.scale:.3g}; is sigma0 "
+                    f"too large?): the run stopped as {self._run.stop()!r}") from None
+            raise
+
+    def _ask_or_none(self):
+        """``ask()``, or ``None`` when the run stops while sampling (the loops then end, as on any
+        stop rule)."""
+        stopped = self._run.stop()
+        try:
+            return self._run.ask()
+        except InvalidParameterError:
+            if stopped is None and self._run.stop() is not None:
+                return None
+            raise
 
     def tell(self, X, values) -> None:
         """Reports the objective values of the points the last ``ask`` returned.
@@ -452,8 +420,13 @@ class _ES:
         self
         """
         done, executor = 0, _util.executor(executor)
+        args = _util.args("args", args)
+        if iterations is not None:
+            iterations = _util.count("iterations", iterations, 0)
         while not self.stop() and (iterations is None or done < iterations):
-            X = self.ask()
+            X = self._ask_or_none()
+            if X is None:
+                break
             f = (lambda x: objective_fct(x, *args)) if args else objective_fct
             values = [_util.real("f(x)", v) for v in (executor.map(f, X) if executor is not None else (f(x) for x in X))]
             self.tell(X, values)
@@ -481,13 +454,16 @@ class _ES:
         """(kind, message) events since the last call (backtracking, restarts, ...)."""
         return self._run.take_events()
 
-    def __getstate__(self):
+    # Pickles are checked (gradfree._pickling): format, class, version and checksum, then the
+    # run's invariants (Rust's Run.from_state_json).
+    def _pickle_state(self) -> dict:
         state = dict(self.__dict__)
         state["_run"] = self._run.state_json()
         return state
 
-    def __setstate__(self, state):
-        state = dict(state)
+    def _unpickle_state(self, state: dict) -> None:
+        if not isinstance(state.get("_run"), str):
+            raise CheckpointError(f"not a valid run state of {type(self).__name__}: no run (the pickle was changed or damaged)")
         run = _gradfree.Run.from_state_json(state["_run"])
         want = type(self).algorithm
         if want and run.name != want:
@@ -495,6 +471,13 @@ class _ES:
                                   f"({want}) cannot continue; unpickle it as the class that saved it")
         state["_run"] = run
         self.__dict__.update(state)
+
+    def _unpickle_legacy(self, state) -> None:
+        """A state pickled before checked pickles (a dict with the run's JSON, as ``gradfree.rl``'s
+        older checkpoints hold): loaded through the run's invariant checks only."""
+        if not isinstance(state, dict) or not isinstance(state.get("_run"), str):
+            super()._unpickle_legacy(state)
+        self._unpickle_state(dict(state))
 
 
 class _DiscreteES(_ES):
@@ -516,9 +499,9 @@ class _DiscreteES(_ES):
     """
 
     def __init__(self, dim: int, options: Optional[dict] = None, **kwargs):
-        if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 1:
-            raise InvalidParameterError(f"dim: expected a positive integer, got {dim!r}")
-        super().__init__(np.zeros(int(dim)), 1.0, options, **kwargs)
+        dim = _util.count("dim", dim, 1)
+        _util.check_es_memory("dim", dim)
+        super().__init__(np.zeros(dim), 1.0, options, **kwargs)
 
     def ask(self) -> np.ndarray:
         """The next population as integers, shape (popsize, dim)."""
@@ -558,169 +541,8 @@ globals().update(_CLASSES)
 _METHODS = {c.algorithm: c for c in _CLASSES.values() if not issubclass(c, _DiscreteES)}
 
 
-try:
-    from scipy.optimize import OptimizeResult as _ResultBase
-except ImportError:  # pragma: no cover - scipy is optional at run time
-    class _ResultBase(dict):
-        """A dict whose keys are also attributes (scipy's ``OptimizeResult`` without scipy)."""
-
-        def __getattr__(self, name):
-            try:
-                return self[name]
-            except KeyError as e:
-                raise AttributeError(name) from e
-
-        __setattr__ = dict.__setitem__
-        __delattr__ = dict.__delitem__
-
-
-class OptimizeResult(_ResultBase):
-    """``scipy.optimize.OptimizeResult`` (a subclass of it when scipy is installed): a dict whose
-    keys are also attributes (``x``, ``fun``, ``nfev``, ``nit``, ``success``, ``message``, ...)."""
-
-
-#: The method ``minimize`` uses when none is named: ``algorithm``, ``restarts``, ``params`` and a
-#: ``description`` (the Rust crate's ``RECOMMENDED``, the one place the choice is written).
-RECOMMENDED = json.loads(_gradfree.recommended_json())
-#: Named presets ``minimize`` accepts as ``method`` (``"surrogate"``: lq-CMA-ES with BIPOP restarts,
-#: for expensive functions), each with the fields of ``RECOMMENDED`` (the Rust crate's ``PRESETS``).
-PRESETS = json.loads(_gradfree.presets_json())
-
-
-def minimize(f: Callable[[np.ndarray], float], x0, method: Optional[str] = None, sigma0: Optional[float] = None,
-             seed: Optional[int] = None, max_evals: Optional[int] = None, target: Optional[float] = None, bounds=None,
-             restarts=None, executor=None, settle_runs=None, restart_bounds=None, worse_runs=None,
-             **params) -> OptimizeResult:
-    """Minimizes ``f`` with an evolution strategy, as ``scipy.optimize.minimize``.
-
-    Parameters
-    ----------
-    f : callable
-        ``f(x) -> float`` for one point ``x`` of shape (d,). Exceptions propagate unchanged; NaN
-        values follow the algorithm's ``on_nonfinite`` policy.
-    x0 : array_like, shape (d,)
-        Start point.
-    method : str, optional
-        A continuous algorithm of ``gradfree.algorithms()`` (``"cmaes"``, ``"ingo"``, ``"xnes"``,
-        ...), with its own defaults (the thesis' for the INGO family), or ``"surrogate"``, for
-        expensive functions: lq-CMA-ES (Hansen 2019, "A global surrogate assisted CMA-ES"), which
-        ranks most of each population with a linear-quadratic model of ``f`` and evaluates only
-        what the model cannot rank, with BIPOP restarts and the settle rule as for the default
-        (``gradfree.es.PRESETS["surrogate"]``; user guide, docs/results/optimizers.md). ``None``: the recommended
-        method, ``gradfree.es.RECOMMENDED``: CMA-ES (Hansen's 2016 tutorial) with BIPOP restarts
-        (Hansen 2009), quasi-Monte Carlo directions (``sampling="sphere-qmc"``: rotated subgroup
-        points on the sphere, thesis sec. 5.6) and pycma's step-size damping for large populations
-        (``damping="pycma"``; the tutorial's up to d = 5). On COCO's bbob suite (f1-f24, 15 instances, budget
-        10^4 d, sigma0 = 2) it had a larger area under the runtime ECDF than pycma's BIPOP-CMA-ES
-        (``cma.fmin2(..., restarts=9, bipop=True)``) at d = 2, 5, 10 and 20, and than the other
-        CMA-ES variants measured (i.i.d. or orthogonal directions; IPOP), and at d = 10 it needed no
-        more evaluations than pycma on 20 of 24 functions (``benches/coco_side_by_side.py``; the
-        user guide's docs/results/optimizers.md has the table). INGO's fastest form measured is
-        ``method="ingo", step_size="tpa", beta=1.5 / d, sampling="sphere-qmc", cusp_guard=True,
-        restarts="bipop"``: level with CMA-ES + IPOP on bbob at d = 10 and solving the thesis'
-        functions at d = 100 (user guide, docs/results/optimizers.md, "Options that measurably help INGO").
-    sigma0 : float, default 0.5
-        Initial step size.
-    seed : int, optional
-        Seed (``None``: drawn from the OS).
-    max_evals : int, default ``10000 * d``
-        Evaluation budget.
-    target : float, optional
-        Stop once ``f <= target``.
-    bounds : (lower, upper), optional
-        ``f`` sees only points in the box: pycma's smooth ``BoundTransform`` maps the optimizer's
-        points into it (``bounds_handling="clip"`` etc. choose another map; see the ES classes).
-    restarts : bool, int or {"ipop", "bipop"}, optional
-        Restarts (``True``/``"ipop"``: IPOP, doubling population; ``"bipop"``: BIPOP; an int: at
-        most that many IPOP restarts), each from a uniform point in ``restart_bounds`` or
-        ``bounds`` if given, else from ``x0``, until the budget is spent, the ``target`` is reached or (``settle_runs``) the
-        restarts settle. ``None``: BIPOP for the recommended method and ``"surrogate"``, none for a
-        named algorithm.
-    restart_bounds : (lower, upper), optional
-        Where restarts draw their start points (uniformly), when that region is smaller than
-        ``bounds`` or there are no bounds: pycma's ``fmin2`` with a callable ``x0``, e.g. COCO's
-        protocol of starts in [-4, 4]^d inside the [-5, 5]^d domain. Default: ``bounds``, else ``x0``.
-    settle_runs : int or False, optional
-        With restarts: stop once this many converged runs in a row after the run that found the
-        best point have each converged back to it (value within ``1e-11 + 1e-10 |f|``, pycma's
-        ``tolfun`` plus a relative part; point within ``1e-2 sigma0 sqrt(d)``): more restarts are
-        not expected to help, and the run ends with ``stop="restarts_settled"``, a success. A
-        converged run at a worse value (another local optimum) starts the count again, so on
-        multimodal functions the restarts go on. ``None``: 2 for the recommended method and
-        ``"surrogate"`` when no ``target`` is given (chosen on COCO's bbob suite: no target lost at
-        d = 5 and 10; user guide, docs/results/optimizers.md), off with a ``target`` (the restarts go on until
-        it is reached or the budget is spent, as pycma's with ``ftarget``: a run that settled above
-        the target would end as a failure with budget left), off for a named algorithm; ``False``: off (restarts use all of ``max_evals`` unless the target is
-        reached). Without restarts there is nothing to settle (``restarts=False`` gives one run
-        that stops on convergence).
-    worse_runs : float or False, optional
-        With restarts: end a run once it is converging to a value worse than the best of the
-        earlier runs that ended flat (its last generation's values span at most ``worse_runs``
-        times the gap, and Aitken's extrapolation of its best values leaves at most 10 times that to
-        gain): such a run can only refine a point that is not the answer, and its evaluations go to
-        the next restart. A ratio in (0, 1). ``None``: 0.01 for the recommended method (chosen on
-        COCO's bbob suite; user guide, docs/results/optimizers.md), off for ``"surrogate"`` and a
-        named algorithm; ``False``: off.
-    executor : concurrent.futures.Executor, optional
-        Each population is evaluated through ``executor.map`` (or a Ray pool's ``map``).
-    **params
-        Stop rules (``tol_fun``, ``tol_x``, ``convergence``, ...) and algorithm parameters, as for
-        the ES classes.
-
-    Returns
-    -------
-    OptimizeResult
-        ``x``, ``fun``, ``nfev``, ``nit``, ``restarts``, ``success`` (the target was reached; without
-        a target: ``tol_fun``, ``tol_x`` or ``restarts_settled`` fired), ``stop`` (the rule that
-        fired) and ``message`` (what it means).
-    """
-    if settle_runs is not None and settle_runs is not False and (
-            isinstance(settle_runs, bool) or not isinstance(settle_runs, (int, np.integer)) or settle_runs < 0):
-        raise InvalidParameterError(f"settle_runs: expected a count >= 1, 0/False (off) or None (the default), got {settle_runs!r}")
-    asked_settle = bool(settle_runs)
-    if worse_runs is not None and worse_runs is not False and (
-            isinstance(worse_runs, bool) or not isinstance(worse_runs, (int, float, np.integer, np.floating))
-            or not 0 < worse_runs < 1):
-        raise InvalidParameterError(f"worse_runs: expected a ratio in (0, 1), False (off) or None (the default), got {worse_runs!r}")
-    asked_worse = worse_runs is not None and worse_runs is not False
-    preset = RECOMMENDED if method is None else PRESETS.get(method) if isinstance(method, str) else None
-    if preset is not None:
-        method = preset["algorithm"]
-        params = {**preset["params"], **params}
-        if restarts is None:
-            restarts = preset["restarts"]
-        if settle_runs is None:
-            # The preset's rule for a run with or without a target (Rust's
-            # Recommended::default_settle_runs: with a target the restarts go on until it or the budget).
-            settle_runs = preset["default_settle_runs"]["without_target" if target is None else "with_target"]
-        if worse_runs is None:
-            worse_runs = preset["worse_runs"]
-    if restarts is None:
-        restarts = False
-    settle_runs = int(settle_runs) if settle_runs else None
-    cls = _METHODS.get(method)
-    if cls is None:
-        raise InvalidParameterError(f"method {method!r}: expected one of {sorted(_METHODS)}")
-    executor = _util.executor(executor)
-    shape = np.asarray(x0, dtype=np.float64).ravel().shape
-    box = _util.box("bounds", bounds, shape)
-    restart_box = _util.box("restart_bounds", restart_bounds, shape)
-    es = cls(x0, sigma0, seed=seed, max_evals=max_evals, target=target, restarts=restarts, bounds=box,
-             restart_bounds=box if restart_box is None else restart_box, **params)
-    if not es._run.set_settle_runs(settle_runs) and asked_settle:
-        raise InvalidParameterError(f"settle_runs={settle_runs}: the run has no restarts (restarts={restarts!r})")
-    worse_runs = float(worse_runs) if worse_runs else None
-    if not es._run.set_worse_runs(worse_runs) and asked_worse:
-        raise InvalidParameterError(f"worse_runs={worse_runs}: the run has no restarts (restarts={restarts!r})")
-    while not es.stop():
-        X = es.ask()
-        values = [_util.real("f(x)", v) for v in (executor.map(f, X) if executor is not None else (f(x) for x in X))]
-        es.tell(X, values)
-    reasons = es.stop()
-    return OptimizeResult(x=es.xbest if es.evaluations and math.isfinite(es.fbest) else None, fun=es.fbest, nfev=es.evaluations,
-                          nit=es.iterations, restarts=es.restarts_done, success=es.success, stop=next(iter(reasons), ""),
-                          message=es.stop_message or "stopped")
-
+# ``minimize`` and its result (scipy's interface): python/gradfree/_es_minimize.py.
+from ._es_minimize import PRESETS, RECOMMENDED, OptimizeResult, minimize  # noqa: E402
 
 # pycma's interface (``import gradfree.es as cma``): CMAEvolutionStrategy, CMAOptions, fmin2 and the
 # helpers pycma's examples use; python/gradfree/_pycma.py.

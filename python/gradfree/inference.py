@@ -45,6 +45,7 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import json
+import numbers
 from typing import Callable, Iterable, Optional, Sequence
 
 import numpy as np
@@ -137,8 +138,8 @@ def _specs(model, method, given, custom=False):
         if key in g:
             run[key] = _choice(key, g[key], accepted)
     if "theta0" in g:
-        run["theta0"] = [_util.finite("theta0", v) for v in np.asarray(g["theta0"], dtype=np.float64).ravel()]
-    mspec: dict = {"model": model, "intercept": bool(given.get("intercept") or False)}
+        run["theta0"] = _util.vector("theta0", g["theta0"], "scipy", memory=False).tolist()
+    mspec: dict = {"model": model, "intercept": _util.flag("intercept", False if given.get("intercept") is None else given["intercept"])}
     if "components" in g:
         mspec["components"] = _util.count("components", g["components"], 1)
     if "sigma" in g:
@@ -161,13 +162,43 @@ def _rows(X, name="X") -> tuple:
     return arr, names
 
 
-def _response(y, rows: int):
+def _response(y, rows: int, name: str = "y"):
     if y is None:
         return None
-    arr = np.ascontiguousarray(np.asarray(y, dtype=np.float64).ravel())
+    try:
+        arr = np.asarray(y)
+    except (TypeError, ValueError) as e:
+        raise InvalidParameterError(f"{name}: expected numbers: {e}") from None
+    if arr.dtype.kind == "O":      # numbers in an object array pass; strings and the rest do not (as statsmodels)
+        for k, v in enumerate(arr.ravel()):
+            if isinstance(v, (str, bytes)) or not isinstance(v, numbers.Real):
+                raise InvalidParameterError(f"{name}[{k}] = {v!r}: expected a number ({type(v).__name__})")
+        arr = arr.astype(np.float64)
+    if arr.dtype.kind not in "fiub":
+        raise InvalidParameterError(f"{name}: expected numbers, got an array of dtype {arr.dtype}")
+    arr = np.ascontiguousarray(arr.astype(np.float64, copy=False).ravel())
     if arr.shape[0] != rows:
-        raise InvalidParameterError(f"y: {arr.shape[0]} responses for {rows} rows of X")
+        raise InvalidParameterError(f"{name}: {arr.shape[0]} responses for {rows} rows of X")
     return arr
+
+
+def _pandas_index(obj):
+    """A pandas object's row index (``None`` for arrays and lists)."""
+    index = getattr(obj, "index", None)
+    return index if hasattr(index, "equals") else None
+
+
+def _aligned(X, y, where: str = "") -> None:
+    """statsmodels' rule for pandas data (``statsmodels/base/data.py``, ``PandasData._check_integrity``):
+    when both ``X`` and ``y`` carry an index, the two must be equal (same labels, same order);
+    rows are never matched by position behind the caller's back."""
+    ix, iy = _pandas_index(X), _pandas_index(y)
+    if ix is not None and iy is not None and not iy.equals(ix):
+        extra = [v for v in list(iy[:50]) if v not in set(ix)][:3]
+        detail = f" (y has rows {extra} that X has not)" if extra else " (the same labels in another order)" if len(ix) == len(iy) and set(ix) == set(iy) else ""
+        raise InvalidParameterError(f"y{where}: the indices for endog and exog are not aligned: y's index differs from "
+                                    f"X's{detail}; statsmodels refuses this too; align them (y.reindex(X.index)) or pass "
+                                    "arrays")
 
 
 def fit(X, y=None, model: str = "logistic", method: Optional[str] = None, batch_size: Optional[int] = None,
@@ -269,6 +300,7 @@ def fit(X, y=None, model: str = "logistic", method: Optional[str] = None, batch_
         Maximum likelihood that did not converge, or chains that have not settled.
     """
     x, names = _rows(X)
+    _aligned(X, y)
     yy = _response(y, x.shape[0])
     given = dict(batch_size=batch_size, step=step, chains=chains, steps=steps, seed=seed, cov_type=cov_type,
                  sampling=sampling, moments=moments, interval=interval, lam=lam, prox_metric=prox_metric, decay=decay,
@@ -311,49 +343,103 @@ def _fit_part(task):
 
 class _Batches:
     """The batches of :func:`fit_stream` as ``(X, y)`` float64 arrays, from ``(X, y)`` pairs,
-    ``X`` alone, or mappings of columns (a Ray Dataset's ``iter_batches``, DataFrames) split by
-    ``target``; the feature names come from the first batch's columns."""
+    ``X`` alone, or mappings of columns (a Ray Dataset's ``iter_batches``, DataFrames, pyarrow
+    tables) split by ``target``; the feature names come from the first batch's columns.
 
-    def __init__(self, batches, target, columns):
-        self._it = iter(batches)
+    Every later batch with column names must have the first batch's: the same set is read by name
+    (in the first batch's order, whatever its own order), another set is refused naming the
+    missing and extra columns; a batch without names (an array) is read by position. A ``y``
+    Series must be indexed as its ``X`` (statsmodels' rule, as in :func:`fit`)."""
+
+    def __init__(self, batches, target, columns, needs_y: bool = False):
+        if isinstance(batches, (str, bytes)) or not hasattr(batches, "__iter__"):
+            raise InvalidParameterError(f"batches: expected an iterable of batches ((X, y) pairs, dicts of columns, "
+                                        f"DataFrames) or a Ray Dataset, got {type(batches).__name__}")
+        try:
+            self._it = iter(batches)
+        except TypeError:
+            raise InvalidParameterError(f"batches: expected an iterable of batches, got {batches!r}") from None
+        if target is not None and not isinstance(target, str):
+            raise InvalidParameterError(f"invalid parameter `target` = {target!r}: expected a column name (a string)")
         self._target = target
-        self._columns = None if columns is None else [str(c) for c in columns]
+        self._columns = None if columns is None else _util.names("columns", columns)
+        self._needs_y = needs_y
         self.names = None
         self.endog_name = None
+        self._count = 0
 
     def __iter__(self):
         return self
 
+    def _same_columns(self, found: list, what: str) -> None:
+        """Refuses a batch whose columns are not the first batch's (naming the difference)."""
+        want = set(self.names)
+        if set(found) != want or len(found) != len(set(found)):
+            missing = [c for c in self.names if c not in found]
+            extra = [c for c in found if c not in want]
+            repeated = sorted({c for c in found if found.count(c) > 1})
+            parts = [f"missing {missing}" if missing else "", f"extra {extra}" if extra else "",
+                     f"repeated {repeated}" if repeated else ""]
+            raise InvalidParameterError(f"batches: batch {self._count} has {what} {found}, the first batch {self.names} "
+                                        f"({', '.join(p for p in parts if p)}); every batch must have the first batch's "
+                                        "columns (pass columns= to read a subset)")
+
     def __next__(self):
         item = next(self._it)
+        self._count += 1
+        where = f" of batch {self._count}"
         if isinstance(item, tuple) and len(item) == 2:
             if self._target is not None:
                 raise InvalidParameterError("invalid parameter `target`: only with batches of columns (dicts, DataFrames, "
                                             "a Ray Dataset); these batches are (X, y) pairs")
-            x, names = _rows(item[0])
-            if self.names is None:
+            X = item[0]
+            _aligned(X, item[1], where)
+            if hasattr(X, "columns") and self.names is not None and self._count > 1:
+                found = [str(c) for c in X.columns]
+                if found != self.names:
+                    self._same_columns(found, "columns")
+                    X = X[[c for c in X.columns if str(c) in set(self.names)]]
+                    X = X[sorted(X.columns, key=lambda c: self.names.index(str(c)))]
+            x, names = _rows(X)
+            if self._count == 1:
                 self.names = names
                 self.endog_name = getattr(item[1], "name", None)
-            return x, _response(item[1], x.shape[0])
-        if hasattr(item, "keys") and not hasattr(item, "shape"):
-            keys = [str(k) for k in item.keys()]
+            return x, _response(item[1], x.shape[0], f"y{where}")
+        keys_of = getattr(item, "column_names", None)      # a pyarrow Table or RecordBatch
+        if keys_of is None and hasattr(item, "keys") and (not hasattr(item, "shape") or hasattr(item, "columns")):
+            keys_of = list(item.keys())                     # a dict of columns or a DataFrame
+        if keys_of is not None:
+            keys = [str(k) for k in keys_of]
+            if self._target is None and self._needs_y:
+                raise InvalidParameterError("invalid parameter `target` = None: batches of columns need target= naming the "
+                                            f"response column (the model needs a response per row); columns: {', '.join(keys)}")
             if self._target is not None and self._target not in keys:
                 raise InvalidParameterError(f"invalid parameter `target` = {self._target!r}: a column of the batches: {', '.join(keys)}")
-            cols = self._columns or [k for k in keys if k != self._target]
-            missing = [c for c in cols if c not in keys]
-            if missing:
-                raise InvalidParameterError(f"invalid parameter `columns`: {', '.join(missing)} not among the batches' columns {', '.join(keys)}")
-            lookup = {str(k): k for k in item.keys()}
-            x, _ = _rows(np.column_stack([np.asarray(item[lookup[c]]) for c in cols]) if cols else np.empty((0, 0)))
-            if self.names is None:
+            features = [k for k in keys if k != self._target]
+            if self._columns is not None:
+                cols = self._columns
+                missing = [c for c in cols if c not in keys]
+                if missing:
+                    raise InvalidParameterError(f"invalid parameter `columns`: {', '.join(missing)} not among the columns "
+                                                f"{', '.join(keys)} of batch {self._count}")
+            elif self._count == 1 or self.names is None:
+                cols = features
+            else:
+                if features != self.names:
+                    self._same_columns(features, "columns")
+                cols = self.names
+            lookup = {str(k): k for k in keys_of}
+            x, _ = _rows(np.column_stack([np.asarray(item[lookup[c]]) for c in cols]) if cols else np.empty((0, 0)),
+                         f"X{where}")
+            if self._count == 1:
                 self.names, self.endog_name = cols, self._target
             if self._target is None:
                 return x, None
-            return x, _response(item[lookup[self._target]], x.shape[0])
+            return x, _response(item[lookup[self._target]], x.shape[0], f"{self._target}{where}")
         if self._target is not None:
             raise InvalidParameterError("invalid parameter `target`: only with batches of columns (dicts, DataFrames, a Ray Dataset)")
-        x, names = _rows(item)
-        if self.names is None:
+        x, names = _rows(item, f"X{where}")
+        if self._count == 1:
             self.names = names
         return x, None
 
@@ -397,10 +483,10 @@ def fit_stream(batches: Iterable, model: str = "logistic", method: Optional[str]
         batches = batches.iter_batches(batch_size=rows, batch_format="numpy")
     elif batch_rows is not None:
         raise InvalidParameterError(f"invalid parameter `batch_rows` = {batch_rows!r}: only with a Ray Dataset (it would be ignored)")
-    source = _Batches(batches, target, columns)
+    source = _Batches(batches, target, columns, needs_y=model != "mixture" and grad is None)
     # The first batch, read here, names the features (its columns) when `names` does not.
     first = next(source, None)
-    given_names = None if names is None else [str(n) for n in names]
+    given_names = None if names is None else _util.names("names", names)
     if given_names is None and grad is None and model != "mixture" and source.names is not None:
         given_names = list(source.names)
     rows = itertools.chain([] if first is None else [first], source)

@@ -41,6 +41,7 @@ except ImportError as e:  # pragma: no cover - exercised only without scikit-lea
     raise ImportError("gradfree.kernel_approximation needs scikit-learn: pip install scikit-learn") from e
 
 from . import _gradfree
+from ._pickling import Checked as _Checked
 from .errors import InvalidParameterError
 
 __all__ = ["IIDSampler", "OrthogonalSampler", "CirculantSampler", "QMCSampler", "SSFSampler", "kernel_matrix",
@@ -124,7 +125,7 @@ def _gamma_scale(X):
     return float(_gradfree.gamma_scale(np.ascontiguousarray(X, dtype=np.float64)))
 
 
-class _Sampler(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class _Sampler(_Checked, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Shared machinery: validation, the Rust map, pickling (the map is rebuilt from its seed).
 
     Sparse ``X`` (CSR or CSC, as scikit-learn's ``RBFSampler``) is transformed in blocks of rows,
@@ -215,12 +216,14 @@ class _Sampler(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     def _n_features_out(self):
         return self.n_components
 
-    def __getstate__(self):
+    # Pickles are checked (gradfree._pickling: format, class, version, checksum); the Rust map is
+    # rebuilt from the seed.
+    def _pickle_state(self) -> dict:
         state = self.__dict__.copy()
         state.pop("_map", None)
         return state
 
-    def __setstate__(self, state):
+    def _unpickle_state(self, state: dict) -> None:
         self.__dict__.update(state)
         if "_seed" in state:
             self._build()

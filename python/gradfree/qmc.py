@@ -8,6 +8,8 @@ from typing import Optional
 import numpy as np
 
 from . import _gradfree, _util
+from ._pickling import Checked as _Checked
+from ._qmc_functions import _metric, discrepancy, korobov, lattice_search, min_distance, subgroup_vector  # noqa: F401
 from .errors import CheckpointError, InvalidParameterError
 
 __all__ = ["Sobol", "Halton", "Rank1Lattice", "SubgroupLattice", "KorobovLattice", "SearchedLattice", "discrepancy",
@@ -83,7 +85,7 @@ def _optimization(optimization):
     """scipy's check of ``optimization``: None or one of :data:`_OPTIMIZATIONS` (any case)."""
     if optimization is None:
         return None
-    name = optimization.lower() if isinstance(optimization, str) else optimization
+    name = optimization.lower() if isinstance(optimization, str) else None
     if name not in _OPTIMIZATIONS:
         raise ValueError(f"{optimization!r} is not a valid optimization method. It must be one of {set(_OPTIMIZATIONS)!r}")
     return name
@@ -94,7 +96,7 @@ def _sequence(kind: str, d: int, seed: int, scramble: str, bits: int = 32):
     return _EmptyEngine() if d == 0 else _gradfree.Engine(kind, d, seed, scramble, bits)
 
 
-class _Engine(_Base):
+class _Engine(_Checked, _Base):
     """A QMC engine with ``scipy.stats.qmc.QMCEngine``'s interface (``random``, ``integers``,
     ``reset``, ``fast_forward``, ``d``, ``num_generated``); a ``QMCEngine`` subclass when scipy
     is installed, so it works wherever scipy takes an engine (e.g.
@@ -111,15 +113,17 @@ class _Engine(_Base):
         # is a Python object that pickles itself).
         self._recipe = recipe
 
-    def __getstate__(self):
+    # Pickles are checked (gradfree._pickling: format, class, version, checksum), then the recipe.
+    def _pickle_state(self) -> dict:
         # The Rust engine is rebuilt from its recipe and fast-forwarded: same randomization, same
         # next point (pickle and copy.deepcopy).
         state = self.__dict__.copy()
+        state.pop("optimization_method", None)     # a bound method of self: rebuilt on load
         if self._recipe is not None:
             state["_e"] = self.num_generated
         return state
 
-    def __setstate__(self, state):
+    def _unpickle_state(self, state: dict) -> None:
         recipe = state.get("_recipe")
         if recipe is not None:
             # The recipe (kind, d, seed, ...) rebuilds the engine; the attributes must say the same.
@@ -129,6 +133,7 @@ class _Engine(_Base):
                 raise CheckpointError("not a valid engine state: its d, seed or point count disagree with the sequence "
                                       "it rebuilds (the pickle was edited or damaged)")
         self.__dict__.update(state)
+        self.optimization_method = self._optimize if self.__dict__.get("_optimization") else None
         if self._recipe is not None:
             drawn, self._e = self._e, _sequence(*self._recipe)
             self._e.fast_forward(drawn)
@@ -252,7 +257,7 @@ class Sobol(_Engine):
         if self.bits > 64:
             raise InvalidParameterError(f"bits = {bits}: expected an integer in 1..=64, as in scipy")
         self.maxn = 2 ** self.bits
-        recipe = ("sobol", d, s, method if scramble else "none", self.bits)
+        recipe = ("sobol", d, s, method if _util.flag("scramble", scramble) else "none", self.bits)
         super().__init__(_sequence(*recipe), d, s, recipe, optimization)
 
     def random(self, n: int = 1, *, workers: int = 1) -> np.ndarray:
@@ -283,6 +288,15 @@ class Sobol(_Engine):
                 f"At most 2**{self.bits}={self.maxn} distinct points can be generated. {self.num_generated} points have been "
                 f"previously generated, then: n={self.num_generated}+{n}={total}. Consider increasing `bits`.")
         return self._e.random(n)
+
+    def fast_forward(self, n: int):
+        """Skips ``n`` points (at most the ``2**bits`` points of the sequence in all). Returns ``self``."""
+        n = _count(n)
+        if self.num_generated + n > self.maxn:
+            raise InvalidParameterError(
+                f"n = {n}: fast_forward beyond the 2**{self.bits}={self.maxn} points of the sequence ({self.num_generated} "
+                "drawn so far). Consider increasing `bits`.")
+        return super().fast_forward(n)
 
     def random_base2(self, m: int) -> np.ndarray:
         """The next ``2^m`` points, as scipy's ``Sobol.random_base2``: an error unless the points
@@ -334,7 +348,7 @@ class Halton(_Engine):
                  optimization: Optional[str] = None):
         s = _seed_of(seed, rng)
         d = _util.count("d", d, 0)
-        recipe = ("halton", d, s, "permutation" if scramble else "none")
+        recipe = ("halton", d, s, "permutation" if _util.flag("scramble", scramble) else "none")
         super().__init__(_sequence(*recipe), d, s, recipe, optimization)
 
 
@@ -383,13 +397,15 @@ class Rank1Lattice(_Engine):
 
     def __init__(self, z, n: int, seed: Optional[int] = None, shift: bool = False, *, rng=None):
         n = _util.count("n", n, 1)
+        if isinstance(z, (str, bytes)) or not hasattr(z, "__iter__") or isinstance(z, np.ndarray) and z.ndim != 1:
+            raise InvalidParameterError(f"z: expected a sequence of integers, got {z!r}")
         try:
             self.z = [_util.count(f"z[{j}]", v, 0, n - 1 if n > 1 else 0) for j, v in enumerate(z)]
-        except TypeError:
-            raise InvalidParameterError(f"z: expected a sequence of integers, got {type(z).__name__}") from None
+        except InvalidParameterError as e:
+            raise InvalidParameterError(f"{e} (the generating vector's entries are residues modulo n = {n})") from None
         self.n = n
         s = _seed_of(seed, rng)
-        self.shift = _gradfree.random_shift(self.z, self.n, s) if shift else None
+        self.shift = _gradfree.random_shift(self.z, self.n, s) if _util.flag("shift", shift) else None
         super().__init__(_LatticeEngine(self.z, self.n, self.shift), len(self.z), s)
 
     def min_distance(self, metric: str = "l2") -> float:
@@ -403,7 +419,7 @@ class Rank1Lattice(_Engine):
         -------
         float
         """
-        return _gradfree.min_distance(self.z, self.n, metric)
+        return _gradfree.min_distance(self.z, self.n, _metric(metric))
 
 
 class SubgroupLattice(Rank1Lattice):
@@ -421,7 +437,7 @@ class SubgroupLattice(Rank1Lattice):
     """
 
     def __init__(self, d: int, n: int, seed: Optional[int] = None, shift: bool = False):
-        super().__init__(subgroup_vector(int(d), int(n)), n, seed, shift)
+        super().__init__(subgroup_vector(d, n), n, seed, shift)
 
 
 class KorobovLattice(Rank1Lattice):
@@ -440,7 +456,7 @@ class KorobovLattice(Rank1Lattice):
     """
 
     def __init__(self, d: int, n: int, metric: str = "l2", seed: Optional[int] = None, shift: bool = False):
-        self.a, z, _ = korobov(int(d), int(n), metric)
+        self.a, z, _ = korobov(d, n, metric)
         super().__init__(z, n, seed, shift)
 
 
@@ -466,127 +482,5 @@ class SearchedLattice(Rank1Lattice):
 
     def __init__(self, d: int, n: int, method: str = "alg10", primes: Optional[int] = None, sweeps: Optional[int] = None,
                  top: Optional[int] = None, seed: Optional[int] = None, shift: bool = False):
-        z, self.distance = lattice_search(int(d), int(n), method, primes, sweeps, top)
+        z, self.distance = lattice_search(d, n, method, primes, sweeps, top)
         super().__init__(z, n, seed, shift)
-
-
-def subgroup_vector(d: int, n: int) -> list:
-    """The generating vector of the subgroup rank-1 lattice (Lyu's thesis, Thm. 13, eq. 5.14).
-
-    Parameters
-    ----------
-    d : int
-        Dimension.
-    n : int
-        A prime with ``2d | n - 1``.
-
-    Returns
-    -------
-    list of int
-        ``z`` of length ``d``.
-    """
-    return _gradfree.subgroup_vector(d, n)
-
-
-def korobov(d: int, n: int, metric: str = "l2") -> tuple:
-    """Exhaustive search of the Korobov vector ``z = (1, a, a^2, ...) mod n`` with the largest
-    minimum toroidal distance (Korobov 1959; thesis sec. 5.5), symmetry-reduced and parallel.
-    Stops with ``KeyboardInterrupt`` on Ctrl-C.
-
-    Parameters
-    ----------
-    d : int
-        Dimension.
-    n : int
-        Number of points.
-    metric : {"l1", "l2"}, default "l2"
-
-    Returns
-    -------
-    (a, z, distance) : (int, list of int, float)
-    """
-    return _gradfree.korobov(d, n, metric)
-
-
-def min_distance(z, n: int, metric: str = "l2") -> float:
-    """Minimum toroidal distance between distinct points of the rank-1 lattice ``(z, n)``, exactly,
-    in O(n d) (thesis eq. 5.8-5.9).
-
-    Parameters
-    ----------
-    z : sequence of int
-        Generating vector.
-    n : int
-        Number of points.
-    metric : {"l1", "l2"}, default "l2"
-
-    Returns
-    -------
-    float
-    """
-    return _gradfree.min_distance(z, n, metric)
-
-
-def lattice_search(d: int, n: int, method: str = "alg10", primes: Optional[int] = None, sweeps: Optional[int] = None,
-                   top: Optional[int] = None) -> tuple:
-    """A generating vector of large l2 packing distance from the searches of Lyu's thesis (sec. 4.6).
-
-    Parameters
-    ----------
-    d : int
-        Dimension.
-    n : int
-        Number of points.
-    method : {"alg10", "alg11"}, default "alg10"
-        Algorithm 10 (cos-based candidates over ``primes`` primes) or Algorithm 11 (Algorithm
-        10's ``top`` best vectors refined by ``sweeps`` sweeps of successive coordinate search).
-    primes, sweeps, top : int, optional
-        Search sizes (default: the thesis' M = 50 primes, T = 3 sweeps, and SCS from the 64 best
-        Algorithm 10 vectors; the library's ``SearchSpec``).
-
-    Returns
-    -------
-    (z, distance) : (list of int, float)
-    """
-    sizes = [None if v is None else _util.count(name, v, lo) for name, v, lo in (("primes", primes, 1), ("sweeps", sweeps, 0), ("top", top, 1))]
-    return _gradfree.lattice_search(d, n, method, *sizes)
-
-
-def discrepancy(sample, method: str = "CD", *, iterative: bool = False, workers: int = 1) -> float:
-    """The L2-type discrepancy of a sample in ``[0, 1]^d``, as ``scipy.stats.qmc.discrepancy``
-    (same keyword arguments, errors and values; ``method`` may also be given second, by position):
-    "CD" centered and "WD" wrap-around (Hickernell 1998), "MD"
-    mixture (Zhou, Fang & Ning 2013, eq. 18), squared as scipy returns them, and "L2-star"
-    (Warnock 1972), not squared, as scipy returns it. ``O(n^2 d)`` in Rust.
-
-    Parameters
-    ----------
-    sample : array_like, shape (n, d)
-        Points in the unit cube.
-    iterative : bool, default False
-        Normalize as if the sample had ``n + 1`` points (scipy's convention, for scoring a point
-        about to be added).
-    method : {"CD", "WD", "MD", "L2-star"}, default "CD"
-    workers : int, default 1
-        Threads; ``-1`` uses every core. The value does not depend on it.
-
-    Returns
-    -------
-    float
-
-    Raises
-    ------
-    InvalidParameterError
-        (a ``ValueError``) for a sample that is not a 2-D array or not in the unit cube, an unknown
-        method, or ``workers`` not ``-1`` or >= 1.
-    """
-    sample = np.asarray(sample, dtype=np.float64)
-    if sample.ndim != 2:
-        raise InvalidParameterError(f"Sample is not a 2D array (sample: shape {sample.shape})")
-    if not (np.all(sample >= 0.0) and np.all(sample <= 1.0)):  # NaN fails too
-        raise InvalidParameterError("Sample is not in unit hypercube (sample: every value must be in [0, 1])")
-    if method not in ("CD", "WD", "MD", "L2-star"):
-        raise InvalidParameterError(f"{method!r} is not a valid method. It must be one of {{'CD', 'L2-star', 'MD', 'WD'}}")
-    if isinstance(workers, (bool, np.bool_)) or not isinstance(workers, (int, np.integer)):
-        raise InvalidParameterError(f"workers: expected -1 or an integer >= 1, got {workers!r}")
-    return _gradfree.discrepancy(np.ascontiguousarray(sample), method, bool(iterative), int(workers))

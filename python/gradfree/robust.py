@@ -43,6 +43,7 @@ import numbers
 import numpy as np
 
 from . import _gradfree, _util
+from ._pickling import Checked as _Checked
 from .errors import DataError, InvalidParameterError
 
 from ._nok import ACTIVATIONS, STRUCTURES, NOKDenoiser, nok_kernel
@@ -287,7 +288,7 @@ def _sample_weight(sample_weight, n):
     return w
 
 
-class _Classifier:
+class _Classifier(_Checked):
     """A neural network trained on possibly noisy labels (see the module documentation).
 
     Parameters

@@ -164,7 +164,7 @@ def test_a_gradient_model_of_a_billion_parameters_is_refused_at_once():
 def test_values_that_are_not_real_numbers_are_named_not_turned_into_nan():
     from gradfree import es
     from gradfree.bo import Optimizer
-    opt = es.CMAES(3, seed=1)
+    opt = es.CMAES(np.zeros(3), seed=1)
     X = opt.ask()
     for bad, shown in ((["a"] * len(X), "values[0]"), ([None] * len(X), "None")):
         with pytest.raises(InvalidParameterError, match=shown.replace("[", r"\[")):
@@ -193,7 +193,7 @@ def test_keywords_of_executors_and_streams_that_would_be_ignored_are_refused():
     with pytest.raises(InvalidParameterError, match="executor.*map"):
         es.minimize(lambda x: float(x @ x), np.zeros(2), executor="pool", max_evals=20)
     with pytest.raises(InvalidParameterError, match="executor.*map"):
-        es.CMAES(2).optimize(lambda x: float(x @ x), executor=3)
+        es.CMAES(np.zeros(2)).optimize(lambda x: float(x @ x), executor=3)
     blocks = ((X[k * 100:(k + 1) * 100], y[k * 100:(k + 1) * 100]) for k in range(3))
     with pytest.raises(InvalidParameterError, match="1 names for the 2 feature columns"):
         fit_stream(blocks, names=["a"], method="sgd", chains=2, batch_size=10)
@@ -208,23 +208,31 @@ def test_a_lattice_takes_integer_generators_only():
 
 
 def test_an_edited_pickle_of_another_class_or_size_is_refused():
+    import pickle
+
     import gradfree
-    from gradfree import es
+    from gradfree import _pickling, es
     from gradfree.errors import CheckpointError
-    state = es.INGO(3).__getstate__()
+    state = es.INGO(np.zeros(3)).__getstate__()
+    with pytest.raises(CheckpointError, match="a pickle of gradfree.es.INGO, not of gradfree.es.CMAES"):
+        es.CMAES.__new__(es.CMAES).__setstate__(state)
+    # A state from before checked pickles (a dict with the run's JSON) meets the run's own checks.
+    legacy = es.INGO(np.zeros(3))._pickle_state()
     with pytest.raises(CheckpointError, match="state is of ingo, which CMAES"):
-        es.CMAES.__new__(es.CMAES).__setstate__(state)
+        es.CMAES.__new__(es.CMAES).__setstate__(legacy)
     import json
-    state = es.CMAES(3).__getstate__()
-    saved = json.loads(state["_run"])
-    saved["driver"]["evaluations"] = -5
-    state["_run"] = json.dumps(saved)
+    # Edits whose checksum is recomputed still meet the invariant checks of the run and the engine.
+    saved = es.CMAES(np.zeros(3))._pickle_state()
+    run = json.loads(saved["_run"])
+    run["driver"]["evaluations"] = -5
+    saved["_run"] = json.dumps(run)
     with pytest.raises(CheckpointError, match=r"`driver.evaluations`: invalid value: integer `-5`"):
-        es.CMAES.__new__(es.CMAES).__setstate__(state)
+        es.CMAES.__new__(es.CMAES).__setstate__(_pickling.seal(es.CMAES, saved))
     state = gradfree.Sobol(3, seed=1).__getstate__()
-    state["d"] = 7
+    saved = pickle.loads(state["payload"])
+    saved["d"] = 7
     with pytest.raises(CheckpointError, match="d, seed or point count"):
-        gradfree.Sobol.__new__(gradfree.Sobol).__setstate__(state)
+        gradfree.Sobol.__new__(gradfree.Sobol).__setstate__(_pickling.seal(gradfree.Sobol, saved))
 
 
 def test_inputs_beyond_what_the_arithmetic_holds_are_named():

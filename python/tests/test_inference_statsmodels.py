@@ -138,10 +138,17 @@ def test_results_pickle_and_save_atomically(tmp_path):
     r.save(small, remove_data=True)
     with pytest.raises(NotOfferedError, match="removed"):
         load(small).fittedvalues
-    # A damaged pickle is a CheckpointError naming the field.
-    blob = pickle.dumps(fit(X, y, intercept=True)).replace(b'"nobs":569', b'"nobs":"x"')
+    # A changed pickle is a CheckpointError: the checksum catches it; an edit whose checksum is
+    # recomputed still meets the fit's own checks, which name the field.
+    blob = pickle.dumps(fit(X, y, intercept=True))
+    with pytest.raises(CheckpointError, match="checksum mismatch"):
+        pickle.loads(blob.replace(b'"nobs":569', b'"nobs":"x"'))
+    from gradfree import _pickling
+    restore, (env,) = r.__reduce__()
+    saved = pickle.loads(env["payload"])
+    saved["fit_json"] = saved["fit_json"].replace('"nobs":569', '"nobs":"x"')
     with pytest.raises(CheckpointError, match="nobs"):
-        pickle.loads(blob)
+        restore(_pickling.seal(MLEResults, saved))
 
 
 def test_warnings_where_statsmodels_warns():

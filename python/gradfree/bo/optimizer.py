@@ -7,11 +7,9 @@ its results. How each scikit-optimize option maps onto gradfree is the table in
 """
 from __future__ import annotations
 
-import concurrent.futures
 import copy as _copy
 import json
 import numbers
-import os
 import pickle
 import warnings
 from typing import Any, Callable, Optional, Sequence
@@ -19,9 +17,9 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from .. import _gradfree, _util
-from ..errors import InvalidParameterError
+from .._pickling import Checked as _Checked
+from ..errors import CheckpointError, InvalidParameterError, TooLargeError
 from ..es import OptimizeResult
-from .callbacks import VerboseCallback, check_callback, eval_callbacks
 from .space import Space
 
 __all__ = ["Optimizer", "gp_minimize", "minimize", "methods", "SKOPT_OPTIONS"]
@@ -75,27 +73,53 @@ def _seed_of(random_state) -> int:
         return int(random_state.randint(0, 2**31 - 1))
     if isinstance(random_state, np.random.Generator):
         return int(random_state.integers(0, 2**63 - 1))
-    return _util.seed(random_state)
+    if random_state is not None and not isinstance(random_state, (numbers.Integral, np.integer)):
+        raise InvalidParameterError(f"random_state: expected None, an int, a numpy RandomState or Generator, got {random_state!r}")
+    return _util.seed(random_state, "random_state")
 
 
 def _count(name: str, v, lo: int = 1) -> int:
     return _util.count(name, v, lo)
 
 
-def _n_initial(n_initial_points, d: int) -> int:
-    """``n_initial_points`` checked, or the library's default for ``d`` searched coordinates."""
+def _n_initial(n_initial_points, d: int, name: str = "n_initial_points") -> int:
+    """``n_initial_points`` checked (named ``name``: ``n_random_starts`` when given so), or the
+    library's default for ``d`` searched coordinates."""
     if n_initial_points is None:
         return _gradfree.bo_default_n_initial(d)
-    return _count("n_initial_points", n_initial_points, 0)
+    return _count(name, n_initial_points, 0)
 
 
 def _opt(check: Callable, name: str, v):
     return None if v is None else check(name, v)
 
 
+_as_given = _util.renamed
+
+
+def _mapping(name: str, value) -> dict:
+    """A dict of options (``None``: none), as scikit-optimize's ``*_kwargs``."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InvalidParameterError(f"{name}: expected a dict of options or None, got {value!r}")
+    return dict(value)
+
+
+def _choice(name: str, value, accepted) -> None:
+    """Refuses a value that is not one of the strings ``accepted`` (arrays, numbers, ...)."""
+    if not (value is None and None in accepted) and (not isinstance(value, str) or value not in accepted):
+        raise InvalidParameterError(f"{name} = {value!r}: expected one of {[a for a in accepted]}")
+
+
 def _acquisition(acq_func, method, kappa, xi, acq_func_kwargs):
     """``(method, weight)`` from scikit-optimize's acquisition options."""
-    kw = dict(acq_func_kwargs or {})
+    kw = _mapping("acq_func_kwargs", acq_func_kwargs)
+    if acq_func is not None and not isinstance(acq_func, str):
+        raise InvalidParameterError(f"acq_func = {acq_func!r}: expected 'gp_hedge', 'EI' or 'LCB' (gradfree's own rules "
+                                    "by method=)")
+    if method is not None and not isinstance(method, str):
+        raise InvalidParameterError(f"method = {method!r}: expected one of {[m[0] for m in methods()]}")
     unknown = set(kw) - {"kappa", "xi", "eta"}
     if unknown:
         raise InvalidParameterError(f"acq_func_kwargs: unknown keys {sorted(unknown)}; accepted: kappa")
@@ -153,21 +177,24 @@ def _design(generator, d: int, n: int, seed: int) -> Optional[np.ndarray]:
                                 "'halton', 'hammersly' or 'lhs'")
 
 
-class _SharedRun:
+class _SharedRun(_Checked):
     """The optimizer's Rust state, shared by all its :class:`GaussianProcessModel`s (observations
-    are only appended, so a model of the first ``n`` stays valid); pickled once per pickle, as JSON."""
+    are only appended, so a model of the first ``n`` stays valid); pickled once per pickle, as JSON
+    (checked: gradfree._pickling, then the state's invariants)."""
 
     def __init__(self, bo):
         self.bo = bo
 
-    def __getstate__(self):
+    def _pickle_state(self) -> dict:
         return {"bo": self.bo.state_json()}
 
-    def __setstate__(self, state):
+    def _unpickle_state(self, state: dict) -> None:
+        if set(state) != {"bo"} or not isinstance(state["bo"], str):
+            raise CheckpointError("a pickle of a GP model's run: its state is not the run's JSON (changed or damaged)")
         self.bo = _gradfree.BatchBO.from_state_json(state["bo"])
 
 
-class GaussianProcessModel:
+class GaussianProcessModel(_Checked):
     """A surrogate of :attr:`Optimizer.models`: gradfree's GP fitted to the observations told up
     to one point of the run (fitted when first used, warm-started where the run's fit then was, so
     the model does not depend on when it is used). ``predict(X, return_std=False)`` takes points
@@ -194,12 +221,20 @@ class GaussianProcessModel:
         """``(length_scales, signal_variance, noise_variance)`` (unit cube, standardized outputs)."""
         return self._fit().hyperparameters
 
-    def __getstate__(self):
-        return {"_run": self._run, "n_observations": self.n_observations, "_warm": self._warm, "_space": self._space,
-                "_gp": None}
+    # The run and the space are pickled beside the model's checked state, so that the models of
+    # one optimizer (or result) share them in a pickle, as in memory.
+    _pickle_refs = {"_run": _SharedRun, "_space": Space}
+
+    def _pickle_state(self) -> dict:
+        return {"_run": self._run, "n_observations": self.n_observations, "_warm": self._warm, "_space": self._space}
+
+    def _unpickle_state(self, state: dict) -> None:
+        if set(state) != {"_run", "n_observations", "_warm", "_space"} or state["_run"] is None or state["_space"] is None:
+            raise CheckpointError("a pickle of a GaussianProcessModel with other fields (changed or damaged)")
+        self.__dict__.update(state, _gp=None)
 
 
-class Optimizer:
+class Optimizer(_Checked):
     """Bayesian optimization with scikit-optimize's ``Optimizer`` interface, on the thesis' batch
     rules (Lyu 2021, ch. 4).
 
@@ -245,26 +280,32 @@ class Optimizer:
         if avoid_duplicates is not True:
             raise InvalidParameterError("avoid_duplicates=False is not offered: a proposal that repeats an evaluated point "
                                         "is always replaced by a uniform point (to evaluate a point again, tell it again)")
-        if acq_optimizer not in ("auto", "sampling", "lbfgs"):
+        if not isinstance(acq_optimizer, str) or acq_optimizer not in ("auto", "sampling", "lbfgs"):
             raise InvalidParameterError(f"acq_optimizer = {acq_optimizer!r}: expected 'auto', 'sampling' or 'lbfgs'")
         self.space = Space(dimensions, constraint=space_constraint)
+        initial_name = "n_initial_points"
         if n_random_starts is not None:
-            n_initial_points = n_random_starts
+            n_initial_points, initial_name = n_random_starts, "n_random_starts"
         d = len(self.space._free)
-        n_init = _n_initial(n_initial_points, d)
+        n_init = _n_initial(n_initial_points, d, initial_name)
         if model_queue_size is not None and (isinstance(model_queue_size, bool) or not isinstance(model_queue_size, numbers.Integral)):
             raise InvalidParameterError(f"model_queue_size: expected an int or None, got {model_queue_size!r}")
-        okw = dict(acq_optimizer_kwargs or {})
+        okw = _mapping("acq_optimizer_kwargs", acq_optimizer_kwargs)
         unknown = set(okw) - {"n_points", "n_restarts_optimizer", "n_jobs"}
         if unknown:
             raise InvalidParameterError(f"acq_optimizer_kwargs: unknown keys {sorted(unknown)}; accepted: n_points, "
                                         "n_restarts_optimizer, n_jobs")
+        renamed = {}
         if acq_starts is None and okw.get("n_restarts_optimizer") is not None:
             acq_starts = okw["n_restarts_optimizer"]
+            renamed["acq_starts"] = "acq_optimizer_kwargs['n_restarts_optimizer']"
+        _check_n_jobs(n_jobs)
+        _choice("kernel", kernel, (None, "matern52", "rbf"))
+        _choice("on_nonfinite", on_nonfinite, (None, "error", "treat-as-inf"))
         method, lcb_weight = _acquisition(acq_func, method, kappa, xi, acq_func_kwargs)
         if lcb_weight is not None:
             weight = lcb_weight
-        if noise == "gaussian":
+        if isinstance(noise, str) and noise == "gaussian":
             noise = None
         self.acq_func, self.acq_optimizer, self.base_estimator_ = acq_func or "gp_hedge", acq_optimizer, "GP"
         self.n_jobs, self.avoid_duplicates = n_jobs, avoid_duplicates
@@ -282,8 +323,20 @@ class Optimizer:
         if d == 0:
             return    # every dimension a single category: the one point is all there is (as skopt)
         lo, hi, kinds = self.space._box()
+        _check_budget(n_calls)
         # Options left None take the library's defaults (gradfree_bo::BoParams).
-        self._bo = _gradfree.BatchBO(
+        if initial_name != "n_initial_points":
+            renamed["n_initial_points"] = initial_name
+        with _as_given(**renamed):
+            self._bo = self._make_bo(lo, hi, kinds, method, batch_size, n_init, kernel, noise, weight, beta, acq_starts,
+                                     acq_evals_per_dim, acq_max_evals, on_nonfinite, n_calls)
+        design = _design(initial_point_generator, d, n_init, self.random_state)
+        if design is not None or n_init == 0:
+            self._bo.set_design(np.ascontiguousarray(design if design is not None else np.zeros((0, d))))
+
+    def _make_bo(self, lo, hi, kinds, method, batch_size, n_init, kernel, noise, weight, beta, acq_starts,
+                 acq_evals_per_dim, acq_max_evals, on_nonfinite, n_calls):
+        return _gradfree.BatchBO(
             lo, hi, kinds, self.random_state, method=method, batch_size=_opt(_count, "batch_size", batch_size),
             n_initial=max(n_init, 1), kernel=kernel, noise=_opt(_util.number, "noise", noise),
             weight=_opt(_util.number, "weight", weight), beta=_opt(_util.number, "beta", beta),
@@ -293,9 +346,6 @@ class Optimizer:
             # The lattice shifted by a uniform vector drawn from random_state (modulo 1, which keeps
             # its spacing): as scikit-optimize's initial points, the design depends on the seed.
             design_seed=self.random_state)
-        design = _design(initial_point_generator, d, n_init, self.random_state)
-        if design is not None or n_init == 0:
-            self._bo.set_design(np.ascontiguousarray(design if design is not None else np.zeros((0, d))))
 
     # scikit-optimize's interface ---------------------------------------------------------------
     def ask(self, n_points: Optional[int] = None, strategy: str = "cl_min"):
@@ -306,16 +356,18 @@ class Optimizer:
         with pending points (asked, not told) avoided. ``strategy`` (scikit-optimize's constant
         liar: ``"cl_min"``, ``"cl_mean"``, ``"cl_max"``) is accepted; the batch is the rule's own
         (BKOP chooses it jointly, UCB and EI condition on each pick)."""
-        if n_points is not None and (isinstance(n_points, bool) or not isinstance(n_points, numbers.Integral) or n_points <= 0):
+        if n_points is not None and (isinstance(n_points, bool) or not isinstance(n_points, numbers.Integral) or
+                                     not 0 < n_points < 1 << 64):
             raise InvalidParameterError(f"n_points should be int > 0, got {n_points!r}")
-        if strategy not in ("cl_min", "cl_mean", "cl_max"):
+        if not isinstance(strategy, str) or strategy not in ("cl_min", "cl_mean", "cl_max"):
             raise InvalidParameterError(f"strategy = {strategy!r}: expected one of ['cl_min', 'cl_mean', 'cl_max']")
         count = 1 if n_points is None else int(n_points)
         if self._bo is None:
             pts = [self.space._from_box([]) for _ in range(count)]
             return pts[0] if n_points is None else pts
         self._bo.keep_design(max(0, self._n_initial_points - self._bo.n_pending))
-        X = self._bo.ask(count)
+        with _as_given(**{"batch size": "n_points"}):
+            X = self._bo.ask(count)
         pts = []
         for row in X:
             p = self.space._from_box(row)
@@ -398,14 +450,17 @@ class Optimizer:
         standardized outputs), or ``None``."""
         return None if self._bo is None else self._bo.hyperparameters
 
-    def __getstate__(self):
+    # Pickles are checked (gradfree._pickling), then the Rust state's invariants.
+    def _pickle_state(self) -> dict:
         state = dict(self.__dict__)
         state["_bo"] = None if self._bo is None else self._bo.state_json()
         return state
 
-    def __setstate__(self, state):
-        state = dict(state)
-        state["_bo"] = None if state["_bo"] is None else _gradfree.BatchBO.from_state_json(state["_bo"])
+    def _unpickle_state(self, state: dict) -> None:
+        bo = state.get("_bo", False)
+        if not (bo is None or isinstance(bo, str)):
+            raise CheckpointError("a pickle of an Optimizer without its run state (changed or damaged)")
+        state["_bo"] = None if bo is None else _gradfree.BatchBO.from_state_json(bo)
         self.__dict__.update(state)
 
 
@@ -414,7 +469,8 @@ def _key(p) -> str:
 
 
 def _is_point(x) -> bool:
-    return isinstance(x, (list, tuple, np.ndarray)) and not any(isinstance(v, (list, tuple, np.ndarray)) for v in x)
+    return (isinstance(x, (list, tuple)) or isinstance(x, np.ndarray) and x.ndim == 1) and not any(
+        isinstance(v, (list, tuple, np.ndarray)) for v in x)
 
 
 def _points_and_values(x, y):
@@ -455,133 +511,24 @@ def _result(Xi, yi, space, seed, models, specs) -> OptimizeResult:
                           random_state=seed, specs=specs, nfev=len(yi))
 
 
-def _executor(n_jobs, executor):
-    if executor is not None:
-        return _util.executor(executor), False
-    if n_jobs is None or n_jobs == 1:
-        return None, False
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0 or n_jobs < -1:
-        raise InvalidParameterError(f"n_jobs: expected a positive integer or -1 (one per core), got {n_jobs!r}")
-    workers = (os.cpu_count() or 1) if n_jobs == -1 else int(n_jobs)
-    return concurrent.futures.ThreadPoolExecutor(max_workers=workers), True
+def _check_n_jobs(n_jobs) -> None:
+    """``Optimizer``'s ``n_jobs`` as scikit-optimize hands it to joblib: ``None`` or a nonzero
+    integer (``-1`` all cores, ``-2`` all but one, ...); gradfree's GP uses all cores anyway."""
+    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0):
+        raise InvalidParameterError(f"n_jobs: expected None or a nonzero integer (-1: all cores), as joblib, got {n_jobs!r}")
 
 
-def _minimize(function: str, call: dict) -> OptimizeResult:
-    """The loop of :func:`gp_minimize` and :func:`minimize` (scikit-optimize's ``base_minimize``);
-    ``call`` is the caller's arguments by name (kept as ``specs["args"]``)."""
-    kwargs = dict(call.pop("kwargs"))
-    specs_args = {**call, **kwargs}
-    (func, dimensions, base_estimator, n_calls, n_random_starts, n_initial_points, initial_point_generator, acq_func,
-     acq_optimizer, x0, y0, random_state, verbose, callback, n_restarts_optimizer, xi, kappa, noise, n_jobs,
-     model_queue_size, space_constraint, batch_size, executor) = (
-        call[k] for k in ("func", "dimensions", "base_estimator", "n_calls", "n_random_starts", "n_initial_points",
-                          "initial_point_generator", "acq_func", "acq_optimizer", "x0", "y0", "random_state", "verbose",
-                          "callback", "n_restarts_optimizer", "xi", "kappa", "noise", "n_jobs", "model_queue_size",
-                          "space_constraint", "batch_size", "executor"))
-    kwargs["method"] = call["method"]
-    if not callable(func):
-        raise InvalidParameterError(f"func: expected a callable, got {func!r}")
-    n_calls = _count("n_calls", n_calls, 0)
-    if x0 is None:
-        x0 = []
-    elif _is_point(x0):
-        x0 = [list(x0)]
-    if not isinstance(x0, (list, tuple)):
-        raise InvalidParameterError(f"`x0` should be a list, but got {type(x0).__name__}")
-    x0 = [list(p) for p in x0]
-    if n_random_starts is not None:
-        n_initial_points = n_random_starts
-    space = Space(dimensions, constraint=space_constraint)
-    d = len(space._free)
-    n_initial_points = _n_initial(n_initial_points, d)
-    if n_initial_points <= 0 and not x0:
-        raise InvalidParameterError("Either set `n_initial_points` > 0, or provide `x0`")
-    if y0 is not None:
-        y0 = [y0] if isinstance(y0, numbers.Number) else list(y0)
-        if len(y0) != len(x0):
-            raise InvalidParameterError("`x0` and `y0` should have the same length")
-    required = n_initial_points + (len(x0) if not y0 else 0)
-    if n_calls < required:
-        raise InvalidParameterError(f"Expected `n_calls` >= {required}, got {n_calls}")
-    for p in x0:
-        space._check_point(p)
-    pool, owned = _executor(n_jobs, executor)
-    if batch_size is None and function == "gp_minimize":
-        batch_size = 1 if pool is None else (getattr(pool, "_max_workers", None) or 5)
-    opt_kwargs = dict(kwargs)
-    if n_restarts_optimizer is not None:
-        opt_kwargs.setdefault("acq_starts", n_restarts_optimizer)
-    opt = Optimizer(space, base_estimator=base_estimator, n_initial_points=n_initial_points + len(x0),
-                    initial_point_generator=initial_point_generator, acq_func=acq_func, acq_optimizer=acq_optimizer,
-                    random_state=random_state, model_queue_size=model_queue_size, batch_size=batch_size, noise=noise,
-                    kappa=kappa, xi=xi, n_calls=n_calls, **opt_kwargs)
-    opt.specs = {"args": specs_args, "function": function}
-    # The initial design counts only the points still to evaluate (x0 with its values is extra).
-    callbacks = check_callback(callback)
-    if verbose:
-        callbacks.append(VerboseCallback(n_total=n_calls, n_init=len(x0) if not y0 else 0, n_random=n_initial_points))
-    evaluate = (lambda X: [func(p) for p in X]) if pool is None else (lambda X: list(pool.map(func, X)))
-    try:
-        left = n_calls
-        if x0:
-            if y0 is None:
-                y0 = evaluate(x0)
-                left -= len(y0)
-            result = opt.tell(x0, list(y0))
-            result.specs = opt.specs
-            if eval_callbacks(callbacks, result):
-                return result
-        batch = 1 if opt._bo is None else opt._bo.batch_size
-        while left > 0:
-            X = opt.ask(min(batch, left))
-            for p, v in zip(X, evaluate(X)):
-                left -= 1
-                result = opt.tell(p, v)
-                if eval_callbacks(callbacks, result):
-                    return result
-        return opt.get_result()
-    finally:
-        if owned:
-            pool.shutdown(wait=True)
+def _check_budget(n_calls) -> None:
+    """Refuses a budget whose Gaussian process cannot fit in memory (its ``n x n`` kernel matrix
+    and Cholesky factor), at once rather than after hours of evaluations."""
+    if n_calls is None or isinstance(n_calls, bool) or not isinstance(n_calls, numbers.Integral) or n_calls < 1:
+        return
+    need = 2 * 8 * int(n_calls) ** 2
+    if need >= 64 << 20 and need > (limit := _util.available_bytes()):
+        raise TooLargeError(f"n_calls = {n_calls}: a Gaussian process of {n_calls} observations needs at least "
+                            f"{_util.human_bytes(need)} (its kernel matrix and Cholesky factor), more than the "
+                            f"{_util.human_bytes(limit)} of memory available")
 
 
-def gp_minimize(func: Callable, dimensions, base_estimator=None, n_calls: int = 100, n_random_starts=None,
-                n_initial_points=None, initial_point_generator="lattice", acq_func=None, acq_optimizer="auto", x0=None,
-                y0=None, random_state=None, verbose: bool = False, callback=None, n_points=None, n_restarts_optimizer=None,
-                xi=None, kappa=None, noise="gaussian", n_jobs=1, model_queue_size=None, space_constraint=None, *,
-                method: Optional[str] = None, batch_size: Optional[int] = None, executor=None, **kwargs) -> OptimizeResult:
-    """Minimizes ``func`` by Bayesian optimization with ``skopt.gp_minimize``'s signature.
-
-    ``func(x)`` takes one point (a list, in the order of ``dimensions``) and returns a number.
-    Points are evaluated one at a time (``n_jobs=1``), or in batches of ``n_jobs`` on a thread
-    pool, or of ``batch_size`` through ``executor.map`` (a process pool, a Ray pool); every
-    evaluation is told at once and the callbacks run after each (``True`` stops). ``x0``/``y0``
-    are evaluated or told first and count towards ``n_calls`` as in scikit-optimize.
-
-    Defaults differ from scikit-optimize's where gradfree's are its own (the table
-    :data:`SKOPT_OPTIONS`): ``acq_func=None`` (or ``"gp_hedge"``) runs the thesis' BKOP rule,
-    ``initial_point_generator="lattice"`` a rank-1 lattice, ``n_initial_points=None`` is
-    ``max(10, 3d + 2)``. Keyword-only extras: ``method``, ``batch_size``, ``executor`` and the
-    options of :class:`Optimizer`.
-
-    Returns
-    -------
-    OptimizeResult
-        ``x``, ``fun``, ``func_vals``, ``x_iters``, ``models``, ``space``, ``random_state``,
-        ``specs``, ``nfev``.
-    """
-    return _minimize("gp_minimize", dict(locals()))
-
-
-def minimize(func: Callable, dimensions, n_calls: int = 100, n_initial_points=None, batch_size: Optional[int] = None,
-             method: Optional[str] = None, random_state=None, seed: Optional[int] = None, callback=None, *, x0=None, y0=None,
-             base_estimator=None, n_random_starts=None, initial_point_generator="lattice", acq_func=None,
-             acq_optimizer="auto", verbose: bool = False, n_points=None, n_restarts_optimizer=None, xi=None, kappa=None,
-             noise="gaussian", n_jobs=1, model_queue_size=None, space_constraint=None, executor=None, **kwargs) -> OptimizeResult:
-    """Minimizes ``func`` by batch Bayesian optimization: :func:`gp_minimize` with gradfree's
-    batches (``batch_size`` points per round, default 5, the thesis' L; ``batch_size=1`` is the
-    sequential constant-weight UCB, Alg. 5). ``seed`` is an alias of ``random_state``."""
-    if seed is not None and random_state is not None and seed != random_state:
-        raise InvalidParameterError("give seed or random_state, not both")
-    random_state = random_state if random_state is not None else seed
-    return _minimize("minimize", dict(locals()))
+# scikit-optimize's gp_minimize and gradfree's batch minimize: python/gradfree/bo/_loop.py.
+from ._loop import gp_minimize, minimize  # noqa: E402

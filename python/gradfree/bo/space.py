@@ -38,8 +38,10 @@ from typing import Any, Iterable, Optional
 
 import numpy as np
 
+from .._pickling import Checked as _Checked
 from ..errors import InvalidParameterError
 from . import _transform as _tf
+from ._checks import check_dtype, check_prior, dtype_range, show
 from ._transform import _same
 
 __all__ = ["Dimension", "Real", "Integer", "Categorical", "Space", "check_dimension"]
@@ -56,7 +58,7 @@ def _rng(random_state):
     raise InvalidParameterError(f"random_state: expected None, an int, a numpy RandomState or Generator, got {random_state!r}")
 
 
-class Dimension:
+class Dimension(_Checked):
     """A search dimension (scikit-optimize's ``Dimension``): ``rvs``, ``bounds``, ``name``,
     ``distance`` and ``in``; ``transform``, ``inverse_transform``, ``set_transformer``,
     ``transformed_size`` and ``transformed_bounds`` by its ``transform_``; ``_kind``, ``_box``,
@@ -77,10 +79,11 @@ class Dimension:
         self._name = value
 
     def rvs(self, n_samples: int = 1, random_state=None) -> np.ndarray:
-        """``n_samples`` values drawn from the dimension's prior, as an array (scikit-optimize's)."""
+        """``n_samples`` values drawn from the dimension's prior, as an array of the dimension's
+        ``dtype`` (scikit-optimize returns a list for ``dtype=float`` and ``int``)."""
         rng = _rng(random_state)
         values = [self._from_box(u) for u in rng.uniform(*self._box_range(), size=n_samples)]
-        return np.array(values, dtype=np.int64 if getattr(self, "_integer", False) else float)
+        return np.array(values, dtype=np.dtype(self.dtype))
 
     @property
     def size(self) -> int:
@@ -97,7 +100,7 @@ class Dimension:
 
 
 class _Numeric(Dimension):
-    """``Real`` and ``Integer``: ``low``, ``high``, ``prior``, ``base``."""
+    """``Real`` and ``Integer``: ``low``, ``high``, ``prior``, ``base``, ``dtype``."""
 
     _integer = False
     _transforms = _tf.NUMERIC
@@ -108,10 +111,22 @@ class _Numeric(Dimension):
         for label, v in (("low", low), ("high", high)):
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) or not math.isfinite(v):
                 raise InvalidParameterError(f"{kind} {label} = {v!r}: expected a finite number")
+            if self._integer and not (isinstance(v, numbers.Integral) or float(v).is_integer()):
+                raise InvalidParameterError(f"{kind} {label} = {v!r}: expected an integer (use Real for a continuous "
+                                            "dimension)")
+        dtype = check_dtype(kind, (np.int64 if self._integer else float) if dtype is None else dtype, self._integer)
+        lo, hi = dtype_range(dtype, self._integer)
+        for label, v in (("low", low), ("high", high)):
+            if not lo <= v <= hi:
+                raise InvalidParameterError(f"{kind} {label} = {show(v)}: expected a value in [{show(lo)}, {show(hi)}], "
+                                            f"the range of its dtype {np.dtype(dtype).name}")
+        if not self._integer and not math.isfinite(float(high) - float(low)):
+            raise InvalidParameterError(f"{kind} bounds ({low}, {high}): the width high - low overflows float64 "
+                                        "(draws would be infinite); narrow the bounds")
         if high <= low:
             raise InvalidParameterError(f"{kind} bounds ({low}, {high}): the lower bound {low} has to be less than the upper "
                                         f"bound {high}")
-        if prior not in ("uniform", "log-uniform"):
+        if not isinstance(prior, str) or prior not in ("uniform", "log-uniform"):
             raise InvalidParameterError(f"{kind} prior = {prior!r}: expected 'uniform' or 'log-uniform'")
         if prior == "log-uniform" and low <= 0:
             raise InvalidParameterError(f"{kind}({low}, {high}, 'log-uniform'): search space should not contain 0 "
@@ -121,7 +136,7 @@ class _Numeric(Dimension):
         self.transform_ = _tf.check(self, "identity" if transform is None else transform)
         self.low, self.high = (int(low), int(high)) if self._integer else (float(low), float(high))
         self.prior, self.base, self.name = prior, base, name
-        self.dtype = dtype if dtype is not None else (np.int64 if self._integer else float)
+        self.dtype = dtype
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(low={self.low}, high={self.high}, prior='{self.prior}', transform='{self.transform_}')"
@@ -212,12 +227,15 @@ class Categorical(Dimension):
     _transforms = _tf.CATEGORICAL
 
     def __init__(self, categories: Iterable[Any], prior=None, transform: Optional[str] = None, name: Optional[str] = None):
+        if (isinstance(categories, (str, bytes, dict)) or not hasattr(categories, "__iter__")
+                or isinstance(categories, np.ndarray) and categories.ndim == 0):
+            raise InvalidParameterError(f"Categorical categories = {categories!r}: expected a list of categories")
         self.categories = tuple(categories)
         if not self.categories:
             raise InvalidParameterError("Categorical: expected at least one category")
         self.transform_ = _tf.check(self, "onehot" if transform is None else transform)
-        if prior is not None and len(prior) != len(self.categories):
-            raise InvalidParameterError(f"Categorical prior: expected {len(self.categories)} probabilities, got {len(prior)}")
+        if prior is not None:
+            check_prior(prior, len(self.categories))
         self.prior, self.name = prior, name
 
     def __repr__(self) -> str:
@@ -314,7 +332,7 @@ def _foreign(dimension):
         cls = Real if kind == "Real" else Integer
         return cls(dimension.low, dimension.high, prior=getattr(dimension, "prior", "uniform"),
                    base=getattr(dimension, "base", 10), transform=getattr(dimension, "transform_", None),
-                   name=getattr(dimension, "name", None))
+                   name=getattr(dimension, "name", None), dtype=getattr(dimension, "dtype", None))
     if kind == "Categorical":
         return Categorical(dimension.categories, prior=getattr(dimension, "prior", None),
                            transform=getattr(dimension, "transform_", None), name=getattr(dimension, "name", None))
@@ -364,7 +382,7 @@ def check_dimension(dimension, transform: Optional[str] = None) -> Dimension:
     return Categorical(dimension, transform=transform)
 
 
-class Space:
+class Space(_Checked):
     """A list of dimensions (scikit-optimize's ``Space``): ``dimensions``, ``dimension_names``,
     ``n_dims``, ``bounds``, ``rvs``, ``distance``, ``in``, and the transform API
     (``transform``, ``inverse_transform``, ``set_transformer``, ``set_transformer_by_type``,

@@ -60,6 +60,13 @@ def use_named_args(dimensions):
     names = [d.name for d in space.dimensions]
     if any(n is None for n in names):
         raise InvalidParameterError("use_named_args: every dimension needs a name (name=...)")
+    # scikit-optimize builds {name: value} and so keeps only the last value of a repeated name,
+    # handing the objective fewer arguments than the point has; a repeated name is refused.
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        where = "; ".join(f"{n!r} at {[i for i, m in enumerate(names) if m == n]}" for n in repeated)
+        raise InvalidParameterError(f"use_named_args: dimension names must differ, got {where} (the objective would "
+                                    "receive one value for each repeated name)")
 
     def decorator(func):
         @functools.wraps(func)

@@ -28,6 +28,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .. import _gradfree, _util
+from .._pickling import Checked as _Checked
 from ..errors import CheckpointError, GradfreeError, InvalidParameterError
 
 #: The strategies the runner knows: name -> (``gradfree.es`` class, its parameters for the run).
@@ -267,7 +268,7 @@ class Generation:
 
 
 @dataclass
-class PolicySearch:
+class PolicySearch(_Checked):
     """A policy-search run: ``env_id``, ``method`` (a key of :data:`METHODS`), the policy shape,
     ``episodes`` per evaluation, ``max_steps`` per episode (default: the environment's limit),
     ``sigma0`` (0.1, the thesis' sigma_1) and ``popsize`` (default :func:`thesis_population`).
@@ -377,6 +378,14 @@ class PolicySearch:
         _gradfree.atomic_write(path, buf.getvalue())
 
     # Checkpoints ----------------------------------------------------------------------------
+
+    def _unpickle_legacy(self, state) -> None:
+        """A run pickled before checked pickles (the checkpoints of older versions, documented to
+        load): its strategy is checked by the run's invariant checks."""
+        from ..es import _ES
+        if not isinstance(state, dict) or not isinstance(state.get("es"), _ES):
+            super()._unpickle_legacy(state)
+        self.__dict__.update(state)
 
     def _config(self) -> dict:
         return {"env_id": self.env_id, "method": self.method, "seed": self.seed, "policy_kind": self.policy_kind,
