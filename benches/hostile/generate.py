@@ -57,6 +57,7 @@ def draw(seed, n, kinds):
 
 
 def regressions():
+    """The fixed round-2 regression cases (ids r2-*), kind `regression`."""
     from cases import common, round2  # noqa: F401  (registers the r2- cases)
     out = [c for c in common.CASES if c.id.startswith("r2-")]
     for c in out:
@@ -65,6 +66,7 @@ def regressions():
 
 
 def repro_of(c, ctx):
+    """The shell lines (or Python snippet) that rerun a case by hand."""
     if getattr(c, "repro", None):
         return ctx.sub(c.repro)
     if c.kind in ("gcli", "py", "multi", "stdio"):
@@ -76,6 +78,7 @@ def repro_of(c, ctx):
 
 
 def kind_table(recs):
+    """Counts by verdict (rows) and kind (columns)."""
     kinds = list(dict.fromkeys(r["kind"] for r in recs))
     cnt = Counter((r["verdict"], r["kind"]) for r in recs)
     verdicts = [v for v in run.VERDICTS if any(r["verdict"] == v for r in recs)]
@@ -89,6 +92,7 @@ def kind_table(recs):
 
 
 def main():
+    """Draw, run, judge and report (see the module docstring)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", type=int, default=None, help="replay this seed (default: a fresh one)")
     ap.add_argument("--cases", type=int, default=600, help="generated cases to draw (default 600)")

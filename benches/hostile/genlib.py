@@ -64,6 +64,7 @@ def text_file(name, content, mode="w"):
 
 
 def steps(*ss):
+    """Several setup steps in order (None entries skipped), their shell forms joined."""
     ss = [s for s in ss if s is not None]
     return Step(lambda ctx, folder: [s(ctx, folder) for s in ss], "\n".join(s.text for s in ss))
 
@@ -107,10 +108,10 @@ def gmulti(cid, cat, cmds, judge, *, setup=None, owns=(), timeout=60, delays=Non
     return c
 
 
-def gstdio(cid, args, out, err, *, setup=None, owns=(), timeout=30, expect_rc=None):
+def gstdio(cid, args, out, err, *, setup=None, owns=(), timeout=30):
     """`{G} args` with standard output bound as `out` and standard error as `err` (see STDOUT)."""
     c = _case(cid, "stdio", args, None, "stdio", setup, tuple(owns) + ("out.txt",), timeout, _label(args),
-              dict(out=out, err=err, expect_rc=expect_rc))
+              dict(out=out, err=err))
     c.expect_text = ("error(standard output)" if out in ("closed", "full") else "quiet exit" if out == "pipe-closed"
                      else "success, the output whole where kept")
     return c
@@ -188,6 +189,7 @@ class Run:
 
 
 def run_multi(case, ctx):
+    """Runner of a multi case: start every command (after its delay), wait for all, judge."""
     folder = prepare(case, ctx)
     before = sha_tree(folder)
     base = os.path.join(ctx.logs, case.id)
@@ -294,6 +296,7 @@ KEEPS = ("file", "append", "pipe-read")          # the caller keeps the output: 
 
 
 def stdio_command(case, ctx):
+    """The bash command line of a stdio case: `{G} args` with its streams bound."""
     s = case.sig
     args, o, e = ctx.sub(case.cmd), s["out"], STDERR[s["err"]]
     if o == "devnull":
@@ -316,6 +319,7 @@ def shape_of(text):
 
 
 def run_stdio(case, ctx):
+    """Runner of a stdio case: run the command with its streams bound, judge by the binding."""
     s = case.sig
     folder = prepare(case, ctx)
     before = sha_tree(folder)

@@ -13,7 +13,8 @@ Every case states its expected outcome, so the verdict needs no review:
 
 Verdicts: ok-error, ok-success, panic, abort, hang, silent-wrong-result, wrong-message,
 damaged-file, temp-file-left, plus unexpected-error (a refusal where success is right),
-setup-failed (the case's own preparation failed) and skipped (a requirement is missing).
+setup-failed (the case's own preparation failed) and skipped (a requirement is missing); the
+generated cases (genlib.py) add limit-death and two-owners.
 """
 import fnmatch
 import hashlib

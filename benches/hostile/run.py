@@ -27,6 +27,7 @@ from harness import CATEGORIES, FAIL_VERDICTS, VERDICTS, Ctx, run_case, sha_tree
 
 
 def default_binary():
+    """target/ci/gradfree, else target/release/gradfree."""
     for p in ("target/ci/gradfree", "target/release/gradfree"):
         if os.path.exists(os.path.join(REPO, p)):
             return os.path.join(REPO, p)
@@ -58,6 +59,7 @@ def availability(ctx):
 
 
 def table(recs):
+    """Counts by verdict (rows) and category (columns)."""
     cats = [c for c in CATEGORIES if any(r["cat"] == c for r in recs)]
     cats += sorted({r["cat"] for r in recs} - set(cats))
     cnt = Counter((r["verdict"], r["cat"]) for r in recs)
@@ -132,6 +134,7 @@ def execute(cases, ctx, have, jobs, keep):
 
 
 def clean(s):
+    """A note on one line (tabs and newlines as spaces)."""
     return str(s).replace("\t", " ").replace("\n", " ")
 
 
@@ -164,6 +167,7 @@ def write_reports(recs, ctx, wall, jobs, head=(), data_before=None):
 
 
 def main():
+    """Run the hand-listed cases (see the module docstring)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--binary", default=default_binary())
     ap.add_argument("--python", default=sys.executable)

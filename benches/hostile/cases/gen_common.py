@@ -25,6 +25,7 @@ def weighted(rng, pairs):
 
 
 def is_prime(n):
+    """Deterministic Miller-Rabin for n < 3.3e24."""
     if n < 2:
         return False
     for p in (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37):
@@ -112,6 +113,7 @@ def _has_header(p):
 
 
 def all_checks(*cs):
+    """Success check: the first failing check of several (None entries skipped)."""
     def check(res):
         for c in cs:
             if c:

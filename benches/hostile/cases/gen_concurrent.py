@@ -70,6 +70,7 @@ def _runs(rng):
 
 
 def draw(rng, cid):
+    """One case of this kind drawn from rng (see the module docstring)."""
     kind = weighted(rng, [(3, "ckpt"), (3, "log"), (2, "ckpt-other"), (2, "output"), (2, "resume-same"), (3, "takeover")])
     k = _runs(rng)
     seeds = rng.sample(range(1, 1000), k)

@@ -75,6 +75,7 @@ def arrays(spec):
 
 
 def write(spec, path):
+    """Write the data set of a spec to a .csv (header a0..,y or z) or .npy file (the response last)."""
     X, y = arrays(spec)
     M = X if y is None else np.column_stack([X, y])
     if path.endswith(".npy"):

@@ -196,6 +196,7 @@ def _pyest(rng, cid, here):
 
 
 def draw(rng, cid):
+    """One case of this kind drawn from rng (see the module docstring)."""
     import os
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     kind = weighted(rng, [(6, "infer"), (2, "features"), (2, "pyfit"), (1, "pyest")])

@@ -131,6 +131,7 @@ PY_AS = [
 
 
 def draw(rng, cid):
+    """One case of this kind drawn from rng (see the module docstring)."""
     kind = weighted(rng, [(5, "fsize"), (2, "nofile"), (5, "as"), (1, "py-as")])
     if kind in ("fsize", "nofile"):
         return _writer_case(rng, cid, kind)

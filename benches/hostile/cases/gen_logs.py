@@ -102,4 +102,5 @@ def _cross(rng, cid):
 
 
 def draw(rng, cid):
+    """One case of this kind drawn from rng (see the module docstring)."""
     return _plot(rng, cid) if rng.random() < 0.6 else _cross(rng, cid)

@@ -126,6 +126,7 @@ def _sample(rng):
 
 
 def sample_check(n, d, npy):
+    """The points are finite, of shape (n, d) and in [0, 1) (the .npy), or their mean is in [0, 1]."""
     def check(res):
         bad = no_nonfinite(res.out)
         if bad:
@@ -285,6 +286,7 @@ def _pairs(cmd):
 
 
 def draw(rng, cid):
+    """One case of this kind drawn from rng (see the module docstring)."""
     kind = weighted(rng, [(4, "optimize"), (2, "bo"), (3, "sample"), (2, "lattice"), (2, "integrate"), (2, "features"),
                           (3, "infer"), (2, "train"), (2, "repeat"), (2, "order")])
     setup = steps(data(D), data({"model": "mixture", "n": 300, "seed": 4}, "m.csv")) if kind == "infer" else data(D)

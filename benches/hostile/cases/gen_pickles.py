@@ -152,6 +152,7 @@ else:
 
 
 def draw(rng, cid):
+    """One case of this kind drawn from rng (see the module docstring)."""
     name, make = _maker(rng)
     label, mutate = _mutation(rng)
     proto = rng.choice([2, 4, 5])

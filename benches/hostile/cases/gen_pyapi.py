@@ -238,6 +238,7 @@ def _robust(rng):
 
 
 def draw(rng, cid):
+    """One case of this kind drawn from rng (see the module docstring)."""
     kind = weighted(rng, [(3, _qmc), (3, _es), (3, _pycma), (2, _minimize), (3, _space), (3, _bo_run), (3, _pandas),
                           (2, _sampler), (1, _robust)])
     name, code, exp, timeout = kind(rng)

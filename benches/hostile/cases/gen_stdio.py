@@ -58,6 +58,7 @@ ERR_W = [(6, "capture"), (1, "closed"), (1, "full"), (1, "null"), (1, "null-rw")
 
 
 def draw(rng, cid):
+    """One case of this kind drawn from rng (see the module docstring)."""
     args, setup, writes = pick(rng, COMMANDS)
     out, err = weighted(rng, OUT_W), weighted(rng, ERR_W)
     if err == "merged" and out in ("closed",):

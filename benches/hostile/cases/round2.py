@@ -19,6 +19,7 @@ def g(case):
 
 
 def p(cid, code, expect, timeout=60, label="python"):
+    """A Python regression case."""
     py(cid, CAT, code, expect, label=label, timeout=timeout)
 
 
