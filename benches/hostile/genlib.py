@@ -108,10 +108,10 @@ def gmulti(cid, cat, cmds, judge, *, setup=None, owns=(), timeout=60, delays=Non
     return c
 
 
-def gstdio(cid, args, out, err, *, setup=None, owns=(), timeout=30):
+def gstdio(cid, args, out, err, *, setup=None, owns=(), timeout=30, file_output=False):
     """`{G} args` with standard output bound as `out` and standard error as `err` (see STDOUT)."""
     c = _case(cid, "stdio", args, None, "stdio", setup, tuple(owns) + ("out.txt",), timeout, _label(args),
-              dict(out=out, err=err))
+              dict(out=out, err=err, file_output=file_output))
     c.expect_text = ("error(standard output)" if out in ("closed", "full") else "quiet exit" if out == "pipe-closed"
                      else "success, the output whole where kept")
     return c
@@ -255,7 +255,8 @@ def exclusive(paths, owner_check=None):
                 return "setup-failed", f"runs {[r.i for r in ok]} did not overlap in time (no race)"
             held = [r.i for r in ok if owner_check is None or owner_check(runs, r, folder, ctx) is None]
             state = (f"the files hold run {held[0]}'s data, the other runs' is lost" if len(held) == 1 else
-                     "the files hold no single run's data (mixed or damaged)" if not held else "")
+                     "the files hold no single run's data (mixed or damaged)" if not held else
+                     f"the files are consistent with runs {held}: all but one run's data is lost")
             return "two-owners", f"runs {[r.i for r in ok]} all exited 0 on {list(paths)}; {state}"
         if not ok:
             return "unexpected-error", "every run refused: " + " || ".join(" | ".join(r.message())[:150] for r in runs)
@@ -338,6 +339,8 @@ def _judge_stdio(case, res, folder):
     o, seen = s["out"], s["err"] in ("capture",)
     msg = message_lines(res.err) if seen else []
     if o in ("closed", "full"):
+        if rc == 0 and s.get("file_output"):
+            return "ok-success", "exit 0: the output went to a file, standard output only said so"
         if rc == 0:
             return "silent-wrong-result", f"exit 0 with standard output {'closed' if o == 'closed' else 'on a full device'}: the output is lost silently"
         if not seen:

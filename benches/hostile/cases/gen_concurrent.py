@@ -112,13 +112,14 @@ def draw(rng, cid):
         ext = rng.choice([".npy", ".csv"])
         path = ("c" if what == "chains-out" else "x") + ext
         cmd = {"sample": "{G} sample --method mc --dim 32 --n 1000000 --seed SEED -o " + path,
-               "lattice": "{G} lattice --quiet --dim 32 --n 640001 -o " + path,
+               "lattice": "{G} lattice --quiet --dim DIM --n 640001 -o " + path,     # runs differ by d (no seed)
                "features": "{G} features --data d.csv --dim-out 4096 --method iid --seed SEED -o " + path,
                "chains-out": "{G} infer --quiet --data d.csv --target y --method sgd --chains 64 --steps 3000 --seed SEED "
                              "--chains-out " + path}[what]
         if ext == ".csv" and what in ("sample", "lattice"):
-            cmd = cmd.replace("1000000", "200000").replace("640001", "160001")
-        cmds = [cmd.replace("SEED", str(s)) for s in seeds]
+            cmd = cmd.replace("1000000", "200000").replace("640001", str(subgroup_n(32, 160000)))
+        cmd = cmd.replace("640001", str(subgroup_n(32, 640000)))
+        cmds = [cmd.replace("SEED", str(s)).replace("DIM", str(32 >> j)) for j, s in enumerate(seeds)]
         judge = exclusive([path], _same_bytes(path))
         return gmulti(f"{cid}-output-{what}-x{k}", "concurrent", cmds, judge,
                       setup=data(dict(BC, n=3000, p=16)) if what in ("features", "chains-out") else None,

@@ -72,7 +72,8 @@ def _undefined(model, defects, intercept):
 
 
 def _words(defects):
-    out = []
+    """The words an error may name: a cause among the defects, or the rows (small n is drawn too)."""
+    out = ["rows", "parameters", "observations"]
     for d in defects:
         out += [w for w in WORDS[d.split(":")[0]] if w not in out]
     return tuple(out)

@@ -16,7 +16,7 @@ WRITERS = {
     "optimize-log": (ELL + " --dim 10 --max-evals 20000 --log l.jsonl", "l.jsonl", 64, None, False),
     "optimize-ckpt": (ELL + " --dim 100 --max-evals 2000 --checkpoint c.ckpt --checkpoint-every 1", "c.ckpt", 64, None, False),
     "optimize-resume": ("{G} optimize --quiet --resume c.ckpt --max-evals 4000 --checkpoint-every 1", "c.ckpt", 64,
-                        sh(ELL + " --dim 100 --max-evals 500 --checkpoint c.ckpt"), True),
+                        sh(ELL + " --dim 100 --max-evals 500 --checkpoint c.ckpt"), False),     # the saved run is the target
     "bo-log": ("{G} bo --quiet --problem ackley --dim 4 --rounds 6 --log b.jsonl", "b.jsonl", 1, None, False),
     "bo-ckpt": ("{G} bo --quiet --problem ackley --dim 4 --rounds 4 --checkpoint b.ckpt", "b.ckpt", 4, None, False),
     "train-log": ("{G} train --quiet --data digits --epochs 5 --hidden 8 --log t.jsonl", "t.jsonl", 1, None, False),

@@ -65,8 +65,8 @@ def _plot(rng, cid):
         exp, why = error(tuple(n + ".jsonl" for n in names)), f"mixed-{'+'.join(kinds)}"
     elif damage in ("crlf", "bom", "blank", "duplicate", "foreign-line"):   # a record of an unknown type may be skipped
         exp, why = either(ok, error(target + ".jsonl")), damage
-    elif damage == "torn-last":
-        exp, why = either(error(target + ".jsonl"), success(check=all_checks(_png_check(out), _warned))), damage
+    elif damage == "torn-last":              # a run killed mid-line: the torn line may be dropped
+        exp, why = either(error(target + ".jsonl"), ok), damage
     elif damage in ("nan", "null"):
         exp, why = either(error(target + ".jsonl"), success(check=all_checks(_png_check(out), _warned))), damage
     elif damage:
@@ -97,7 +97,9 @@ def _cross(rng, cid):
         cmd = f"{{G}} infer --quiet --data {f} --target y"
     else:
         cmd = f"{{G}} features --data {f} --dim-out 8 --report"
-    return gcli(f"{cid}-{use}-{src}-{f.replace('.', '')}", "logs", cmd, error(f, json_ok=False), setup=steps(*setup),
+    # a file that is no checkpoint (a log given to --resume) may be refused with its parse position
+    json_ok = use == "resume" and f.endswith(".jsonl")
+    return gcli(f"{cid}-{use}-{src}-{f.replace('.', '')}", "logs", cmd, error(f, json_ok=json_ok), setup=steps(*setup),
                 owns=("a.*", "x.png", "a.ckpt.records-*"), timeout=60)
 
 

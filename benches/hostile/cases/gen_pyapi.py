@@ -155,9 +155,9 @@ def _bo_run(rng):
     dims = rng.choice(["[(-2.0, 2.0)]", "[(-2.0, 2.0), (0, 5)]", "[bo.Real(-1, 1), bo.Categorical(['a', 'b'])]",
                        "[(0.0, 1e308)]", "[(-5e-324, 5e-324)]", "[(0, 2**70)]"])
     if how == "gp_minimize":
-        kw = rng.choice(["n_calls=8", "n_calls=1", "n_calls=3, n_initial_points=5", "n_calls=8, n_jobs=-1", "n_calls=8, n_jobs=0",
-                         "n_calls=8, n_jobs=10**9", "n_calls=8, random_state=2**64", "n_calls=8, acq_func='PI'",
-                         "n_calls=8, x0=[[0.0]], y0=[1.0, 2.0]", "n_calls=8, noise=1e-300"])
+        kw = rng.choice(["n_calls=12", "n_calls=1", "n_calls=3, n_initial_points=5", "n_calls=12, n_jobs=-1", "n_calls=12, n_jobs=0",
+                         "n_calls=12, n_jobs=10**9", "n_calls=12, random_state=2**64", "n_calls=12, acq_func='PI'",
+                         "n_calls=12, x0=[[0.0]], y0=[1.0, 2.0]", "n_calls=12, noise=1e-300"])
         code = PY_HEAD + ("from gradfree import bo\ndef f(x):\n    return float(sum(abs(float(v)) if not isinstance(v, str) else 1.0 for v in x))\n"
                           f"sp = bo.Space({dims})\nr = bo.gp_minimize(f, {dims}, {kw})\n"
                           "R = 'ok' if r.fun == min(r.func_vals) and all(p in sp for p in r.x_iters) else f'bad result {r.x}, {r.fun}'")

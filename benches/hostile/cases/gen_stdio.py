@@ -64,5 +64,7 @@ def draw(rng, cid):
     if err == "merged" and out in ("closed",):
         err = "capture"
     name = args.split()[1].lstrip("-")
+    # a command whose output is a file (-o without --json) loses nothing when stdout fails: either is right
+    file_output = bool(writes) and "--json" not in args
     return gstdio(f"{cid}-{name}-out-{out}-err-{err}", args, out, err, setup=setup,
-                  owns=tuple(writes) + ("a.jsonl", "a.ckpt", "d.csv"), timeout=60)
+                  owns=tuple(writes) + ("a.jsonl", "a.ckpt", "d.csv"), timeout=60, file_output=file_output)
