@@ -7,6 +7,7 @@ from cases import common
 from cases.common import *
 from cases.gen_common import MEM_WORDS, npy_finite
 from cases.gen_concurrent import ckpt_of
+from cases.gen_datasets import step as data_step
 from cases.gen_params import opt_check
 
 E, OK = error, success
@@ -49,16 +50,15 @@ for cid, cmd, target, setup, files in [
     g(c)
 
 # ---- address-space limit: a refusal naming the size and the memory, never "memory allocation failed"
-for cid, cmd, mb, files in [
-    ("sample-o", "{G} sample --method sobol --dim 64 --n 4000000 -o s.npy", 64, ()),
-    ("features", "{G} features --data d.csv --dim-out 4096 -o f.npy", 64, F),
-    ("lattice-korobov-o", "{G} lattice --quiet --method korobov --dim 50 --n 100003 -o k.npy", 128, ()),
-    ("integrate", "{G} integrate --dim 500 --n 100001 --method sobol --json", 64, ()),
+BIG = data_step({"model": "linear", "n": 2000, "p": 8, "seed": 1}, "big.csv")      # 2000 x 9: 4096 features are 62.5 MiB
+for cid, cmd, mb, setup in [
+    ("sample-o", "{G} sample --method sobol --dim 64 --n 4000000 -o s.npy", 64, None),
+    ("features", "{G} features --data big.csv --dim-out 4096 -o f.npy", 64, BIG),
+    ("lattice-korobov-o", "{G} lattice --quiet --method korobov --dim 50 --n 100003 -o k.npy", 64, None),
+    ("integrate", "{G} integrate --dim 500 --n 100001 --method sobol --json", 64, None),
 ]:
-    c = genlib.gcli(f"r2-as-{cid}", CAT, f"prlimit --as={mb << 20} {cmd}", either(E(MEM_WORDS), OK()),
-                    owns=("s.npy", "f.npy", "k.npy"), limit=f"prlimit --as={mb} MB", timeout=60)
-    c.files = tuple(files)
-    g(c)
+    g(genlib.gcli(f"r2-as-{cid}", CAT, f"prlimit --as={mb << 20} {cmd}", either(E(MEM_WORDS), OK()), setup=setup,
+                  owns=("s.npy", "f.npy", "k.npy"), limit=f"prlimit --as={mb} MB", timeout=60))
 
 # ---- hangs
 cli("r2-hang-halton-d20000", CAT, "{G} sample --method halton --dim 20000 --n 2", OK(), timeout=20)
