@@ -13,7 +13,8 @@ Every case states its expected outcome, so the verdict needs no review:
 
 Verdicts: ok-error, ok-success, panic, abort, hang, silent-wrong-result, wrong-message,
 damaged-file, temp-file-left, plus unexpected-error (a refusal where success is right),
-setup-failed (the case's own preparation failed) and skipped (a requirement is missing).
+setup-failed (the case's own preparation failed) and skipped (a requirement is missing); the
+generated cases (genlib.py) add limit-death and two-owners.
 """
 import fnmatch
 import hashlib
@@ -28,11 +29,10 @@ import subprocess
 import time
 from dataclasses import dataclass
 
-FAIL_VERDICTS = ("panic", "abort", "hang", "silent-wrong-result", "damaged-file", "temp-file-left",
-                 "unexpected-error", "setup-failed")
-VERDICTS = ("ok-error", "ok-success", "panic", "abort", "hang", "silent-wrong-result",
-            "wrong-message", "damaged-file", "temp-file-left", "unexpected-error", "setup-failed",
-            "skipped")
+FAIL_VERDICTS = ("panic", "abort", "limit-death", "hang", "silent-wrong-result", "two-owners", "damaged-file",
+                 "temp-file-left", "unexpected-error", "setup-failed")
+VERDICTS = ("ok-error", "ok-success", "panic", "abort", "limit-death", "hang", "silent-wrong-result", "two-owners",
+            "wrong-message", "damaged-file", "temp-file-left", "unexpected-error", "setup-failed", "skipped")
 CATEGORIES = ("sizes", "paths", "data", "checkpoints", "signals", "disk space")
 U64 = "18446744073709551615"
 O64 = "18446744073709551616"
@@ -245,8 +245,8 @@ def message_lines(err):
                 msg[-1] += " " + l.strip()
             else:
                 msg.append(l)
-        return [l for l in msg if not l.startswith("warning:")]
-    return [l for l in lines if not l.startswith("warning:")]
+        return [l for l in msg if not l.startswith(("warning:", "note:"))]
+    return [l for l in lines if not l.startswith(("warning:", "note:", "usage: gradfree"))]
 
 
 def judge_message(msg, e):
@@ -303,7 +303,7 @@ def crash(rc, out, err):
     if "panicked" in err or rc == 101 or "PanicException" in err or "PanicException" in out:
         line = next((l for l in errl if "panicked" in l or "Panic" in l), (errl or [""])[0])
         return "panic", line[:300]
-    if rc < 0 or rc in (134, 137, 139) or "memory allocation of" in err:
+    if rc < 0 or rc in (134, 135, 137, 139, 152, 153) or "memory allocation" in err:
         return "abort", f"signal/exit {rc}: {' | '.join(errl[-2:])[:300]}"
     return None
 

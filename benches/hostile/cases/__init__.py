@@ -1,7 +1,7 @@
 """The hostile cases, by theme. Each module registers its cases in common.CASES on import."""
 import importlib
 
-MODULES = ["sizes_cli", "paths", "data_cli", "checkpoints", "signals", "disk", "py_infer_robust", "py_qmc_es"]
+MODULES = ["sizes_cli", "paths", "data_cli", "checkpoints", "signals", "disk", "py_infer_robust", "py_qmc_es", "round2"]
 
 
 def load():
