@@ -232,6 +232,8 @@ def lattice_search(
 def discrepancy(points: _F64, method: str = "CD", iterative: bool = False, workers: int = -1) -> float: ...
 def optimize_points(points: _F64, method: str, seed: int) -> _F64:
     """scipy's optimization="random-cd" or "lloyd" of a sample, in Rust."""
+def available_bytes() -> int:
+    """Bytes of memory this process may plan to use (the figure of every size check)."""
 def defaults_json() -> str:
     """The library's defaults (es, bo, lattice_search) as JSON."""
 def registries_json() -> str:
@@ -256,9 +258,10 @@ class GaussianProcess:
     def hyperparameters(self) -> Tuple[List[float], float, float]: ...
 
 class RunLog:
-    """The core's JSON-lines run log (gradfree plot reads it); resume_generation reopens a resumed run's log."""
+    """The core's JSON-lines run log (gradfree plot reads it); resume_generation reopens a resumed run's log,
+    which must carry run_id when one is given (a log another run took over is refused)."""
 
-    def __init__(self, path: str, resume_generation: Optional[int] = None) -> None: ...
+    def __init__(self, path: str, resume_generation: Optional[int] = None, run_id: Optional[str] = None) -> None: ...
     def start(self, info_json: str) -> None: ...
     def generation(self, record_json: str) -> None: ...
     def finish(self, result_json: str) -> None: ...
@@ -270,6 +273,8 @@ class Progress:
     def update(self, position: int, message: str = "") -> None: ...
     def finish(self) -> None: ...
 
+def new_run_id() -> str:
+    """A new run's identity (16 hexadecimal digits) for its log and checkpoint."""
 def atomic_write(path: str, data: bytes) -> None:
     """Writes data to path atomically (temporary file, fsync, rename)."""
 

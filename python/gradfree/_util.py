@@ -211,47 +211,12 @@ def vector(name: str, value, rule: str = "pycma", popsize: Optional[int] = None,
 
 
 def available_bytes() -> int:
-    """Bytes of memory this process may plan to use, as the Rust core counts them
-    (``gradfree_core::memory::available_bytes``, which the extension does not expose): the least
-    of ``MemAvailable`` plus free swap, the room under ``ulimit -v`` and under the cgroup's
-    ``memory.max``, or 1 TiB where none can be read; ``GRADFREE_MEMORY_LIMIT`` lowers it."""
-    found = []
-    try:
-        with open("/proc/meminfo") as f:
-            info = {line.split(":")[0]: int(line.split()[1]) * 1024 for line in f if line.split()[1:2] and line.split()[1].isdigit()}
-        if "MemAvailable" in info:
-            found.append(info["MemAvailable"] + info.get("SwapFree", 0))
-    except OSError:
-        pass
-    try:
-        import resource
-        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
-        if soft != resource.RLIM_INFINITY:
-            with open("/proc/self/status") as f:
-                vm = next((int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:")), 0)
-            found.append(max(0, soft - vm))
-    except (OSError, ImportError, ValueError):
-        pass
-    try:
-        with open("/proc/self/cgroup") as f:
-            rel = next((line.strip()[3:] for line in f if line.startswith("0::")), None)
-        if rel is not None:
-            base = os.path.join("/sys/fs/cgroup", rel.lstrip("/"))
-            with open(os.path.join(base, "memory.max")) as f:
-                text = f.read().strip()
-            if text.isdigit():
-                try:
-                    with open(os.path.join(base, "memory.current")) as f:
-                        current = int(f.read().strip())
-                except (OSError, ValueError):
-                    current = 0
-                found.append(max(0, int(text) - current))
-    except OSError:
-        pass
-    env = os.environ.get("GRADFREE_MEMORY_LIMIT", "").strip()
-    if env.isdigit():
-        found.append(int(env))
-    return min(found) if found else 1 << 40
+    """Bytes of memory this process may plan to use, as every size check of the Rust core counts
+    them (``gradfree_core::memory::available_bytes``): the least of ``MemAvailable`` plus free swap,
+    the room under ``ulimit -v`` and under the cgroup's ``memory.max``, or 1 TiB where none can be
+    read; ``GRADFREE_MEMORY_LIMIT`` lowers it."""
+    from . import _gradfree
+    return int(_gradfree.available_bytes())
 
 
 def human_bytes(n: int) -> str:

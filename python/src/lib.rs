@@ -165,9 +165,19 @@ fn defaults_json() -> PyResult<String> {
     serde_json::to_string(&all).map_err(err)
 }
 
+/// Bytes of memory this process may plan to use ([`gradfree_core::memory::available_bytes`]: the
+/// least of `MemAvailable` plus free swap, the room under `ulimit -v` and under the cgroup's
+/// `memory.max`, lowered by `GRADFREE_MEMORY_LIMIT`): the figure every size check compares with,
+/// for the Python layer's checks made before an array is copied.
+#[pyfunction]
+fn available_bytes() -> u64 {
+    gradfree_core::memory::available_bytes()
+}
+
 #[pymodule]
 fn _gradfree(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
+    m.add_function(wrap_pyfunction!(available_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(defaults_json, m)?)?;
     m.add_function(wrap_pyfunction!(_test_worker_panic, m)?)?;
     bo::register(m)?;

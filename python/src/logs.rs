@@ -11,9 +11,11 @@ use pyo3::prelude::*;
 use crate::err;
 use crate::errors::ToPyErr;
 
-/// `RunLog(path, resume_generation=None)`: a JSON-lines log ([`gradfree_core::JsonLinesLog`]),
-/// created, or for a run resumed after `resume_generation` generations reopened with the records
-/// of later generations (written after the checkpoint, and replayed) removed.
+/// `RunLog(path, resume_generation=None, run_id=None)`: a JSON-lines log
+/// ([`gradfree_core::JsonLinesLog`]), created, or for a run resumed after `resume_generation`
+/// generations reopened with the records of later generations (written after the checkpoint, and
+/// replayed) removed. `run_id` names the run: its `start` records carry it, and a resumed log must
+/// carry it already (one that another run took over is refused, naming both runs).
 #[pyclass(module = "gradfree._gradfree")]
 struct RunLog {
     log: JsonLinesLog,
@@ -32,11 +34,11 @@ fn object(what: &str, json: &str) -> PyResult<serde_json::Map<String, serde_json
 #[pymethods]
 impl RunLog {
     #[new]
-    #[pyo3(signature = (path, resume_generation = None))]
-    fn new(path: PathBuf, resume_generation: Option<u64>) -> PyResult<Self> {
+    #[pyo3(signature = (path, resume_generation = None, run_id = None))]
+    fn new(path: PathBuf, resume_generation: Option<u64>, run_id: Option<&str>) -> PyResult<Self> {
         let log = match resume_generation {
-            Some(g) => JsonLinesLog::resume(&path, g),
-            None => JsonLinesLog::create(&path),
+            Some(g) => JsonLinesLog::resume_run(&path, g, run_id),
+            None => JsonLinesLog::create(&path).map(|l| l.owned_by(run_id)),
         };
         Ok(RunLog { log: log.map_err(ToPyErr::to_py)? })
     }
@@ -62,6 +64,12 @@ impl RunLog {
         let result = object("finish record", result_json)?;
         self.log.write("finish", &result).map_err(ToPyErr::to_py)
     }
+}
+
+/// A new run's identity for its log and checkpoint ([`gradfree_core::observer::new_run_id`]).
+#[pyfunction]
+fn new_run_id() -> String {
+    gradfree_core::observer::new_run_id()
 }
 
 /// Writes `data` to `path` atomically ([`gradfree_core::atomic_write`]: a temporary file in the
@@ -105,5 +113,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RunLog>()?;
     m.add_class::<Progress>()?;
     m.add_function(wrap_pyfunction!(atomic_write, m)?)?;
+    m.add_function(wrap_pyfunction!(new_run_id, m)?)?;
     Ok(())
 }

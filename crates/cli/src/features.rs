@@ -15,6 +15,10 @@ use crate::points_io::{read_matrix, write_points};
 /// Runs `gradfree features`.
 pub fn run(a: &FeaturesArgs) -> Result<()> {
     map(a).map_err(|e| match e.downcast_ref::<FeatureError>().and_then(|f| flags::features_flag(f).map(|flag| (f, flag))) {
+        // An arc-cosine order is given as part of the kernel's name.
+        Some((FeatureError::InvalidParameter { name: "order", value, expected }, flag)) => {
+            anyhow::anyhow!("invalid {flag} arccos{value}: expected {expected}")
+        }
         Some((FeatureError::InvalidParameter { value, expected, .. }, flag)) => {
             anyhow::anyhow!("invalid {flag} {value}: expected {expected}")
         }

@@ -112,7 +112,7 @@ pub fn features_flag(e: &gradfree_features::FeatureError) -> Option<&'static str
         "sigma" => "--sigma",
         "radial_points" => "--radial-points",
         "n_components" => "--dim-out",
-        "kernel" => "--kernel",
+        "kernel" | "order" => "--kernel",
         "method" => "--method",
         _ => return None,
     })

@@ -88,7 +88,7 @@ pub struct InferArgs {
     #[arg(long, allow_negative_numbers = true, conflicts_with = "resume")]
     pub decay: Option<f64>,
     /// Start of every chain, comma-separated (default the origin).
-    #[arg(long, value_delimiter = ',', allow_negative_numbers = true, conflicts_with = "resume")]
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, conflicts_with = "resume")]
     pub theta0: Option<Vec<f64>>,
     /// Mixture: components.
     #[arg(long, conflicts_with = "resume")]

@@ -8,6 +8,16 @@ macro_rules! outln {
     };
 }
 
+/// `eprintln!` that never panics (this definition shadows the standard one in every module of
+/// the command): a standard error that cannot be written (`2>/dev/full`, closed) loses the
+/// message, and the command ends as it would have, its exit status saying how.
+macro_rules! eprintln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod applies;
 mod bo;
 mod cli;
@@ -97,9 +107,19 @@ fn command() -> clap::Command {
 fn usage_error(e: &clap::Error) -> String {
     let text = e.render().to_string();
     let mut message = String::new();
-    for line in text.lines().map(str::trim) {
+    // The indented lines under the error line list what it is about (the missing arguments).
+    let mut listing = false;
+    for raw in text.lines() {
+        let line = raw.trim();
+        if listing && raw.starts_with("  ") && !line.is_empty() {
+            message.push_str(if message.ends_with(':') { " " } else { ", " });
+            message.push_str(line);
+            continue;
+        }
+        listing = false;
         if let Some(first) = line.strip_prefix("error: ").filter(|_| message.is_empty()) {
             message.push_str(first);
+            listing = first.ends_with(':');
         } else if let Some(tip) = line.strip_prefix("tip: ") {
             message.push_str("; ");
             message.push_str(tip);

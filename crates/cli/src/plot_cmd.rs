@@ -36,7 +36,8 @@ pub fn run(args: &PlotArgs) -> Result<()> {
             bail!("{}: no generation records (is it a log written by `gradfree optimize --log`?)", path.display());
         }
         let label = log_algorithm(path).unwrap_or_else(|| stem(path));
-        let points = records.iter().filter_map(|r| r.best_f.map(|f| (r.evaluations as f64, f - shift))).collect();
+        let points: Vec<(f64, f64)> = records.iter().filter_map(|r| r.best_f.map(|f| (r.evaluations as f64, f - shift))).collect();
+        warn_missing(path, records.len() - points.len(), records.len(), "best f");
         series.push(Series { label, points, errors: Vec::new() });
     }
     // Several runs of one algorithm: tell them apart by file name.
@@ -66,6 +67,14 @@ fn draw(args: &PlotArgs, chart: &LineChart) -> Result<()> {
         outln!("wrote {}", args.output.display());
     }
     Ok(())
+}
+
+/// Says on stderr that `missing` of a log's `total` records have no value of `what` (`null`: a
+/// value that was not finite, or a record written without it), so they are not drawn.
+fn warn_missing(path: &std::path::Path, missing: usize, total: usize, what: &str) {
+    if missing > 0 {
+        eprintln!("warning: {}: {missing} of {total} records have no {what} (null: not finite), so they are not drawn", path.display());
+    }
 }
 
 fn stem(path: &std::path::Path) -> String {
@@ -110,9 +119,16 @@ fn train_log(path: &std::path::Path) -> Result<Option<TrainCurve>> {
         return Ok(None);
     };
     let mut points = Vec::new();
+    let count = text.lines().count();
+    let torn = !text.ends_with('\n');
     for (i, v) in lines.enumerate() {
+        let line = text.lines().nth(i + 1).unwrap_or_default();
+        // Blank lines are skipped, as in every log; so is a torn last line (a run killed while
+        // writing it).
+        if line.trim().is_empty() || (v.is_err() && torn && i + 2 == count) {
+            continue;
+        }
         let v = v.map_err(|e| {
-            let line = text.lines().nth(i + 1).unwrap_or_default();
             anyhow::anyhow!("{}: line {}: {}", path.display(), i + 2, gradfree_core::observer::describe_json_error(line, &e))
         })?;
         if v.get("type").and_then(|t| t.as_str()) == Some("generation") {
@@ -133,6 +149,7 @@ fn plot_training(args: &PlotArgs) -> Result<()> {
         if points.is_empty() {
             bail!("{}: no epoch records", path.display());
         }
+        warn_missing(path, points.iter().filter(|p| p.1.is_none()).count(), points.len(), "test accuracy");
         let label = if args.logs.len() > 1 { format!("{label} ({})", stem(path)) } else { label };
         let test: Vec<(f64, f64)> = points.iter().filter_map(|p| p.1.map(|a| (p.0, a))).collect();
         let precision: Vec<(f64, f64)> = points.iter().filter_map(|p| p.2.map(|a| (p.0, a))).collect();

@@ -539,7 +539,9 @@ impl<A: AskTell> Run<A> {
         if s.max_generations.is_some_and(|g| self.state.generations >= g) {
             return Some(StopReason::MaxGenerations);
         }
-        if s.max_seconds.is_some_and(|t| self.seconds() >= t) {
+        // The wall-time budget is judged from the first generation on (as pycma's `timeout`): a
+        // run that evaluated nothing would have no answer to give.
+        if s.max_seconds.is_some_and(|t| self.state.generations > 0 && self.seconds() >= t) {
             return Some(StopReason::WallTime);
         }
         None

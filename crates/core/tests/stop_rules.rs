@@ -231,3 +231,16 @@ fn a_mean_far_outside_the_bounds_is_divergence_not_convergence() {
         assert_eq!(generation(&mut r, &[1.0, 2.0, 3.0, 4.0]), want.or(Some(StopReason::TolX)));
     }
 }
+
+#[test]
+fn a_wall_time_budget_ends_a_run_after_its_first_generation_never_before() {
+    // A budget that is over before the run starts (1e-300 s) still lets one generation run, as
+    // pycma's `timeout` does, so the run has a best point to report; then it stops.
+    let mut stop = budget();
+    stop.max_seconds = Some(1e-300);
+    let mut r = run(4, 2, stop);
+    assert_eq!(r.should_stop(), None, "nothing evaluated yet");
+    let reason = generation(&mut r, &[3.0, 1.0, 2.0, 4.0]);
+    assert_eq!(reason.or_else(|| r.should_stop()), Some(StopReason::WallTime));
+    assert_eq!(r.result().best_f, 1.0);
+}

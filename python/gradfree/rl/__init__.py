@@ -310,6 +310,10 @@ class PolicySearch(_Checked):
         #: The run's JSON-lines log (an absolute path), named in its checkpoint so that a resumed
         #: run keeps writing it (``python -m gradfree.rl --resume`` without ``--log``).
         self.log_path: Optional[str] = None
+        #: The run's identity, written into its log's start records and its checkpoint: a resumed
+        #: run refuses a log that another run has since taken over. ``None`` for a run resumed
+        #: from a checkpoint of a version that had none (its log is then not checked).
+        self.run_id: Optional[str] = _gradfree.new_run_id()
 
     @property
     def generation(self) -> int:
@@ -405,6 +409,8 @@ class PolicySearch(_Checked):
                           "history": [asdict(g) for g in self.history]}}
         if self.log_path is not None:
             meta["log"] = self.log_path
+        if self.run_id is not None:
+            meta["run_id"] = self.run_id
         self.es._run.save_checkpoint(path, json.dumps(meta, allow_nan=False))
 
     @classmethod
@@ -437,6 +443,9 @@ class PolicySearch(_Checked):
             run.total_steps = int(state["total_steps"])
             run.history = [Generation(**g) for g in state["history"]]
             run.log_path = meta.get("log")
+            run.run_id = meta.get("run_id")
+            if run.run_id is not None and not isinstance(run.run_id, str):
+                raise TypeError(f"run_id is {run.run_id!r}")
         except (KeyError, TypeError, ValueError) as e:
             raise CheckpointError(f"{path}: not a valid gradfree.rl checkpoint ({type(e).__name__}: {e})") from None
         return run

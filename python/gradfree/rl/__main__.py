@@ -82,7 +82,7 @@ def _train(a) -> int:
                   file=sys.stderr)
     run.log_path = os.path.abspath(log_path) if log_path else None
     # The core's log: a resumed run's log loses the records written after its checkpoint.
-    log = _gradfree.RunLog(log_path, run.generation if a.resume else None) if log_path else None
+    log = _gradfree.RunLog(log_path, run.generation if a.resume else None, getattr(run, "run_id", None)) if log_path else None
     if log:
         log.start(json.dumps(run.start_line()))
     executor = make_executor(a.executor, a.workers)
