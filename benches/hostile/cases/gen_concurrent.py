@@ -43,8 +43,9 @@ def ckpt_of(path, seeds):
 
 
 def log_of(path, with_best=True):
-    """Owner check: the log is one run's (one start line, consecutive generations) and its last
-    best_f is the owner's (optimize --json)."""
+    """Owner check: the log is one run's (its start lines, one per session of a resumed run, all
+    name the same run_id; consecutive generations) and its last best_f is the owner's (optimize
+    --json)."""
     def check(runs, win, folder, ctx):
         p = os.path.join(folder, path)
         if not os.path.exists(p):
@@ -52,8 +53,9 @@ def log_of(path, with_best=True):
         recs = [json.loads(l) for l in open(p) if l.strip()]
         starts = [r for r in recs if r.get("type") == "start"]
         gens = [r.get("generation") for r in recs if r.get("type") == "generation"]
-        if len(starts) != 1:
-            return f"{path} has {len(starts)} start lines (runs mixed)"
+        runs_named = {r.get("run_id") for r in starts}
+        if not starts or len(runs_named) != 1 or None in runs_named:
+            return f"{path} has {len(starts)} start lines of {len(runs_named)} runs {sorted(map(str, runs_named))} (runs mixed)"
         if gens and any(b != a + 1 for a, b in zip(gens, gens[1:])):
             return f"{path}: generations not consecutive (runs mixed): {gens[:12]}..."
         if with_best and win.out.strip().startswith("{"):

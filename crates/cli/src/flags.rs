@@ -165,6 +165,19 @@ fn message(e: &(dyn Error + 'static)) -> String {
     if let Some(gradfree_problems::ProblemError::Invalid { name: name @ ("rotate" | "shift"), message }) = problem {
         return format!("invalid --{name}: {message}");
     }
+    // A point set's size named by its flag (`invalid --dim 30000`, not `invalid d = 30000`).
+    if let Some(gradfree_qmc::QmcError::InvalidParameter { name, value, expected }) = e.downcast_ref() {
+        let flag = match *name {
+            "d" => Some("--dim"),
+            "n" => Some("--n"),
+            "replicates" => Some("--replicates"),
+            "bits" => Some("--bits"),
+            _ => None,
+        };
+        if let Some(flag) = flag {
+            return format!("invalid {flag} {value}: expected {expected}");
+        }
+    }
     if let Some(io) = e.downcast_ref::<std::io::Error>() {
         return gradfree_core::files::describe_io(io);
     }

@@ -407,6 +407,7 @@ pub fn run(a: &InferArgs) -> Result<()> {
     // The files the run writes are its own until it ends (two runs started together cannot
     // share one); all of them are checked again with the data once it is known.
     let _files = crate::run_files::checkpointed(a.resume.as_deref(), a.checkpoint.as_deref(), None, a.overwrite)
+        .add(Role::Input, "--data", a.data.as_deref())
         .add(Role::Output, "--chains-out", a.chains_out.as_deref())
         .claim()?;
     let (run, fit, names, resumed) = if a.stream {
