@@ -162,10 +162,25 @@ impl InferenceFit {
         Ok(Array2::from_shape_vec((lo.len(), 2), v).map_err(err)?.into_pyarray(py))
     }
     /// Maximum likelihood's scale, log-likelihood, rows and convergence, as JSON (`None` for the
-    /// chain methods).
+    /// chain methods). A log-likelihood that is not finite (`+inf` at an exact fit) is written
+    /// as Python's `json` reads it back (`Infinity`, `-Infinity`, `NaN`), not as `null`.
     #[getter]
     fn glm_json(&self) -> PyResult<Option<String>> {
-        self.fit.glm.as_ref().map(|g| serde_json::to_string(g).map_err(err)).transpose()
+        let Some(g) = self.fit.glm.as_ref() else { return Ok(None) };
+        let mut text = serde_json::to_string(g).map_err(err)?;
+        for (key, v) in [("llf", g.llf), ("scale", g.scale)] {
+            if !v.is_finite() {
+                let token = if v.is_nan() {
+                    "NaN"
+                } else if v > 0.0 {
+                    "Infinity"
+                } else {
+                    "-Infinity"
+                };
+                text = text.replacen(&format!("\"{key}\":null"), &format!("\"{key}\":{token}"), 1);
+            }
+        }
+        Ok(Some(text))
     }
     /// Covariance of the estimates, `(p, p)`.
     fn cov_params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {

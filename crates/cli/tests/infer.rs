@@ -138,3 +138,95 @@ fn infer_names_bad_input() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no rows"), "{err}");
 }
+
+/// `gradfree infer` with `args`, killed (and the test failed) if it has not answered in 60 s.
+fn gradfree_timed(args: &[&str]) -> Output {
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gradfree"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed().as_secs() > 60 {
+            let _ = child.kill();
+            panic!("{args:?} did not answer within 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// A file of `n` rows `x,y` with `x = i / n` and `y = f(x)`.
+fn line_csv(dir: &std::path::Path, name: &str, n: usize, f: impl Fn(f64) -> f64) -> String {
+    let rows: String = (0..n).map(|i| i as f64 / n as f64).map(|x| format!("{x},{:e}\n", f(x))).collect();
+    let path = dir.join(name);
+    std::fs::write(&path, format!("x,y\n{rows}")).unwrap();
+    path.display().to_string()
+}
+
+/// The reproductions of a hostile pass over degenerate and extreme data: an exact linear fit
+/// (a panic in statrs), a mixture on constant data (a hang), Poisson counts of 1e15 (0 Newton
+/// steps, a zero slope, "converged") and near 1e300 (blamed on separated classes). Each now exits
+/// with the honest answer: a warning naming the cause with undefined numbers as `null` (never
+/// `NaN` in the JSON), or a one-line error naming it.
+#[test]
+fn degenerate_data_give_warnings_or_one_line_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let clean_error = |out: &Output, needle: &str| {
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.starts_with("error: ") && err.trim_end().lines().count() == 1 && err.contains(needle), "{err}");
+        assert!(!err.contains("panicked") && !err.contains("separat"), "{err}");
+    };
+    let parsed = |out: &Output| -> serde_json::Value {
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(!text.contains("NaN") && !text.contains("Infinity"), "{text}");
+        serde_json::from_str(&text).unwrap()
+    };
+    // An exact linear fit: estimates, standard errors 0, t and p null, llf null, a warning.
+    for (name, c) in [("zero.csv", 0.0), ("three.csv", 3.0)] {
+        let data = line_csv(dir.path(), name, 20, |_| c);
+        let base = ["infer", "--model", "linear", "--data", &data, "--target", "y", "--intercept"];
+        for extra in [&[][..], &["--stream"][..], &["--cov-type", "HC0"][..]] {
+            let out = gradfree_timed(&[&base[..], extra, &["--json"]].concat());
+            let v = parsed(&out);
+            assert!(String::from_utf8_lossy(&out.stderr).contains("warning: The residuals are all zero"), "{extra:?}");
+            assert_eq!(v["bse"], serde_json::json!([0.0, 0.0]), "{extra:?}");
+            assert_eq!((&v["tvalues"], &v["pvalues"]), (&serde_json::json!([null, null]), &serde_json::json!([null, null])));
+            assert!(v["glm"]["llf"].is_null() && v["glm"]["exact_fit"] == serde_json::json!(true));
+            assert!((v["params"][0].as_f64().unwrap() - c).abs() < 1e-12 && v["conf_int"][0][0] == v["conf_int"][0][1]);
+        }
+        let out = gradfree_timed(&base);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success() && text.contains("nan") && text.contains("Warnings:") && text.contains("exact fit"), "{text}");
+    }
+    // A mixture on constant data: refused at once for several components; one component answers
+    // with random scaling's scale 0 and its t and p null, warned about.
+    let flat = dir.path().join("flat.csv");
+    std::fs::write(&flat, format!("z\n{}", "2.5\n".repeat(30))).unwrap();
+    let flat = flat.display().to_string();
+    clean_error(&gradfree_timed(&["infer", "--model", "mixture", "--data", &flat, "--json"]), "take one value (2.5)");
+    let out = gradfree_timed(&["infer", "--model", "mixture", "--components", "1", "--data", &flat, "--json"]);
+    let v = parsed(&out);
+    assert!(v["tvalues"][0].is_null() && v["pvalues"][0].is_null() && v["bse"] == serde_json::json!([0.0]));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("scale is 0"));
+    // Poisson counts of 1e15: the closed form's slope 1 and intercept ln 2e15 (statsmodels'
+    // 35.23192358 and 1.0), converged after Newton steps, its log-likelihood kept to its digits.
+    let big = line_csv(dir.path(), "big.csv", 30, |x| (2e15 * x.exp()).trunc());
+    let v = parsed(&gradfree_timed(&["infer", "--model", "poisson", "--data", &big, "--target", "y", "--intercept", "--json"]));
+    let (a, b) = (v["params"][0].as_f64().unwrap(), v["params"][1].as_f64().unwrap());
+    assert!((a - 35.23192358).abs() < 1e-8 && (b - 1.0).abs() < 1e-7, "{a} {b}");
+    assert!(v["glm"]["converged"] == serde_json::json!(true) && v["glm"]["iterations"].as_u64() >= Some(1));
+    assert!((v["glm"]["llf"].as_f64().unwrap() + 563.2970096282).abs() < 1e-6 && v["warnings"] == serde_json::json!([]));
+    // Counts near 1e300: the log link's overflow, with the largest count; never separation.
+    let huge = line_csv(dir.path(), "huge.csv", 30, |x| 1e300 * x.exp() / 3.0);
+    for extra in [&[][..], &["--stream"][..]] {
+        let out = gradfree_timed(&[&["infer", "--model", "poisson", "--data", &huge, "--target", "y", "--intercept"][..], extra].concat());
+        clean_error(&out, "log link");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("8.76"), "{extra:?}");
+    }
+}

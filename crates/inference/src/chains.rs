@@ -62,6 +62,7 @@ impl Runner {
         }
         let spec = &spec;
         model.check(data)?;
+        model.check_identified(data)?;
         spec.check(data.len(), p, model.size_param())?;
         if spec.method == Method::Madprox && !matches!(model.name(), "linear" | "logistic" | "poisson") {
             return Err(InferenceError::invalid(

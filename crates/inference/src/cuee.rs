@@ -17,7 +17,9 @@
 //! order, as for any one-pass method (a stream sorted by its response has a first block that is
 //! separable: the block then grows until it is not).
 
-use crate::mle::{CovType, GlmFit, GlmSums, fit_glm_with, lgamma_sum, log_likelihood, pearson_scale, spd_solve, wald_cov};
+use crate::mle::{
+    CovType, GlmFit, GlmSums, ResponseRange, fit_glm_with, log_likelihood, pearson_scale, poisson_log_likelihood, spd_solve, wald_cov,
+};
 use crate::model::Family;
 use crate::{Data, Glm, InferenceError, Model};
 
@@ -25,6 +27,10 @@ use crate::{Data, Glm, InferenceError, Model};
 pub fn block_rows(p: usize) -> usize {
     1000usize.max(10 * p)
 }
+
+/// The one-pass residual sum of squares counts as 0 (an exact fit) below `(EXACT)^2 sum y_i^2`:
+/// residuals within about this many machine epsilons of the response, as in memory.
+const EXACT: f64 = 1024.0 * f64::EPSILON;
 
 /// The most rows the first block grows to while its fit fails (then the failure is the error).
 const MAX_FIRST: usize = 1 << 20;
@@ -46,13 +52,21 @@ pub struct OnlineGlm {
     rhs: Vec<f64>,
     outer: Vec<f64>,
     yy: f64,
-    /// The constant of the summed expansions of the loss, `sum_j [L_j(theta_j) - g_j^T theta_j +
-    /// theta_j^T H_j theta_j / 2]`, so that the loss of every row at `theta` is about `c -
-    /// theta^T rhs + theta^T hess theta / 2` (exact for the linear model); and `sum ln(y_i!)`.
+    /// The summed expansions of the negative log-likelihood about a reference point `theta_r`
+    /// (the first block's estimate): with `u_j = theta_j - theta_r`, `c = sum_j [N_j(theta_j) -
+    /// g_j^T u_j + u_j^T H_j u_j / 2]` and `b = sum_j (g_j - H_j u_j)`, so that the negative
+    /// log-likelihood of every row at `theta` is about `c + b^T d + d^T hess d / 2`, `d = theta -
+    /// theta_r` (exact for the linear model, whose `N_j` is half its residual sum of squares).
+    /// About the origin instead, the terms would be of the size of the responses' squares (or of
+    /// `sum y_i ln y_i` for large counts) and their sum would keep none of the digits of a small
+    /// residual sum of squares; about `theta_r` they are of the size of the result.
+    reference: Option<Vec<f64>>,
     c: f64,
-    lgamma: f64,
+    b: Vec<f64>,
     rows: u64,
     blocks: usize,
+    /// The responses' range so far ([`ResponseRange`]).
+    range: ResponseRange,
 }
 
 impl OnlineGlm {
@@ -70,10 +84,12 @@ impl OnlineGlm {
             rhs: vec![0.0; p],
             outer: vec![0.0; p * p],
             yy: 0.0,
+            reference: None,
             c: 0.0,
-            lgamma: 0.0,
+            b: vec![0.0; p],
             rows: 0,
             blocks: 0,
+            range: ResponseRange::default(),
         }
     }
 
@@ -91,6 +107,8 @@ impl OnlineGlm {
         }
         self.model.check(&Data::new(x.to_vec(), p, y.to_vec())?)?;
         crate::mle::check_scale(x, p)?;
+        self.range.add(self.model.family, x, y, p);
+        self.range.check(self.model.family)?;
         self.x.extend_from_slice(x);
         self.y.extend_from_slice(y);
         loop {
@@ -128,10 +146,18 @@ impl OnlineGlm {
         };
         let (x, y): (Vec<f64>, Vec<f64>) = (self.x.drain(..n * p).collect(), self.y.drain(..n).collect());
         self.yy += y.iter().map(|v| v * v).sum::<f64>();
-        self.lgamma += lgamma_sum(self.model.family, &y);
         let s = GlmSums::over(&self.model, &theta, &x, &y, true);
-        let quad = quad_form(&s.hess, p, &theta);
-        self.c += s.loss - s.grad.iter().zip(&theta).map(|(g, t)| g * t).sum::<f64>() + 0.5 * quad;
+        // The block's negative log-likelihood at its expansion point (Poisson: with its sum ln
+        // y_i!, summed stably), expanded about the reference point.
+        let nll = match self.model.family {
+            Family::Poisson => -poisson_log_likelihood(&self.model, &theta, &x, &y),
+            _ => s.loss,
+        };
+        let reference = self.reference.get_or_insert_with(|| theta.clone());
+        let u: Vec<f64> = theta.iter().zip(reference.iter()).map(|(a, r)| a - r).collect();
+        let hu: Vec<f64> = (0..p).map(|i| (0..p).map(|j| s.hess[i * p + j] * u[j]).sum()).collect();
+        self.c += nll - dot(&s.grad, &u) + 0.5 * dot(&u, &hu);
+        self.b.iter_mut().zip(s.grad.iter().zip(&hu)).for_each(|(b, (g, h))| *b += g - h);
         for i in 0..p {
             self.rhs[i] += (0..p).map(|j| s.hess[i * p + j] * theta[j]).sum::<f64>() - s.grad[i];
         }
@@ -167,22 +193,33 @@ impl OnlineGlm {
         let Some(theta) = self.theta.clone() else {
             return Err(InferenceError::BadData("no rows: the stream was empty".into()));
         };
-        // The linear model's residual sum of squares at the estimate, exactly from the sums
-        // (rhs = sum x y there): sum y^2 - 2 theta^T X^T y + theta^T X^T X theta.
-        let quad = quad_form(&self.hess, p, &theta);
-        let cross: f64 = theta.iter().zip(&self.rhs).map(|(a, b)| a * b).sum();
-        let scale = if self.model.family == Family::Linear {
-            pearson_scale(Family::Linear, (self.yy - 2.0 * cross + quad).max(0.0), self.rows, p)
-        } else {
-            1.0
+        // The negative log-likelihood at the estimate from the expansions about the reference
+        // point: for the linear model half the residual sum of squares, exactly.
+        let reference = self.reference.as_deref().unwrap_or(&theta);
+        let d: Vec<f64> = theta.iter().zip(reference).map(|(a, r)| a - r).collect();
+        let nll = self.c + dot(&self.b, &d) + 0.5 * quad_form(&self.hess, p, &d);
+        if self.model.family == Family::Linear && 2.0 * nll <= EXACT * EXACT * self.yy {
+            return Ok(GlmFit {
+                cov: vec![0.0; p * p],
+                params: theta,
+                iterations: self.blocks,
+                scale: 0.0,
+                nobs: self.rows,
+                llf: f64::INFINITY,
+                converged: true,
+                exact: true,
+            });
+        }
+        let scale = pearson_scale(self.model.family, (2.0 * nll).max(0.0), self.rows, p);
+        let llf = match self.model.family {
+            Family::Poisson => -nll,
+            family => log_likelihood(family, nll.max(0.0), self.rows, 0.0),
         };
-        // The linear model's loss is rss / 2, exactly from the sums; the others' the expansion.
-        let loss =
-            if self.model.family == Family::Linear { 0.5 * (self.yy - 2.0 * cross + quad).max(0.0) } else { self.c - cross + 0.5 * quad };
-        let llf = log_likelihood(self.model.family, loss, self.rows, self.lgamma);
         let outer = (cov == CovType::Hc0).then_some(self.outer.as_slice());
         let cov = wald_cov(&self.hess, p, scale, outer)?;
-        Ok(GlmFit { cov, params: theta, iterations: self.blocks, scale, nobs: self.rows, llf, converged: true })
+        let fit = GlmFit { cov, params: theta, iterations: self.blocks, scale, nobs: self.rows, llf, converged: true, exact: false };
+        crate::mle::check_representable(&fit)?;
+        Ok(fit)
     }
 }
 
@@ -206,6 +243,10 @@ pub fn fit_glm_stream(
         }
     }
     fit.finish(cov)
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(u, v)| u * v).sum()
 }
 
 /// `v^T M v` for a `p x p` matrix `m` (row-major).

@@ -62,9 +62,12 @@ impl Fit {
         let p = glm.params.len();
         let mut warnings = Vec::new();
         if !glm.converged {
+            warnings.push(not_converged(model, glm.iterations));
+        }
+        if glm.exact {
             warnings.push(format!(
-                "Maximum likelihood did not converge in {} Newton steps: the likelihood keeps growing (separated classes?), so the estimate and its standard errors are not a maximum's",
-                glm.iterations
+                "The residuals are all zero{}: an exact fit (the response is a linear function of the features, as a constant or all-zero response with an intercept), so the scale (the noise variance's estimate) is 0; the standard errors are 0, the intervals have width 0, the t statistics and p-values are undefined (nan, null in JSON) and the log-likelihood is +inf, as statsmodels' OLS gives them",
+                if one_pass { " to the precision of the one-pass sums (residuals below about 1e-7 of the response)" } else { " to double precision" }
             ));
         }
         Fit {
@@ -83,6 +86,7 @@ impl Fit {
                 nobs: glm.nobs,
                 converged: glm.converged,
                 one_pass,
+                exact_fit: glm.exact,
             }),
             warnings,
             model: model.to_string(),
@@ -139,28 +143,25 @@ impl Fit {
     fn wald_quantile(&self, level: f64, g: &GlmInfo) -> f64 {
         let q = (1.0 + level) / 2.0;
         let df = g.nobs as f64 - self.params.len() as f64;
-        if self.model == "linear" && df >= 1.0 {
-            use statrs::distribution::{ContinuousCDF, StudentsT};
-            StudentsT::new(0.0, 1.0, df).map_or_else(|_| crate::intervals::normal_quantile(q), |t| t.inverse_cdf(q))
-        } else {
-            crate::intervals::normal_quantile(q)
-        }
+        if self.model == "linear" && df >= 1.0 { t_quantile(q, df) } else { crate::intervals::normal_quantile(q) }
     }
 
     /// The statistics `params / bse` (maximum likelihood's z, or t for the linear model; random
-    /// scaling's studentized average, whose law is mixed normal). Refused for the process methods.
+    /// scaling's studentized average, whose law is mixed normal); undefined (NaN) where `bse` is
+    /// 0 (an exact fit, a running average that never varied: the fit's warnings say which).
+    /// Refused for the process methods.
     pub fn tvalues(&self) -> Result<Vec<f64>, InferenceError> {
         if self.spec.method.is_process() {
             return Err(not_a_confidence_interval(self.spec.method, "tvalues"));
         }
         let se = &self.sd;
-        Ok(self.params.iter().zip(se).map(|(m, s)| m / s).collect())
+        Ok(self.params.iter().zip(se).map(|(m, s)| if *s > 0.0 { m / s } else { f64::NAN }).collect())
     }
 
     /// Two-sided p-values of `params = 0`: from the normal law (Student's t on `N - p` degrees of
     /// freedom for the linear model) for maximum likelihood, from random scaling's mixed-normal
-    /// limit for random scaling ([`crate::random_scaling::abs_cdf`]). Refused for the process
-    /// methods.
+    /// limit for random scaling ([`crate::random_scaling::abs_cdf`]); undefined (NaN) where the
+    /// statistic is ([`Fit::tvalues`]). Refused for the process methods.
     pub fn pvalues(&self) -> Result<Vec<f64>, InferenceError> {
         use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
         if self.spec.method.is_process() {
@@ -170,7 +171,9 @@ impl Fit {
         let df = self.glm.as_ref().map_or(0.0, |g| g.nobs as f64 - self.params.len() as f64);
         let two_sided = |v: f64| -> f64 {
             let a = v.abs();
-            if self.glm.is_none() {
+            if a.is_nan() {
+                f64::NAN
+            } else if self.glm.is_none() {
                 1.0 - crate::random_scaling::abs_cdf(a)
             } else if self.uses_t() && df >= 1.0 {
                 2.0 * StudentsT::new(0.0, 1.0, df).map_or(f64::NAN, |d| d.sf(a))
@@ -300,6 +303,12 @@ impl Fit {
                 ));
             }
         }
+        if let Some(v) = cov_params.iter().find(|v| !v.is_finite()) {
+            let top = sd.iter().fold(0.0f64, |a, v| a.max(*v));
+            warnings.push(format!(
+                "the chains' spread reaches {top:.3e}, so their covariance overflows double precision: cov_params holds {v} (null in JSON); the standard deviations and bands are exact"
+            ));
+        }
         Fit { sd, params, cov_params, rs_scale: None, ridged_steps, streamed_rows: None, glm: None, warnings, model, spec, trajectories }
     }
 
@@ -316,6 +325,13 @@ impl Fit {
         let p = tr.p;
         if self.spec.method == Method::RandomScaling {
             let Some(scale) = &self.rs_scale else { return };
+            let flat: Vec<String> = (0..p).filter(|&j| scale[j] <= 0.0 || scale[j].is_nan()).map(|j| j.to_string()).collect();
+            if !flat.is_empty() {
+                self.warnings.push(format!(
+                    "random scaling's scale is 0 in coordinate(s) {}: chain 0's running average never varied there (every mini-batch gradient the same, as on constant data or one repeated row, or a parameter the data never move), so the t statistic and p-value are undefined (nan, null in JSON) and the interval has width 0",
+                    flat.join(", ")
+                ));
+            }
             let mid = tr.steps / 2;
             let (t, s) = (tr.time(tr.steps) as f64, tr.time(mid) as f64);
             if mid == 0 || s <= 0.0 || s >= t {
@@ -324,7 +340,9 @@ impl Fit {
             let crit = crate::random_scaling::critical_value((1.0 - 0.01 / p as f64).min(0.9999)).unwrap_or(f64::INFINITY);
             let (end, half) = (tr.at(0, tr.steps), tr.at(0, mid));
             let worst = (0..p)
+                .filter(|&j| scale[j] > 0.0)
                 .map(|j| (j, (end[j] - half[j]).abs() / (scale[j] * (t / s - 1.0).sqrt())))
+                .filter(|(_, z)| z.is_finite())
                 .fold((0, 0.0f64), |a, b| if b.1 > a.1 { b } else { a });
             if worst.1 > crit {
                 self.warnings.push(format!(
@@ -400,6 +418,48 @@ fn mean_cov(rows: &[&[f64]], p: usize) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
     (mean, cov, vec![0.0; p])
 }
 
+/// From these degrees of freedom Student's t quantile is its expansion about the normal's:
+/// statrs' inverse (an iteration on the incomplete beta function) is accurate to 1e-12 up to
+/// 1e4 degrees of freedom and off by 7e-6 at 1e5 (against scipy's `t.ppf`).
+const T_EXPANSION: f64 = 1e4;
+
+/// Student's t quantile at `q` in `(0, 1)` on `df >= 1` degrees of freedom: statrs' inverse below
+/// [`T_EXPANSION`], the Cornish-Fisher expansion `z + g1/df + g2/df^2 + g3/df^3 + g4/df^4` in the
+/// normal quantile `z` from there (Abramowitz & Stegun 26.7.5), whose next term is below 1e-15.
+fn t_quantile(q: f64, df: f64) -> f64 {
+    use statrs::distribution::{ContinuousCDF, StudentsT};
+    let z = crate::intervals::normal_quantile(q);
+    if df >= T_EXPANSION {
+        let z2 = z * z;
+        let g1 = z * (z2 + 1.0) / 4.0;
+        let g2 = z * ((5.0 * z2 + 16.0) * z2 + 3.0) / 96.0;
+        let g3 = z * (((3.0 * z2 + 19.0) * z2 + 17.0) * z2 - 15.0) / 384.0;
+        let g4 = z * ((((79.0 * z2 + 776.0) * z2 + 1482.0) * z2 - 1920.0) * z2 - 945.0) / 92160.0;
+        return z + (g1 + (g2 + (g3 + g4 / df) / df) / df) / df;
+    }
+    StudentsT::new(0.0, 1.0, df).map_or(z, |t| t.inverse_cdf(q))
+}
+
+/// The warning of a maximum-likelihood fit of `model` that stopped after `iterations` Newton
+/// steps without converging: at the step limit the likelihood keeps growing (separated classes in
+/// logistic regression; in Poisson regression counts of 0 whose fitted means go to 0); before
+/// it, no step along Newton's direction decreased the loss.
+fn not_converged(model: &str, iterations: usize) -> String {
+    if iterations < crate::mle::MAX_NEWTON {
+        return format!(
+            "Maximum likelihood stopped after {iterations} Newton steps without converging: no step along Newton's direction decreased the loss (rounding or overflow), so the estimate and its standard errors may not be a maximum's"
+        );
+    }
+    let why = match model {
+        "logistic" => "the likelihood keeps growing (separated classes?)",
+        "poisson" => "the likelihood keeps growing (counts of 0 whose fitted means go to 0 along some direction of the features?)",
+        _ => "the likelihood keeps changing",
+    };
+    format!(
+        "Maximum likelihood did not converge in {iterations} Newton steps: {why}, so the estimate and its standard errors are not a maximum's"
+    )
+}
+
 /// `level` in (0, 1).
 fn check_level(level: f64) -> Result<(), InferenceError> {
     if !(level > 0.0 && level < 1.0) {
@@ -411,6 +471,31 @@ fn check_level(level: f64) -> Result<(), InferenceError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Student's t quantiles against scipy's `t.ppf` on both sides of the hand-over to the
+    /// expansion, and the normal's in the limit.
+    #[test]
+    fn t_quantiles_match_scipy() {
+        // scipy.stats.t.ppf(q, df).
+        let scipy = [
+            (0.975, 10.0, 2.228138851986274),
+            (0.975, 1000.0, 1.9623390808264083),
+            (0.975, 1e4, 1.960201239890626),
+            (0.975, 1e5, 1.9599877075346095),
+            (0.9995, 1e4, 3.2914999659416355),
+            (0.9995, 1e5, 3.2906240314119137),
+            (0.6, 1e5, 0.25334777715718015),
+        ];
+        for (q, df, want) in scipy {
+            let got = t_quantile(q, df);
+            assert!((got - want).abs() < 1e-12 * want, "t({q}, {df}) = {got}, scipy {want}");
+            // Just below the hand-over, statrs' inverse agrees with the expansion.
+            let (below, at) = (t_quantile(q, T_EXPANSION * (1.0 - 1e-12)), t_quantile(q, T_EXPANSION));
+            assert!((below - at).abs() < 1e-11 * at, "{q}: {below} vs {at}");
+        }
+        let z = crate::intervals::normal_quantile(0.975);
+        assert!(t_quantile(0.975, 1e300) == z && t_quantile(0.975, 1e12) > z);
+    }
 
     /// Chains of values near 1e-300 keep their spread (their squares would underflow to 0).
     #[test]

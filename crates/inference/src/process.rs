@@ -164,9 +164,14 @@ fn batch_gradients(ctx: &Context<'_>, chain: u64, t: u64, theta: &[f64], work: &
             k % p,
             if ctx.model.name() == "python" {
                 "the gradient function returned it".to_string()
-            } else if scale > 1e100 || at > 1e100 {
-                "the data or the start point are too large for double precision; standardize the features or start nearer the data's scale"
-                    .to_string()
+            } else if scale > 1e100 {
+                "the data are too large for double precision; standardize the features".to_string()
+            } else if let Some(top) = Some(ctx.data.responses().iter().fold(0.0f64, |a, v| a.max(v.abs()))).filter(|t| *t > 1e15) {
+                format!(
+                    "the responses reach {top:e}, so the gradients and the steps they take are of that size and the iterate overflowed the model: rescale the response, or use a far smaller step"
+                )
+            } else if at > 1e100 {
+                "the iterate is too large for double precision; start nearer the data's scale, or use a smaller step".to_string()
             } else {
                 "the iterate overflowed the model (try a smaller step or a start point nearer the optimum)".to_string()
             }

@@ -42,10 +42,33 @@ fn characteristic(u: f64, c2: f64) -> Complex64 {
     chi * (-0.5 * log_sinhc((u * c2).sqrt())).exp()
 }
 
-/// `P(|T| <= c)` for `c >= 0`.
+/// Beyond this `c`, `P(|T| > c)` is below the resolution of `1 - P(|T| <= c)` in double precision
+/// (`abs_cdf(80)` rounds to 1: the tail falls like `exp(-c/2)`, the exponent of `P(Z^2 > c^2 Q)`
+/// at its most likely `Q = 1/(2c)` given the small-ball rate `P(Q < q) ~ exp(-1/(8q))`).
+const TAIL_END: f64 = 80.0;
+
+/// Below this `c`, `P(|T| <= c)` is linear in `c` to double precision (and the quadrature's range,
+/// `80 / c`, would square past the largest double).
+const SMALL: f64 = 1e-6;
+
+/// Panels of the quadrature at most: `c` in `(0, TAIL_END]` needs under 3000.
+const MAX_PANELS: usize = 100_000;
+
+/// `P(|T| <= c)` for `c >= 0` (0 below, 1 for `c` beyond [`TAIL_END`] and infinite `c`, NaN for
+/// NaN).
 pub fn abs_cdf(c: f64) -> f64 {
+    if c.is_nan() {
+        return f64::NAN;
+    }
     if c <= 0.0 {
         return 0.0;
+    }
+    if c > TAIL_END {
+        return 1.0;
+    }
+    if c < SMALL {
+        // The law of |T| has a finite density at 0: linear below SMALL (its error is O(c^2)).
+        return c / SMALL * abs_cdf(SMALL);
     }
     let c2 = c * c;
     // P(Y > 0) = 1/2 + (1/pi) int_0^inf Im phi(u) / u du; with u = v^2: (2/pi) int Im phi(v^2) / v dv.
@@ -58,7 +81,10 @@ pub fn abs_cdf(c: f64) -> f64 {
     const W: [f64; 4] = [0.362_683_783_378_362, 0.313_706_645_877_887_3, 0.222_381_034_453_374_5, 0.101_228_536_290_376_3];
     let cap = 0.5 / c;
     let (mut a, mut width, mut integral) = (0.0, 0.01f64, 0.0);
-    while a < v_max {
+    for _ in 0..MAX_PANELS {
+        if a >= v_max {
+            break;
+        }
         let h = width.min(cap).min(v_max - a);
         let mid = a + 0.5 * h;
         for (x, w) in X.iter().zip(W) {
@@ -78,6 +104,13 @@ pub fn critical_value(level: f64) -> Result<f64, InferenceError> {
     if !(0.5..=0.9999).contains(&level) {
         return Err(InferenceError::invalid("level", level, "in [0.5, 0.9999] for random-scaling intervals"));
     }
+    // Each value costs 60 quadratures (a tenth of a second); a run asks for the same few levels
+    // again and again (its intervals, summary, settling check), so they are kept.
+    static KNOWN: std::sync::Mutex<Vec<(u64, f64)>> = std::sync::Mutex::new(Vec::new());
+    let known = |k: &Vec<(u64, f64)>| k.iter().find(|(l, _)| *l == level.to_bits()).map(|(_, c)| *c);
+    if let Some(c) = KNOWN.lock().ok().and_then(|k| known(&k)) {
+        return Ok(c);
+    }
     let (mut lo, mut hi) = (0.5, 60.0);
     for _ in 0..60 {
         let mid = 0.5 * (lo + hi);
@@ -87,7 +120,13 @@ pub fn critical_value(level: f64) -> Result<f64, InferenceError> {
             hi = mid;
         }
     }
-    Ok(0.5 * (lo + hi))
+    let c = 0.5 * (lo + hi);
+    if let Ok(mut k) = KNOWN.lock()
+        && k.len() < 256
+    {
+        k.push((level.to_bits(), c));
+    }
+    Ok(c)
 }
 
 #[cfg(test)]
@@ -138,6 +177,11 @@ mod tests {
             let se = (l * (1.0 - l) / draws as f64).sqrt();
             assert!((p - l).abs() < 4.0 * se, "level {l}: c = {}, simulated coverage {p}", cs[i]);
         }
+        // Beyond the tail's end, at infinity and at NaN: at once, no loop.
+        assert!(1.0 - abs_cdf(TAIL_END) < 1e-15 && abs_cdf(TAIL_END * 1.01) == 1.0 && abs_cdf(f64::INFINITY) == 1.0);
+        assert!(abs_cdf(f64::NAN).is_nan() && abs_cdf(1e-300) < 1e-10 && abs_cdf(-1.0) == 0.0);
+        let slope = abs_cdf(2e-6) / 2e-6;
+        assert!((abs_cdf(1e-6) / 1e-6 / slope - 1.0).abs() < 1e-3 && slope > 0.0 && slope < 1.0, "{slope}");
         assert!(abs_cdf(0.01) < 0.01 && abs_cdf(100.0) > 0.9999, "{} {} {} {}", abs_cdf(0.01), abs_cdf(0.5), abs_cdf(60.0), abs_cdf(100.0));
         let mut last = 0.0;
         for i in 1..60 {

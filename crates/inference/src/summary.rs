@@ -85,10 +85,12 @@ fn truncate(name: &str, w: usize) -> String {
     name.chars().take(w).collect()
 }
 
-/// A table entry: statsmodels' `%#8.4g`-like 4 significant digits (p-values to 3 decimals).
+/// A table entry: statsmodels' `%#8.4g`-like 4 significant digits (p-values to 3 decimals);
+/// undefined and infinite values as statsmodels prints them, `nan`, `inf`, `-inf` (the fit's
+/// warnings say why they are).
 pub fn number(v: f64, pvalue: bool) -> String {
     if !v.is_finite() {
-        return format!("{v}");
+        return non_finite(v);
     }
     if pvalue {
         return format!("{v:.3}");
@@ -99,6 +101,31 @@ pub fn number(v: f64, pvalue: bool) -> String {
     }
     let digits = if a == 0.0 { 3 } else { (3 - a.log10().floor() as i32).clamp(0, 7) as usize };
     format!("{v:.digits$}")
+}
+
+/// `nan`, `inf` or `-inf`.
+fn non_finite(v: f64) -> String {
+    if v.is_nan() {
+        "nan".into()
+    } else if v > 0.0 {
+        "inf".into()
+    } else {
+        "-inf".into()
+    }
+}
+
+/// A header value (the scale, the log-likelihood, AIC, BIC): `decimals` places, in scientific
+/// notation with 4 significant digits where that would take over 12 characters or show no
+/// significant digit (statsmodels' `%#8.5g`-like); `nan`, `inf`, `-inf` as [`number`].
+fn header(v: f64, decimals: usize) -> String {
+    if !v.is_finite() {
+        return non_finite(v);
+    }
+    let a = v.abs();
+    if a != 0.0 && (a >= 1e9 || a < 10f64.powi(-(decimals as i32))) {
+        return format!("{v:.4e}");
+    }
+    format!("{v:.decimals$}")
 }
 
 /// The summary of `fit` with the parameters named `names` (`x0, x1, ...` where missing), the
@@ -140,10 +167,10 @@ pub fn summary(fit: &Fit, names: &[String], response: &str, level: f64) -> Summa
             kv("No. Observations", g.nobs.to_string()),
             kv("Df Residuals", format!("{}", g.nobs.saturating_sub(p as u64))),
             kv("Df Model", format!("{}", p.saturating_sub(1))),
-            kv("Scale", format!("{:.4}", g.scale)),
-            kv("Log-Likelihood", format!("{:.2}", g.llf)),
-            kv("AIC", format!("{:.2}", -2.0 * g.llf + 2.0 * pf)),
-            kv("BIC", format!("{:.2}", -2.0 * g.llf + n.ln() * pf)),
+            kv("Scale", header(g.scale, 4)),
+            kv("Log-Likelihood", header(g.llf, 2)),
+            kv("AIC", header(-2.0 * g.llf + 2.0 * pf, 2)),
+            kv("BIC", header(-2.0 * g.llf + n.ln() * pf, 2)),
         ]);
         let stat = if fit.uses_t() { "t" } else { "z" };
         let (lo, hi) = fit.conf_int(level).unwrap_or_else(|_| nan());
@@ -254,5 +281,12 @@ mod tests {
         assert_eq!(number(0.04771, true), "0.048");
         assert_eq!(number(-12.3456, false), "-12.35");
         assert_eq!(number(0.000123456, false), "0.0001235");
+        assert_eq!(
+            (number(f64::NAN, true), number(f64::INFINITY, false), number(f64::NEG_INFINITY, false)),
+            ("nan".into(), "inf".into(), "-inf".into())
+        );
+        // Header values: fixed decimals where they fit, else 4 significant digits.
+        assert_eq!((header(1.0, 4), header(-652.034, 2), header(0.0, 4)), ("1.0000".into(), "-652.03".into(), "0.0000".into()));
+        assert_eq!((header(-3.528018578919212e18, 2), header(4.16e-31, 4)), ("-3.5280e18".into(), "4.1600e-31".into()));
     }
 }

@@ -80,6 +80,20 @@ impl Model for GaussianMixture {
         Ok(())
     }
 
+    /// Data that take one value identify no mixture of two or more components: every mean at
+    /// that value fits them, the per-sample gradients there are all 0, and the chains have no
+    /// spread to measure.
+    fn check_identified(&self, data: &Data) -> Result<(), InferenceError> {
+        let z = data.rows();
+        if self.p >= 2 && z.iter().all(|v| *v == z[0]) {
+            return Err(InferenceError::BadData(format!(
+                "the data take one value ({}): a mixture of {} components is not identified on them (every mean at that value fits, and equal components are one Gaussian); use components = 1, or data with more than one value",
+                z[0], self.p
+            )));
+        }
+        Ok(())
+    }
+
     fn loss(&self, theta: &[f64], data: &Data, i: usize) -> f64 {
         let mut terms = vec![0.0; self.p];
         -self.log_terms(theta, data.row(i)[0], &mut terms)
@@ -117,5 +131,10 @@ mod tests {
         m.grad(&[1.0, 2.0, 3.0], &far, 0, &mut g);
         assert!(g.iter().all(|v| v.is_finite()) && g[2] < 0.0);
         assert!(GaussianMixture::new(2, 0.0).is_err() && GaussianMixture::new(0, 1.0).is_err());
+        // One value identifies one component's mean, not two.
+        let flat = Data::new(vec![2.5; 6], 1, vec![]).unwrap();
+        let e = m.check_identified(&flat).unwrap_err().to_string();
+        assert!(e.contains("one value (2.5)") && e.contains("components = 1"), "{e}");
+        assert!(one.check_identified(&flat).is_ok() && m.check_identified(&d).is_ok());
     }
 }

@@ -36,6 +36,12 @@ pub trait Model: Send + Sync {
     /// Whether `data` fit the model (features per row, responses and their range); an error says
     /// what does not.
     fn check(&self, data: &Data) -> Result<(), InferenceError>;
+    /// Checks that need every row, not one block of a stream: a model the data cannot identify
+    /// (a mixture of several components on data that take one value). Run on data in memory
+    /// before chains start; streamed blocks are checked by [`Model::check`] alone.
+    fn check_identified(&self, _data: &Data) -> Result<(), InferenceError> {
+        Ok(())
+    }
     /// The loss `l(theta, z_i)` of sample `i`.
     fn loss(&self, theta: &[f64], data: &Data, i: usize) -> f64;
     /// The gradient `grad_theta l(theta, z_i)` of sample `i` into `out` (length `p`).

@@ -16,6 +16,13 @@ use serde::{Deserialize, Serialize};
 use crate::intervals::normal_quantile;
 use crate::{Data, Glm, InferenceError, Model, model::Family};
 
+mod newton;
+mod range;
+
+pub(crate) use newton::check_representable;
+pub use newton::{MAX_NEWTON, fit_glm, fit_glm_with};
+pub(crate) use range::{ResponseRange, check_scale};
+
 /// The covariance of the Wald intervals (statsmodels' `cov_type` names).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum CovType {
@@ -48,6 +55,11 @@ pub struct GlmFit {
     /// Whether Newton's method met its tolerance (`false`: it stopped at its step limit, as on
     /// separated classes, whose likelihood has no maximum).
     pub converged: bool,
+    /// The linear model only: every residual is 0 to double precision (an exact fit, as of a
+    /// constant or all-zero response with an intercept). The scale's estimate is then 0, so the
+    /// covariance is 0, the log-likelihood `+inf`, and the t statistics and p-values undefined
+    /// (statsmodels' `OLS` gives the same: `bse` 0, `tvalues` and `pvalues` NaN, `llf` inf).
+    pub exact: bool,
 }
 
 /// The log-likelihood of a GLM from the summed loss `loss` of `n` rows: `-loss` for logistic
@@ -77,6 +89,35 @@ pub(crate) fn lgamma_sum(family: Family, y: &[f64]) -> f64 {
         .sum()
 }
 
+/// The Poisson log-likelihood at `theta` over the rows `x` with counts `y`, `sum_i (y_i ln mu_i -
+/// mu_i - ln y_i!)`, summed without the cancellation of its terms: with `d_i = (mu_i - y_i) /
+/// y_i`, each is `-y_i (d_i - ln(1 + d_i)) - s(y_i)`, `s(y) = ln y! - (y ln y - y)` (Stirling's
+/// series `ln(2 pi y) / 2 + 1/(12 y) - 1/(360 y^3)` from `y = 1e4`), and `-mu_i` where `y_i = 0`.
+/// The plain sum subtracts `sum ln y_i!` from `sum y_i ln mu_i`, both near `1e18` at counts of
+/// `1e15`, and keeps none of the digits of their difference (statsmodels prints -504.0 there).
+pub(crate) fn poisson_log_likelihood(model: &Glm, theta: &[f64], x: &[f64], y: &[f64]) -> f64 {
+    let p = model.p;
+    let term = |row: &[f64], yi: f64| -> f64 {
+        let mu = model.eta(theta, row).exp();
+        if yi == 0.0 {
+            return -mu;
+        }
+        let d = (mu - yi) / yi;
+        let stirling = if yi >= 1e4 {
+            0.5 * (2.0 * std::f64::consts::PI * yi).ln() + 1.0 / (12.0 * yi) - 1.0 / (360.0 * yi * yi * yi)
+        } else {
+            statrs::function::gamma::ln_gamma(yi + 1.0) - (yi * yi.ln() - yi)
+        };
+        -yi * (d - d.ln_1p()) - stirling
+    };
+    x.par_chunks(BLOCK * p)
+        .zip(y.par_chunks(BLOCK))
+        .map(|(xb, yb)| xb.chunks_exact(p).zip(yb).map(|(row, &yi)| term(row, yi)).sum::<f64>())
+        .collect::<Vec<f64>>()
+        .iter()
+        .sum()
+}
+
 /// What a maximum-likelihood [`crate::Fit`] carries besides its estimate and covariance.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GlmInfo {
@@ -96,6 +137,10 @@ pub struct GlmInfo {
     pub converged: bool,
     /// Whether the rows were streamed (the one-pass estimate of [`crate::cuee`]).
     pub one_pass: bool,
+    /// Whether the linear model fits exactly ([`GlmFit::exact`]): scale 0, log-likelihood
+    /// `+inf` (`null` in JSON), t statistics and p-values undefined.
+    #[serde(default)]
+    pub exact_fit: bool,
 }
 
 impl GlmFit {
@@ -120,22 +165,41 @@ const BLOCK: usize = 2048;
 pub(crate) const GROUP: usize = 32;
 
 /// The sums of a GLM over rows at one `theta`: the loss, the gradient `sum (c'(t_i) - y_i) x_i`,
-/// the Hessian `sum c''(t_i) x_i x_i^T` and optionally `S = sum g_i g_i^T` (both `p x p`, full).
+/// the Hessian `sum c''(t_i) x_i x_i^T` and optionally `S = sum g_i g_i^T` (both `p x p`, full);
+/// and the sizes of what they add, which bound their rounding: `sum |l_i|` and, per coordinate,
+/// `sum (|c'(t_i)| + |y_i| + c''(t_i) sum_k |x_ik theta_k|) |x_ij|` (the terms of the gradient,
+/// and the rounding of `t_i` carried into `c'(t_i)`).
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct GlmSums {
     pub loss: f64,
     pub grad: Vec<f64>,
     pub hess: Vec<f64>,
     pub outer: Option<Vec<f64>>,
+    pub loss_abs: f64,
+    pub grad_abs: Vec<f64>,
 }
 
 impl GlmSums {
     fn zero(p: usize, outer: bool) -> GlmSums {
-        GlmSums { loss: 0.0, grad: vec![0.0; p], hess: vec![0.0; p * p], outer: outer.then(|| vec![0.0; p * p]) }
+        GlmSums {
+            loss: 0.0,
+            grad: vec![0.0; p],
+            hess: vec![0.0; p * p],
+            outer: outer.then(|| vec![0.0; p * p]),
+            loss_abs: 0.0,
+            grad_abs: vec![0.0; p],
+        }
+    }
+
+    /// Whether every sum is finite (none overflowed).
+    pub fn finite(&self) -> bool {
+        self.loss.is_finite() && self.grad.iter().chain(&self.hess).all(|v| v.is_finite())
     }
 
     fn add(&mut self, other: &GlmSums) {
         self.loss += other.loss;
+        self.loss_abs += other.loss_abs;
+        self.grad_abs.iter_mut().zip(&other.grad_abs).for_each(|(a, b)| *a += b);
         self.grad.iter_mut().zip(&other.grad).for_each(|(a, b)| *a += b);
         self.hess.iter_mut().zip(&other.hess).for_each(|(a, b)| *a += b);
         if let (Some(a), Some(b)) = (self.outer.as_mut(), other.outer.as_ref()) {
@@ -179,8 +243,12 @@ impl GlmSums {
                     let t = model.eta(theta, row);
                     let (m, v) = model.link(t);
                     let r = m - yi;
-                    s.loss += model.loss_at(t, yi);
+                    let l = model.loss_at(t, yi);
+                    s.loss += l;
+                    s.loss_abs += l.abs();
                     s.grad.iter_mut().zip(row).for_each(|(g, x)| *g += r * x);
+                    let size = m.abs() + yi.abs() + v * row.iter().zip(theta).map(|(a, b)| (a * b).abs()).sum::<f64>();
+                    s.grad_abs.iter_mut().zip(row).for_each(|(g, x)| *g += size * x.abs());
                     w.push(v);
                     if outer {
                         r2.push(r * r);
@@ -244,124 +312,6 @@ pub(crate) fn pearson_scale(family: Family, rss: f64, n: u64, p: usize) -> f64 {
     }
 }
 
-/// Newton steps at most (statsmodels' `GLM.fit` allows 100 iterations).
-pub const MAX_NEWTON: usize = 100;
-
-/// [`fit_glm_with`] and statsmodels' default covariance.
-pub fn fit_glm(model: &Glm, data: &Data) -> Result<GlmFit, InferenceError> {
-    fit_glm_with(model, data, CovType::Nonrobust)
-}
-
-/// Newton's method on the negative log-likelihood of `model` over `data` from the origin, with
-/// step halving, until the Newton decrement `g^T H^-1 g` (twice the predicted decrease) is below
-/// `1e-13 max(1, |L|)` or no step decreases the loss (converged), or [`MAX_NEWTON`] steps (not
-/// converged: separated classes, whose likelihood grows without end); then the covariance `cov`.
-pub fn fit_glm_with(model: &Glm, data: &Data, cov: CovType) -> Result<GlmFit, InferenceError> {
-    model.check(data)?;
-    let (p, n) = (model.dim(), data.len());
-    let (x, y) = (data.rows(), data.responses());
-    // On many rows, start from the fit of every 10th row (a tenth of the work, within a few
-    // standard errors of the estimate), so the full data see two or three Newton steps; the
-    // estimate is the same maximum.
-    let mut start = vec![0.0; p];
-    if n >= WARM_START_ROWS {
-        let (sx, sy): (Vec<f64>, Vec<f64>) =
-            (x.chunks_exact(p).step_by(10).flatten().copied().collect(), y.iter().step_by(10).copied().collect());
-        if let Ok(sub) = newton(model, &sx, &sy, vec![0.0; p], CovType::Nonrobust)
-            && sub.converged
-        {
-            start = sub.params;
-        }
-    }
-    newton(model, x, y, start, cov)
-}
-
-/// Rows from which [`fit_glm_with`] starts from a subsample's fit.
-const WARM_START_ROWS: usize = 50_000;
-
-/// Newton's method from `start` on the rows `x` (row-major) with responses `y` (see
-/// [`fit_glm_with`]).
-fn newton(model: &Glm, x: &[f64], y: &[f64], start: Vec<f64>, cov: CovType) -> Result<GlmFit, InferenceError> {
-    let (p, n) = (model.dim(), y.len());
-    let total = |w: &[f64]| -> f64 {
-        x.par_chunks(BLOCK * p)
-            .zip(y.par_chunks(BLOCK))
-            .map(|(xb, yb)| xb.chunks_exact(p).zip(yb).map(|(row, &yi)| model.loss_at(model.eta(w, row), yi)).sum::<f64>())
-            .collect::<Vec<f64>>()
-            .iter()
-            .sum()
-    };
-    let mut w = start;
-    let mut sums = GlmSums::over(model, &w, x, y, false);
-    let finish = |w: Vec<f64>, sums: &GlmSums, it: usize, converged: bool| -> Result<GlmFit, InferenceError> {
-        let outer = match cov {
-            CovType::Hc0 => GlmSums::over(model, &w, x, y, true).outer,
-            CovType::Nonrobust => None,
-        };
-        let scale = pearson_scale(model.family, 2.0 * sums.loss, n as u64, p);
-        let llf = log_likelihood(model.family, sums.loss, n as u64, lgamma_sum(model.family, y));
-        let cov = wald_cov(&sums.hess, p, scale, outer.as_deref())?;
-        Ok(GlmFit { cov, params: w, iterations: it, scale, nobs: n as u64, llf, converged })
-    };
-    for it in 0..MAX_NEWTON {
-        let Some(step) = spd_solve(&sums.hess, p, &sums.grad, 1) else {
-            return Err(InferenceError::SingularCovariance("the GLM's Hessian is singular (collinear features, or separable data)".into()));
-        };
-        // The Newton decrement g^T H^-1 g: half of it is the predicted decrease of the loss.
-        let decrement: f64 = sums.grad.iter().zip(&step).map(|(a, b)| a * b).sum();
-        if decrement <= 1e-13 * sums.loss.abs().max(1.0) || !decrement.is_finite() {
-            return finish(w, &sums, it, decrement.is_finite());
-        }
-        // The full step, with the sums the next step needs; halving (on the loss alone) if it
-        // does not decrease the loss.
-        let full: Vec<f64> = w.iter().zip(&step).map(|(a, s)| a - s).collect();
-        let at_full = GlmSums::over(model, &full, x, y, false);
-        if at_full.loss.is_finite() && at_full.loss < sums.loss {
-            (w, sums) = (full, at_full);
-            continue;
-        }
-        let mut t = 0.5;
-        loop {
-            let trial: Vec<f64> = w.iter().zip(&step).map(|(a, s)| a - t * s).collect();
-            let ft = total(&trial);
-            if ft.is_finite() && ft < sums.loss {
-                w = trial;
-                break;
-            }
-            t *= 0.5;
-            if t < 1e-12 {
-                // No step decreases the loss: converged to rounding.
-                return finish(w, &sums, it, true);
-            }
-        }
-        sums = GlmSums::over(model, &w, x, y, false);
-    }
-    finish(w, &sums, MAX_NEWTON, false)
-}
-
-/// An error when the rows (`p` values each) reach beyond `1e100`, where their squares in the
-/// Hessian overflow double precision, or a column's values are all below `1e-100` without being
-/// 0, where they underflow.
-pub(crate) fn check_scale(x: &[f64], p: usize) -> Result<(), InferenceError> {
-    let mut top = vec![0.0f64; p];
-    for row in x.chunks_exact(p) {
-        top.iter_mut().zip(row).for_each(|(t, v)| *t = t.max(v.abs()));
-    }
-    let scale = top.iter().fold(0.0f64, |a, v| a.max(*v));
-    if scale > 1e100 {
-        return Err(InferenceError::BadData(format!(
-            "the data reach {scale:e}, beyond what double precision can square in the Hessian: standardize the features"
-        )));
-    }
-    if let Some(j) = top.iter().position(|t| *t > 0.0 && *t < 1e-100) {
-        return Err(InferenceError::BadData(format!(
-            "column {j} reaches at most {:e}, so its squares in the Hessian underflow double precision: standardize the features",
-            top[j]
-        )));
-    }
-    Ok(())
-}
-
 /// The GLM a model is (by its name), or an error naming the method and the models it fits.
 pub fn as_glm(model: &dyn Model) -> Result<Glm, InferenceError> {
     let family = match model.name() {
@@ -388,6 +338,9 @@ pub fn run_mle(model: &dyn Model, data: &Data, spec: &crate::InferenceSpec) -> R
     let glm = as_glm(model)?;
     model.check(data)?;
     check_scale(data.rows(), model.dim())?;
+    let mut range = ResponseRange::default();
+    range.add(glm.family, data.rows(), data.responses(), model.dim());
+    range.check(glm.family)?;
     spec.check_settings(Some(data.len()), model.dim())?;
     spec.footprint(Some(data.len()), None, model.dim(), model.size_param()).check()?;
     if data.len() <= model.dim() {
@@ -433,19 +386,6 @@ mod tests {
         let hc0 = fit_glm_with(&Glm::new(Family::Linear, 2), &data, CovType::Hc0).unwrap();
         let want: f64 = xs.iter().zip(&resid).map(|(v, e)| (v - 2.0).powi(2) * e * e).sum::<f64>() / 100.0;
         assert!((hc0.cov[3] - want).abs() < 1e-12, "{} vs {want}", hc0.cov[3]);
-    }
-
-    /// From the subsample's fit or from the origin, Newton's method ends at the same maximum.
-    #[test]
-    fn the_warm_start_reaches_the_same_maximum() {
-        let (data, _) = crate::simulate::simulate(crate::simulate::Design::Equicorrelation, 6, Family::Logistic, 60_000, 4).unwrap();
-        let model = Glm::new(Family::Logistic, 6);
-        let warm = fit_glm(&model, &data).unwrap();
-        let cold = newton(&model, data.rows(), data.responses(), vec![0.0; 6], CovType::Nonrobust).unwrap();
-        assert!(warm.converged && warm.iterations < cold.iterations, "{} vs {} steps", warm.iterations, cold.iterations);
-        let se = cold.bse();
-        assert!(warm.params.iter().zip(&cold.params).zip(&se).all(|((a, b), s)| (a - b).abs() < 1e-6 * s));
-        assert!((warm.llf - cold.llf).abs() < 1e-8 * cold.llf.abs());
     }
 
     /// Sums over blocks equal the plain sum, and do not depend on the thread count.
