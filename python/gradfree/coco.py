@@ -83,7 +83,9 @@ def run_problem(problem, cls, budget: int, sigma0: float, seed: int, restarts, p
     es = cls(x0, sigma0, seed=seed, max_evals=budget, restarts=restarts,
              restart_bounds=(np.full(d, -4.0), np.full(d, 4.0)) if restarts else None, **params)
     while not es.stop() and not problem.final_target_hit and problem.evaluations + es.popsize <= budget:
-        X = es.ask()
+        X = es._ask_or_none()      # None: the run stopped while sampling (diverged)
+        if X is None:
+            break
         es.tell(X, [problem(x) for x in X])
 
 

@@ -324,9 +324,12 @@ class _ES(_Checked):
             return self._run.ask()
         except InvalidParameterError:
             if stopped is None and self._run.stop() is not None:
+                hint = ("is sigma0 too large?" if self._run.generations == 0 else
+                        f"it grew over {self._run.generations} generations: is the objective unbounded below?")
                 raise InvalidParameterError(
-                    f"ask: the search distribution overflowed while sampling (step length {self._run.scale:.3g}; is sigma0 "
-                    f"too large?): the run stopped as {self._run.stop()!r}") from None
+                    f"ask: the search distribution overflowed while sampling (step length {self._run.scale:.3g}; {hint}): "
+                    f"the run stopped as {self._run.stop()!r} (stop() says so; minimize, optimize and fmin2 end there)"
+                ) from None
             raise
 
     def _ask_or_none(self):

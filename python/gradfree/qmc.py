@@ -10,7 +10,7 @@ import numpy as np
 from . import _gradfree, _util
 from ._pickling import Checked as _Checked
 from ._qmc_functions import _metric, discrepancy, korobov, lattice_search, min_distance, subgroup_vector  # noqa: F401
-from .errors import CheckpointError, InvalidParameterError
+from .errors import CheckpointError, InvalidParameterError, TooLargeError
 
 __all__ = ["Sobol", "Halton", "Rank1Lattice", "SubgroupLattice", "KorobovLattice", "SearchedLattice", "discrepancy",
            "korobov", "lattice_search", "min_distance", "subgroup_vector"]
@@ -91,6 +91,10 @@ def _optimization(optimization):
     return name
 
 
+#: Values per piece of a large draw (8 MB; Owen-scrambled Sobol points: about 0.15 s of one core).
+_PIECE = 1 << 20
+
+
 def _sequence(kind: str, d: int, seed: int, scramble: str, bits: int = 32):
     """The Rust engine of a Sobol or Halton sequence (a pure-Python one for ``d = 0``)."""
     return _EmptyEngine() if d == 0 else _gradfree.Engine(kind, d, seed, scramble, bits)
@@ -148,7 +152,37 @@ class _Engine(_Checked, _Base):
         pass
 
     def _random(self, n: int = 1, *, workers: int = 1) -> np.ndarray:
-        return self._e.random(_count(n))
+        return self._draw(_count(n))
+
+    def _draw(self, n: int) -> np.ndarray:
+        """The next ``n`` points from the engine, drawn in pieces of about :data:`_PIECE` values so
+        that Ctrl-C (handled by Python between two pieces) ends a large draw within a fraction of
+        a second; an interrupted draw draws nothing (the engine goes back to where it started).
+        The pieces are the same points as one draw: the sequences are defined by index."""
+        e, d = self._e, self.d
+        if d == 0 or n * d <= _PIECE:
+            return e.random(n)
+        if isinstance(e, _LatticeEngine):
+            e._left(n)          # refused whole, before any piece is drawn
+        need, limit = n * d * 8, _util.available_bytes()
+        if need > limit:
+            raise TooLargeError(f"n = {n}: {n} points in dimension {d} need {_util.human_bytes(need)}, more than the "
+                                f"{_util.human_bytes(limit)} of memory available")
+        try:
+            out = np.empty((n, d))
+        except MemoryError:
+            raise TooLargeError(f"n = {n}: {n} points in dimension {d} ({_util.human_bytes(need)}) could not be "
+                                "allocated") from None
+        start, rows = e.num_generated, max(1, _PIECE // d)
+        try:
+            for i in range(0, n, rows):
+                k = min(rows, n - i)
+                out[i:i + k] = e.random(k)
+        except BaseException:
+            e.reset()
+            e.fast_forward(start)
+            raise
+        return out
 
     def _optimize(self, sample: np.ndarray) -> np.ndarray:
         """scipy's ``optimization`` step on a drawn sample (in Rust): the seed follows from the
@@ -287,7 +321,7 @@ class Sobol(_Engine):
             raise InvalidParameterError(
                 f"At most 2**{self.bits}={self.maxn} distinct points can be generated. {self.num_generated} points have been "
                 f"previously generated, then: n={self.num_generated}+{n}={total}. Consider increasing `bits`.")
-        return self._e.random(n)
+        return self._draw(n)
 
     def fast_forward(self, n: int):
         """Skips ``n`` points (at most the ``2**bits`` points of the sequence in all). Returns ``self``."""

@@ -48,6 +48,31 @@ def dtype_range(dtype, integer: bool) -> tuple:
     return -float(info.max), float(info.max)
 
 
+def held_bounds(kind: str, low: float, high: float, dtype) -> tuple:
+    """The least and greatest values of a floating ``dtype`` inside ``[low, high]``, as floats:
+    the bounds a ``Real`` of that ``dtype`` draws and clips to, so that every value it gives,
+    cast to its ``dtype``, lies within its bounds (``Real(0.1, 0.2, dtype=np.float32)`` clips
+    to float32's 0.19999999, not to 0.2, which float32 rounds up to 0.20000000298). Bounds
+    that hold no value of the ``dtype`` (``Real(1e-320, 1e-300, dtype=np.float32)``, where
+    float32 has only 0 and 1.4e-45) are refused naming the dtype and what it holds:
+    scikit-optimize draws 0 there, outside the dimension, and NaN through ``transform``."""
+    t = np.dtype(dtype).type
+    with np.errstate(all="ignore"):     # subnormal results are values of the dtype too
+        lo, hi = t(low), t(high)
+        if float(lo) < low:
+            lo = np.nextafter(lo, t(np.inf))
+        if float(hi) > high:
+            hi = np.nextafter(hi, t(-np.inf))
+    if lo > hi:
+        info = np.finfo(np.dtype(dtype))
+        name = np.dtype(dtype).name
+        raise InvalidParameterError(
+            f"{kind} bounds ({low!r}, {high!r}): no {name} value lies between them ({name} holds 0 and magnitudes "
+            f"from {float(info.smallest_subnormal):.3g} to {float(info.max):.3g}, {info.precision} significant digits); "
+            "widen the bounds or choose a wider dtype")
+    return float(lo), float(hi)
+
+
 def show(v) -> str:
     """A bound for a message (a huge integer as a power of two, or one less, when it is one)."""
     if isinstance(v, numbers.Integral) and abs(int(v)) >= 1 << 62:

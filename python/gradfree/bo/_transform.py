@@ -99,7 +99,8 @@ def numeric_inverse(dim, Xt):
             x = np.round(x)
     if dim.prior == "log-uniform":
         x = float(dim.base) ** x
-    x = np.clip(x, dim.low, dim.high)
+    # Clipped to the values its dtype holds within the bounds, so the cast stays inside them.
+    x = np.clip(x, *dim._held)
     if dim._integer:
         x = np.round(x)
         if dim.dtype == int or dim.dtype == "int":

@@ -41,7 +41,7 @@ import numpy as np
 from .._pickling import Checked as _Checked
 from ..errors import InvalidParameterError
 from . import _transform as _tf
-from ._checks import check_dtype, check_prior, dtype_range, show
+from ._checks import check_dtype, check_prior, dtype_range, held_bounds, show
 from ._transform import _same
 
 __all__ = ["Dimension", "Real", "Integer", "Categorical", "Space", "check_dimension"]
@@ -133,6 +133,11 @@ class _Numeric(Dimension):
                                         "when using log-uniform prior (both bounds must be > 0)")
         if isinstance(base, bool) or not isinstance(base, numbers.Real) or not base > 1:
             raise InvalidParameterError(f"{kind} base = {base!r}: expected a number > 1")
+        if prior == "log-uniform" and not math.log(high) / math.log(base) > math.log(low) / math.log(base):
+            raise InvalidParameterError(f"{kind} bounds ({low}, {high}): too close for prior='log-uniform' (their "
+                                        f"log_{base} are equal in float64, a box of width 0); use prior='uniform'")
+        if not self._integer:
+            held_bounds(kind, float(low), float(high), dtype)
         self.transform_ = _tf.check(self, "identity" if transform is None else transform)
         self.low, self.high = (int(low), int(high)) if self._integer else (float(low), float(high))
         self.prior, self.base, self.name = prior, base, name
@@ -156,7 +161,18 @@ class _Numeric(Dimension):
             point = np.asarray(point).ravel()[0]      # a one-value sample, as rvs() returns it
         if isinstance(point, (str, bool, np.bool_)) or not isinstance(point, numbers.Real):
             return False
+        if isinstance(point, np.floating):
+            point = float(point)     # compared exactly (numpy would round the bounds to a float32 point's type)
         return bool(self.low <= point <= self.high)
+
+    @property
+    def _held(self) -> tuple:
+        """The least and greatest values of the dimension that its ``dtype`` holds (a
+        ``Real``'s; an ``Integer``'s bounds are its own): draws and ``inverse_transform`` clip to
+        them, so their values cast to ``dtype`` stay within the bounds."""
+        if self._integer:
+            return (self.low, self.high)
+        return held_bounds(type(self).__name__, self.low, self.high, self.dtype)
 
     def distance(self, a, b) -> float:
         """``|a - b|`` (both must be inside the dimension)."""
@@ -201,7 +217,10 @@ class _Numeric(Dimension):
         v = float(self.base) ** float(u) if self.prior == "log-uniform" else float(u)
         if self._integer:
             return int(min(max(round(v), self.low), self.high))
-        return min(max(v, self.low), self.high)
+        lo, hi = self._held
+        v = min(max(v, lo), hi)
+        # A value of the dtype, as scikit-optimize's ask gives (np.float32 for dtype=np.float32).
+        return v if self.dtype in (float, "float") else np.dtype(self.dtype).type(v)
 
 
 class Real(_Numeric):

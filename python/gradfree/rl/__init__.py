@@ -272,7 +272,9 @@ class PolicySearch(_Checked):
     """A policy-search run: ``env_id``, ``method`` (a key of :data:`METHODS`), the policy shape,
     ``episodes`` per evaluation, ``max_steps`` per episode (default: the environment's limit),
     ``sigma0`` (0.1, the thesis' sigma_1) and ``popsize`` (default :func:`thesis_population`).
-    ``step(executor)`` runs one generation; the object pickles (checkpoint) and resumes exactly."""
+    ``step(executor)`` runs one generation (``None`` once the evolution strategy has stopped:
+    ``es.stop()`` names its rule, e.g. ``diverged``); the object pickles (checkpoint) and resumes
+    exactly."""
     env_id: str
     method: str = "fast-ingo"
     seed: int = 0
@@ -329,9 +331,13 @@ class PolicySearch(_Checked):
                      tuple(rollout_seed(self.seed, g, k, e) for e in range(self.episodes)), self.max_steps, norm,
                      self.obs_norm and k < len(X)) for k, x in enumerate(rows)]
 
-    def step(self, executor: Optional[Executor] = None) -> Generation:
+    def step(self, executor: Optional[Executor] = None) -> Optional[Generation]:
+        """Runs one generation and returns its record; ``None``, running nothing, once the
+        evolution strategy has stopped (before or while sampling: ``es.stop()`` says why)."""
         t0 = time.perf_counter()
-        X = self.es.ask()
+        X = None if self.es.stop() else self.es._ask_or_none()
+        if X is None:
+            return None
         tasks = self.tasks(X)
         t1 = time.perf_counter()
         outs = list(executor.map(run_task, tasks)) if executor is not None else [run_task(t) for t in tasks]

@@ -94,6 +94,8 @@ def _train(a) -> int:
     try:
         while run.generation < a.generations:
             rec = run.step(executor)
+            if rec is None:      # the evolution strategy stopped (diverged, say): end, keeping what was found
+                break
             if log:
                 log.generation(json.dumps(run.log_line(rec)))
             if checkpoint:
@@ -109,12 +111,19 @@ def _train(a) -> int:
             executor.shutdown()
     run.save_policy(policy_path)
     secs = time.perf_counter() - t0
+    stopped = next(iter(run.es.stop()), None)
+    if stopped is not None:
+        print(f"warning: the evolution strategy stopped ({stopped}) after {run.generation} of {a.generations} generations: "
+              f"{run.es.stop_message}", file=sys.stderr)
     summary = {"env": run.env_id, "method": run.method, "generations": run.generation, "parameters": run.policy.n_params,
                "popsize": run.es.popsize, "best_reward": run.best_reward, "total_steps": run.total_steps,
-               "seconds": secs, "policy": policy_path, "checkpoint": checkpoint}
+               "seconds": secs, "policy": policy_path, "checkpoint": checkpoint, "stop_reason": stopped,
+               "message": run.es.stop_message or None}
+    # Values that are not finite (no generation ran: best_reward -inf) are left out of the log's
+    # last record and null in the printed summary (JSON has no -Infinity).
     if log:
         log.finish(json.dumps({k: v for k, v in summary.items() if not (isinstance(v, float) and not math.isfinite(v))}))
-    print(json.dumps(summary))
+    print(json.dumps({k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in summary.items()}))
     return 0
 
 
