@@ -57,9 +57,9 @@ def draw(seed, n, kinds):
 
 
 def regressions():
-    """The fixed round-2 regression cases (ids r2-*), kind `regression`."""
-    from cases import common, round2  # noqa: F401  (registers the r2- cases)
-    out = [c for c in common.CASES if c.id.startswith("r2-")]
+    """The fixed regression cases of the generated passes (ids r2-* and r3-*), kind `regression`."""
+    from cases import common, round2  # noqa: F401  (registers the r2- and r3- cases)
+    out = [c for c in common.CASES if c.id.startswith(("r2-", "r3-"))]
     for c in out:
         c.gen_kind = "regression"
     return out

@@ -157,3 +157,21 @@ def test_front_end_defaults_are_the_librarys():
     assert (nok["lambda"], nok["layers"], nok["alternations"], nok["structure"], nok["rotation"]) == (0.1, 3, 2, "auto", "phase")
     assert "(default 0.1;" in doc and "(default 3)" in doc and "(default 2)" in doc and '``"auto"`` (default)' in doc
     assert (lib["lattice_search"]["primes"], lib["lattice_search"]["sweeps"], lib["lattice_search"]["top"]) == (50, 3, 64)
+
+
+def test_reliability_table_is_the_stored_record():
+    """docs/reliability.md's table of the generated hostile pass is what benches/hostile/table.py
+    prints from the record it names (benches/results/hostile_generated_SEED.tsv)."""
+    import importlib.util
+    import pathlib
+    import re
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    text = (root / "docs" / "reliability.md").read_text()
+    m = re.search(r"<!-- hostile-generated (\S+) -->\n(.*?)\n\s*<!-- /hostile-generated -->", text, re.S)
+    assert m, "docs/reliability.md has no <!-- hostile-generated RECORD --> table"
+    spec = importlib.util.spec_from_file_location("hostile_table", root / "benches" / "hostile" / "table.py")
+    table = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(table)
+    shown = "\n".join(line.strip() for line in m.group(2).splitlines())
+    assert shown == table.table(table.load(str(root / m.group(1))))

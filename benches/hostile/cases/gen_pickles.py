@@ -141,6 +141,11 @@ else:
         o2 = pickle.loads(m)
     except Exception as e:
         raise _Refused(f"{{type(e).__name__}}: {{str(e)[:300]}}")
+    if type(o2) is not type(obj):
+        # A damaged stream that no longer reaches the class's restore (e.g. a STOP opcode
+        # inserted after the state's bytes): Python's pickle returns that fragment and gradfree's
+        # code never runs, so no state of the class was loaded; a type check sees it at once.
+        raise _Refused(f"pickle.loads returned a {{type(o2).__name__}}, not a {{type(obj).__name__}}")
     try:
         got = fp(o2)
     except E.GradfreeError:

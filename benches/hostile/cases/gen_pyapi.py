@@ -24,7 +24,7 @@ def _qmc(rng):
         kw = f"seed={seed}" + (f", bits={bits}" if bits is not None else "") + rng.choice(["", ", scramble=False"])
         n = rng.choice([0, 1, 2, 3, 2 ** (bits or 32), 2 ** (bits or 32) + 1, 1024])
         n = n if n * max(d, 1) <= 10**7 else max(1, 10**7 // max(d, 1))
-        call = rng.choice([f"random({n})", f"random_base2({rng.choice([0, 1, 5, 32, 33, 64])})", f"integers(0, {rng.choice([1, 2**62, 2**64])}, n=4)"])
+        call = rng.choice([f"random({n})", f"random_base2({rng.choice([0, 1, 5, 32, 33, 64])})", f"integers(0, u_bounds={rng.choice([1, 2**62, 2**64])}, n=4)"])
         make = f"e = gradfree.Sobol({d}, {kw})\nP = e.{call}"
         words = ("d", "bits", "seed", "n", "m", "points", "2**", "2^", "u_bounds", "bounds")
     elif eng == "halton":
@@ -34,7 +34,7 @@ def _qmc(rng):
     else:
         d = rng.choice([0, 1, 2, 5, 50, 10**4])
         n = rng.choice([1, 2, 3, 101, 1009, subgroup_n(max(d, 1), 200), 2**31 - 1, 2**61 - 1])
-        ctor = {"subgroup": f"SubgroupLattice({d}, {n})", "korobov": f"KorobovLattice({d}, {min(n, 4001)})",
+        ctor = {"subgroup": f"SubgroupLattice({d}, {n})", "korobov": f"KorobovLattice({d}, {min(n, 4001 if d <= 50 else 1009)})",
                 "rank1": f"Rank1Lattice({rng.choice(['[1, 3, 5]', '[1]', '[0, 1]', '[2**64, 1]', 'np.arange(1, 6)'])}, {n})"}[eng]
         make = f"e = gradfree.{ctor}\nP = e.random({rng.choice([1, 3, 8])})"
         words = ("d", "n", "z", "prime", "dimension", "points")
@@ -61,13 +61,17 @@ def _es(rng):
                       "    es.tell(X, [float(np.sum(np.square(x))) for x in X])\n"
                       "R = 'ok' if np.isfinite(X).all() and X.ndim == 2 and X.shape[1] == len(np.atleast_1d(es.result.xbest)) "
                       "else f'bad population {X.shape} finite={np.isfinite(X).all()}'")
-    words = ("x0", "sigma0", "popsize", "population size", "dimension", "memory", "objective")
+    # "stopped": a sigma0 below the tol-x rule ends the run in its first generation; asking again
+    # is an error that names the stop rule (the loop here does not check stop()).
+    words = ("x0", "sigma0", "popsize", "population size", "dimension", "memory", "objective", "stopped")
     exp = error(words) if strict else either(error(words), success(check=py_ok))
     return cls, code, exp, 30
 
 
 def _pycma(rng):
     x0, strict = rng.choice(X0[:12])
+    if x0 == "[[0.0, 1.0]]":
+        strict = None       # pycma flattens an x0 of shape (1, d) or (d, 1) (and warns)
     sig = rng.choice(SIGMA[:7])
     opt = rng.choice(["{}", "{'maxfevals': 0}", "{'maxfevals': 1}", "{'maxfevals': 1e308}", "{'maxfevals': -1}",
                       "{'popsize': 1}", "{'popsize': 2}", "{'popsize': '4 + 3 * np.log(N)'}", "{'bounds': [-1, 1]}",
@@ -169,7 +173,7 @@ def _bo_run(rng):
         code = PY_HEAD + ("from gradfree import bo\ndef f(x):\n    return float(sum(abs(float(v)) if not isinstance(v, str) else 1.0 for v in x))\n"
                           f"o = bo.Optimizer({dims}{', ' + kw if kw else ''})\nfor _ in range(3):\n    x = o.ask(); o.tell(x, f(x))\n"
                           "R = 'ok' if all(p in o.space for p in o.Xi) else f'points outside the space: {o.Xi}'")
-        words = ("n_initial_points", "random_state", "kappa", "base_estimator", "n_jobs", "dimension", "bound")
+        words = ("n_initial_points", "random_state", "kappa", "base_estimator", "n_jobs", "dimension", "bound", "high", "low")
         strict = None
     return how, code, (error(strict) if strict else either(error(words, types=("ValueError",)), success(check=py_ok))), 60
 

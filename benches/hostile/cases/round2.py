@@ -5,7 +5,7 @@ the generated cases, run.py with the first pass's."""
 import genlib
 from cases import common
 from cases.common import *
-from cases.gen_common import MEM_WORDS, npy_finite
+from cases.gen_common import MEM_WORDS, npy_finite, py_ok
 from cases.gen_concurrent import ckpt_of
 from cases.gen_datasets import step as data_step
 from cases.gen_params import opt_check
@@ -128,3 +128,25 @@ p("r2-bo-categorical-prior-negative", "from gradfree import bo\nR = bo.Categoric
 p("r2-gp-minimize-n-jobs-huge", "from gradfree import bo\nR = bo.gp_minimize(lambda x: x[0] ** 2, [(-1.0, 1.0)], n_calls=12, n_jobs=10**9)", E("n_jobs"))
 p("r2-minimize-x0-strings", "R = gradfree.minimize(lambda x: float(np.sum(x)), ['a', 'b'])", E("x0"))
 p("r2-cmaevolutionstrategy-1e9", "R = gradfree.es.CMAEvolutionStrategy(np.zeros(10**9), .5)", E(("x0", "dimension", "memory", "N =")), timeout=60)
+
+# ---- third pass (a fresh seed of generate.py): its failures and misleading messages
+SEP = data_step({"defects": ["separated"], "intercept": True, "model": "logistic", "n": 600, "p": 3, "seed": 537})
+cli("r3-infer-stream-separated-warns", CAT, "{G} infer --quiet --json --data d.csv --model logistic --method mle --intercept --stream --target y",
+    OK(check=warns("separation")), setup=SEP)
+ZERO = data_step({"defects": ["y_scale:300", "y_const:0"], "intercept": True, "model": "poisson", "n": 5, "p": 5, "seed": 715})
+cli("r3-infer-chains-zero-counts-warn", CAT,
+    "{G} infer --quiet --json --data d.csv --model poisson --method diff-masgrad --chains 8 --steps 60 --intercept --target y",
+    either(E(("count", "rows", "parameters")), OK(check=warns("identified"))), setup=ZERO)
+cli("r3-optimize-start-overflows", CAT,
+    "{G} optimize --quiet --json --problem dixon-price --dim 3 --algo ars --sigma0 1e308 --x0 1,2,1e308 --max-evals 2000",
+    E(("--sigma0", "--x0")))
+cli("r3-integrate-halton-hours", CAT, "{G} integrate --method halton --dim 20000 --n 1000000 --replicates 8 --json",
+    E(("--n", "--dim", "--replicates")), timeout=20)
+cli("r3-lattice-hua-composite-n", CAT, "{G} lattice --quiet --json --method hua --dim 1 --n 4", E("--n"))
+cli("r3-resume-a-data-file", CAT, "{G} infer --quiet --resume d.csv", E(("d.csv", "starts with")),
+    setup=data_step({"model": "logistic", "n": 300, "p": 3, "seed": 2}))
+p("r3-bo-categorical-equal-categories", "from gradfree import bo\nR = bo.Categorical([1.0, 1]).rvs(3, random_state=0)", E("categor"))
+p("r3-gp-minimize-values-near-1e308", "from gradfree import bo\nr = bo.gp_minimize(lambda x: abs(float(x[0])), [(0.0, 1e308)], n_calls=12)\n"
+  "R = 'ok' if r.fun == min(r.func_vals) and len(r.func_vals) == 12 else f'bad result {r.fun}'", OK(check=py_ok))
+cli("r3-integrate-as64-threads", CAT, "prlimit --as=67108864 {G} integrate --method subgroup --dim 500 --n 21001 --replicates 2 --json",
+    either(E(("memory", "threads", "limit")), OK()))

@@ -181,6 +181,10 @@ fn main() -> ExitCode {
         Ok(a) => a,
         Err(e) => return clap_exit(e),
     };
+    if let Err(e) = startup::start_threads() {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     signals::install();
     let refused = matches.subcommand().map_or(Ok(()), |(_, m)| applies::check(&args.command, m));
     if let Err(e) = refused.and_then(|()| if results_on_stdout(&args.command) { check_stdout() } else { Ok(()) }) {

@@ -267,6 +267,16 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
     let mut observers: Vec<&mut dyn Observer> = progress.iter_mut().map(|p| p as &mut dyn Observer).collect();
     let (result, driver) = run_with_outputs(driver, &problem, outputs, resumed, &mut observers)
         .with_context(|| format!("{} on {}", spec.algorithm, spec.problem))?;
+    if result.evaluations == 0 && result.stop_reason == Some(gradfree_core::StopReason::Diverged) {
+        // Nothing was evaluated: the start itself overflows, which is a bad argument, not a run.
+        let given = [args.sigma0.map(|v| format!("--sigma0 {v:e}")), args.x0.as_ref().map(|_| "--x0".to_string())];
+        let named: Vec<String> = given.into_iter().flatten().collect();
+        anyhow::bail!(
+            "invalid {}: the first generation's points are not finite ({} overflowed the search distribution before any evaluation); use a smaller --sigma0 or a start farther from the largest doubles",
+            if named.is_empty() { "start".to_string() } else { named.join(" with ") },
+            spec.algorithm
+        );
+    }
     let stop_reason = result.stop_reason.map(|r| r.to_string()).unwrap_or_default();
     let success = result.stop_reason.is_some_and(|r| r.is_success_under(&spec.stop));
     let message = result.stop_reason.map_or("", |r| r.describe());

@@ -155,3 +155,17 @@ unsafe impl GlobalAlloc for Guarded {
         p
     }
 }
+
+/// Starts rayon's global pool before any work. Rayon panics when its first parallel call cannot
+/// spawn the pool's threads (an address-space limit: each thread reserves its stack), and a failed
+/// start cannot be retried, so a pool of the usual size is first built as a probe and dropped;
+/// where it cannot start, the global pool is the main thread alone (`use_current_thread`: no thread
+/// to spawn), which gives the same results (they do not depend on the thread count). An error is
+/// the message for the user.
+pub fn start_threads() -> Result<(), String> {
+    let fits = rayon::ThreadPoolBuilder::new().build().is_ok();
+    let builder = if fits { rayon::ThreadPoolBuilder::new() } else { rayon::ThreadPoolBuilder::new().num_threads(1).use_current_thread() };
+    builder
+        .build_global()
+        .map_err(|e| format!("cannot start the worker threads: {e} (under an address-space limit such as `ulimit -v`, allow more memory)"))
+}

@@ -142,12 +142,8 @@ fn infer_names_bad_input() {
 /// `gradfree infer` with `args`, killed (and the test failed) if it has not answered in 60 s.
 fn gradfree_timed(args: &[&str]) -> Output {
     use std::process::Stdio;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gradfree"))
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("binary runs");
+    let mut child =
+        Command::new(env!("CARGO_BIN_EXE_gradfree")).args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("binary runs");
     let started = std::time::Instant::now();
     while child.try_wait().unwrap().is_none() {
         if started.elapsed().as_secs() > 60 {

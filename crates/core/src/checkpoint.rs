@@ -220,7 +220,19 @@ pub fn load_checkpoint<O: DeserializeOwned + StateCheck>(path: impl AsRef<Path>)
 /// [`load_checkpoint`] on bytes already read; `path` only names the source in errors.
 pub fn parse_checkpoint<O: DeserializeOwned + StateCheck>(path: &Path, bytes: &[u8]) -> Result<Checkpoint<O>, CoreError> {
     let bad = |message: String| CoreError::Format { path: path.to_owned(), message: format!("not a valid checkpoint: {message}") };
-    let mut value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| bad(format!("not JSON ({e})")))?;
+    let mut value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
+        // A file that does not even start as a JSON object is another kind of file: say what it
+        // starts with, not where a JSON parser gave up.
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            bad("the file is empty".into())
+        } else if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+            let head: String =
+                String::from_utf8_lossy(&bytes[..bytes.len().min(40)]).lines().next().unwrap_or("").chars().take(30).collect();
+            bad(format!("not a checkpoint of gradfree (a checkpoint is a JSON object; this file starts with {head:?})"))
+        } else {
+            bad(format!("not JSON ({e})"))
+        }
+    })?;
     match value.get("format").and_then(|f| f.as_str()) {
         Some(FORMAT) => {}
         _ => return Err(bad(format!("missing format tag \"{FORMAT}\""))),

@@ -321,10 +321,10 @@ pub fn remove_pending_temps() {
 /// the limit that caused it where one did (`EFBIG`: the file-size limit of `ulimit -f`, which the
 /// front ends turn from a killing signal into this error).
 pub fn describe_io(cause: &std::io::Error) -> String {
-    if cause.kind() == std::io::ErrorKind::FileTooLarge {
-        if let Some(limit) = file_size_limit() {
-            return format!("{cause}: the file would exceed the file-size limit of {limit} bytes (`ulimit -f`)");
-        }
+    if cause.kind() == std::io::ErrorKind::FileTooLarge
+        && let Some(limit) = file_size_limit()
+    {
+        return format!("{cause}: the file would exceed the file-size limit of {limit} bytes (`ulimit -f`)");
     }
     cause.to_string()
 }

@@ -170,6 +170,10 @@ fn batch_gradients(ctx: &Context<'_>, chain: u64, t: u64, theta: &[f64], work: &
                 format!(
                     "the responses reach {top:e}, so the gradients and the steps they take are of that size and the iterate overflowed the model: rescale the response, or use a far smaller step"
                 )
+            } else if let Some((a, b)) = constant_pair(ctx.data) {
+                format!(
+                    "columns {a} and {b} of the features are both constant (an intercept beside a constant column?), so the parameters are not identified (collinear features) and the iterate drifted along the direction the data do not see until it overflowed; drop one of them"
+                )
             } else if at > 1e100 {
                 "the iterate is too large for double precision; start nearer the data's scale, or use a smaller step".to_string()
             } else {
@@ -178,6 +182,19 @@ fn batch_gradients(ctx: &Context<'_>, chain: u64, t: u64, theta: &[f64], work: &
         )));
     }
     Ok(())
+}
+
+/// Two columns of `data` that are both constant and nonzero (collinear), if there are.
+fn constant_pair(data: &crate::Data) -> Option<(usize, usize)> {
+    let (n, p) = (data.len(), data.dim());
+    if n < 2 {
+        return None;
+    }
+    let mut constant = (0..p).filter(|&a| {
+        let v = data.row(0)[a];
+        v != 0.0 && (1..n).all(|i| data.row(i)[a] == v)
+    });
+    Some((constant.next()?, constant.next()?))
 }
 
 /// `sign(z) max(|z| - t, 0)`.
@@ -245,7 +262,7 @@ pub fn step(ctx: &Context<'_>, state: &mut ChainState, work: &mut ChainWork) -> 
             ));
         }
         InferenceError::SingularCovariance(format!(
-            "chain {} step {t}: every gradient of the batch is the same, so no moment-adjusted direction exists (use a larger batch_size, or sgd)",
+            "chain {} step {t}: every gradient of the batch is the same (identical rows give identical gradients, as a constant column with a constant response does), so no moment-adjusted direction exists (use a larger batch_size, or sgd)",
             state.chain
         ))
     };
@@ -329,6 +346,12 @@ pub fn step(ctx: &Context<'_>, state: &mut ChainState, work: &mut ChainWork) -> 
         let scale = ctx.data.rows().iter().fold(0.0f64, |a, v| a.max(v.abs()));
         let cause = if scale > 1e100 {
             format!("the data reach {scale:e}, beyond what double precision can square: standardize the features")
+        } else if let Some((a, b)) = constant_pair(ctx.data) {
+            format!(
+                "columns {a} and {b} of the features are both constant (an intercept beside a constant column?), so the parameters are not identified (collinear features) and the chain drifted along the direction the data do not see; drop one of them"
+            )
+        } else if ctx.data.has_responses() && ctx.data.responses().iter().all(|&v| v == 0.0) && ctx.model.name() == "poisson" {
+            "every count is 0, so the Poisson likelihood has no maximum and the chain heads to -infinity".to_string()
         } else {
             format!("the step {eta} is too large for the problem's scale, or the start point too far: try a smaller step")
         };
@@ -386,7 +409,7 @@ pub fn prox_metric(
                 let d = sigma[i * p + i].sqrt();
                 if !(d > 0.0 && d.is_finite()) {
                     return Err(InferenceError::SingularCovariance(format!(
-                        "MadProx: the gradients of coordinate {i} have no spread at the start, so its metric is 0"
+                        "MadProx: the gradients of coordinate {i} have no spread at the start, so its metric is 0 (every row's gradient there is the same: a constant response, a column of zeros, or identical rows give that; drop the column or use another method)"
                     )));
                 }
                 m[i * p + i] = d;
@@ -399,7 +422,7 @@ pub fn prox_metric(
                 e.iter_mut().enumerate().for_each(|(k, v)| *v = if k == i { 1.0 } else { 0.0 });
                 let mut col = vec![0.0; p];
                 if apply_root(p, 1.0, &e, 1.0, &mut col, &mut work) == Outcome::NoSpread {
-                    return Err(InferenceError::SingularCovariance("MadProx: the gradients have no spread at the start".into()));
+                    return Err(InferenceError::SingularCovariance("MadProx: the gradients have no spread at the start (every row's gradient is the same: a constant response, a column of zeros, or identical rows give that)".into()));
                 }
                 (0..p).for_each(|k| m[k * p + i] = col[k]);
                 apply_root(p, -1.0, &e, 1.0, &mut col, &mut work);

@@ -100,7 +100,17 @@ fn newton(data: &Data) -> Vec<f64> {
 /// to `fit.warnings`; other models are left alone. A maximum-likelihood fit is its own Newton
 /// iterate ([`crate::mle`]); a chain fit is checked by a Newton run of its own.
 pub fn diagnose(fit: &mut Fit, model: &dyn Model, data: &Data) {
-    if model.name() != "logistic" || !data.has_responses() || data.is_empty() || data.dim() != fit.params.len() {
+    if !data.has_responses() || data.is_empty() || data.dim() != fit.params.len() {
+        return;
+    }
+    // A maximum-likelihood fit refuses these data itself (`crate::mle`); chains run on them.
+    if fit.glm.is_none()
+        && let Some(w) = unidentified(fit, model, data)
+    {
+        fit.warnings.push(w);
+        return;
+    }
+    if model.name() != "logistic" {
         return;
     }
     let (_, all) = predicted(&fit.params, data);
@@ -116,6 +126,53 @@ pub fn diagnose(fit: &mut Fit, model: &dyn Model, data: &Data) {
     if let Some(w) = found {
         fit.warnings.push(w);
     }
+}
+
+/// The separation warning for a one-pass (streamed) logistic maximum-likelihood fit, which has no
+/// second pass over the rows to check them: a log-likelihood within 1e-8 of 0 certifies that the
+/// estimate predicts every row to within about 1e-8 (each row's term is at most the sum), which
+/// only separated classes allow. Quasi-complete separation is not seen in one pass.
+pub fn diagnose_streamed(fit: &mut Fit, model: &dyn Model) {
+    let Some(glm) = fit.glm.as_ref() else { return };
+    if model.name() == "logistic" && glm.llf.is_finite() && -glm.llf <= 1e-8 {
+        let w = format!(
+            "{MESSAGE}: the estimate predicts all {} rows perfectly (its log-likelihood is {:.1e}; complete separation)",
+            glm.nobs, glm.llf
+        );
+        fit.warnings.push(w);
+    }
+}
+
+/// The warning for a chain fit of a GLM whose likelihood has no unique maximum, so the chains
+/// drift and their intervals mean nothing: fewer rows than parameters (the likelihood is flat
+/// along the null space of the design), or Poisson counts that are all 0, where the likelihood
+/// grows as every `x_i^T theta` goes to -infinity whenever some direction makes all of them
+/// negative: a constant column (an intercept) is one, and an estimate with every `x_i^T theta < 0`
+/// certifies one (doubling it gains likelihood).
+fn unidentified(fit: &Fit, model: &dyn Model, data: &Data) -> Option<String> {
+    let (n, p) = (data.len(), data.dim());
+    if !matches!(model.name(), "logistic" | "poisson" | "linear") {
+        return None;
+    }
+    if n < p {
+        return Some(format!(
+            "The parameters are not identified: fewer rows ({n}) than parameters ({p}), so the likelihood is flat along {} or more directions and the chains' intervals mean nothing",
+            p - n
+        ));
+    }
+    if model.name() != "poisson" || (0..n).any(|i| data.response(i) != 0.0) {
+        return None;
+    }
+    let constant = (0..p).any(|a| {
+        let v = data.row(0)[a];
+        v != 0.0 && (1..n).all(|i| data.row(i)[a] == v)
+    });
+    let certified = (0..n).all(|i| dot(data.row(i), &fit.params) < 0.0);
+    (constant || certified).then(|| {
+        format!(
+            "{MESSAGE}: every count is 0, so the Poisson likelihood has no maximum (it grows as the fitted means exp(x^T theta) go to 0 and the coefficients to -infinity) and the chains' intervals mean nothing"
+        )
+    })
 }
 
 /// The warning for `w`, the end of Newton's method on the likelihood: rows it predicts perfectly
@@ -149,6 +206,49 @@ mod tests {
         let mut fit = run(&model, &data, &spec, None).unwrap();
         diagnose(&mut fit, &model, &data);
         fit
+    }
+
+    /// A chain fit of `family` on rows `[1, x, x^2]`.
+    fn chain_fit(family: Family, x: &[f64], y: Vec<f64>) -> Fit {
+        let data = Data::new(x.iter().flat_map(|&v| [1.0, v, v * v]).collect(), 3, y).unwrap();
+        let model = Glm::new(family, 3);
+        let spec = InferenceSpec { method: crate::Method::Sgd, chains: 4, steps: 50, batch_size: 1, ..InferenceSpec::default() };
+        let mut fit = run(&model, &data, &spec, None).unwrap();
+        diagnose(&mut fit, &model, &data);
+        fit
+    }
+
+    #[test]
+    fn a_streamed_fit_of_separated_classes_is_flagged() {
+        // y = 1 exactly when x > 0 (complete separation), and labels with overlap, in one pass.
+        let xs: Vec<f64> = (0..600).map(|i| (i as f64 - 299.5) / 100.0).collect();
+        let streamed = |y: Vec<f64>| {
+            let data = Data::new(xs.iter().flat_map(|&v| [1.0, v]).collect(), 2, y).unwrap();
+            let list = data
+                .rows()
+                .chunks(100 * 2)
+                .zip(data.responses().chunks(100))
+                .map(|(x, y)| gradfree_data::Chunk { x: x.to_vec(), y: y.to_vec() })
+                .collect();
+            let mut source = gradfree_data::ChunkList::new(2, list);
+            let spec = InferenceSpec { method: crate::Method::Mle, ..InferenceSpec::default() };
+            crate::run_stream(&Glm::new(Family::Logistic, 2), &mut source, &spec, None, None)
+        };
+        let fit = streamed(xs.iter().map(|&v| f64::from(u8::from(v > 0.0))).collect()).unwrap();
+        assert!(fit.warnings.iter().any(|w| w.starts_with(MESSAGE) && w.contains("all 600 rows")), "{:?}", fit.warnings);
+        let fit = streamed((0..600).map(|i| f64::from(u8::from((i * 7 % 5) < 2))).collect()).unwrap();
+        assert!(!fit.warnings.iter().any(|w| w.starts_with(MESSAGE)), "{:?}", fit.warnings);
+    }
+
+    #[test]
+    fn zero_counts_and_too_few_rows_are_flagged_for_chains() {
+        let xs: Vec<f64> = (0..20).map(|i| i as f64 / 20.0).collect();
+        let zero = chain_fit(Family::Poisson, &xs, vec![0.0; 20]);
+        assert!(zero.warnings.iter().any(|w| w.starts_with(MESSAGE) && w.contains("every count is 0")), "{:?}", zero.warnings);
+        let counts = chain_fit(Family::Poisson, &xs, (0..20).map(|i| f64::from(i % 3)).collect());
+        assert!(counts.warnings.is_empty(), "{:?}", counts.warnings);
+        let two = chain_fit(Family::Linear, &[0.5, 0.25], vec![2.0, 1.0]);
+        assert!(two.warnings.iter().any(|w| w.contains("fewer rows (2) than parameters (3)")), "{:?}", two.warnings);
     }
 
     #[test]

@@ -257,5 +257,7 @@ fn mle_stream(
     let glm = crate::mle::as_glm(model)?;
     spec.footprint(None, Some(source.dim()), model.dim(), model.size_param()).check()?;
     let fit = crate::cuee::fit_glm_stream(&glm, source, spec.cov_type, progress)?;
-    Ok(Fit::of_glm(spec.clone(), model.name(), fit, true))
+    let mut fit = Fit::of_glm(spec.clone(), model.name(), fit, true);
+    crate::separation::diagnose_streamed(&mut fit, model);
+    Ok(fit)
 }

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy as _copy
 import json
+import math
 import numbers
 import pickle
 import warnings
@@ -140,7 +141,13 @@ def _acquisition(acq_func, method, kappa, xi, acq_func_kwargs):
     if method is not None and acq_func not in (None, "gp_hedge"):
         raise InvalidParameterError(f"give acq_func or method, not both (acq_func={acq_func!r}, method={method!r})")
     if acq_func == "LCB":
-        return "ucb", 1.96 if kappa is None else _util.number("kappa", kappa)
+        if kappa is None:
+            return "ucb", 1.96
+        k = _util.number("kappa", kappa)
+        if not (math.isfinite(k) and k >= 0):
+            raise InvalidParameterError(f"kappa = {kappa!r}: expected a finite number >= 0 (LCB's weight on the "
+                                        "predictive standard deviation)")
+        return "ucb", k
     if kappa is not None:
         raise InvalidParameterError("kappa: only used with acq_func='LCB' (for the default rule pass weight=)")
     return ("ei" if acq_func == "EI" else method), None

@@ -252,6 +252,13 @@ class Categorical(Dimension):
         self.categories = tuple(categories)
         if not self.categories:
             raise InvalidParameterError("Categorical: expected at least one category")
+        if len(self.categories) <= 1000:     # a point is matched to the first equal category
+            for j, c in enumerate(self.categories):
+                for k in range(j):
+                    if _same(self.categories[k], c):
+                        raise InvalidParameterError(
+                            f"Categorical categories: {self.categories[k]!r} (at {k}) and {c!r} (at {j}) are the same "
+                            "category (equal values), so a point of the second would read as the first; give each once")
         self.transform_ = _tf.check(self, "onehot" if transform is None else transform)
         if prior is not None:
             check_prior(prior, len(self.categories))

@@ -31,11 +31,21 @@ pub struct Standardization {
 impl Standardization {
     /// Mean and standard deviation of `y` (scale 1 when the values are constant up to rounding,
     /// so a constant objective gives a flat model rather than a division by zero).
+    ///
+    /// Where the sum or the squares overflow (values near the largest doubles), computed on
+    /// `y / max |y|` and scaled back, so such values standardize like any others.
     pub fn of(y: &[f64]) -> Self {
         let n = y.len().max(1) as f64;
-        let shift = y.iter().sum::<f64>() / n;
-        let var = y.iter().map(|v| (v - shift) * (v - shift)).sum::<f64>() / n;
-        let sd = var.sqrt();
+        let moments = |m: f64| {
+            let mean = y.iter().map(|v| v / m).sum::<f64>() / n;
+            let var = y.iter().map(|v| (v / m - mean) * (v / m - mean)).sum::<f64>() / n;
+            (mean * m, var.sqrt() * m)
+        };
+        let (mut shift, mut sd) = moments(1.0);
+        let top = y.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        if !(shift.is_finite() && sd.is_finite()) && top.is_finite() && top > 0.0 {
+            (shift, sd) = moments(top);
+        }
         // Values equal up to rounding (spread below 1e-12 of their size) count as constant.
         let scale = if sd.is_finite() && sd > 0.0 && sd > 1e-12 * shift.abs() { sd } else { 1.0 };
         Standardization { shift: if shift.is_finite() { shift } else { 0.0 }, scale }
@@ -390,5 +400,21 @@ impl Gp {
             g.add_observation(p, raw)?;
         }
         Ok(g)
+    }
+}
+
+#[cfg(test)]
+mod standardization_tests {
+    use super::*;
+
+    #[test]
+    fn values_near_the_largest_doubles_standardize() {
+        let y = [1e308, 5e307, 1.7e308, 2e307];
+        let st = Standardization::of(&y);
+        let mean = y.iter().map(|v| v / 4.0).sum::<f64>();
+        assert!((st.shift / mean - 1.0).abs() < 1e-12, "{st:?}");
+        assert!(st.scale.is_finite() && st.scale > 1e307, "{st:?}");
+        assert!(y.iter().all(|v| ((v - st.shift) / st.scale).abs() < 2.0));
+        assert_eq!(Standardization::of(&[1.0, 3.0]), Standardization { shift: 2.0, scale: 1.0 });
     }
 }

@@ -10,7 +10,7 @@
 //! round to `n`, i.e. `0 mod n`: a constant coordinate. We keep such entries: the thesis' Hua rows
 //! evidently did too (its d = 500 values, constant in `n`, are matched only that way).
 
-use crate::numtheory::is_prime;
+use crate::numtheory::{gcd, is_prime};
 use crate::{QmcError, Rank1Lattice};
 
 /// The prime `p` of the construction for dimension `d`.
@@ -33,5 +33,29 @@ pub fn hua(d: usize, n: u64) -> Result<Rank1Lattice, QmcError> {
             ((n as f64 * g).round() as u64) % n
         })
         .collect();
+    // A composite n can share a factor with every z_j; the lattice would then repeat its points.
+    let g = z.iter().fold(n, |g, &v| gcd(g, v));
+    if g != 1 {
+        let next = (n + 1..).find(|&q| is_prime(q)).expect("primes are unbounded");
+        return Err(QmcError::invalid(
+            "n",
+            n,
+            format!(
+                "an n coprime to its Hua-Wang generating vector (here gcd(z_1, ..., z_d, n) = {g}, so the points would repeat); a prime n always is, e.g. {next}"
+            ),
+        ));
+    }
     Rank1Lattice::new(n, z)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_composite_n_sharing_a_factor_with_z_names_n() {
+        let err = hua(1, 4).unwrap_err().to_string();
+        assert!(err.contains('4') && err.contains("gcd") && err.contains("e.g. 5"), "{err}");
+        assert!(hua(1, 5).is_ok());
+    }
 }
