@@ -140,7 +140,7 @@ def test_bad_input_is_a_typed_error_naming_it():
         fit(X, -y - 1, model="poisson")
     with pytest.raises(ModelFitError, match="no moment-adjusted direction"):
         fit(np.ones((50, 3)), np.ones(50), model="linear", method="masgrad")
-    with pytest.raises(ModelFitError, match="singular"):
+    with pytest.raises(DataError, match="collinear"):     # three equal columns: named as the data's defect
         fit(np.ones((50, 3)), np.ones(50), model="linear")
     with pytest.raises(InvalidParameterError, match="`method`"):
         fit(X, y, method="newton")

@@ -23,7 +23,7 @@ WORDS = {
     "col_dup": ("singular", "collinear", "column", "rank", "spread", "duplicate"),
     "rows_dup": ("singular", "collinear", "row", "rank", "spread", "constant", "variance", "separat"),
     "n_eq_p": ("rows", "row", "parameters", "observations", "batch", "singular", "residual", "separat"),
-    "one_row": ("rows", "row", "parameters", "observations", "batch"),
+    "one_row": ("rows", "row", "parameters", "observations", "batch", "one value"),
     "x_scale": ("standardize", "scale", "overflow", "small", "large", "finite", "range", "underflow", "singular",
                 "separat", "spread"),
     "y_scale": ("respons", "count", "overflow", "large", "scale", "gradient", "finite", "range"),

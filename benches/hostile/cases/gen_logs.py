@@ -21,7 +21,8 @@ FAMILY = {"opt": "f", "bo": "f", "train": "t"}
 DAMAGE = {
     "nan": "s = open('{f}').read().splitlines(); i = {i} % (len(s) - 1) + 1; s[i] = s[i].replace('\"best_f\":', '\"best_f\":NaN,\"x\":', 1)"
            ".replace('\"test_accuracy\":', '\"test_accuracy\":NaN,\"x\":', 1); open('{f}', 'w').write('\\n'.join(s) + '\\n')",
-    "null": "s = open('{f}').read().splitlines(); i = {i} % (len(s) - 1) + 1; s[i] = s[i].replace('\"best_f\":', '\"best_f\":null,\"x\":', 1)"
+    # null in a drawn record (a generation or epoch: plot reads no other record's values)
+    "null": "s = open('{f}').read().splitlines(); g = [k for k, l in enumerate(s) if '\"type\":\"generation\"' in l] or [1]; i = g[{i} % len(g)]; s[i] = s[i].replace('\"best_f\":', '\"best_f\":null,\"x\":', 1)"
             ".replace('\"test_accuracy\":', '\"test_accuracy\":null,\"x\":', 1); open('{f}', 'w').write('\\n'.join(s) + '\\n')",
     "torn-last": "b = open('{f}', 'rb').read().rstrip(b'\\n'); open('{f}', 'wb').write(b[:len(b) - 1 - {i} % 20])",
     "torn-middle": "s = open('{f}').read().splitlines(); i = {i} % (len(s) - 2) + 1; s[i] = s[i][:len(s[i]) // 2]; "

@@ -134,8 +134,10 @@ def _space(rng):
         ncat = {"['a', 'b', 'c']": 3, "['a']": 1, "[]": 0, "['a', 'a']": 2, "[1, '1']": 2, "[None, 'x']": 2, "[1.0, 1]": 2,
                 "[True, 1]": 2, "list(range(1000))": 1000}[cats]
         bad_prior = prior != "None" and (prior in ("[1.5, -0.5, 0.0]", "[np.nan, 0.5, 0.5]") or prior.count(",") + 1 != ncat)
-        # no categories is refused; duplicates ([1.0, 1]) scikit-optimize accepts: either is right
-        strict = "categor" if cats == "[]" else ("prior" if bad_prior else None)
+        # no categories is refused; equal categories ([1.0, 1]) scikit-optimize accepts and gradfree
+        # refuses: either is right, and with a bad prior either refusal is
+        dup = cats in ("['a', 'a']", "[1.0, 1]")
+        strict = "categor" if cats == "[]" else (("prior", "categor") if bad_prior and dup else "prior" if bad_prior else None)
         prop = f"ok = all(any(v is c or (type(v) is type(c) and v == c) for c in {cats}) for v in vals)"
     code = PY_HEAD + ("from gradfree import bo\n" + f"d = {dim}\nsp = bo.Space([d])\nvals = [p[0] for p in sp.rvs(20, random_state=3)]\n"
                       + prop + "\nback = [p[0] for p in sp.inverse_transform(sp.transform([[v] for v in vals]))]\n"
@@ -167,6 +169,8 @@ def _bo_run(rng):
                           "R = 'ok' if r.fun == min(r.func_vals) and all(p in sp for p in r.x_iters) else f'bad result {r.x}, {r.fun}'")
         words = ("n_calls", "n_initial_points", "n_jobs", "random_state", "acq_func", "x0", "y0", "noise", "dimension", "bound")
         strict = "n_jobs" if "n_jobs=0" in kw else ("y0" if "y0=[1.0, 2.0]" in kw else None)
+        if strict and dims == "[(0, 2**70)]":
+            strict = (strict, "high")     # two wrong arguments: either refusal names one
     else:
         kw = rng.choice(["", "n_initial_points=0", "n_initial_points=1", "n_initial_points=10**6", "random_state=-1",
                          "acq_func='LCB', acq_func_kwargs={'kappa': -1}", "base_estimator='RF'", "n_jobs=10**9"])

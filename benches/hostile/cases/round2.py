@@ -150,3 +150,7 @@ p("r3-gp-minimize-values-near-1e308", "from gradfree import bo\nr = bo.gp_minimi
   "R = 'ok' if r.fun == min(r.func_vals) and len(r.func_vals) == 12 else f'bad result {r.fun}'", OK(check=py_ok))
 cli("r3-integrate-as64-threads", CAT, "prlimit --as=67108864 {G} integrate --method subgroup --dim 500 --n 21001 --replicates 2 --json",
     either(E(("memory", "threads", "limit")), OK()))
+cli("r3-infer-chains-tiny-features", CAT, "{G} infer --quiet --json --data d.csv --model logistic --method diff-sgd --chains 8 --steps 60 --intercept --target y",
+    E(("standardize", "underflow", "scale")),
+    setup=data_step({"defects": ["x_scale:-300", "separated"], "intercept": True, "model": "logistic", "n": 600, "p": 3, "seed": 669}))
+cli("r3-sample-korobov-huge-dim-one-point", CAT, "{G} sample --method korobov --dim 4294967296 --n 1 --a 1 --json", E("--n"), timeout=10)

@@ -121,6 +121,12 @@ pub fn run(args: &SampleArgs) -> Result<()> {
             ("lhs", "latin-hypercube".into(), Box::new(fill))
         }
         SampleMethod::Subgroup | SampleMethod::Korobov => {
+            // A lattice's points are i z / n for i < n: n >= 2 and the generating vector's d
+            // entries are checked before the vector is built (d = 2^32 took 51 s to refuse n = 1).
+            if n < 2 {
+                bail!("invalid --n {n}: expected >= 2 (a lattice of one point is the origin)");
+            }
+            gradfree_core::memory::check_param_bytes("--dim", d, "the generating vector", (d as u128) * 8)?;
             let lattice = match args.method {
                 SampleMethod::Subgroup => subgroup(d, n)?,
                 _ => {

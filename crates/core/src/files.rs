@@ -296,7 +296,7 @@ pub fn pending_temps() -> Vec<PathBuf> {
 
 /// Removes every temporary file of [`pending_temps`] (errors ignored). Safe to call from a
 /// thread that may hold the registry's lock (an allocation that failed inside
-/// [`register_temp`]): it waits at most a tenth of a second for the lock, then gives up.
+/// `register_temp`): it waits at most a tenth of a second for the lock, then gives up.
 pub fn remove_pending_temps() {
     for _ in 0..100 {
         match PENDING.try_lock() {

@@ -166,7 +166,9 @@ fn batch_gradients(ctx: &Context<'_>, chain: u64, t: u64, theta: &[f64], work: &
                 "the gradient function returned it".to_string()
             } else if scale > 1e100 {
                 "the data are too large for double precision; standardize the features".to_string()
-            } else if let Some(top) = Some(ctx.data.responses().iter().fold(0.0f64, |a, v| a.max(v.abs()))).filter(|t| *t > 1e15) {
+            } else if let Some(top) = Some(ctx.data.responses().iter().fold(0.0f64, |a, v| a.max(v.abs())))
+                .filter(|t| *t > 1e15 || (*t * ctx.spec.step > 1e3 && matches!(ctx.model.name(), "linear" | "poisson")))
+            {
                 format!(
                     "the responses reach {top:e}, so the gradients and the steps they take are of that size and the iterate overflowed the model: rescale the response, or use a far smaller step"
                 )

@@ -54,7 +54,7 @@ const SMALL: f64 = 1e-6;
 /// Panels of the quadrature at most: `c` in `(0, TAIL_END]` needs under 3000.
 const MAX_PANELS: usize = 100_000;
 
-/// `P(|T| <= c)` for `c >= 0` (0 below, 1 for `c` beyond [`TAIL_END`] and infinite `c`, NaN for
+/// `P(|T| <= c)` for `c >= 0` (0 below, 1 for `c` beyond 80 and infinite `c`, NaN for
 /// NaN).
 pub fn abs_cdf(c: f64) -> f64 {
     if c.is_nan() {
