@@ -1,5 +1,7 @@
 //! `gradfree infer` as a user runs it: the summary, `--json`, resume, streaming, bad input.
 
+mod common;
+
 use std::process::{Command, Output};
 
 fn gradfree(args: &[&str]) -> Output {
@@ -172,10 +174,8 @@ fn line_csv(dir: &std::path::Path, name: &str, n: usize, f: impl Fn(f64) -> f64)
 fn degenerate_data_give_warnings_or_one_line_errors() {
     let dir = tempfile::tempdir().unwrap();
     let clean_error = |out: &Output, needle: &str| {
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{err}");
-        assert!(err.starts_with("error: ") && err.trim_end().lines().count() == 1 && err.contains(needle), "{err}");
-        assert!(!err.contains("panicked") && !err.contains("separat"), "{err}");
+        common::assert_clean_error(out, needle);
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("separat"));
     };
     let parsed = |out: &Output| -> serde_json::Value {
         let text = String::from_utf8_lossy(&out.stdout);

@@ -63,18 +63,14 @@ impl Runner {
         let spec = &spec;
         model.check(data)?;
         model.check_identified(data)?;
-        // A GLM's per-row gradients are x_i times a residual: features whose squares overflow or
-        // underflow give chains that say nothing (a column of 1e-300 barely moves its
-        // coefficient), as for maximum likelihood; refused the same way.
+        // A GLM's per-row gradients are x_i times a residual: features or responses beyond what
+        // double precision can square give chains that say nothing (a column of 1e-300 barely
+        // moves its coefficient), as for maximum likelihood; refused the same way.
         if let Ok(glm) = crate::mle::as_glm(model)
             && data.has_responses()
             && data.dim() == p
         {
-            crate::mle::check_scale(data.rows(), p)?;
-            // Responses whose squares (linear) or means (Poisson) overflow likewise.
-            let mut range = crate::mle::ResponseRange::default();
-            range.add(glm.family, data.rows(), data.responses(), p);
-            range.check(glm.family)?;
+            crate::mle::check_ranges(glm.family, data)?;
         }
         spec.check(data.len(), p, model.size_param())?;
         if spec.method == Method::Madprox && !matches!(model.name(), "linear" | "logistic" | "poisson") {

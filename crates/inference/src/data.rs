@@ -84,4 +84,13 @@ impl Data {
     pub fn rows(&self) -> &[f64] {
         self.x.as_slice()
     }
+
+    /// The columns whose every row holds the same nonzero value (an intercept, a constant
+    /// feature), in order.
+    pub fn constant_columns(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.dim()).filter(move |&a| {
+            let v = self.row(0)[a];
+            v != 0.0 && (1..self.len()).all(|i| self.row(i)[a] == v)
+        })
+    }
 }

@@ -188,14 +188,10 @@ fn batch_gradients(ctx: &Context<'_>, chain: u64, t: u64, theta: &[f64], work: &
 
 /// Two columns of `data` that are both constant and nonzero (collinear), if there are.
 fn constant_pair(data: &crate::Data) -> Option<(usize, usize)> {
-    let (n, p) = (data.len(), data.dim());
-    if n < 2 {
+    if data.len() < 2 {
         return None;
     }
-    let mut constant = (0..p).filter(|&a| {
-        let v = data.row(0)[a];
-        v != 0.0 && (1..n).all(|i| data.row(i)[a] == v)
-    });
+    let mut constant = data.constant_columns();
     Some((constant.next()?, constant.next()?))
 }
 

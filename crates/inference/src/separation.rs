@@ -163,10 +163,7 @@ fn unidentified(fit: &Fit, model: &dyn Model, data: &Data) -> Option<String> {
     if model.name() != "poisson" || (0..n).any(|i| data.response(i) != 0.0) {
         return None;
     }
-    let constant = (0..p).any(|a| {
-        let v = data.row(0)[a];
-        v != 0.0 && (1..n).all(|i| data.row(i)[a] == v)
-    });
+    let constant = data.constant_columns().next().is_some();
     let certified = (0..n).all(|i| dot(data.row(i), &fit.params) < 0.0);
     (constant || certified).then(|| {
         format!(

@@ -21,7 +21,7 @@ mod range;
 
 pub(crate) use newton::check_representable;
 pub use newton::{MAX_NEWTON, fit_glm, fit_glm_with};
-pub(crate) use range::{ResponseRange, check_scale};
+pub(crate) use range::{ResponseRange, check_ranges, check_scale};
 
 /// The covariance of the Wald intervals (statsmodels' `cov_type` names).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -337,10 +337,7 @@ pub fn as_glm(model: &dyn Model) -> Result<Glm, InferenceError> {
 pub fn run_mle(model: &dyn Model, data: &Data, spec: &crate::InferenceSpec) -> Result<crate::Fit, InferenceError> {
     let glm = as_glm(model)?;
     model.check(data)?;
-    check_scale(data.rows(), model.dim())?;
-    let mut range = ResponseRange::default();
-    range.add(glm.family, data.rows(), data.responses(), model.dim());
-    range.check(glm.family)?;
+    check_ranges(glm.family, data)?;
     spec.check_settings(Some(data.len()), model.dim())?;
     spec.footprint(Some(data.len()), None, model.dim(), model.size_param()).check()?;
     if data.len() <= model.dim() {

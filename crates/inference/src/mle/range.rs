@@ -29,6 +29,16 @@ pub(crate) fn check_scale(x: &[f64], p: usize) -> Result<(), InferenceError> {
     Ok(())
 }
 
+/// [`check_scale`] and [`ResponseRange::check`] on data held in memory: what a GLM's fit, by
+/// maximum likelihood or by chains, can be computed on in double precision.
+pub(crate) fn check_ranges(family: Family, data: &crate::Data) -> Result<(), InferenceError> {
+    let p = data.dim();
+    check_scale(data.rows(), p)?;
+    let mut range = ResponseRange::default();
+    range.add(family, data.rows(), data.responses(), p);
+    range.check(family)
+}
+
 /// The linear model's responses are refused beyond this (and nonzero below its inverse): their
 /// squares, summed in the residual sum of squares, would overflow (underflow) double precision.
 const LINEAR_RESPONSE: f64 = 1e140;
