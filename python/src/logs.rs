@@ -5,7 +5,10 @@
 
 use std::path::PathBuf;
 
-use gradfree_core::{GenerationWithExtras, JsonLinesLog};
+use std::sync::Mutex;
+
+use gradfree_core::files::Claim;
+use gradfree_core::{GenerationWithExtras, JsonLinesLog, Role, RunFiles};
 use pyo3::prelude::*;
 
 use crate::err;
@@ -66,6 +69,72 @@ impl RunLog {
     }
 }
 
+/// `FileClaim(files, overwrite=False)`: the files a run started from Python writes, taken for it
+/// as `gradfree optimize` takes its own ([`gradfree_core::RunFiles::claim`]): `files` is a list of
+/// `(role, parameter, path)` with role `"input"`, `"output"`, `"log"`, `"checkpoint"` (a new run's:
+/// refused if it exists, unless `overwrite`) or `"resumed"` (the checkpoint a resumed run keeps
+/// writing). Every file is checked against the command line's file policy, and each file written
+/// gets a lock (`flock`) that a second run on the same file finds taken, naming the process that
+/// holds it. The claim lasts until [`FileClaim::release`], the end of a `with` block, or the
+/// process's end.
+#[pyclass(module = "gradfree._gradfree")]
+struct FileClaim {
+    claim: Option<Claim>,
+}
+
+/// The parameter names of claims, kept for the process's life (a run has a handful).
+static PARAMS: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+
+/// `param` as a name that lives as long as the process, each distinct name stored once.
+fn interned(param: &str) -> &'static str {
+    let mut v = PARAMS.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(s) = v.iter().find(|s| **s == param) {
+        return s;
+    }
+    let s: &'static str = Box::leak(param.to_string().into_boxed_str());
+    v.push(s);
+    s
+}
+
+#[pymethods]
+impl FileClaim {
+    #[new]
+    #[pyo3(signature = (files, overwrite = false))]
+    fn new(py: Python<'_>, files: Vec<(String, String, PathBuf)>, overwrite: bool) -> PyResult<Self> {
+        let mut run = RunFiles::new().overwrite(overwrite);
+        for (role, param, path) in &files {
+            let role = match role.as_str() {
+                "input" => Role::Input,
+                "output" => Role::Output,
+                "log" => Role::Log,
+                "checkpoint" => Role::Checkpoint,
+                "resumed" => Role::Resumed,
+                other => {
+                    return Err(err(format!("role is {other:?}; expected 'input', 'output', 'log', 'checkpoint' or 'resumed'")));
+                }
+            };
+            run = run.add(role, interned(param), Some(path));
+        }
+        let claim = py.detach(|| run.claim()).map_err(ToPyErr::to_py)?;
+        Ok(FileClaim { claim: Some(claim) })
+    }
+
+    /// Gives the files up (their lock files are removed); calling it again does nothing.
+    fn release(&mut self) {
+        self.claim = None;
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&mut self, _args: &Bound<'_, pyo3::types::PyTuple>) -> bool {
+        self.release();
+        false
+    }
+}
+
 /// A new run's identity for its log and checkpoint ([`gradfree_core::observer::new_run_id`]).
 #[pyfunction]
 fn new_run_id() -> String {
@@ -112,6 +181,7 @@ impl Progress {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RunLog>()?;
     m.add_class::<Progress>()?;
+    m.add_class::<FileClaim>()?;
     m.add_function(wrap_pyfunction!(atomic_write, m)?)?;
     m.add_function(wrap_pyfunction!(new_run_id, m)?)?;
     Ok(())

@@ -11,7 +11,7 @@ import pytest
 gym = pytest.importorskip("gymnasium")
 
 import gradfree  # noqa: E402
-from gradfree import rl  # noqa: E402
+from gradfree import _gradfree, rl  # noqa: E402
 from gradfree.rl.__main__ import main as rl_main  # noqa: E402
 
 
@@ -170,6 +170,41 @@ def test_command_line_runs_logs_and_replays(tmp_path, capsys):
                         (["--resume", str(log), "--quiet"], "not a gradfree.rl checkpoint")]:
         assert rl_main(bad) == 2
         assert needle in capsys.readouterr().err
+
+
+def test_command_line_owns_its_files(tmp_path, capsys):
+    """Two runs on one checkpoint cannot both write it, and a new run does not replace another
+    run's checkpoint unless --overwrite, as with the command line's runs."""
+    import subprocess, sys
+    ck, pol = tmp_path / "run.ckpt", tmp_path / "run.npz"
+    args = ["--env", "CartPole-v1", "--method", "openai-es", "--generations", "1", "--workers", "1", "--popsize", "4",
+            "--max-steps", "20", "--checkpoint", str(ck), "--save-policy", str(pol), "--quiet"]
+    assert rl_main(args) == 0
+    before = ck.read_bytes()
+    capsys.readouterr()
+    assert rl_main(args) == 2
+    assert "exists already" in capsys.readouterr().err and ck.read_bytes() == before
+    # Another process holding the checkpoint (a run in progress): refused, naming that process.
+    holder = subprocess.Popen([sys.executable, "-c",
+                               "import sys; from gradfree import _gradfree\n"
+                               f"c = _gradfree.FileClaim([('resumed', '--resume', {str(ck)!r})])\n"
+                               "print('held', flush=True); sys.stdin.read()"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        assert rl_main(args + ["--overwrite"]) == 2
+        err = capsys.readouterr().err
+        assert f"in use by another run (process {holder.pid})" in err, err
+        assert rl_main(["--resume", str(ck), "--generations", "2", "--quiet"]) == 2
+        assert "in use by another run" in capsys.readouterr().err and ck.read_bytes() == before
+    finally:
+        holder.stdin.close()
+        holder.wait()
+    # Once the other run has ended, the file is free again (and its lock file gone).
+    assert rl_main(args + ["--overwrite"]) == 0
+    assert not list(tmp_path.glob(".*.lock"))
+    with pytest.raises(gradfree.InvalidParameterError, match="role"):
+        _gradfree.FileClaim([("temp", "--x", str(ck))])
 
 
 def test_missing_mujoco_names_the_package(monkeypatch):

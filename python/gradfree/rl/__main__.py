@@ -41,6 +41,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--log", help="JSON-lines log of every generation (gradfree plot --linear draws it)")
     ap.add_argument("--checkpoint", help="checkpoint file, written atomically after every generation")
     ap.add_argument("--resume", help="resume a run from its checkpoint (its settings are kept)")
+    ap.add_argument("--overwrite", action="store_true",
+                    help="let a new run replace an existing --checkpoint (refused otherwise: it is another run's)")
     ap.add_argument("--save-policy", help="the best policy as .npz (default: <checkpoint or env>.policy.npz)")
     ap.add_argument("--replay", help="evaluate a saved policy instead of training")
     ap.add_argument("--render", help="with --replay: write the first episode's frames as PNGs into this folder")
@@ -80,6 +82,24 @@ def _train(a) -> int:
         else:
             print(f"note: the run's log {run.log_path} is gone; this part of the run is not logged (--log FILE logs it)",
                   file=sys.stderr)
+    # The files this run writes are taken for it, as the command line takes its own: two runs on
+    # one checkpoint, log or policy file are refused, and a new run does not replace another run's
+    # checkpoint unless --overwrite.
+    files = []
+    if a.resume and a.checkpoint and not (os.path.exists(a.checkpoint) and os.path.samefile(a.resume, a.checkpoint)):
+        files += [("input", "--resume", a.resume), ("checkpoint", "--checkpoint", a.checkpoint)]
+    elif a.resume:
+        files.append(("resumed", "--resume", a.resume))
+    elif a.checkpoint:
+        files.append(("checkpoint", "--checkpoint", a.checkpoint))
+    if log_path:
+        files.append(("log", "--log", log_path))
+    files.append(("output", "--save-policy", policy_path))
+    with _gradfree.FileClaim(files, a.overwrite):
+        return _run(a, run, checkpoint, policy_path, log_path)
+
+
+def _run(a, run: PolicySearch, checkpoint: Optional[str], policy_path: str, log_path: Optional[str]) -> int:
     run.log_path = os.path.abspath(log_path) if log_path else None
     # The core's log: a resumed run's log loses the records written after its checkpoint.
     log = _gradfree.RunLog(log_path, run.generation if a.resume else None, getattr(run, "run_id", None)) if log_path else None

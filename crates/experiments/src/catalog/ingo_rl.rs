@@ -115,7 +115,8 @@ fn one_run(ctx: &Ctx, py: &str, env: &EnvSpec, method: &str, r: usize, workers: 
     if ctx.reuse_runs && ck.exists() {
         cmd.args(["--resume", &ck.display().to_string()]);
     } else {
-        cmd.args(["--env", env.id, "--method", method, "--seed", &seed, "--checkpoint", &ck.display().to_string()]);
+        // A fresh run replaces what an earlier run of this experiment left (its own files).
+        cmd.args(["--env", env.id, "--method", method, "--seed", &seed, "--checkpoint", &ck.display().to_string(), "--overwrite"]);
         if let Some(m) = env.max_steps {
             cmd.args(["--max-steps", &m.to_string()]);
         }
