@@ -21,6 +21,7 @@ Bayesian optimizer's. The command line's name for each job and its Python module
     job                          command line                         Python module
     ===========================  ===================================  ============================
     optimize a function          gradfree optimize                    gradfree.es
+    the same with pycma's API    gradfree optimize --algo cmaes       gradfree.cma
     sample and integrate (QMC)   gradfree sample/lattice/integrate    gradfree.qmc
     kernel features              gradfree features                    gradfree.kernel_approximation
     batch Bayesian optimization  gradfree bo                          gradfree.bo
@@ -38,10 +39,11 @@ QMC engines with scipy.stats.qmc's interface (``random``, ``reset``, ``fast_forw
 """
 from __future__ import annotations
 
-from . import bo, errors, es, experiments, inference, qmc, rl
+from . import bo, cma, errors, es, experiments, inference, qmc, rl
+from ._es_minimize import OptimizeResult, minimize
 from ._gradfree import Problem, run_builtin
 from .errors import *  # noqa: F401,F403  (every exception and warning: errors.__all__, listed once there)
-from .es import _METHODS, OptimizeResult, Result, algorithms, minimize  # noqa: F401
+from .es import _METHODS, Result, algorithms  # noqa: F401
 from .qmc import (Halton, KorobovLattice, Rank1Lattice, SearchedLattice, Sobol, SubgroupLattice, discrepancy, korobov,
                   lattice_search, min_distance, subgroup_vector)
 
@@ -67,5 +69,5 @@ __all__ = [
     "minimize", "OptimizeResult", "Result", "Sobol", "Halton", "Rank1Lattice", "SubgroupLattice", "KorobovLattice",
     "SearchedLattice", "Problem", "algorithms", "discrepancy", "korobov", "lattice_search", "min_distance",
     "run_builtin", "subgroup_vector",
-    *errors.__all__, "bo", "es", "qmc", "errors", "experiments", "inference", "kernel_approximation", "rl", "robust",
+    *errors.__all__, "bo", "cma", "es", "qmc", "errors", "experiments", "inference", "kernel_approximation", "rl", "robust",
 ]

@@ -273,6 +273,11 @@ class Progress:
     def update(self, position: int, message: str = "") -> None: ...
     def finish(self) -> None: ...
 
+def bound_transform(x: npt.ArrayLike, lower: npt.ArrayLike, upper: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """The rows of x mapped into [lower, upper] by pycma's BoundTransform (sides may be infinite)."""
+def cma_weights(popsize: int) -> npt.NDArray[np.float64]:
+    """CMA-ES's positive recombination weights for popsize points (Hansen 2016, eq. 49)."""
+
 class FileClaim:
     """The files a run writes, taken for it as the command line takes its own (file policy checked,
     a flock per written file); roles: input, output, log, checkpoint, resumed."""

@@ -39,6 +39,11 @@ _KEYS = frozenset(("format", "class", "version", "payload", "sha256"))
 _PROTOCOL = 4
 
 
+#: Class tags that classes had before they moved, and the tags they have now: a pickle written
+#: under the former tag loads as the class (its checksum covers the tag it was written with).
+FORMER_TAGS = {"gradfree._pycma.CMAEvolutionStrategy": "gradfree.cma.CMAEvolutionStrategy"}
+
+
 def class_tag(cls: type) -> str:
     """``module.qualname`` of a class: the tag its pickles carry."""
     return f"{cls.__module__}.{cls.__qualname__}"
@@ -86,7 +91,7 @@ def open_envelope(env, expected: str | None = None, versions=(1,)):
     tag = env["class"]
     if not isinstance(tag, str):
         raise CheckpointError(f"not {what}: its class tag is a {type(tag).__name__} (the pickle was changed or damaged)")
-    if expected is not None and tag != expected:
+    if expected is not None and FORMER_TAGS.get(tag, tag) != expected:
         raise CheckpointError(f"a pickle of {tag}, not of {expected}: unpickle it as the class that saved it")
     version = env["version"]
     if isinstance(version, bool) or not isinstance(version, int) or (versions is not None and version not in versions):

@@ -132,7 +132,7 @@ def main(argv: Optional[Sequence[str]] = None) -> List[dict]:
     bad = [f for f in funcs if not 1 <= f <= 24]
     if bad:
         ap.error(f"--functions: {bad} outside 1-24")
-    from .es import RECOMMENDED
+    from ._es_minimize import RECOMMENDED
     algo = RECOMMENDED["algorithm"] if args.algo == "default" else args.algo
     if args.algo == "default":
         for k, v in RECOMMENDED["params"].items():

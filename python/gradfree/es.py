@@ -544,15 +544,28 @@ globals().update(_CLASSES)
 _METHODS = {c.algorithm: c for c in _CLASSES.values() if not issubclass(c, _DiscreteES)}
 
 
-# ``minimize`` and its result (scipy's interface): python/gradfree/_es_minimize.py.
-from ._es_minimize import PRESETS, RECOMMENDED, OptimizeResult, minimize  # noqa: E402
+# Names handed on from the layers above this module, imported on first use (PEP 562): ``minimize``
+# and its result (scipy's interface, gradfree._es_minimize) and pycma's interface (gradfree.cma:
+# ``import gradfree.es as cma`` keeps working). Those layers import this module, never the reverse.
+_HANDED_ON = {**dict.fromkeys(("minimize", "OptimizeResult", "PRESETS", "RECOMMENDED"), "gradfree._es_minimize"),
+              **dict.fromkeys(("CMAEvolutionStrategy", "CMAOptions", "fmin2", "ff", "fitness_functions", "s",
+                               "optimization_tools", "plot", "BestSolution", "EvalParallel2", "warnings_and_exceptions"),
+                              "gradfree.cma")}
 
-# pycma's interface (``import gradfree.es as cma``): CMAEvolutionStrategy, CMAOptions, fmin2 and the
-# helpers pycma's examples use; python/gradfree/_pycma.py.
-from ._pycma import (BestSolution, CMAEvolutionStrategy, CMAOptions, EvalParallel2, fmin2, ff,  # noqa: E402
-                     optimization_tools, plot, s, warnings_and_exceptions)
 
-fitness_functions = ff
+def __getattr__(name: str):
+    module = _HANDED_ON.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_HANDED_ON))
+
 
 __all__ = ["REGISTRY", "RECOMMENDED", "PRESETS", "algorithms", "minimize", "OptimizeResult", "Result", *_CLASSES,
            "CMAEvolutionStrategy", "CMAOptions", "fmin2", "ff", "fitness_functions", "s", "optimization_tools", "plot",

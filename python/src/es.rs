@@ -438,11 +438,54 @@ fn run_builtin<'py>(
     Ok((PyArray1::from_vec(py, res.best_x), res.best_f, res.evaluations, res.generations, PyArray1::from_vec(py, mean), reason))
 }
 
+/// `bound_transform(x, lower, upper)`: the rows of `x` mapped into the box by pycma's
+/// `BoundTransform`, coordinate by coordinate ([`gradfree_core::transform_coordinate`]; a side may
+/// be infinite: one-sided bounds and none). The pycma layer's repair of the points it hands out.
+#[pyfunction]
+fn bound_transform<'py>(
+    py: Python<'py>,
+    x: PyArrayLike2<'py, f64, AllowTypeChange>,
+    lower: PyReadonlyArray1<'_, f64>,
+    upper: PyReadonlyArray1<'_, f64>,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let (lower, upper) = (lower.as_array(), upper.as_array());
+    let d = x.shape()[1];
+    if lower.len() != d || upper.len() != d {
+        return Err(err(format!(
+            "bounds: lower and upper have {} and {} entries; expected {d}, one per coordinate",
+            lower.len(),
+            upper.len()
+        )));
+    }
+    if let Some(i) = (0..d).find(|&i| lower[i].partial_cmp(&upper[i]) != Some(std::cmp::Ordering::Less)) {
+        return Err(err(format!("bounds: [{}, {}] in coordinate {i}; expected lower < upper", lower[i], upper[i])));
+    }
+    let mut out = x.as_array().to_owned();
+    for mut row in out.rows_mut() {
+        for (i, v) in row.iter_mut().enumerate() {
+            *v = gradfree_core::transform_coordinate(*v, lower[i], upper[i]);
+        }
+    }
+    Ok(out.into_pyarray(py))
+}
+
+/// `cma_weights(popsize)`: the positive recombination weights of CMA-ES's mean update
+/// ([`gradfree_es::gaussian::positive_weights`], Hansen 2016 eq. 49), for pycma's header line.
+#[pyfunction]
+fn cma_weights(py: Python<'_>, popsize: usize) -> PyResult<Bound<'_, PyArray1<f64>>> {
+    if popsize < 2 {
+        return Err(err(format!("popsize = {popsize}; expected at least 2")));
+    }
+    Ok(PyArray1::from_vec(py, gradfree_es::gaussian::positive_weights(popsize)))
+}
+
 /// Registers this module's classes and functions.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<EsRun>()?;
     m.add_class::<Problem>()?;
     m.add_function(wrap_pyfunction!(run_builtin, m)?)?;
+    m.add_function(wrap_pyfunction!(bound_transform, m)?)?;
+    m.add_function(wrap_pyfunction!(cma_weights, m)?)?;
     Ok(())
 }
 

@@ -403,7 +403,7 @@ def test_pycma_readme_examples_run_with_the_import_changed():
 
 def test_bound_transform_matches_pycmas():
     pycma = pytest.importorskip("cma")
-    from gradfree._pycma import _transform
+    from gradfree.cma._options import _transform
     lower, upper = np.array([0.0, -1.0, -np.inf, 2.0, -1e3]), np.array([np.inf, 3.0, 5.0, 2.5, 1e3])
     theirs = pycma.transformations.BoxConstraintsLinQuadTransformation(
         [[0, None], [-1, 3], [None, 5], [2, 2.5], [-1e3, 1e3]])
@@ -432,3 +432,57 @@ def test_the_step_size_damping_is_pycmas():
     assert ours != tutorial
     # The larger damping slows the step size's decrease on the sphere.
     assert ours[-1] > tutorial[-1]
+
+
+# --- the package gradfree.cma -------------------------------------------------------------------
+
+def test_gradfree_cma_and_gradfree_es_hand_on_the_same_names():
+    """``gradfree.cma`` is pycma's interface; ``gradfree.es`` hands the same objects on (on first
+    use), so ``import gradfree.es as cma`` keeps working, ``from gradfree.es import *`` too."""
+    import gradfree.cma as gcma
+    handed_on = [n for n, m in cma._HANDED_ON.items() if m == "gradfree.cma"]
+    assert set(handed_on) | {"Logger"} == set(gcma.__all__) - {"PYCMA_OPTIONS", "PYCMA_STOP_NAMES"}
+    for name in handed_on + ["PYCMA_OPTIONS", "PYCMA_STOP_NAMES"]:
+        assert getattr(cma, name) is getattr(gcma, name), name
+    assert gradfree.minimize is cma.minimize and gradfree.OptimizeResult is cma.OptimizeResult
+    ns = {}
+    exec("from gradfree.es import *", ns)
+    assert ns["fmin2"] is gcma.fmin2 and ns["CMAES"] is cma.CMAES
+    assert {"fmin2", "CMAEvolutionStrategy", "minimize"} <= set(dir(cma))
+    with pytest.raises(AttributeError, match="no attribute 'fmin3'"):
+        cma.fmin3
+    from gradfree.es.fitness_functions import elli
+    assert elli is gcma.ff.elli
+    assert repr(gcma.CMAEvolutionStrategy).startswith("<class 'gradfree.cma.CMAEvolutionStrategy'")
+
+
+def test_a_pickle_from_before_the_package_loads_and_continues():
+    """A state pickled when the pycma layer was the modules gradfree._pycma* (stored in
+    tests/data) loads, checksum and class tag checked, and continues where it stopped: the points
+    and best value recorded when it was written."""
+    import pathlib
+    path = pathlib.Path(__file__).parent / "data" / "cma_state_before_gradfree_cma.pkl"
+    es = pickle.loads(path.read_bytes())
+    assert type(es) is cma.CMAEvolutionStrategy and es.countiter == 3
+    assert es.result.fbest == 0.10182886093519143
+    X = es.ask()
+    np.testing.assert_allclose(np.asarray(X[0])[:2], [0.38753341, -0.15753475], rtol=0, atol=5e-9)
+    # Written again, it carries the package's tag, and a changed byte is still refused.
+    again = pickle.dumps(es)
+    assert b"gradfree.cma" in again and b"gradfree._pycma" not in again
+    damaged = bytearray(path.read_bytes())
+    i = damaged.index(b"payload") + 40
+    damaged[i] ^= 1
+    with pytest.raises((gradfree.CheckpointError, pickle.UnpicklingError)):
+        pickle.loads(bytes(damaged))
+
+
+def test_recombination_weights_are_pycmas():
+    pycma = pytest.importorskip("cma")
+    from gradfree import _gradfree
+    for lam in (2, 3, 4, 5, 10, 17, 100):
+        ours = _gradfree.cma_weights(lam)
+        theirs = np.asarray(pycma.recombination_weights.RecombinationWeights(lam).positive_weights)
+        np.testing.assert_allclose(ours, theirs, rtol=1e-14, atol=0)
+    with pytest.raises(InvalidParameterError, match="popsize"):
+        _gradfree.cma_weights(1)

@@ -8,7 +8,9 @@
 use clap::ArgMatches;
 use clap::parser::ValueSource;
 
-use crate::cli::{Command, LatticeMethod, SampleMethod};
+use crate::args::Command;
+use crate::lattice::LatticeMethod;
+use crate::sample::SampleMethod;
 
 /// The first flag of `command` that was given but does not apply, as the error line.
 pub fn check(command: &Command, m: &ArgMatches) -> Result<(), String> {
@@ -90,9 +92,9 @@ fn rules(command: &Command) -> Vec<(&'static str, bool, &'static str)> {
         }
         Command::Infer(a) => {
             let (m, model) = (crate::infer::method_name(a), a.model.as_str());
-            let checkpointed = a.checkpoint.is_some() || a.resume.is_some();
+            let checkpointed = a.files.checkpoint_path().is_some();
             // Maximum likelihood runs no chains: their settings would be ignored.
-            let chains = m != "mle" || a.resume.is_some();
+            let chains = m != "mle" || a.files.resume.is_some();
             let needs = "a chain method (--method random-scaling, masgrad, ...; mle runs no chains)";
             vec![
                 ("cov_type", m == "mle", "--method mle (the default for linear, logistic, poisson)"),
@@ -121,8 +123,8 @@ fn rules(command: &Command) -> Vec<(&'static str, bool, &'static str)> {
             ("restart_from", a.restarts.is_some(), "--restarts"),
             ("settle_runs", a.restarts.is_some() || a.algo.is_none(), "--restarts (or the recommended method, without --algo)"),
             ("worse_runs", a.restarts.is_some() || a.algo.is_none(), "--restarts (or the recommended method, without --algo)"),
-            ("checkpoint_every", a.checkpoint.is_some() || a.resume.is_some(), "--checkpoint FILE"),
-            ("checkpoint_seconds", a.checkpoint.is_some() || a.resume.is_some(), "--checkpoint FILE"),
+            ("checkpoint_every", a.files.checkpoint_path().is_some(), "--checkpoint FILE"),
+            ("checkpoint_seconds", a.files.checkpoint_path().is_some(), "--checkpoint FILE"),
         ],
         Command::Integrate(_) | Command::List(_) | Command::Params(_) | Command::Plot(_) | Command::Reproduce(_) => Vec::new(),
     }
@@ -132,7 +134,7 @@ fn rules(command: &Command) -> Vec<(&'static str, bool, &'static str)> {
 mod tests {
     use clap::FromArgMatches;
 
-    use crate::cli::Cli;
+    use crate::args::Cli;
 
     fn check(args: &[&str]) -> Result<(), String> {
         let m = crate::command().try_get_matches_from(std::iter::once("gradfree").chain(args.iter().copied())).expect("parses");

@@ -10,8 +10,81 @@ use gradfree_core::{AskTell, CheckpointPolicy, Driver, DriverOptions, NonFiniteP
 use gradfree_experiments::bo_run::{self, BoRunSpec};
 use serde::Serialize;
 
-use crate::cli::{BoArgs, NonFiniteArg};
+use clap::Args;
+
+use crate::shared_flags::{NonFiniteArg, RunFilesArgs, RunOutput};
 use gradfree_experiments::progress::RunProgress;
+
+/// `gradfree bo`. Defaults are the library's ([`gradfree_bo::BoParams`],
+/// [`gradfree_experiments::bo_run`]), read from it, not written here.
+#[derive(Args, Debug)]
+#[command(
+    mut_arg("log", |a| a.help("JSON-lines log of every round (`gradfree plot` draws it)")),
+    mut_arg("checkpoint", |a| a.help("Checkpoint file, written atomically after every round")),
+    mut_arg("resume", |a| a.help("Resume from a checkpoint: the run's definition (problem, dimension, method, batch, seeds, \
+         model) comes from it and may not be given again; only --rounds (to go further), --log, --checkpoint and output \
+         options apply"))
+)]
+pub struct BoArgs {
+    /// Problem with a box (`gradfree list`), e.g. ackley, rosenbrock, levy, robot-push.
+    #[arg(long, required_unless_present = "resume", conflicts_with = "resume")]
+    pub problem: Option<String>,
+    /// Dimension.
+    #[arg(long, default_value_t = bo_run::DEFAULT_DIM, conflicts_with = "resume")]
+    pub dim: usize,
+    /// Selection rule: bkop, ucb, gp-bucb, gp-ucb-pe, bull, ei.
+    #[arg(long, default_value_t = BoParams::default().method.name().to_string(), conflicts_with = "resume")]
+    pub method: String,
+    /// Points per round (L).
+    #[arg(long, default_value_t = BoParams::default().batch_size, conflicts_with = "resume")]
+    pub batch: usize,
+    /// Rounds after the initial design (each evaluates --batch points); a resumed run goes on to
+    /// its saved number unless given.
+    #[arg(long, value_name = "N", help = format!("Rounds after the initial design (each evaluates --batch points) [default: {}; a resumed run: its saved number]", bo_run::DEFAULT_ROUNDS))]
+    pub rounds: Option<u64>,
+    /// Initial lattice design size (default max(10, 3d + 2); bull: the whole budget minus one).
+    #[arg(long, conflicts_with = "resume")]
+    pub n_initial: Option<usize>,
+    /// Kernel: matern52 or se.
+    #[arg(long, default_value_t = BoParams::default().kernel.name().to_string(), conflicts_with = "resume")]
+    pub kernel: String,
+    /// Weight of the exploration term of bkop and ucb.
+    #[arg(long, default_value_t = BoParams::default().weight, allow_negative_numbers = true, conflicts_with = "resume")]
+    pub weight: f64,
+    /// Fixed beta_t for gp-bucb and gp-ucb-pe (default 0.2 d ln(2t)).
+    #[arg(long, allow_negative_numbers = true, conflicts_with = "resume")]
+    pub beta: Option<f64>,
+    /// Fixed noise variance of the GP in standardized units (e.g. 1e-6 for a deterministic
+    /// objective); default: learned by maximum likelihood.
+    #[arg(long, allow_negative_numbers = true, conflicts_with = "resume")]
+    pub noise: Option<f64>,
+    /// CMA-ES starts of the acquisition maximization.
+    #[arg(long, default_value_t = BoParams::default().inner.starts, conflicts_with = "resume")]
+    pub acq_starts: usize,
+    /// Acquisition evaluations per start and variable.
+    #[arg(long, default_value_t = BoParams::default().inner.evals_per_dim, conflicts_with = "resume")]
+    pub acq_evals: usize,
+    /// At most this many acquisition evaluations per start (binds beyond 40 variables, e.g.
+    /// BKOP's joint search over batch x dimension variables).
+    #[arg(long, default_value_t = BoParams::default().inner.max_evals, conflicts_with = "resume")]
+    pub acq_max_evals: usize,
+    /// Seed of the method (design order, fits, acquisition search).
+    #[arg(long, default_value_t = 0, conflicts_with = "resume")]
+    pub seed: u64,
+    /// Seed of the problem instance.
+    #[arg(long, default_value_t = 0, conflicts_with = "resume")]
+    pub problem_seed: u64,
+    /// NaN/inf values: error, or treat-as-inf (a failed evaluation the model learns to avoid)
+    /// [default: error].
+    #[arg(long, value_enum, conflicts_with = "resume")]
+    pub on_nonfinite: Option<NonFiniteArg>,
+    /// Checkpoint and resume.
+    #[command(flatten)]
+    pub files: RunFilesArgs,
+    /// Output.
+    #[command(flatten)]
+    pub output: RunOutput,
+}
 
 #[derive(Serialize)]
 struct Output<'a> {
@@ -56,8 +129,8 @@ pub fn params(a: &BoArgs) -> Result<BoParams> {
 pub fn run(a: &BoArgs) -> Result<()> {
     let started = Instant::now();
     // The run's files are its own until it ends (two runs started together cannot share one).
-    let _files = crate::run_files::checkpointed(a.resume.as_deref(), a.checkpoint.as_deref(), a.log.as_deref(), a.overwrite).claim()?;
-    let (spec, bo, state, problem, log, run_id, _log_claim) = match &a.resume {
+    let _files = a.files.run_files().claim()?;
+    let (spec, bo, state, problem, log, run_id, _log_claim) = match &a.files.resume {
         Some(path) => {
             let mut ck = crate::run_files::load::<BatchBo>(path, "bo")?;
             let saved = crate::run_files::take_log(&mut ck.meta);
@@ -68,14 +141,14 @@ pub fn run(a: &BoArgs) -> Result<()> {
                 spec.resume_rounds(&ck.optimizer, ck.driver.generations.saturating_sub(1), rounds)?;
             }
             let problem = spec.build_problem()?;
-            let (log, log_claim) = crate::run_files::resumed_log(&saved, a.log.as_deref(), path, a.checkpoint.as_deref(), a.overwrite)?;
+            let (log, log_claim) = crate::run_files::resumed_log(&saved, a.files.log.as_deref(), path, &a.files)?;
             (spec, ck.optimizer, Some(ck.driver), problem, log, saved.run_id, log_claim)
         }
         None => {
             let Some(name) = a.problem.as_deref() else { bail!("give --problem NAME (or --resume FILE)") };
             let (spec, bo, problem) =
                 BoRunSpec::new(name, a.dim, a.problem_seed, a.seed, a.rounds.unwrap_or(bo_run::DEFAULT_ROUNDS), params(a)?)?;
-            (spec, bo, None, problem, a.log.clone(), gradfree_core::observer::new_run_id(), Default::default())
+            (spec, bo, None, problem, a.files.log.clone(), gradfree_core::observer::new_run_id(), Default::default())
         }
     };
     let resumed = state.is_some();
@@ -85,7 +158,7 @@ pub fn run(a: &BoArgs) -> Result<()> {
         Some(s) => Driver::resume(bo, opts, s)?,
         None => Driver::new(bo, opts)?,
     };
-    let checkpoint_path = a.checkpoint.clone().or_else(|| a.resume.clone());
+    let checkpoint_path = a.files.checkpoint_path();
     let checkpoint = match &checkpoint_path {
         Some(path) => Some(CheckpointPolicy {
             path: path.clone(),

@@ -8,9 +8,83 @@ use gradfree_features::{
     gamma_scale, gather, sample_rows,
 };
 
-use crate::cli::{FeaturesArgs, SsfFrequenciesArg, SsfRotationArg};
+use std::path::PathBuf;
+
 use crate::flags;
 use crate::points_io::{read_matrix, write_points};
+use clap::{Args, ValueEnum};
+
+#[derive(Args, Debug)]
+pub struct FeaturesArgs {
+    /// Kernel: gaussian, arccos0, arccos1, arccos2 (arccosB for any order B up to 10).
+    #[arg(long, default_value = "gaussian")]
+    pub kernel: String,
+    /// Projection method (`gradfree list` describes them): iid, orf, circulant, halton, sobol, lattice, ssf.
+    #[arg(long, default_value = "ssf")]
+    pub method: String,
+    /// Output dimension (features come in cos/sin or chi(p)/chi(-p) pairs, 2M per projection for
+    /// SSF Gaussian: other counts cut the last group).
+    #[arg(long)]
+    pub dim_out: usize,
+    /// Input rows: a .csv (one row per line, optional header) or .npy (float64/float32, 2-d) file.
+    #[arg(long, conflicts_with = "dataset", required_unless_present = "dataset")]
+    pub data: Option<PathBuf>,
+    /// Or an installed real data set: fashion-mnist (dataset-fashion-mnist) or dna (r-cran-mlbench).
+    #[arg(long)]
+    pub dataset: Option<String>,
+    /// Gaussian bandwidth sigma (K = exp(-|x - z|^2 / (2 sigma^2))); default from --gamma.
+    #[arg(long, allow_negative_numbers = true, conflicts_with = "gamma")]
+    pub sigma: Option<f64>,
+    /// Gaussian gamma (K = exp(-gamma |x - z|^2)), or `scale` = 1 / (d var(X)) as scikit-learn.
+    #[arg(long, default_value = "scale")]
+    pub gamma: String,
+    /// SSF, Gaussian kernel: radial quadrature points M (eq. 6.10).
+    #[arg(long, default_value_t = 1)]
+    pub radial_points: usize,
+    /// SSF: how the DFT rows are chosen.
+    #[arg(long, value_enum, default_value_t = SsfFrequenciesArg::Optimized)]
+    pub frequencies: SsfFrequenciesArg,
+    /// SSF: random sign flips (O(d), the thesis) or a Haar rotation (O(d^2), exactly unbiased).
+    #[arg(long, value_enum, default_value_t = SsfRotationArg::Signs)]
+    pub rotation: SsfRotationArg,
+    /// Seed of all randomness.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Write the features to a .npy or .csv file.
+    #[arg(short = 'o', long = "output")]
+    pub output: Option<PathBuf>,
+    /// Report the relative Frobenius and max Gram errors against the exact kernel.
+    #[arg(long)]
+    pub report: bool,
+    /// Rows sampled for --report (all rows if fewer).
+    #[arg(long, default_value_t = 2000)]
+    pub report_rows: usize,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `gradfree features --frequencies`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SsfFrequenciesArg {
+    /// Algorithm 12 (coordinate ascent on the log-energy, thesis eq. 6.34).
+    Optimized,
+    /// The closed-form subgroup (needs a prime n with d/2 | n - 1).
+    Subgroup,
+    /// Uniformly random distinct rows.
+    Random,
+}
+
+/// `gradfree features --rotation`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SsfRotationArg {
+    /// Random +-1 diagonal.
+    Signs,
+    /// Haar-random orthogonal matrix.
+    Haar,
+    /// Random phases and a coordinate permutation (thesis app. 10.26).
+    Phase,
+}
 
 /// Runs `gradfree features`.
 pub fn run(a: &FeaturesArgs) -> Result<()> {

@@ -22,6 +22,15 @@ use serde::{Deserialize, Serialize};
 /// `gradfree infer`. Defaults are the library's ([`InferenceSpec`], [`ModelSpec`]), read from
 /// it, not written here.
 #[derive(Args, Debug)]
+#[command(
+    mut_arg("checkpoint", |a| a.help("Checkpoint file, written atomically every --checkpoint-seconds (or --checkpoint-every \
+         steps), at the end and when the run is stopped (Ctrl-C, SIGTERM); the chains' recorded steps go to an append-only \
+         file beside it (`FILE.records-ID`), so a checkpoint costs what the chains' state costs")),
+    mut_arg("resume", |a| a.help("Resume from a checkpoint: the run (model, data, method and its settings) comes from it")),
+    mut_arg("checkpoint_every", |a| a.help("Steps between checkpoints [default: by time, --checkpoint-seconds]")),
+    mut_arg("checkpoint_seconds", |a| a.help("Seconds between checkpoints [default: 10 unless --checkpoint-every is given; a \
+         resumed run keeps the cadence it was started with]"))
+)]
 pub struct InferArgs {
     /// Model: linear, logistic, poisson (sec. 4.2), mixture (1-D Gaussian mixture, unknown means)
     /// or relu (two-layer ReLU network, sec. 7).
@@ -107,28 +116,15 @@ pub struct InferArgs {
     /// to a .csv or .npy file.
     #[arg(long)]
     pub chains_out: Option<PathBuf>,
-    /// Checkpoint file, written atomically every --checkpoint-seconds (or --checkpoint-every
-    /// steps), at the end and when the run is stopped (Ctrl-C, SIGTERM); the chains' recorded
-    /// steps go to an append-only file beside it (`FILE.records-ID`), so a checkpoint costs what
-    /// the chains' state costs.
-    #[arg(long)]
-    pub checkpoint: Option<PathBuf>,
-    /// Steps between checkpoints [default: by time, --checkpoint-seconds].
-    #[arg(long)]
-    pub checkpoint_every: Option<usize>,
-    /// Seconds between checkpoints [default: 10 unless --checkpoint-every is given; a resumed
-    /// run keeps the cadence it was started with].
-    #[arg(long)]
-    pub checkpoint_seconds: Option<f64>,
-    /// Let a new run replace an existing checkpoint file (another run's).
-    #[arg(long)]
-    pub overwrite: bool,
-    /// Resume from a checkpoint: the run (model, data, method and its settings) comes from it.
-    #[arg(long)]
-    pub resume: Option<PathBuf>,
+    /// Checkpoint and resume.
+    #[command(flatten)]
+    pub files: crate::shared_flags::CheckpointArgs,
+    /// How often to checkpoint.
+    #[command(flatten)]
+    pub cadence: crate::shared_flags::CadenceArgs,
     /// Output.
     #[command(flatten)]
-    pub output: crate::cli::RunOutput,
+    pub output: crate::shared_flags::RunOutput,
 }
 
 /// A library enum from its name, with the accepted names in the error.
@@ -230,16 +226,17 @@ const DEFAULT_CADENCE: Cadence = Cadence { every: None, seconds: Some(10.0) };
 
 impl Cadence {
     fn of(a: &InferArgs) -> Result<Option<Cadence>, InferenceError> {
-        if a.checkpoint_every == Some(0) {
+        let c = &a.cadence;
+        if c.checkpoint_every == Some(0) {
             return Err(InferenceError::invalid("checkpoint_every", 0, ">= 1"));
         }
-        if let Some(s) = a.checkpoint_seconds
+        if let Some(s) = c.checkpoint_seconds
             && !(s.is_finite() && s > 0.0)
         {
             return Err(InferenceError::invalid("checkpoint_seconds", s, "finite and > 0"));
         }
-        Ok((a.checkpoint_every.is_some() || a.checkpoint_seconds.is_some())
-            .then_some(Cadence { every: a.checkpoint_every, seconds: a.checkpoint_seconds }))
+        let every = c.checkpoint_every.map(|e| usize::try_from(e).unwrap_or(usize::MAX));
+        Ok(c.given().then_some(Cadence { every, seconds: c.checkpoint_seconds }))
     }
 }
 
@@ -265,10 +262,7 @@ fn driver_state(runner: &Runner, seconds: f64) -> DriverState {
 
 /// The files of a run, checked together before anything is written ([`gradfree_core::RunFiles`]).
 fn check_files(a: &InferArgs, data: &std::path::Path) -> Result<()> {
-    crate::run_files::checkpointed(a.resume.as_deref(), a.checkpoint.as_deref(), None, a.overwrite)
-        .add(Role::Input, "--data", Some(data))
-        .add(Role::Output, "--chains-out", a.chains_out.as_deref())
-        .check()?;
+    a.files.files(None).add(Role::Input, "--data", Some(data)).add(Role::Output, "--chains-out", a.chains_out.as_deref()).check()?;
     Ok(())
 }
 
@@ -282,7 +276,7 @@ fn response_name(target: &str, _names: &[String]) -> String {
 /// chains and has no checkpoints.
 fn run_in_memory(a: &InferArgs, started: Instant) -> Result<(InferRunSpec, Fit, Vec<String>, bool)> {
     let show = a.output.bar();
-    if a.resume.is_none() {
+    if a.files.resume.is_none() {
         let run = run_spec(a)?;
         if run.spec.method == Method::Mle {
             check_files(a, &run.data)?;
@@ -292,7 +286,7 @@ fn run_in_memory(a: &InferArgs, started: Instant) -> Result<(InferRunSpec, Fit, 
         }
     }
     let cadence = Cadence::of(a)?;
-    let (mut run, saved) = match &a.resume {
+    let (mut run, saved) = match &a.files.resume {
         Some(path) => {
             let ck = crate::run_files::load::<RunnerState>(path, "infer")?;
             let meta: Meta = gradfree_core::checkpoint::from_json(ck.meta).map_err(anyhow::Error::msg).with_context(|| {
@@ -308,10 +302,10 @@ fn run_in_memory(a: &InferArgs, started: Instant) -> Result<(InferRunSpec, Fit, 
     check_files(a, &run.data)?;
     let loaded = run.load()?;
     let (model, data) = (loaded.model.as_ref(), &loaded.data);
-    let checkpoint = a.checkpoint.clone().or_else(|| a.resume.clone());
+    let checkpoint = a.files.checkpoint_path();
     let (mut runner, mut records, cadence, earlier) = match saved {
         Some((state, meta, seconds)) => {
-            let path = a.resume.as_deref().expect("resumed");
+            let path = a.files.resume.as_deref().expect("resumed");
             meta.data.check_same(&loaded.fingerprint, &run.data)?;
             let (records, bytes) = RecordFile::resume(path, &meta.records)?;
             let mut runner = Runner::from_state(state, &bytes)?;
@@ -341,7 +335,7 @@ fn run_in_memory(a: &InferArgs, started: Instant) -> Result<(InferRunSpec, Fit, 
             (runner, None, cadence.unwrap_or(DEFAULT_CADENCE), 0.0)
         }
     };
-    let resumed = a.resume.is_some();
+    let resumed = a.files.resume.is_some();
     let (chains, steps) = (run.spec.chains as u64, run.spec.steps);
     let pb = bar(Some(chains * steps as u64), "{spinner} [{elapsed_precise}] {bar:32} {pos}/{len} chain-steps  {eta}", show);
     pb.set_position(chains * runner.steps_done() as u64);
@@ -406,7 +400,9 @@ pub fn run(a: &InferArgs) -> Result<()> {
     let show = a.output.bar();
     // The files the run writes are its own until it ends (two runs started together cannot
     // share one); all of them are checked again with the data once it is known.
-    let _files = crate::run_files::checkpointed(a.resume.as_deref(), a.checkpoint.as_deref(), None, a.overwrite)
+    let _files = a
+        .files
+        .files(None)
         .add(Role::Input, "--data", a.data.as_deref())
         .add(Role::Output, "--chains-out", a.chains_out.as_deref())
         .claim()?;

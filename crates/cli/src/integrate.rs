@@ -7,7 +7,39 @@ use gradfree_problems::integrands::ExpWeighted;
 use gradfree_qmc::integrate::integrate_many;
 use serde::Serialize;
 
-use crate::cli::{IntegrateArgs, IntegrateMethod as Method};
+use clap::Args;
+
+use IntegrateMethod as Method;
+
+#[derive(Args, Debug)]
+pub struct IntegrateArgs {
+    /// Point set of each randomization.
+    #[arg(long, value_enum, default_value_t = IntegrateMethod::Subgroup)]
+    pub method: IntegrateMethod,
+    /// Dimension d.
+    #[arg(long)]
+    pub dim: usize,
+    /// Points per randomization (subgroup: a prime with 2d | n - 1).
+    #[arg(long)]
+    pub n: u64,
+    /// Independent randomizations (random shifts / scramblings / MC draws).
+    #[arg(long, default_value_t = 50)]
+    pub replicates: usize,
+    /// Decay b of the weights j^-b.
+    #[arg(long, default_value_t = 2.0)]
+    pub b: f64,
+    /// Scale c.
+    #[arg(long, default_value_t = 1.0)]
+    pub c: f64,
+    /// Seed of the randomizations.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub use gradfree_experiments::integration::Method as IntegrateMethod;
 
 #[derive(Serialize)]
 struct Output {

@@ -10,7 +10,67 @@ use gradfree_qmc::quality::{Norm, min_distance};
 use gradfree_qmc::{Rank1Lattice, hua, korobov_search, subgroup};
 use serde::Serialize;
 
-use crate::cli::{LatticeArgs, LatticeMethod, Metric};
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+#[derive(Args, Debug)]
+pub struct LatticeArgs {
+    /// Dimension d.
+    #[arg(long)]
+    pub dim: usize,
+    /// Number of points n (subgroup: a prime with 2d | n - 1; the error lists admissible ones).
+    #[arg(long)]
+    pub n: u64,
+    /// Construction.
+    #[arg(long, value_enum, default_value_t = LatticeMethod::Subgroup)]
+    pub method: LatticeMethod,
+    /// Distance the Korobov search maximizes.
+    #[arg(long, value_enum, default_value_t = Metric::L2)]
+    pub metric: Metric,
+    /// Algorithms 10/11: number of primes M.
+    #[arg(long, default_value_t = SearchSpec::default().primes)]
+    pub primes: usize,
+    /// Algorithm 11: SCS sweeps T.
+    #[arg(long, default_value_t = SearchSpec::default().sweeps)]
+    pub sweeps: usize,
+    /// Algorithm 11: how many of Algorithm 10's best candidates get SCS.
+    #[arg(long, default_value_t = SearchSpec::default().top)]
+    pub top: usize,
+    /// Write the n x d points to a .csv or .npy file.
+    #[arg(short = 'o', long = "output")]
+    pub output: Option<PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// Lattice constructions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LatticeMethod {
+    /// Closed form of thesis Theorem 13 / eq. (5.14).
+    Subgroup,
+    /// Exhaustive search over z = (1, a, a^2, ...) mod n.
+    Korobov,
+    /// Hua-Wang cyclotomic-field vector (p = smallest prime >= 2d + 3).
+    Hua,
+    /// Thesis Algorithm 10 (M primes, cos-based vectors), maximizing the l2 distance.
+    Alg10,
+    /// Thesis Algorithm 11 (Algorithm 10 + successive coordinate search), maximizing the l2 distance.
+    Alg11,
+}
+
+/// Toroidal distance norm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Metric {
+    /// l1-norm-based toroidal distance.
+    L1,
+    /// l2-norm-based toroidal distance.
+    L2,
+}
 
 #[derive(Serialize)]
 struct Output<'a> {

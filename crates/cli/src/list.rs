@@ -2,7 +2,23 @@
 
 use anyhow::Result;
 
-use crate::cli::{ListArgs, ParamsArgs};
+use clap::Args;
+
+#[derive(Args, Debug)]
+pub struct ParamsArgs {
+    /// Algorithm name (`gradfree list` shows them).
+    pub algo: String,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ListArgs {
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
 
 /// What the short source names stand for (the user guide's docs/references.md has the full list).
 pub const SOURCES: &str = "Sources: \"thesis\" = Y. Lyu, Efficient and Robust Black-box Integral-approximation and \

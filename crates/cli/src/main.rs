@@ -19,8 +19,9 @@ macro_rules! eprintln {
 }
 
 mod applies;
+mod args;
 mod bo;
-mod cli;
+mod chart;
 mod features;
 mod flags;
 mod infer;
@@ -29,11 +30,11 @@ mod lattice;
 mod list;
 mod optimize;
 mod plot;
-mod plot_cmd;
 mod points_io;
 mod reproduce;
 mod run_files;
 mod sample;
+mod shared_flags;
 mod signals;
 mod startup;
 mod train;
@@ -67,13 +68,13 @@ fn stdout_line(args: std::fmt::Arguments<'_>) -> Result<(), StdoutError> {
 
 /// Whether a command's results go to standard output: no file of them is written, or the user
 /// asked for them there (`--json`), so that a closed standard output would lose them.
-fn results_on_stdout(c: &cli::Command) -> bool {
-    use cli::Command as C;
+fn results_on_stdout(c: &args::Command) -> bool {
+    use args::Command as C;
     match c {
-        C::Optimize(a) => a.json || (a.log.is_none() && a.checkpoint.is_none() && a.resume.is_none()),
-        C::Bo(a) => a.output.json || (a.log.is_none() && a.checkpoint.is_none() && a.resume.is_none()),
-        C::Infer(a) => a.output.json || (a.chains_out.is_none() && a.checkpoint.is_none() && a.resume.is_none()),
-        C::Train(a) => a.output.json || (a.log.is_none() && a.checkpoint.is_none() && a.resume.is_none()),
+        C::Optimize(a) => a.output.json || (a.files.log.is_none() && a.files.checkpoint_path().is_none()),
+        C::Bo(a) => a.output.json || (a.files.log.is_none() && a.files.checkpoint_path().is_none()),
+        C::Infer(a) => a.output.json || (a.chains_out.is_none() && a.files.checkpoint_path().is_none()),
+        C::Train(a) => a.output.json || (a.files.log.is_none() && a.files.checkpoint_path().is_none()),
         C::Sample(a) => a.json || a.output.as_ref().is_none_or(|p| p.as_os_str() == "-"),
         C::Lattice(a) => a.json || a.output.is_none(),
         C::Features(a) => a.json || a.output.is_none(),
@@ -99,7 +100,7 @@ fn check_stdout() -> Result<(), String> {
 /// The command line's definition: every command takes a negative number as the value of the flag
 /// before it (`--dim -1` is an invalid `--dim`, `--b -50` a valid `--b`), never as a flag.
 fn command() -> clap::Command {
-    cli::Cli::command().mut_subcommands(|c| c.allow_negative_numbers(true))
+    args::Cli::command().mut_subcommands(|c| c.allow_negative_numbers(true))
 }
 
 /// A parse error in two lines, where clap prints three to seven: `error: ...` (with clap's tip,
@@ -177,7 +178,7 @@ fn main() -> ExitCode {
         Ok(m) => m,
         Err(e) => return clap_exit(e),
     };
-    let args = match cli::Cli::from_arg_matches(&matches) {
+    let args = match args::Cli::from_arg_matches(&matches) {
         Ok(a) => a,
         Err(e) => return clap_exit(e),
     };
@@ -192,18 +193,18 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     let result = match args.command {
-        cli::Command::List(a) => list::run(&a),
-        cli::Command::Optimize(a) => optimize::run(&a),
-        cli::Command::Params(a) => list::params(&a),
-        cli::Command::Plot(a) => plot_cmd::run(&a),
-        cli::Command::Reproduce(a) => reproduce::run(&a),
-        cli::Command::Lattice(a) => lattice::run(&a),
-        cli::Command::Sample(a) => sample::run(&a),
-        cli::Command::Integrate(a) => integrate::run(&a),
-        cli::Command::Features(a) => features::run(&a),
-        cli::Command::Bo(a) => bo::run(&a),
-        cli::Command::Infer(a) => infer::run(&a),
-        cli::Command::Train(a) => train::run(&a),
+        args::Command::List(a) => list::run(&a),
+        args::Command::Optimize(a) => optimize::run(&a),
+        args::Command::Params(a) => list::params(&a),
+        args::Command::Plot(a) => plot::run(&a),
+        args::Command::Reproduce(a) => reproduce::run(&a),
+        args::Command::Lattice(a) => lattice::run(&a),
+        args::Command::Sample(a) => sample::run(&a),
+        args::Command::Integrate(a) => integrate::run(&a),
+        args::Command::Features(a) => features::run(&a),
+        args::Command::Bo(a) => bo::run(&a),
+        args::Command::Infer(a) => infer::run(&a),
+        args::Command::Train(a) => train::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

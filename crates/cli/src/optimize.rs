@@ -9,8 +9,220 @@ use gradfree_es::Algorithm;
 use gradfree_experiments::run_spec::{RestartPlan, RunSpec};
 use serde::Serialize;
 
-use crate::cli::{NonFiniteArg, OptimizeArgs, RestartCount, RestartFrom, Tol};
+use clap::{Args, ValueEnum};
+use gradfree_es::RestartScheme;
+
+use crate::shared_flags::{CadenceArgs, NonFiniteArg, RunFilesArgs, RunOutput};
 use gradfree_experiments::progress::RunProgress;
+
+pub use gradfree_experiments::run_spec::BoundsMode;
+
+/// `gradfree optimize`. Defaults are the library's ([`RunSpec`], [`gradfree_core::StopSpec`]).
+#[derive(Args, Debug)]
+#[command(
+    mut_arg("log", |a| a.help("Write a JSON-lines log of every generation (appended to on --resume)")),
+    mut_arg("checkpoint", |a| a.help("Write a checkpoint to this file (atomically) every --checkpoint-seconds (or \
+         --checkpoint-every generations) and at the end")),
+    mut_arg("resume", |a| a.help("Resume the run saved in this checkpoint (budget flags given here replace the saved ones)")),
+    mut_arg("checkpoint_every", |a| a.help("Generations between checkpoints (replaces the default 30-second interval unless \
+         --checkpoint-seconds is given too; a resumed run keeps the saved setting)")),
+    mut_arg("checkpoint_seconds", |a| a.help("Wall-clock seconds between checkpoints [default: 30; a resumed run keeps the \
+         saved setting]"))
+)]
+pub struct OptimizeArgs {
+    /// Algorithm (see `gradfree list`). Default: the recommended method, CMA-ES with BIPOP
+    /// restarts (from uniform points of the problem's initial region) and quasi-Monte Carlo
+    /// directions (`--param sampling=sphere-qmc`) and pycma's step-size damping for large
+    /// populations (`--param damping=pycma`), whose restarts stop once they settle
+    /// (`--settle-runs`, 2): on COCO's bbob suite (f1-f24, 15 instances,
+    /// budget 10^4 d) it had a larger runtime-ECDF area than pycma's BIPOP-CMA-ES at d = 2, 5, 10
+    /// and 20, and at d = 10 needed no more evaluations than pycma on 20 of 24 functions (user
+    /// guide, docs/results/optimizers.md). The thesis algorithms keep their thesis defaults under their own
+    /// names; INGO's fastest form measured is `--algo ingo --param step_size=tpa --param
+    /// beta=<1.5/d> --param sampling=sphere-qmc --param cusp_guard=true --restarts bipop`, level
+    /// with CMA-ES + IPOP on bbob at d = 10 and solving the thesis' functions at d = 100 (user guide,
+    /// docs/results/optimizers.md, "Options that measurably help INGO"). `--algo surrogate`, for expensive functions: lq-CMA-ES
+    /// (Hansen 2019), a linear-quadratic model ranks most of each population and only what it
+    /// cannot rank is evaluated, with the default's BIPOP restarts and settle rule.
+    #[arg(long)]
+    pub algo: Option<String>,
+    /// Problem (see `gradfree list`). Required unless --resume.
+    #[arg(long)]
+    pub problem: Option<String>,
+    /// Dimension. Required unless --resume.
+    #[arg(long)]
+    pub dim: Option<usize>,
+    /// Seed of the algorithm and of the initial point [default: 0].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Seed of the problem instance (random data of quadratic, logistic, binary-reconstruction,
+    /// rotation and shift); fixed by default so runs with different --seed see the same problem.
+    #[arg(long)]
+    pub problem_seed: Option<u64>,
+    /// Rotate the problem by a random orthogonal matrix about its minimizer.
+    #[arg(long)]
+    pub rotate: bool,
+    /// Shift the problem by a random vector in [-R, R]^d.
+    #[arg(long, allow_hyphen_values = true, value_name = "R")]
+    pub shift: Option<f64>,
+    /// Initial mean as comma-separated numbers (default: uniform in the problem's initial region).
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    pub x0: Option<Vec<f64>>,
+    /// Initial scale (default: 0.5, or 0.3 x the domain width for bounded problems).
+    #[arg(long, allow_hyphen_values = true)]
+    pub sigma0: Option<f64>,
+    /// Algorithm parameter KEY=VALUE (repeatable), e.g. `--param step_size=0.01`; `gradfree
+    /// params ALGO` lists the keys with their defaults and ranges.
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub params: Vec<String>,
+    /// Restarts (default: none). `ipop` (Auger & Hansen 2005: the population doubles at each
+    /// restart) or `bipop` (Hansen 2009: large IPOP runs interleaved with small-population runs of
+    /// small random sigma0, each regime getting half of the evaluations), until the budget is
+    /// spent; `ipop:K` / `bipop:K` for at most K (large) restarts; a bare `K` or `max` is IPOP.
+    #[arg(long, value_name = "ipop|bipop[:K]|K|max")]
+    pub restarts: Option<RestartCount>,
+    /// Mean of each restart: the initial x0 (IPOP) or a uniform draw from the problem's initial region [default: x0].
+    #[arg(long, value_enum)]
+    pub restart_from: Option<RestartFrom>,
+    /// Stop restarting once K converged runs in a row after the one that found the best point
+    /// have each converged back to it (value within 1e-11 + 1e-10 |f|, point within 1e-2 sigma0
+    /// sqrt(d)): the run ends as `restarts-settled`, a success. `off` (or 0) restarts until the
+    /// budget or the target ends the run [default: 2 for the recommended method (no --algo) run
+    /// without a target (`--no-target`, or a problem of unknown minimum without `--target`), off
+    /// otherwise: with a target the restarts go on until it is reached or the budget is spent].
+    #[arg(long, value_name = "K|off")]
+    pub settle_runs: Option<Tol<u32>>,
+    /// End a restart's run once it is converging to a value worse than the best of the earlier
+    /// runs that ended flat: its last generation's values span at most R times the gap, and
+    /// Aitken's extrapolation of its best values leaves at most 10 R times the gap to gain. R in
+    /// (0, 1); `off` lets every run converge [default: 0.01 for the recommended method (no --algo),
+    /// off otherwise].
+    #[arg(long, value_name = "R|off")]
+    pub worse_runs: Option<Tol<f64>>,
+    /// Evaluation budget (default 10000 x dim).
+    #[arg(long)]
+    pub max_evals: Option<u64>,
+    /// Generation budget.
+    #[arg(long)]
+    pub max_gens: Option<u64>,
+    /// Stop when best f <= this (default: f* + 1e-10 when the minimum is known).
+    #[arg(long, allow_hyphen_values = true)]
+    pub target: Option<f64>,
+    /// Do not stop at a default target.
+    #[arg(long, conflicts_with = "target")]
+    pub no_target: bool,
+    /// Converged when the best values of the last --tol-f-window generations and all values of
+    /// the last generation span less than this [default: 1e-11; `off` to disable].
+    #[arg(long, allow_hyphen_values = true, value_name = "F|off", help_heading = "Convergence")]
+    pub tol_f: Option<Tol<f64>>,
+    /// Generations the --tol-f history spans [default: 10 + ceil(30 d / popsize)].
+    #[arg(long, help_heading = "Convergence")]
+    pub tol_f_window: Option<usize>,
+    /// Converged when the step length (largest coordinate standard deviation) falls below this
+    /// [default: 1e-11; `off` to disable].
+    #[arg(long, allow_hyphen_values = true, value_name = "X|off", help_heading = "Convergence")]
+    pub tol_x: Option<Tol<f64>>,
+    /// Stop after more than N generations in a row whose best value equals their median (a
+    /// plateau) [default: 1; `off` to disable].
+    #[arg(long, value_name = "N|off", help_heading = "Convergence")]
+    pub tol_flat: Option<Tol<u64>>,
+    /// Stop when the best and median values make no progress over this many generations
+    /// [default: 100 + ceil(100 d^1.5 / popsize); `off` to disable].
+    #[arg(long, value_name = "N|off", help_heading = "Convergence")]
+    pub tol_stagnation: Option<Tol<u64>>,
+    /// Stop when the covariance's condition number exceeds this (CMA-ES, Fast-INGO)
+    /// [default: 1e14; `off` to disable].
+    #[arg(long, allow_hyphen_values = true, value_name = "C|off", help_heading = "Convergence")]
+    pub tol_condition: Option<Tol<f64>>,
+    /// Stop as diverged when a generation's best value exceeds the best so far by more than
+    /// this times max(1, |best|) [default: 1e12; `off` to disable].
+    #[arg(long, allow_hyphen_values = true, value_name = "R|off", help_heading = "Convergence")]
+    pub tol_diverge: Option<Tol<f64>>,
+    /// Run until a budget or the target only: none of the convergence rules above apply unless
+    /// given explicitly (the default when --restarts is given, whose restarts judge convergence).
+    #[arg(long, help_heading = "Convergence")]
+    pub no_convergence: bool,
+    /// Wall-time budget in seconds.
+    #[arg(long, allow_hyphen_values = true)]
+    pub max_seconds: Option<f64>,
+    /// Box handling [default: auto].
+    #[arg(long, value_enum)]
+    pub bounds: Option<BoundsMode>,
+    /// What to do with NaN/inf objective values [default: error].
+    #[arg(long, value_enum)]
+    pub on_nonfinite: Option<NonFiniteArg>,
+    /// Evaluate each population sequentially instead of on all cores.
+    #[arg(long)]
+    pub sequential: bool,
+    /// Checkpoint and resume.
+    #[command(flatten)]
+    pub files: RunFilesArgs,
+    /// How often to checkpoint.
+    #[command(flatten)]
+    pub cadence: CadenceArgs,
+    /// Output.
+    #[command(flatten)]
+    pub output: RunOutput,
+}
+
+/// A convergence tolerance: a value, or `off`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Tol<T> {
+    /// Use this value.
+    Value(T),
+    /// Switch the rule off.
+    Off,
+}
+
+impl<T: std::str::FromStr> std::str::FromStr for Tol<T> {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s == "off" {
+            return Ok(Tol::Off);
+        }
+        s.parse::<T>().map(Tol::Value).map_err(|_| format!("`{s}`: expected a number or `off`"))
+    }
+}
+
+/// `--restarts ipop|bipop[:K]|K|max`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RestartCount {
+    /// IPOP or BIPOP.
+    pub scheme: RestartScheme,
+    /// At most this many (large) restarts; `None`: until the budget is spent.
+    pub max: Option<u32>,
+}
+
+impl std::str::FromStr for RestartCount {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("`{s}`: expected ipop, bipop, ipop:K, bipop:K, a count K >= 0 or max");
+        let (scheme, rest) = match s.split_once(':') {
+            Some(("ipop", k)) => (RestartScheme::Ipop, Some(k)),
+            Some(("bipop", k)) => (RestartScheme::Bipop, Some(k)),
+            Some(_) => return Err(bad()),
+            None => match s {
+                "ipop" | "max" => (RestartScheme::Ipop, None),
+                "bipop" => (RestartScheme::Bipop, None),
+                _ => (RestartScheme::Ipop, Some(s)),
+            },
+        };
+        let max = match rest {
+            None => None,
+            Some(k) => Some(k.parse::<u32>().map_err(|_| bad())?),
+        };
+        Ok(RestartCount { scheme, max })
+    }
+}
+
+/// `--restart-from`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RestartFrom {
+    /// The initial point.
+    X0,
+    /// Uniform in the problem's initial region.
+    Uniform,
+}
 
 /// The `--json` output.
 #[derive(Serialize)]
@@ -112,9 +324,9 @@ fn new_run(args: &OptimizeArgs) -> Result<(RunSpec, Algorithm)> {
         }
     }
     spec.parallel = !args.sequential;
-    if args.checkpoint_every.is_some() || args.checkpoint_seconds.is_some() {
-        spec.checkpoint_every = args.checkpoint_every;
-        spec.checkpoint_seconds = args.checkpoint_seconds;
+    if args.cadence.given() {
+        spec.checkpoint_every = args.cadence.checkpoint_every;
+        spec.checkpoint_seconds = args.cadence.checkpoint_seconds;
     }
     if args.on_nonfinite == Some(NonFiniteArg::TreatAsInf) {
         spec.params.insert("on_nonfinite".into(), "treat-as-inf".into());
@@ -218,9 +430,8 @@ fn check_resume_flags(args: &OptimizeArgs, spec: &RunSpec) -> Result<()> {
 pub fn run(args: &OptimizeArgs) -> Result<()> {
     let started = Instant::now();
     // The run's files are its own until it ends (two runs started together cannot share one).
-    let _files =
-        crate::run_files::checkpointed(args.resume.as_deref(), args.checkpoint.as_deref(), args.log.as_deref(), args.overwrite).claim()?;
-    let (spec, alg, state, log, run_id, _log_claim) = match &args.resume {
+    let _files = args.files.run_files().claim()?;
+    let (spec, alg, state, log, run_id, _log_claim) = match &args.files.resume {
         Some(path) => {
             let mut ck = crate::run_files::load::<Algorithm>(path, "optimize")?;
             let saved = crate::run_files::take_log(&mut ck.meta);
@@ -231,17 +442,16 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
             check_resume_flags(args, &spec)?;
             spec.stop = stop_spec(args).update(spec.stop)?;
             spec.parallel = !args.sequential;
-            if args.checkpoint_every.is_some() || args.checkpoint_seconds.is_some() {
-                spec.checkpoint_every = args.checkpoint_every;
-                spec.checkpoint_seconds = args.checkpoint_seconds;
+            if args.cadence.given() {
+                spec.checkpoint_every = args.cadence.checkpoint_every;
+                spec.checkpoint_seconds = args.cadence.checkpoint_seconds;
             }
-            let (log, log_claim) =
-                crate::run_files::resumed_log(&saved, args.log.as_deref(), path, args.checkpoint.as_deref(), args.overwrite)?;
+            let (log, log_claim) = crate::run_files::resumed_log(&saved, args.files.log.as_deref(), path, &args.files)?;
             (spec, ck.optimizer, Some(ck.driver), log, saved.run_id, log_claim)
         }
         None => {
             let (spec, alg) = new_run(args)?;
-            (spec, alg, None, args.log.clone(), gradfree_core::observer::new_run_id(), Default::default())
+            (spec, alg, None, args.files.log.clone(), gradfree_core::observer::new_run_id(), Default::default())
         }
     };
     let resumed = state.is_some();
@@ -252,7 +462,7 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
         None => Driver::new(alg, opts)?,
     };
     // A resumed run keeps checkpointing to the file it came from unless --checkpoint says otherwise.
-    let checkpoint_path = args.checkpoint.clone().or_else(|| args.resume.clone());
+    let checkpoint_path = args.files.checkpoint_path();
     let checkpoint = match &checkpoint_path {
         Some(path) => Some(CheckpointPolicy {
             path: path.clone(),
@@ -263,7 +473,7 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
         None => None,
     };
     let outputs = Outputs { log, checkpoint, run_id: Some(run_id) };
-    let mut progress = (!args.quiet && !args.json).then(|| RunProgress::new(spec.stop.max_evaluations, driver.evaluations()));
+    let mut progress = args.output.bar().then(|| RunProgress::new(spec.stop.max_evaluations, driver.evaluations()));
     let mut observers: Vec<&mut dyn Observer> = progress.iter_mut().map(|p| p as &mut dyn Observer).collect();
     let (result, driver) = run_with_outputs(driver, &problem, outputs, resumed, &mut observers)
         .with_context(|| format!("{} on {}", spec.algorithm, spec.problem))?;
@@ -287,7 +497,7 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
     // A continuous method on a discrete problem searched a relaxation: its answer is the point of
     // the problem's domain its best point reads as (bits, categories), which has its value.
     let best_x = problem.decode(&result.best_x);
-    if args.json {
+    if args.output.json {
         let out = Output {
             algorithm: &spec.algorithm,
             problem: &spec.problem,

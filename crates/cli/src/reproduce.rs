@@ -8,7 +8,36 @@ use gradfree_experiments::progress::{self, ProgressBar};
 use gradfree_experiments::{Ctx, Experiment, MAX_RUNS, ProgressEvent, ProgressSink, Report, experiments, find};
 use serde::Serialize;
 
-use crate::cli::ReproduceArgs;
+use clap::Args;
+
+#[derive(Args, Debug)]
+pub struct ReproduceArgs {
+    /// Experiment name, or `all` (see `gradfree reproduce --list`).
+    #[arg(required_unless_present = "list")]
+    pub experiment: Option<String>,
+    /// List the experiments.
+    #[arg(long)]
+    pub list: bool,
+    /// Shrink budgets so each experiment runs in seconds.
+    #[arg(long)]
+    pub quick: bool,
+    /// Output folder for CSV and PNG files.
+    #[arg(long, short, default_value = "out")]
+    pub out: PathBuf,
+    /// Base seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Number of independent runs per method (default: the document's, or fewer with --quick).
+    #[arg(long)]
+    pub runs: Option<usize>,
+    /// Recompute every run (and overwrite the kept copy) instead of reusing the finished runs kept
+    /// in `<out>/<experiment>/runs/`; without it, an interrupted experiment resumes where it stopped.
+    #[arg(long)]
+    pub recompute: bool,
+    /// Print one JSON object (tables and files) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
 
 #[derive(Serialize)]
 struct JsonOut<'a> {
@@ -30,7 +59,7 @@ struct JsonReport<'a> {
 pub fn write_report(report: &Report, dir: &std::path::Path) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for figure in &report.figures {
-        files.push(crate::plot::draw_figure(dir, figure)?);
+        files.push(crate::chart::draw_figure(dir, figure)?);
     }
     for table in &report.tables {
         files.push(table.write_csv(dir)?);

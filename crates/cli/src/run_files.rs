@@ -10,8 +10,24 @@ use gradfree_core::files::same_file;
 use gradfree_core::{Checkpoint, Role, RunFiles, StateCheck, parse_checkpoint, read_regular_file};
 use serde::de::DeserializeOwned;
 
+use crate::shared_flags::{CheckpointArgs, RunFilesArgs};
+
+impl CheckpointArgs {
+    /// The checkpoint, resume and `log` files of a run (commands add their inputs and outputs).
+    pub fn files(&self, log: Option<&Path>) -> RunFiles {
+        checkpointed(self.resume.as_deref(), self.checkpoint.as_deref(), log, self.overwrite)
+    }
+}
+
+impl RunFilesArgs {
+    /// The log, checkpoint and resume files of a run.
+    pub fn run_files(&self) -> RunFiles {
+        self.saved.files(self.log.as_deref())
+    }
+}
+
 /// The checkpoint, resume and log files of a run (commands add their inputs and outputs).
-pub fn checkpointed(resume: Option<&Path>, checkpoint: Option<&Path>, log: Option<&Path>, overwrite: bool) -> RunFiles {
+fn checkpointed(resume: Option<&Path>, checkpoint: Option<&Path>, log: Option<&Path>, overwrite: bool) -> RunFiles {
     let (resumed_into, new_checkpoint) = match (resume, checkpoint) {
         (Some(r), Some(c)) if !same_file(r, c) => (None, Some(c)),
         (Some(r), _) => (Some(r), None),
@@ -119,9 +135,9 @@ pub fn resumed_log(
     saved: &SavedRun,
     given: Option<&Path>,
     resume: &Path,
-    checkpoint: Option<&Path>,
-    overwrite: bool,
+    files: &RunFilesArgs,
 ) -> Result<(Option<std::path::PathBuf>, Claim)> {
+    let (checkpoint, overwrite) = (files.checkpoint.as_deref(), files.overwrite);
     if let Some(given) = given {
         return Ok((Some(given.to_path_buf()), Claim::default()));
     }

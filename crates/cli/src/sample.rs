@@ -11,7 +11,75 @@ use gradfree_qmc::digital::SOBOL_MAX_BITS;
 use gradfree_qmc::{Halton, Iid, Rank1Lattice, Scramble, Sequence, Sobol, korobov_vector, latin_hypercube, subgroup};
 use serde::Serialize;
 
-use crate::cli::{SampleArgs, SampleMethod, ScrambleArg};
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+#[derive(Args, Debug)]
+pub struct SampleArgs {
+    /// Point set.
+    #[arg(long, value_enum)]
+    pub method: SampleMethod,
+    /// Dimension d.
+    #[arg(long)]
+    pub dim: usize,
+    /// Number of points.
+    #[arg(long)]
+    pub n: u64,
+    /// Sobol randomization.
+    #[arg(long, value_enum, default_value_t = ScrambleArg::LmsShift)]
+    pub scramble: ScrambleArg,
+    /// Lattices: add a uniform random shift (eq. 5.4).
+    #[arg(long)]
+    pub random_shift: bool,
+    /// Korobov multiplier a (z = (1, a, a^2, ...) mod n).
+    #[arg(long)]
+    pub a: Option<u64>,
+    /// Seed of the randomization.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Sobol: skip this many points first.
+    #[arg(long, default_value_t = 0)]
+    pub skip: u64,
+    /// Sobol: digits of the generator, 1 to 64 as scipy's `bits` (at most 2^bits points, each a
+    /// multiple of 2^-bits; above 53 rounded down to a double)
+    #[arg(long, default_value_t = 32)]
+    pub bits: u32,
+    /// Write the points to a .csv or .npy file (`-o -`: CSV on stdout, nothing else printed).
+    #[arg(short = 'o', long = "output")]
+    pub output: Option<PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Point sets of `gradfree sample`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SampleMethod {
+    /// Sobol (Joe-Kuo direction numbers).
+    Sobol,
+    /// Subgroup rank-1 lattice (n prime, 2d | n - 1).
+    Subgroup,
+    /// Rank-1 lattice in Korobov form with multiplier --a.
+    Korobov,
+    /// Halton (random digit permutations unless --scramble none).
+    Halton,
+    /// i.i.d. uniform (Monte Carlo).
+    Mc,
+    /// Latin hypercube.
+    Lhs,
+}
+
+/// Sobol randomizations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ScrambleArg {
+    /// Deterministic.
+    None,
+    /// Linear matrix scrambling + digital shift.
+    LmsShift,
+    /// Owen nested uniform scrambling.
+    Owen,
+}
 
 #[derive(Serialize)]
 struct Output {

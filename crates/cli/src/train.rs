@@ -3,7 +3,6 @@
 //! checkpoints between epochs and resume. The run is [`TrainRunSpec`]'s; defaults and ranges are
 //! the library's.
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
@@ -14,10 +13,15 @@ use gradfree_experiments::train_run::TrainRunSpec;
 use gradfree_robust::train::{EpochRecord, FrontSpec, NokPlug, Trainer, TrainerState};
 use serde::Serialize;
 
-use crate::cli::RunOutput;
+use crate::shared_flags::{RunFilesArgs, RunOutput};
 
 /// `gradfree train`. Defaults are [`TrainRunSpec`]'s.
 #[derive(Args, Debug)]
+#[command(
+    mut_arg("log", |a| a.help("Write every epoch's metrics to this JSON-lines file")),
+    mut_arg("checkpoint", |a| a.help("Save a checkpoint to this file after every epoch")),
+    mut_arg("resume", |a| a.help("Resume the run saved in this checkpoint (and keep saving to it)"))
+)]
 pub struct TrainArgs {
     /// Data: fashion-mnist (Debian package dataset-fashion-mnist) or digits (shipped).
     #[arg(long, default_value_t = TrainRunSpec::default().data, conflicts_with = "resume")]
@@ -68,18 +72,9 @@ pub struct TrainArgs {
     /// learn_rotation (true/false), structure (auto, ssf, subgroup, orthogonal).
     #[arg(long = "block-param", value_name = "KEY=VALUE", conflicts_with = "resume")]
     pub block_param: Vec<String>,
-    /// Write every epoch's metrics to this JSON-lines file.
-    #[arg(long)]
-    pub log: Option<PathBuf>,
-    /// Save a checkpoint to this file after every epoch.
-    #[arg(long)]
-    pub checkpoint: Option<PathBuf>,
-    /// Resume the run saved in this checkpoint (and keep saving to it).
-    #[arg(long)]
-    pub resume: Option<PathBuf>,
-    /// Let a new run replace an existing checkpoint file (another run's).
-    #[arg(long)]
-    pub overwrite: bool,
+    /// Checkpoint and resume.
+    #[command(flatten)]
+    pub files: RunFilesArgs,
     /// Output.
     #[command(flatten)]
     pub output: RunOutput,
@@ -167,15 +162,15 @@ fn block(name: &str, params: &[String]) -> Result<Option<FrontSpec>> {
 pub fn run(a: &TrainArgs) -> Result<()> {
     let started = Instant::now();
     // The run's files are its own until it ends (two runs started together cannot share one).
-    let _files = crate::run_files::checkpointed(a.resume.as_deref(), a.checkpoint.as_deref(), a.log.as_deref(), a.overwrite).claim()?;
-    let (run, state, earlier, saved_data, log_path, run_id, _log_claim) = match &a.resume {
+    let _files = a.files.run_files().claim()?;
+    let (run, state, earlier, saved_data, log_path, run_id, _log_claim) = match &a.files.resume {
         Some(path) => {
             let mut ck = crate::run_files::load::<TrainerState>(path, "train")?;
             let saved = crate::run_files::take_log(&mut ck.meta);
             let meta: Meta = gradfree_core::checkpoint::from_json(ck.meta).map_err(anyhow::Error::msg).with_context(|| {
                 format!("{}: not a checkpoint of gradfree train (or one written by an older version: start the run again)", path.display())
             })?;
-            let (log, log_claim) = crate::run_files::resumed_log(&saved, a.log.as_deref(), path, a.checkpoint.as_deref(), a.overwrite)?;
+            let (log, log_claim) = crate::run_files::resumed_log(&saved, a.files.log.as_deref(), path, &a.files)?;
             (meta.run, Some(ck.optimizer), ck.driver.seconds, Some(meta.data), log, saved.run_id, log_claim)
         }
         None => {
@@ -195,7 +190,7 @@ pub fn run(a: &TrainArgs) -> Result<()> {
                 seed: a.seed,
                 block: block(&a.block, &a.block_param)?,
             };
-            (run, None, 0.0, None, a.log.clone(), gradfree_core::observer::new_run_id(), Default::default())
+            (run, None, 0.0, None, a.files.log.clone(), gradfree_core::observer::new_run_id(), Default::default())
         }
     };
     let spec = run.train_spec()?;
@@ -230,7 +225,7 @@ pub fn run(a: &TrainArgs) -> Result<()> {
         }
         None => None,
     };
-    let checkpoint = a.checkpoint.clone().or_else(|| a.resume.clone());
+    let checkpoint = a.files.checkpoint_path();
     if checkpoint.is_some() {
         crate::signals::cooperate();
     }

@@ -187,6 +187,40 @@ fn lin_quad(v: f64, l: f64, u: f64) -> f64 {
     y.clamp(l, u)
 }
 
+/// pycma's `BoundTransform` for one coordinate whose bounds may be infinite (`l < u`, either
+/// side `-inf`/`+inf` for none): the linear-quadratic map of [`BoundaryRepair::Transform`] for a
+/// finite box; with a lower bound only, the identity above `l + a_l`, the parabola
+/// `l + (v - l + a_l)^2 / (4 a_l)` on `[l - a_l, l + a_l]` and the mirror image at `l - a_l` below
+/// it, `a_l = max(1, |l|) / 20` (and its mirror image for an upper bound only); the identity with
+/// none. Every finite `v` maps into `[l, u]`; NaN stays NaN.
+pub fn transform_coordinate(v: f64, l: f64, u: f64) -> f64 {
+    match (l.is_finite(), u.is_finite()) {
+        (true, true) => lin_quad(v, l, u),
+        (true, false) => lower_only(v, l),
+        (false, true) => -lower_only(-v, -u),
+        (false, false) => v,
+    }
+}
+
+/// [`transform_coordinate`] with a lower bound `l` only.
+fn lower_only(v: f64, l: f64) -> f64 {
+    if v.is_nan() {
+        return v;
+    }
+    if v.is_infinite() {
+        return v.max(l);
+    }
+    let a = margin(l, f64::INFINITY);
+    let mut y = v;
+    if y < l - a {
+        y = 2.0 * (l - a) - y;
+    }
+    if y < l + a {
+        y = l + (y - (l - a)).powi(2) / (4.0 * a);
+    }
+    y.max(l)
+}
+
 /// How a point outside the box is mapped inside before it is evaluated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum BoundaryRepair {
@@ -310,6 +344,30 @@ mod tests {
         // The ends of the invertible domain map onto the bounds.
         assert_eq!(lin_quad(1.0 - 0.05, 1.0, 11.0), 1.0);
         assert!((lin_quad(11.0 + 0.55, 1.0, 11.0) - 11.0).abs() < 1e-15);
+    }
+
+    /// One-sided bounds: the identity beyond the margin, into the half-line everywhere, continuous
+    /// at the margin's ends, and the lower and upper cases mirror images of each other.
+    #[test]
+    fn one_sided_transform_stays_on_its_side() {
+        for l in [-3.0, 0.0, 40.0] {
+            let a = 0.05 * f64::max(1.0, f64::abs(l));
+            assert_eq!(transform_coordinate(l + 2.0 * a, l, f64::INFINITY), l + 2.0 * a);
+            assert_eq!(transform_coordinate(l - a, l, f64::INFINITY), l);
+            let eps = 1e-9;
+            let at = |v: f64| transform_coordinate(v, l, f64::INFINITY);
+            assert!((at(l + a + eps) - at(l + a - eps)).abs() < 1e-8, "continuous at l + a");
+            for k in -200..200 {
+                let v = l + 0.37 * k as f64;
+                let y = at(v);
+                assert!(y >= l, "{v} -> {y} below {l}");
+                assert_eq!(transform_coordinate(-v, f64::NEG_INFINITY, -l), -y);
+            }
+        }
+        assert_eq!(transform_coordinate(7.5, f64::NEG_INFINITY, f64::INFINITY), 7.5);
+        assert_eq!(transform_coordinate(f64::NEG_INFINITY, 1.0, f64::INFINITY), 1.0);
+        assert!(transform_coordinate(f64::NAN, 1.0, f64::INFINITY).is_nan());
+        assert_eq!(transform_coordinate(1.52, 1.0, 2.0), lin_quad(1.52, 1.0, 2.0));
     }
 
     /// Inside the box for every input, periodic, continuous with a continuous derivative, and

@@ -46,7 +46,7 @@ pub mod stop;
 pub mod stop_spec;
 
 pub use asktell::{AskTell, Event, EventKind, NonFinitePolicy, begin_tell, check_tell};
-pub use bounds::{BoundaryRepair, Bounds, BoundsHandling};
+pub use bounds::{BoundaryRepair, Bounds, BoundsHandling, transform_coordinate};
 pub use checkpoint::{
     Checkpoint, atomic_write, atomic_write_with, check_writable_target, load_checkpoint, parse_checkpoint, read_regular_file,
     save_checkpoint,

@@ -36,7 +36,8 @@ the acquisition search run in Rust without the GIL.
 from . import callbacks, space, utils
 from .callbacks import (CheckpointSaver, DeadlineStopper, DeltaXStopper, DeltaYStopper, EarlyStopper,
                         HollowIterationsStopper, ThresholdStopper, TimerCallback, VerboseCallback)
-from .optimizer import SKOPT_OPTIONS, GaussianProcessModel, Optimizer, gp_minimize, methods, minimize
+from ._loop import gp_minimize, minimize
+from .optimizer import SKOPT_OPTIONS, GaussianProcessModel, Optimizer, methods
 from .space import Categorical, Integer, Real, Space, check_dimension
 from .utils import dump, load, use_named_args
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _util
 from ..errors import InvalidParameterError
-from ..es import OptimizeResult
+from .._es_minimize import OptimizeResult
 from .callbacks import VerboseCallback, check_callback, eval_callbacks
 from .optimizer import Optimizer, _as_given, _check_budget, _count, _is_point, _n_initial
 from .space import Space

@@ -20,10 +20,10 @@ import numpy as np
 from .. import _gradfree, _util
 from .._pickling import Checked as _Checked
 from ..errors import CheckpointError, InvalidParameterError, TooLargeError
-from ..es import OptimizeResult
+from .._es_minimize import OptimizeResult
 from .space import Space
 
-__all__ = ["Optimizer", "gp_minimize", "minimize", "methods", "SKOPT_OPTIONS"]
+__all__ = ["Optimizer", "methods", "SKOPT_OPTIONS"]
 
 
 def methods() -> list:
@@ -535,7 +535,3 @@ def _check_budget(n_calls) -> None:
         raise TooLargeError(f"n_calls = {n_calls}: a Gaussian process of {n_calls} observations needs at least "
                             f"{_util.human_bytes(need)} (its kernel matrix and Cholesky factor), more than the "
                             f"{_util.human_bytes(limit)} of memory available")
-
-
-# scikit-optimize's gp_minimize and gradfree's batch minimize: python/gradfree/bo/_loop.py.
-from ._loop import gp_minimize, minimize  # noqa: E402

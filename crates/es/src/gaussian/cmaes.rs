@@ -126,11 +126,27 @@ struct Constants {
     eigen_every: f64,
 }
 
+/// The raw recombination weights `w'_i = ln((lambda + 1) / 2) - ln i`, `i = 1..lambda`, of
+/// Hansen's tutorial (2016, eq. 49): positive for the better half, negative (active CMA) for the
+/// rest.
+pub fn raw_weights(lambda: usize) -> Vec<f64> {
+    (1..=lambda).map(|i| ((lambda as f64 + 1.0) / 2.0).ln() - (i as f64).ln()).collect()
+}
+
+/// The positive recombination weights of the mean update for `lambda` points: the first
+/// `lambda / 2` of [`raw_weights`], normalized to sum to 1 (Hansen 2016, eq. 49-53).
+pub fn positive_weights(lambda: usize) -> Vec<f64> {
+    let raw = raw_weights(lambda);
+    let pos = &raw[..lambda / 2];
+    let sum: f64 = pos.iter().sum();
+    pos.iter().map(|w| w / sum).collect()
+}
+
 impl Constants {
     fn new(d: usize, lambda: usize, damping: Damping) -> Self {
         let n = d as f64;
         let mu = lambda / 2;
-        let raw: Vec<f64> = (1..=lambda).map(|i| ((lambda as f64 + 1.0) / 2.0).ln() - (i as f64).ln()).collect();
+        let raw = raw_weights(lambda);
         let pos: f64 = raw.iter().filter(|w| **w > 0.0).sum();
         let neg: f64 = raw.iter().filter(|w| **w < 0.0).map(|w| -w).sum();
         let mu_eff = pos * pos / raw[..mu].iter().map(|w| w * w).sum::<f64>();

@@ -14,7 +14,7 @@ mod scores;
 mod xnes;
 
 pub use asebo::{Asebo, AseboChecked, AseboParams};
-pub use cmaes::{CmaEs, CmaEsChecked, CmaEsParams, Damping};
+pub use cmaes::{CmaEs, CmaEsChecked, CmaEsParams, Damping, positive_weights, raw_weights};
 pub use fast_ingo::{FastIngo, FastIngoChecked, FastIngoParams};
 pub use igo::{Igo, IgoChecked, IgoParams};
 pub use ingo::{Ingo, IngoChecked, IngoParams, IngoVariant, StepSize};

@@ -20,21 +20,14 @@ import warnings as _warnings
 
 import numpy as np
 
-from . import _pycma_ff as ff
-from . import _util
-from ._pycma_options import (_OPTIONS, DEFAULT_ONLY, HONOURED, IGNORED, CMAOptions, _bounds,  # noqa: F401
-                             _check_key, _default_value, _evaluate, _margin, _off_or, _refuse_option, _transform)
-from ._pycma_tools import (BestSolution, EvalParallel2, Logger, NeverTestedWarning, _Blank, _call,  # noqa: F401
-                           _vequals_approximately, optimization_tools, plot, s, warnings_and_exceptions)
-from .errors import InvalidParameterError
-from .es import _MAXFEVALS_INF, CMAES, PYCMA_STOP_NAMES, Result, _ES
-
-
-def _weights(lam: int):
-    """Positive recombination weights of CMA-ES for ``lam`` points (Hansen 2016, eq. 49)."""
-    mu = lam // 2
-    w = math.log((lam + 1) / 2.0) - np.log(np.arange(1, mu + 1))
-    return w / w.sum()
+from .. import _gradfree, _util
+from . import _ff as ff
+from ._options import (_OPTIONS, DEFAULT_ONLY, HONOURED, IGNORED, CMAOptions, _bounds,  # noqa: F401
+                       _check_key, _default_value, _evaluate, _off_or, _refuse_option, _transform)
+from ._tools import (BestSolution, EvalParallel2, Logger, NeverTestedWarning, _Blank, _call,  # noqa: F401
+                     _vequals_approximately, optimization_tools, plot, s, warnings_and_exceptions)
+from ..errors import InvalidParameterError
+from ..es import _MAXFEVALS_INF, CMAES, PYCMA_STOP_NAMES, Result, _ES
 
 
 class CMAEvolutionStrategy(CMAES):
@@ -212,7 +205,7 @@ class CMAEvolutionStrategy(CMAES):
         self._pycma_names = True
         dict.__setitem__(opts, "seed", self.seed)
         if opts["verb_disp"] > 0 and opts["verbose"] >= 0:
-            w = _weights(popsize)
+            w = _gradfree.cma_weights(popsize)
             print(f"({len(w)}_w,{popsize})-aCMA-ES (mu_w={1.0 / float(np.sum(w * w)):2.1f},w_1={int(100 * w[0])}%) "
                   f"in dimension {N} (seed={self.seed}, {time.asctime()})")
 
@@ -304,7 +297,7 @@ class CMAEvolutionStrategy(CMAES):
             raise InvalidParameterError(f"ask: unknown arguments {sorted(kwargs)}")
         if self._pending is None:
             raw = _ES.ask(self)
-            out = raw if self._tf is None else np.array([_transform(x, *self._tf) for x in raw])
+            out = raw if self._tf is None else _gradfree.bound_transform(raw, *self._tf)
             self._pending, self._given = (raw, out), 0
         out = self._pending[1]
         n = out.shape[0]
@@ -538,7 +531,3 @@ def _callbacks(callback) -> list:
     return cbs
 
 
-from ._pycma_fmin import fmin2  # noqa: E402  (fmin2 runs a CMAEvolutionStrategy, defined above)
-
-__all__ = ["CMAEvolutionStrategy", "CMAOptions", "fmin2", "ff", "s", "optimization_tools", "plot", "BestSolution",
-           "EvalParallel2", "Logger"]

@@ -1,7 +1,7 @@
-"""The options part of pycma's interface (``gradfree._pycma``): the table of pycma's options
+"""The options part of pycma's interface (:mod:`gradfree.cma`): the table of pycma's options
 gradfree accepts (``_OPTIONS``, each ``HONOURED``, ``IGNORED`` or ``DEFAULT_ONLY``), ``CMAOptions``,
 and the helpers that read option values (``_evaluate``, ``_off_or``, ``_bounds``) and map points
-into bounds with pycma's ``BoundTransform`` (``_margin``, ``_transform``).
+into bounds with pycma's ``BoundTransform`` (``_transform``, the Rust core's).
 """
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from typing import Optional
 
 import numpy as np
 
-from .errors import InvalidParameterError
+from .. import _gradfree
+from ..errors import InvalidParameterError
 
 # How each of pycma's options is treated. HONOURED: it has its pycma meaning. IGNORED: it only
 # concerns pycma's data files and console layout, which gradfree does not write (documented, no
@@ -220,35 +221,8 @@ def _bounds(value, N: int):
     return lower, upper
 
 
-def _margin(b: np.ndarray, width: np.ndarray) -> np.ndarray:
-    """The width of the quadratic zone at a bound: ``min(width / 2, max(1, |b|) / 20)`` (pycma's
-    ``BoundTransform``, the same as gradfree's Rust ``transform``)."""
-    with np.errstate(invalid="ignore"):
-        m = np.minimum(width / 2.0, np.maximum(1.0, np.abs(b)) / 20.0)
-    return np.where(np.isfinite(b), m, 1.0)
-
-
-def _transform(x: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
-    """pycma's ``BoundTransform`` written out for any bounds, also one-sided or none: the identity
-    inside the box away from a margin ``a`` at each bound, quadratic in the margin, and beyond
-    the box mirrored (one-sided) or folded with period ``2 (ub - lb + al + au)`` (two-sided), so
-    that every point maps into the box (Hansen's ``BoxConstraintsLinQuadTransformation``)."""
-    y = np.array(x, dtype=np.float64, copy=True)
-    width = upper - lower
-    al, au = _margin(lower, width), _margin(upper, width)
-    lo_f, up_f = np.isfinite(lower), np.isfinite(upper)
-    both = lo_f & up_f
-    if np.any(both):
-        lo, period = lower[both] - al[both], 2.0 * (width[both] + al[both] + au[both])
-        t = np.mod(y[both] - lo, period)
-        t = np.where(t > period / 2.0, period - t, t)
-        y[both] = lo + t
-    only_lo = lo_f & ~up_f
-    y[only_lo] = np.where(y[only_lo] < lower[only_lo] - al[only_lo], 2.0 * (lower[only_lo] - al[only_lo]) - y[only_lo], y[only_lo])
-    only_up = up_f & ~lo_f
-    y[only_up] = np.where(y[only_up] > upper[only_up] + au[only_up], 2.0 * (upper[only_up] + au[only_up]) - y[only_up], y[only_up])
-    low = lo_f & (y < lower + al)
-    y[low] = lower[low] + (y[low] - (lower[low] - al[low])) ** 2 / (4.0 * al[low])
-    high = up_f & (y > upper - au)
-    y[high] = upper[high] - (y[high] - (upper[high] + au[high])) ** 2 / (4.0 * au[high])
-    return y
+def _transform(x, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """The point ``x`` mapped into the bounds by pycma's ``BoundTransform``, one-sided and open sides
+    included (Hansen's ``BoxConstraintsLinQuadTransformation``; the Rust core's
+    ``transform_coordinate``)."""
+    return _gradfree.bound_transform(np.asarray(x, dtype=np.float64).reshape(1, -1), lower, upper)[0]

@@ -1,4 +1,4 @@
-"""The tools of pycma's interface (``gradfree._pycma``): ``BestSolution`` and ``EvalParallel2``
+"""The tools of pycma's interface (:mod:`gradfree.cma`): ``BestSolution`` and ``EvalParallel2``
 (pycma's ``cma.optimization_tools``), the in-memory data ``Logger`` and ``plot``, pycma's ``cma.s``
 helpers and ``cma.warnings_and_exceptions``, and the registration of ``gradfree.es.ff``,
 ``gradfree.es.fitness_functions`` and ``gradfree.es.optimization_tools`` in ``sys.modules``.
@@ -16,8 +16,8 @@ import weakref
 
 import numpy as np
 
-from . import _pycma_ff as ff
-from .errors import InvalidParameterError
+from ..errors import InvalidParameterError
+from . import _ff as ff
 
 
 class _Blank:

@@ -8,11 +8,11 @@ import math
 
 import numpy as np
 
-from . import _util
-from ._pycma import CMAEvolutionStrategy, _callbacks
-from ._pycma_options import CMAOptions, _bounds
-from .errors import InvalidParameterError
-from .es import _incpopsize
+from .. import _util
+from .._es_options import _incpopsize
+from ..errors import InvalidParameterError
+from ._options import CMAOptions, _bounds
+from ._strategy import CMAEvolutionStrategy, _callbacks
 
 
 def fmin2(objective_function, x0, sigma0, options=None, args=(), gradf=None, restarts=0, restart_from_best=False,
