@@ -237,7 +237,7 @@ pub fn fit_glm_stream(
             return Err(InferenceError::BadData(format!("{} regression needs a response per row", model.name())));
         }
         let first = fit.rows();
-        fit.push(&chunk.x, &chunk.y).map_err(crate::stream::in_rows(first, chunk.y.len() as u64))?;
+        fit.push(&chunk.x, &chunk.y).map_err(crate::error::in_rows(first, chunk.y.len() as u64))?;
         if let Some(f) = progress {
             f(chunk.y.len() as u64);
         }

@@ -26,6 +26,14 @@ pub enum InferenceError {
     Data(#[from] gradfree_data::DataError),
 }
 
+/// Bad data named by the rows `first..first + rows` of the stream they are in.
+pub(crate) fn in_rows(first: u64, rows: u64) -> impl Fn(InferenceError) -> InferenceError {
+    move |e| match e {
+        InferenceError::BadData(m) => InferenceError::BadData(format!("in rows {first}..{} of the stream: {m}", first + rows)),
+        e => e,
+    }
+}
+
 impl InferenceError {
     /// A parameter outside its accepted range ([`CoreError::InvalidParameter`]).
     pub fn invalid(name: &'static str, value: impl std::fmt::Display, expected: impl Into<String>) -> Self {

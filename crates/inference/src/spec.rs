@@ -7,6 +7,26 @@ use serde::{Deserialize, Serialize};
 use crate::InferenceError;
 use crate::direction::Root;
 
+/// The covariance of the Wald intervals (statsmodels' `cov_type` names).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CovType {
+    /// The inverse Fisher information times the scale: exact under the model (statsmodels'
+    /// default).
+    #[default]
+    #[serde(rename = "nonrobust")]
+    Nonrobust,
+    /// White's heteroskedasticity-consistent sandwich `H^{-1} S H^{-1}`, `S = sum g_i g_i^T`.
+    #[serde(rename = "HC0")]
+    Hc0,
+}
+
+/// Blocks of rows that maximum likelihood sums in parallel at a time (their `p x p` sums are held
+/// together: the memory of a fit, [`InferenceSpec::footprint`]).
+pub(crate) const MLE_GROUP: usize = 32;
+
+/// The records a streamed run keeps per chain, at most (the start included).
+pub const MAX_RECORDS: usize = 1025;
+
 /// The processes of Liang & Su (and the random-scaling baseline), by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -179,7 +199,7 @@ pub struct InferenceSpec {
     pub moments: Option<Moments>,
     /// The covariance of maximum likelihood's Wald intervals (default statsmodels' `nonrobust`;
     /// `HC0` for White's sandwich).
-    pub cov_type: crate::mle::CovType,
+    pub cov_type: CovType,
     /// Coverage of the intervals (default 0.95).
     pub level: f64,
     /// How intervals are read off the chains (default quantiles).
@@ -209,7 +229,7 @@ impl Default for InferenceSpec {
             seed: 0,
             sampling: Sampling::WithReplacement,
             moments: None,
-            cov_type: crate::mle::CovType::Nonrobust,
+            cov_type: CovType::Nonrobust,
             level: 0.95,
             interval: IntervalKind::Quantile,
             lambda: 0.1,
@@ -253,14 +273,14 @@ impl InferenceSpec {
         if self.method == Method::Mle {
             // Newton's sums: a group of blocks' Hessians and outer products, and a few more.
             let mut f = gradfree_core::memory::Footprint::new();
-            let group = 2 * crate::mle::GROUP as u128 + 6;
+            let group = 2 * MLE_GROUP as u128 + 6;
             f.f64s(size.0, size.1, format!("maximum likelihood's {p} x {p} sums"), product(&[group, p as u128, p as u128]));
             return f;
         }
         let (k, t, n, p128) = (self.chains as u128, self.steps as u128, self.batch_size as u128, p as u128);
         let threads = (rayon::current_num_threads() as u128).clamp(1, k.max(1));
         let bps = self.batches_per_step(rows.is_none()) as u128;
-        let records = if rows.is_some() { t + 1 } else { (crate::stream::MAX_RECORDS as u128 * 2).min(t + 1) };
+        let records = if rows.is_some() { t + 1 } else { (MAX_RECORDS as u128 * 2).min(t + 1) };
         let mut f = gradfree_core::memory::Footprint::new();
         // The paths: blame whichever of chains and steps is further above its default.
         let (by, value) = if (self.chains as f64 / 100.0) >= (self.steps as f64 / 200.0) {

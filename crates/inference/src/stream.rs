@@ -14,13 +14,13 @@ use gradfree_data::{Chunk, RowSource};
 use rayon::prelude::*;
 
 use crate::chains::{Fit, assemble};
+use crate::error::in_rows;
 use crate::intervals::Trajectories;
 use crate::process::{ChainState, ChainWork, Context, prox_metric, step};
 use crate::spec::{InferenceSpec, Method, Moments};
 use crate::{Data, InferenceError, model::Model};
 
-/// The records a streamed run keeps per chain, at most (the start included).
-pub const MAX_RECORDS: usize = 1025;
+pub use crate::spec::MAX_RECORDS;
 
 /// Rows read from a source, cut into blocks of whole steps.
 struct Blocks<'a> {
@@ -237,14 +237,6 @@ pub fn run_stream(
     let mut fit = assemble(&spec, model.name(), &states, trajectories);
     fit.streamed_rows = Some(blocks.read);
     Ok(fit)
-}
-
-/// Bad data named by the rows `first..first + rows` of the stream they are in.
-pub(crate) fn in_rows(first: u64, rows: u64) -> impl Fn(InferenceError) -> InferenceError {
-    move |e| match e {
-        InferenceError::BadData(m) => InferenceError::BadData(format!("in rows {first}..{} of the stream: {m}", first + rows)),
-        e => e,
-    }
 }
 
 /// Maximum likelihood in one pass over `source` ([`crate::cuee::fit_glm_stream`]).

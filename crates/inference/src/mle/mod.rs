@@ -23,18 +23,7 @@ pub(crate) use newton::check_representable;
 pub use newton::{MAX_NEWTON, fit_glm, fit_glm_with};
 pub(crate) use range::{ResponseRange, check_ranges, check_scale};
 
-/// The covariance of the Wald intervals (statsmodels' `cov_type` names).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum CovType {
-    /// The inverse Fisher information times the scale: exact under the model (statsmodels'
-    /// default).
-    #[default]
-    #[serde(rename = "nonrobust")]
-    Nonrobust,
-    /// White's heteroskedasticity-consistent sandwich `H^{-1} S H^{-1}`, `S = sum g_i g_i^T`.
-    #[serde(rename = "HC0")]
-    Hc0,
-}
+pub use crate::spec::CovType;
 
 /// A fitted GLM: the estimate and its Wald covariance (`p x p`, row-major).
 #[derive(Clone, Debug, PartialEq)]
@@ -161,8 +150,8 @@ impl GlmFit {
 /// Rows per block of the parallel sums (fixed, so the order of additions is too).
 const BLOCK: usize = 2048;
 
-/// Blocks summed in parallel at a time (their `p x p` sums are held together).
-pub(crate) const GROUP: usize = 32;
+/// Blocks summed in parallel at a time ([`crate::spec::MLE_GROUP`]).
+pub(crate) use crate::spec::MLE_GROUP as GROUP;
 
 /// The sums of a GLM over rows at one `theta`: the loss, the gradient `sum (c'(t_i) - y_i) x_i`,
 /// the Hessian `sum c''(t_i) x_i x_i^T` and optionally `S = sum g_i g_i^T` (both `p x p`, full);
