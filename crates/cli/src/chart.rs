@@ -83,6 +83,16 @@ pub fn line_chart(path: &Path, chart: &LineChart) -> Result<()> {
     Ok(())
 }
 
+/// The font size, at most `size`, at which `title` fits the width of `area` (less its margins):
+/// a long title is drawn smaller rather than cut at both edges.
+fn title_size<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, size: f64) -> f64 {
+    let avail = area.dim_in_pixel().0.saturating_sub(24) as f64;
+    match area.estimate_text_size(title, &TextStyle::from(("sans-serif", size).into_font())) {
+        Ok((w, _)) if w as f64 > avail && w > 0 => (size * avail / w as f64).max(9.0),
+        _ => size,
+    }
+}
+
 /// Draws a line chart into a drawing area (also used for panels of a grid), with its legend in the
 /// emptiest corner if `legend`.
 pub fn draw_line_chart<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &LineChart, legend: bool) -> Result<()>
@@ -120,7 +130,12 @@ where
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow::anyhow!("{e}");
     let mut builder = ChartBuilder::on(area);
     // The right margin leaves room for the last x tick label, which is centred on the edge.
-    builder.caption(chart.title, ("sans-serif", 22)).margin(12).margin_right(40).x_label_area_size(45).y_label_area_size(75);
+    builder
+        .caption(chart.title, ("sans-serif", title_size(area, chart.title, 22.0)))
+        .margin(12)
+        .margin_right(40)
+        .x_label_area_size(45)
+        .y_label_area_size(75);
     let (legend_at, crowded) = legend_position(chart, (x0, x1), (to_axis(y0), to_axis(y1)), &to_axis);
     // No corner is empty: make room above (or below) the data for the legend.
     if legend && crowded && chart.series.len() > 1 {
@@ -478,6 +493,20 @@ mod tests {
         assert!(matches!(pos(&[line(&[(0.0, 0.9), (1.0, 0.9)])]), SeriesLabelPosition::LowerRight));
         // Rising from the lower left: the upper left is empty.
         assert!(matches!(pos(&[line(&[(0.0, 0.0), (1.0, 1.0)])]), SeriesLabelPosition::UpperLeft));
+    }
+
+    /// A title wider than the image is drawn smaller so that it fits; a short one keeps its size.
+    #[test]
+    fn long_titles_shrink_to_fit() {
+        register_font();
+        let mut svg = String::new();
+        let area = SVGBackend::with_string(&mut svg, (600, 400)).into_drawing_area();
+        assert_eq!(title_size(&area, "coverage", 22.0), 22.0);
+        let long = "coverage of 95% intervals: configurations 1-6 linear, 7-12 logistic (identity, Toeplitz, equicorrelation)";
+        let size = title_size(&area, long, 22.0);
+        assert!(size < 22.0, "{size}");
+        let (w, _) = area.estimate_text_size(long, &TextStyle::from(("sans-serif", size).into_font())).unwrap();
+        assert!(w <= 576 + 2, "{w}");
     }
 
     /// Data that used to hang or abort the plot (subnormals, constant huge values, 400 decades).
