@@ -141,7 +141,7 @@ pub fn run(a: &BoArgs) -> Result<()> {
                 spec.resume_rounds(&ck.optimizer, ck.driver.generations.saturating_sub(1), rounds)?;
             }
             let problem = spec.build_problem()?;
-            let (log, log_claim) = crate::run_files::resumed_log(&saved, a.files.log.as_deref(), path, &a.files)?;
+            let (log, log_claim) = crate::run_files::resumed_log(&saved, path, &a.files)?;
             (spec, ck.optimizer, Some(ck.driver), problem, log, saved.run_id, log_claim)
         }
         None => {

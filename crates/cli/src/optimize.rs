@@ -446,7 +446,7 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
                 spec.checkpoint_every = args.cadence.checkpoint_every;
                 spec.checkpoint_seconds = args.cadence.checkpoint_seconds;
             }
-            let (log, log_claim) = crate::run_files::resumed_log(&saved, args.files.log.as_deref(), path, &args.files)?;
+            let (log, log_claim) = crate::run_files::resumed_log(&saved, path, &args.files)?;
             (spec, ck.optimizer, Some(ck.driver), log, saved.run_id, log_claim)
         }
         None => {

@@ -131,22 +131,16 @@ pub fn log_run(saved: &SavedRun) -> Option<String> {
 /// [`gradfree_core::JsonLinesLog::resume_run`]) and announced on stderr. A named log that is gone
 /// is not re-created (it would hold the rest of the run only): the run goes on without one and
 /// says so. The claim is held until the run's last write.
-pub fn resumed_log(
-    saved: &SavedRun,
-    given: Option<&Path>,
-    resume: &Path,
-    files: &RunFilesArgs,
-) -> Result<(Option<std::path::PathBuf>, Claim)> {
-    let (checkpoint, overwrite) = (files.checkpoint.as_deref(), files.overwrite);
-    if let Some(given) = given {
-        return Ok((Some(given.to_path_buf()), Claim::default()));
+pub fn resumed_log(saved: &SavedRun, resume: &Path, files: &RunFilesArgs) -> Result<(Option<std::path::PathBuf>, Claim)> {
+    if let Some(given) = &files.log {
+        return Ok((Some(given.clone()), Claim::default()));
     }
     let Some(log) = &saved.log else { return Ok((None, Claim::default())) };
     if !log.exists() {
         eprintln!("note: the run's log {} is gone; this part of the run is not logged (--log FILE logs it)", log.display());
         return Ok((None, Claim::default()));
     }
-    let claim = checkpointed(Some(resume), checkpoint, Some(log), overwrite).claim()?;
+    let claim = files.saved.files(Some(log)).claim()?;
     if let Some(run) = log_run(saved) {
         let owner = gradfree_core::observer::log_owner(log);
         if owner.as_deref() != Some(run.as_str()) {

@@ -1,7 +1,6 @@
 //! The flags several commands share, declared once and flattened into each command's Args:
 //! output ([`RunOutput`]), log, checkpoint and resume ([`RunFilesArgs`], [`CheckpointArgs`]),
-//! checkpoint cadence
-//! ([`CadenceArgs`]) and what to do with non-finite values ([`NonFiniteArg`]).
+//! checkpoint cadence ([`CadenceArgs`]) and what to do with non-finite values ([`NonFiniteArg`]).
 
 use std::path::PathBuf;
 
@@ -16,6 +15,13 @@ pub struct RunOutput {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+impl RunOutput {
+    /// Whether to draw a progress bar.
+    pub fn bar(&self) -> bool {
+        !self.quiet && !self.json
+    }
 }
 
 /// The checkpoint flags of the commands whose runs save themselves (`optimize`, `bo`, `infer`,
@@ -79,13 +85,6 @@ impl CadenceArgs {
     /// Whether either flag was given.
     pub fn given(&self) -> bool {
         self.checkpoint_every.is_some() || self.checkpoint_seconds.is_some()
-    }
-}
-
-impl RunOutput {
-    /// Whether to draw a progress bar.
-    pub fn bar(&self) -> bool {
-        !self.quiet && !self.json
     }
 }
 

@@ -170,7 +170,7 @@ pub fn run(a: &TrainArgs) -> Result<()> {
             let meta: Meta = gradfree_core::checkpoint::from_json(ck.meta).map_err(anyhow::Error::msg).with_context(|| {
                 format!("{}: not a checkpoint of gradfree train (or one written by an older version: start the run again)", path.display())
             })?;
-            let (log, log_claim) = crate::run_files::resumed_log(&saved, a.files.log.as_deref(), path, &a.files)?;
+            let (log, log_claim) = crate::run_files::resumed_log(&saved, path, &a.files)?;
             (meta.run, Some(ck.optimizer), ck.driver.seconds, Some(meta.data), log, saved.run_id, log_claim)
         }
         None => {
