@@ -9,14 +9,8 @@ import numpy as np
 
 from . import _gradfree, _util
 from ._pickling import Checked as _Checked
+from ._sklearn import BaseEstimator, TransformerMixin, check_is_fitted, check_random_state, validate_data
 from .errors import InvalidParameterError
-
-try:
-    from sklearn.base import BaseEstimator, TransformerMixin
-    from sklearn.utils import check_random_state
-    from sklearn.utils.validation import check_is_fitted, validate_data
-except ImportError:  # pragma: no cover - exercised only without scikit-learn
-    BaseEstimator = TransformerMixin = None
 
 #: Activations (Table 7.1 of the thesis, and ReLU).
 ACTIVATIONS = ("l0", "l1", "mcp", "capped-l1", "scad", "mcp0", "relu")
@@ -204,12 +198,7 @@ def nok_kernel(X, Y=None, *, n_components=None, activation="relu", alpha=None, g
     return _gradfree.NokModel(X.shape[1], spec).kernel(X, Y)
 
 
-if BaseEstimator is not None:
-    class NOKDenoiser(TransformerMixin, _Denoiser, BaseEstimator):
-        __doc__ = _Denoiser.__doc__
-else:  # pragma: no cover - exercised only without scikit-learn
-    class NOKDenoiser(_Denoiser):
-        __doc__ = _Denoiser.__doc__
-
-        def __init__(self, *args, **kwargs):
-            raise ImportError("gradfree.robust.NOKDenoiser needs scikit-learn: pip install scikit-learn")
+class NOKDenoiser(TransformerMixin, _Denoiser, BaseEstimator):
+    __doc__ = _Denoiser.__doc__
+    #: Where users find the class, for the error of creating one without scikit-learn (gradfree._sklearn).
+    _public_module = "gradfree.robust"

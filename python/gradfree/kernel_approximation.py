@@ -23,7 +23,9 @@ Example::
 
 The transformers follow scikit-learn's conventions (keyword parameters stored unchanged, ``fit``
 returns ``self``, fitted attributes end in ``_``, float32 stays float32) and need scikit-learn
-installed (``pip install scikit-learn``); the numerics run in Rust without the GIL.
+installed (``pip install scikit-learn``; without it, creating one raises ``ImportError``, while
+:func:`kernel_matrix`, :func:`gram_errors` and :func:`methods` work); the numerics run in Rust
+without the GIL.
 """
 from __future__ import annotations
 
@@ -32,16 +34,11 @@ import numbers
 
 import numpy as np
 
-try:
-    import scipy.sparse as sp  # a dependency of scikit-learn
-    from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-    from sklearn.utils import check_random_state
-    from sklearn.utils.validation import check_is_fitted, validate_data
-except ImportError as e:  # pragma: no cover - exercised only without scikit-learn
-    raise ImportError("gradfree.kernel_approximation needs scikit-learn: pip install scikit-learn") from e
-
 from . import _gradfree
 from ._pickling import Checked as _Checked
+from ._sklearn import (BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin, check_is_fitted,
+                       check_random_state, validate_data)
+from ._sklearn import sparse as sp  # scipy.sparse, a dependency of scikit-learn (None without it)
 from .errors import InvalidParameterError
 
 __all__ = ["IIDSampler", "OrthogonalSampler", "CirculantSampler", "QMCSampler", "SSFSampler", "kernel_matrix",

@@ -44,6 +44,8 @@ import numpy as np
 
 from . import _gradfree, _util
 from ._pickling import Checked as _Checked
+from ._sklearn import (BaseEstimator, ClassifierMixin, check_classification_targets, check_is_fitted, check_random_state,
+                       validate_data)
 from .errors import DataError, InvalidParameterError
 
 from ._nok import ACTIVATIONS, STRUCTURES, NOKDenoiser, nok_kernel
@@ -229,15 +231,6 @@ def estimate_noise_rate_anchors(proba, y_noisy, quantile=0.97):
         raise InvalidParameterError(f"proba must be 2-d (n_samples, n_classes), got shape {p.shape}")
     _, y, _ = _encode(y_noisy, p.shape[1], "y_noisy")
     return _gradfree.robust_estimate_anchors(p, y, float(quantile))
-
-
-try:
-    from sklearn.base import BaseEstimator, ClassifierMixin
-    from sklearn.utils import check_random_state
-    from sklearn.utils.multiclass import check_classification_targets
-    from sklearn.utils.validation import check_is_fitted, validate_data
-except ImportError:  # pragma: no cover - exercised only without scikit-learn
-    BaseEstimator = ClassifierMixin = None
 
 
 def _defaults():
@@ -464,12 +457,5 @@ class _Classifier(_Checked):
         return self.classes_[np.argmax(t, axis=1)]
 
 
-if BaseEstimator is not None:
-    class RobustClassifier(ClassifierMixin, _Classifier, BaseEstimator):
-        __doc__ = _Classifier.__doc__
-else:  # pragma: no cover - exercised only without scikit-learn
-    class RobustClassifier(_Classifier):
-        __doc__ = _Classifier.__doc__
-
-        def __init__(self, *args, **kwargs):
-            raise ImportError("gradfree.robust.RobustClassifier needs scikit-learn: pip install scikit-learn")
+class RobustClassifier(ClassifierMixin, _Classifier, BaseEstimator):
+    __doc__ = _Classifier.__doc__
