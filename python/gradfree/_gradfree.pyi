@@ -28,23 +28,9 @@ class NotOfferedError(GradfreeError, AttributeError):
 class Run:
     """One ES run driven by ask/tell; the Rust side owns stop rules, counters, best point, repair."""
 
-    def __init__(
-        self,
-        algorithm: str,
-        x0: _F64,
-        sigma0: Optional[float],
-        seed: int,
-        params_json: str,
-        stop_json: str,
-        restarts: bool = False,
-        max_restarts: Optional[int] = None,
-        restart_bounds: Optional[Tuple[Sequence[float], Sequence[float]]] = None,
-        bounds: Optional[Tuple[Sequence[float], Sequence[float]]] = None,
-        bounds_handling: str = "transform",
-        restart_scheme: str = "ipop",
-        settle_runs: Optional[int] = None,
-        popsize_factor: Optional[float] = None,
-    ) -> None: ...
+    @staticmethod
+    def from_spec(spec_json: str, x0: _F64) -> "Run":
+        """The run of the library's ES spec (JSON; fields left out take its defaults) started at x0."""
     def set_settle_runs(self, settle_runs: Optional[int]) -> bool:
         """Sets the restarts' settle rule (None: off); False if the run has no restarts."""
     def set_worse_runs(self, worse_runs: Optional[float]) -> bool:
@@ -329,6 +315,10 @@ def inference_combine(parts: List[str], names: List[str]) -> InferenceFit: ...
 def inference_from_json(fit_json: str, names: List[str]) -> InferenceFit: ...
 
 def inference_default_method(model: str, custom: bool) -> str: ...
+
+def inference_keywords() -> str: ...
+
+def inference_refused(model: str, method: str, given: list[str]) -> Optional[tuple[str, str]]: ...
 
 def inference_fit(
     x: _F64,

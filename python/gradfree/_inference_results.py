@@ -35,6 +35,9 @@ __all__ = ["InferenceResults", "MLEResults", "RandomScalingResults", "ProcessRes
            "SummaryTable", "load"]
 
 _GLMS = ("linear", "logistic", "poisson")
+#: The class each kind of a fit's warning is raised as (the library's ``WarningKind``).
+_WARNING_CLASSES = {"perfect-separation": PerfectSeparationWarning, "convergence": ConvergenceWarning,
+                    "other": InferenceWarning}
 
 
 def _alpha(alpha) -> float:
@@ -134,8 +137,10 @@ class Summary(_Checked):
     coefficients), ``extra_txt`` (the notes), and ``as_text``, ``as_html``, ``as_latex``,
     ``as_csv``."""
 
-    def __init__(self, doc, text, cells):
-        self._doc, self._text = doc, text
+    def __init__(self, parts):
+        # The library's summary and its text, header and table as it prints them (no layout here).
+        doc, cells = parts["summary"], parts["cells"]
+        self._doc, self._text = doc, parts["text"]
         self.title = doc["title"]
         header = []
         for i in range(max(len(doc["left"]), len(doc["right"]))):
@@ -144,12 +149,9 @@ class Summary(_Checked):
                 k, v = side[i] if i < len(side) else ("", "")
                 row += [f"{k}:" if k else "", v]
             header.append(row)
-        lines = text.split("\n")
-        head_text = "\n".join(lines[2:2 + len(header)])
-        table_start = 3 + len(header)
-        table_text = "\n".join(lines[table_start:table_start + 2 + len(cells)])
         coef = [[""] + list(doc["columns"])] + [[name] + row for name, row in zip((r[0] for r in doc["rows"]), cells)]
-        self.tables = [SummaryTable(header, head_text, False), SummaryTable(coef, table_text, True)]
+        self.tables = [SummaryTable(header, "\n".join(parts["header"]), False),
+                       SummaryTable(coef, "\n".join(parts["table"]), True)]
         self.extra_txt = "\n".join(doc["notes"])
 
     def as_text(self):
@@ -213,17 +215,12 @@ class InferenceResults:
         self.method = self.spec["method"]
         self.model = FittedModel(fit.model, self.names, endog_name, X, y, intercept)
         self.streamed_rows = fit.streamed_rows
-        self.warnings = list(fit.warnings)
+        kinded = list(fit.warnings)
+        self.warnings = [text for _, text in kinded]
         self._rows = None if X is None else int(X.shape[0])
         if warn:
-            for w in self.warnings:
-                if w.startswith("Perfect separation"):
-                    kind = PerfectSeparationWarning
-                elif "not converge" in w or "not settled" in w:
-                    kind = ConvergenceWarning
-                else:
-                    kind = InferenceWarning
-                _warnings.warn(w, kind, stacklevel=4)
+            for kind, text in kinded:
+                _warnings.warn(text, _WARNING_CLASSES.get(kind, InferenceWarning), stacklevel=4)
 
     # pandas in, pandas out.
     def _series(self, values, name=None):
@@ -264,8 +261,8 @@ class InferenceResults:
         names = self.names if xname is None else [str(n) for n in xname]
         if len(names) != len(self.names):
             raise InvalidParameterError(f"invalid parameter `xname`: {len(names)} names for {len(self.names)} parameters")
-        doc, text, cells = self._fit.summary(1.0 - _alpha(alpha), str(self.model.endog_names if yname is None else yname), names)
-        return Summary(json.loads(doc), text, json.loads(cells))
+        return Summary(json.loads(self._fit.summary(1.0 - _alpha(alpha), str(self.model.endog_names if yname is None else yname),
+                                                    names)))
 
     def predict(self, exog=None, which="mean"):
         """Predictions of a GLM at ``exog`` (default the fitted rows), without the ``const``

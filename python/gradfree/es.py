@@ -216,31 +216,36 @@ class _ES(_Checked):
         box = _util.box("bounds", given["bounds"], x0.shape)
         g = given
         tols = {
-            "tol_f": _tol("tol_fun", g["tol_fun"], _util.positive),
+            "tol_fun": _tol("tol_fun", g["tol_fun"], _util.positive),
             "tol_x": _tol("tol_x", g["tol_x"], _util.positive),
             "tol_flat": _tol("tol_flat", g["tol_flat"], lambda n, v: _util.count(n, v, 0)),
             "tol_stagnation": _tol("tol_stagnation", g["tol_stagnation"], lambda n, v: _util.count(n, v, 1)),
             "tol_condition": _tol("tol_condition", g["tol_condition"], _util.positive),
             "tol_diverge": _tol("tol_diverge", g["tol_diverge"], _util.positive),
         }
-        off = [k for k, v in tols.items() if v is _OFF]
-        # Rules left as None take the library's defaults (gradfree_core::StopSpec).
+        # The library's run document (gradfree_es::EsSpec, its stop rules gradfree_core::StopSpec,
+        # which takes these keywords' names): what was given, nothing else; the rest is its default.
         stop = {
-            "max_evaluations": _util.count("max_evals", g["max_evals"], 1) if g["max_evals"] is not None else None,
-            "max_generations": _util.count("max_gens", g["max_gens"], 1) if g["max_gens"] is not None else None,
+            "max_evals": _util.count("max_evals", g["max_evals"], 1) if g["max_evals"] is not None else None,
+            "max_gens": _util.count("max_gens", g["max_gens"], 1) if g["max_gens"] is not None else None,
             "target": _target(g["target"]),
-            "tol_f_window": _util.count("tol_fun_window", g["tol_fun_window"], 1) if g["tol_fun_window"] is not None else None,
+            "tol_fun_window": _util.count("tol_fun_window", g["tol_fun_window"], 1) if g["tol_fun_window"] is not None else None,
             "max_seconds": _util.positive("max_seconds", g["max_seconds"]) if g["max_seconds"] is not None else None,
             **{k: (None if v is _OFF else v) for k, v in tols.items()},
             "convergence": _util.flag("convergence", convergence),
-            "off": off,
+            "off": [k for k, v in tols.items() if v is _OFF],
         }
         self._x0 = x0
-        sigma0 = None if sigma0 is None else _util.number("sigma0", sigma0)
-        params = {k: _param(k, v) for k, v in params.items()}
-        self._run = _gradfree.Run(self.algorithm, x0, sigma0, self.seed, json.dumps(params), json.dumps(stop),
-                                  bool(restarts), max_restarts, rb, box, bounds_handling, scheme,
-                                  popsize_factor=incpopsize)
+        spec = {"algorithm": self.algorithm, "seed": self.seed, "params": {k: _param(k, v) for k, v in params.items()},
+                "stop": stop, "parallel": False}
+        if sigma0 is not None:
+            spec["sigma0"] = _util.finite("sigma0", sigma0)   # a document holds finite numbers; the library judges the range
+        if restarts:
+            mean = "initial" if rb is None else {"uniform": {"lower": rb[0], "upper": rb[1]}}
+            spec["restarts"] = {"max": max_restarts, "mean": mean, "scheme": scheme, "popsize_factor": incpopsize}
+        if box is not None:
+            spec["bounds"] = [{"lower": box[0], "upper": box[1]}, bounds_handling]
+        self._run = _gradfree.Run.from_spec(json.dumps(spec), x0)
         rules = json.loads(self._run.stop_rules_json())
         self.max_evals, self.max_gens, self.target = rules["max_evaluations"], rules["max_generations"], rules["target"]
         self.max_seconds = rules["max_seconds"]

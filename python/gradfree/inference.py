@@ -56,14 +56,17 @@ from ._inference_results import (FittedModel, InferenceResults, MLEResults, Proc
 from .errors import InvalidParameterError
 
 __all__ = ["fit", "fit_stream", "load", "InferenceResults", "MLEResults", "RandomScalingResults", "ProcessResults",
-           "FittedModel", "Summary", "SummaryTable", "METHODS", "MODELS", "default_method",
+           "FittedModel", "Summary", "SummaryTable", "METHODS", "MODELS", "KEYWORDS", "default_method",
            "random_scaling_critical_value", "simulate"]
 
+#: The keywords of a run, read from the library's specs (``{"model": [...], "run": [...]}``: each
+#: with its name, Python name, kind, accepted values, default, floor and the rule of when it applies).
+KEYWORDS = json.loads(_gradfree.inference_keywords())
+_KEYWORD = {k["name"]: k for k in KEYWORDS["model"] + KEYWORDS["run"]}
 #: The methods, by name.
-METHODS = ("mle", "random-scaling", "masgrad", "masgrad-rank-one", "sgd", "diff-masgrad", "diff-sgd", "madprox")
+METHODS = tuple(_KEYWORD["method"]["values"])
 #: The models, by name.
-MODELS = ("linear", "logistic", "poisson", "mixture", "relu")
-
+MODELS = tuple(_KEYWORD["model"]["values"])
 
 def random_scaling_critical_value(level: float = 0.95) -> float:
     """Random scaling's critical value at coverage ``level`` (6.747 at 0.95; Lee et al. 2022, Table 1),
@@ -96,58 +99,43 @@ def _choice(name: str, value, accepted: Sequence[str]) -> str:
     return value
 
 
-_CHAIN_KEYWORDS = ("batch_size", "step", "chains", "steps", "seed", "sampling", "interval", "theta0")
+def _keyword(k: dict, value):
+    """``value`` of the keyword ``k`` (from :data:`KEYWORDS`) as the library reads it, checked by
+    its kind: a choice among its values, a count from its floor, a finite number, a seed, a flag or
+    a vector."""
+    name = k["python"]
+    if k["values"]:
+        return _choice(name, value, k["values"])
+    if k["name"] == "seed":
+        return _util.seed(value)
+    kind = k["kind"]
+    if kind == "int":
+        return _util.count(name, value, int(k["minimum"] or 0))
+    if kind == "float":
+        return _util.finite(name, value)
+    if kind == "bool":
+        return _util.flag(name, value)
+    return _util.vector(name, value, "scipy", memory=False).tolist()
 
 
 def _specs(model, method, given, custom=False):
     """The library's run and model documents from the keywords ``given`` (``None``: the
     library's default); the method, when not named, is :func:`default_method`'s. A keyword that
-    does not apply to the model or method is refused, as it would be ignored."""
+    does not apply to the model or method is refused, as it would be ignored (the rules are the
+    library's, :data:`KEYWORDS`)."""
     _choice("model", model, MODELS)
     method = default_method(model, custom) if method is None else _choice("method", method, METHODS)
     g = {k: v for k, v in given.items() if v is not None}
-    chain = method != "mle"
-    applies = {"hidden": (model == "relu", "model='relu'"),
-               "components": (model == "mixture", "model='mixture'"),
-               "sigma": (model == "mixture", "model='mixture'"),
-               "lam": (method == "madprox", "method='madprox'"),
-               "prox_metric": (method == "madprox", "method='madprox'"),
-               "decay": (method == "random-scaling", "method='random-scaling'"),
-               "moments": (method in ("masgrad", "masgrad-rank-one"), "a masgrad method"),
-               "cov_type": (method == "mle", "method='mle' (the default for GLMs)"),
-               "interval": (chain and method != "random-scaling", "a chain method other than random-scaling (its bands)")}
-    applies.update({k: (chain, "a chain method (method='random-scaling', 'masgrad', ...; mle runs no chains)")
-                    for k in _CHAIN_KEYWORDS if k != "interval"})
-    for key, (ok, needs) in applies.items():
-        if key in g and not ok:
-            raise InvalidParameterError(f"invalid parameter `{key}` = {g[key]!r}: only with {needs} (it would be ignored)")
-    run: dict = {"method": method}
-    for key in ("batch_size", "chains", "steps"):
-        if key in g:
-            run[key] = _util.count(key, g[key], 1)
-    for key, name in (("step", "step"), ("lambda", "lam"), ("decay", "decay")):
-        if name in g:
-            run[key] = _util.finite(name, g[name])
-    if "seed" in g:
-        run["seed"] = _util.seed(g["seed"])
-    for key, accepted in (("sampling", ("with-replacement", "without-replacement")),
-                          ("moments", ("population", "independent", "batch")),
-                          ("interval", ("quantile", "normal")),
-                          ("prox_metric", ("diagonal", "full")),
-                          ("cov_type", ("nonrobust", "HC0"))):
-        if key in g:
-            run[key] = _choice(key, g[key], accepted)
-    if "theta0" in g:
-        run["theta0"] = _util.vector("theta0", g["theta0"], "scipy", memory=False).tolist()
-    mspec: dict = {"model": model, "intercept": _util.flag("intercept", False if given.get("intercept") is None else given["intercept"])}
-    if "components" in g:
-        mspec["components"] = _util.count("components", g["components"], 1)
-    if "sigma" in g:
-        mspec["sigma"] = _util.finite("sigma", g["sigma"])
-    if "hidden" in g:
-        mspec["hidden"] = _util.count("hidden", g["hidden"], 1)
-    return json.dumps(mspec), json.dumps(run)
-
+    refused = _gradfree.inference_refused(model, method, list(g))
+    if refused is not None:
+        key, needs = refused
+        raise InvalidParameterError(f"invalid parameter `{key}` = {g[key]!r}: only with {needs} (it would be ignored)")
+    docs = ({"model": model}, {"method": method})
+    for doc, keywords in zip(docs, (KEYWORDS["model"], KEYWORDS["run"])):
+        for k in keywords:
+            if k["python"] in g and k["name"] not in doc:
+                doc[k["name"]] = _keyword(k, g[k["python"]])
+    return json.dumps(docs[0]), json.dumps(docs[1])
 
 def _rows(X, name="X") -> tuple:
     names = [str(c) for c in X.columns] if hasattr(X, "columns") else None

@@ -4,9 +4,9 @@
 
 use gradfree_core::{
     AskTell, Bounds, BoundsHandling, CoreError, DriverOptions, DriverState, GenerationRecord, Observer, Population, Run, StateCheck,
-    StopReason, StopRules, StopSpec,
+    StopReason, StopRules,
 };
-use gradfree_es::{Algorithm, EsError, EsSpec, Ipop, RestartMean, RestartScheme, RestartSpec};
+use gradfree_es::{Algorithm, EsError, EsSpec, Ipop};
 use numpy::ndarray::Array2;
 use numpy::{AllowTypeChange, IntoPyArray, PyArray1, PyArray2, PyArrayLike1, PyArrayLike2, PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::prelude::*;
@@ -126,70 +126,14 @@ impl EsRun {
 
 #[pymethods]
 impl EsRun {
-    /// `Run(algorithm, x0, sigma0, seed, params_json, stop_json, restarts=False, max_restarts=None,
-    /// restart_bounds=None, bounds=None, bounds_handling="transform", restart_scheme="ipop")`: the run of a
-    /// [`gradfree_es::EsSpec`], built by it. `algorithm` is a registry name, `params_json` a JSON
-    /// object of its parameters, `stop_json` the stop rules as given (the fields of
-    /// [`gradfree_core::StopSpec`]: rules left out take the library's defaults, `off` names rules
-    /// to switch off, `convergence` whether the convergence rules take their defaults).
-    /// `restarts`: IPOP restarts (population doubled each time) or BIPOP ones (`restart_scheme`)
-    /// up to `max_restarts` (BIPOP: large ones), each from
-    /// `x0` or a uniform draw in `restart_bounds = (lower, upper)`. `bounds = (lower, upper)`:
-    /// points are mapped into the box before evaluation as `bounds_handling` says
-    /// ([`BoundsHandling::from_name`]). `settle_runs = k`: with restarts, stop once `k`
-    /// converged runs in a row re-found the best point (`gradfree_es::IpopParams::settle_runs`;
-    /// `None`: off). `popsize_factor`: the population growth per restart (default 2).
-    #[new]
-    #[pyo3(signature = (algorithm, x0, sigma0, seed, params_json, stop_json, restarts=false, max_restarts=None, restart_bounds=None, bounds=None, bounds_handling="transform", restart_scheme="ipop", settle_runs=None, popsize_factor=None))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        algorithm: &str,
-        x0: PyReadonlyArray1<'_, f64>,
-        sigma0: Option<f64>,
-        seed: u64,
-        params_json: &str,
-        stop_json: &str,
-        restarts: bool,
-        max_restarts: Option<u32>,
-        restart_bounds: Option<(Vec<f64>, Vec<f64>)>,
-        bounds: Option<(Vec<f64>, Vec<f64>)>,
-        bounds_handling: &str,
-        restart_scheme: &str,
-        settle_runs: Option<u32>,
-        popsize_factor: Option<f64>,
-    ) -> PyResult<Self> {
-        let scheme = match restart_scheme {
-            "ipop" => RestartScheme::Ipop,
-            "bipop" => RestartScheme::Bipop,
-            _ => return Err(err(format!("restarts {restart_scheme:?}: expected 'ipop' or 'bipop'"))),
-        };
-        let stop: StopSpec = serde_json::from_str(stop_json).map_err(|e| err(format!("stop rules: {e}")))?;
-        let restarts = match (restarts, restart_bounds) {
-            (false, _) => None,
-            (true, None) => {
-                Some(RestartSpec { max: max_restarts, mean: RestartMean::Initial, scheme, settle_runs, popsize_factor, worse_runs: None })
-            }
-            (true, Some((lo, hi))) => {
-                let mean = RestartMean::Uniform(Bounds::new(lo, hi).map_err(err)?);
-                Some(RestartSpec { max: max_restarts, mean, scheme, settle_runs, popsize_factor, worse_runs: None })
-            }
-        };
-        let bounds = match bounds {
-            None => None,
-            Some((lo, hi)) => Some((Bounds::new(lo, hi).map_err(err)?, BoundsHandling::from_name(bounds_handling).map_err(err)?)),
-        };
-        let spec = EsSpec {
-            algorithm: algorithm.to_string(),
-            x0: x0.as_slice().map_err(err)?.to_vec(),
-            sigma0: sigma0.unwrap_or(EsSpec::default().sigma0),
-            seed,
-            params: params_of(params_json)?,
-            restarts,
-            stop,
-            bounds,
-            parallel: false,
-            eval_seed: 0,
-        };
+    /// `Run.from_spec(spec_json, x0)`: the run of a [`gradfree_es::EsSpec`] given as JSON (its
+    /// algorithm, `sigma0`, seed, algorithm parameters, restarts, stop rules as given, bounds with
+    /// their handling by name; fields left out take the spec's defaults, unknown ones are errors),
+    /// started at `x0` (passed as an array, not through the document). Built by the spec.
+    #[staticmethod]
+    fn from_spec(spec_json: &str, x0: PyReadonlyArray1<'_, f64>) -> PyResult<Self> {
+        let mut spec: EsSpec = serde_json::from_str(spec_json).map_err(|e| err(format!("spec: {e}")))?;
+        spec.x0 = x0.as_slice().map_err(err)?.to_vec();
         let (alg, options) = spec.build(None).map_err(ToPyErr::to_py)?;
         Ok(EsRun { run: Run::new(alg, options).map_err(ToPyErr::to_py)?, events: Vec::new() })
     }

@@ -14,7 +14,7 @@ fn keep(slot: &Failure, e: PyErr) {
 use gradfree_data::{Chunk, DataError, RowSource};
 use gradfree_inference::model::Designed;
 use gradfree_inference::summary::summary;
-use gradfree_inference::{Data, Fit, InferenceError, InferenceSpec, Model, ModelSpec, Runner, run_stream};
+use gradfree_inference::{Data, Fit, InferenceError, InferenceSpec, Model, ModelSpec, Runner, WarningKind, run_stream};
 use numpy::ndarray::{Array2, Array3};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
@@ -211,11 +211,15 @@ impl InferenceFit {
         PyArray1::from_vec(py, (0..=t.steps).map(|i| t.time(i) as u64).collect())
     }
     /// The summary at coverage `level` with the response named `response` and the parameters
-    /// `names`, as JSON ([`gradfree_inference::summary::Summary`]), its text, and its table's
-    /// entries as printed (JSON).
-    fn summary(&self, level: f64, response: &str, names: Vec<String>) -> PyResult<(String, String, String)> {
+    /// `names`, as JSON: `{"summary": ..., "text": ..., "cells": ..., "header": ..., "table": ...}`
+    /// (the [`gradfree_inference::summary::Summary`], its text, its table's entries as printed, and
+    /// the lines of its header and of its table as the text prints them).
+    fn summary(&self, level: f64, response: &str, names: Vec<String>) -> PyResult<String> {
         let s = summary(&self.fit, &names, response, level);
-        Ok((serde_json::to_string(&s).map_err(err)?, s.as_text(), serde_json::to_string(&s.cells()).map_err(err)?))
+        let doc = serde_json::json!({
+            "text": s.as_text(), "cells": s.cells(), "header": s.header_lines(), "table": s.table_lines(), "summary": s,
+        });
+        serde_json::to_string(&doc).map_err(err)
     }
     /// The parameter names.
     #[getter]
@@ -242,10 +246,12 @@ impl InferenceFit {
     fn streamed_rows(&self) -> Option<u64> {
         self.fit.streamed_rows
     }
-    /// Warnings to read the estimate with (separated classes).
+    /// Warnings to read the estimate with, as `(kind, text)` ([`gradfree_inference::Warning`]:
+    /// `perfect-separation`, `convergence` or `other`).
     #[getter]
-    fn warnings(&self) -> Vec<String> {
-        self.fit.warnings.clone()
+    fn warnings(&self) -> Vec<(String, String)> {
+        let kind = |k: WarningKind| serde_json::to_value(k).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        self.fit.warnings.iter().map(|w| (kind(w.kind), w.message.clone())).collect()
     }
     /// The whole fit as JSON (what an executor's worker sends back).
     #[getter]
@@ -259,6 +265,26 @@ impl InferenceFit {
 #[pyfunction]
 fn inference_default_method(model: &str, custom: bool) -> &'static str {
     gradfree_inference::Method::default_for(if custom { "python" } else { model }).name()
+}
+
+/// `inference_keywords()`: the keywords of a run as JSON, `{"model": [...], "run": [...]}` (each
+/// with its name, kind, accepted values, default, floor, when it applies, command-line and Python
+/// names and doc), read from the specs' fields ([`gradfree_inference::keywords`]).
+#[pyfunction]
+fn inference_keywords() -> PyResult<String> {
+    use gradfree_inference::keywords::{model_keywords, run_keywords};
+    serde_json::to_string(&serde_json::json!({"model": model_keywords(), "run": run_keywords()})).map_err(err)
+}
+
+/// `inference_refused(model, method, given)`: the first of the Python keywords `given` that does not
+/// apply to a run of `model` by `method` (it would be ignored), as `(keyword, what it needs)`; or
+/// `None` ([`gradfree_inference::keywords::refused`]).
+#[pyfunction]
+fn inference_refused(model: &str, method: &str, given: Vec<String>) -> PyResult<Option<(String, String)>> {
+    let method = gradfree_inference::Method::parse(method).map_err(ToPyErr::to_py)?;
+    let keywords = gradfree_inference::keywords::keywords();
+    let found = gradfree_inference::keywords::refused(&keywords, model, method, |k| given.contains(&k.python));
+    Ok(found.map(|(k, rule)| (k.python.clone(), rule.needs(gradfree_core::schema::Style::Python))))
 }
 
 /// `inference_from_json(fit_json, names)`: a fit back from [`InferenceFit::fit_json`] (an
@@ -337,17 +363,20 @@ fn inference_fit(
         }
         let mut runner = Runner::new(model_ref, &data, &spec)?;
         let tick = |s: u64| pb.inc(s);
-        // At most 2^17 chain-steps a segment: Ctrl-C waits a fraction of a second.
-        let segment = spec.steps.div_ceil(50).clamp(1, (1usize << 17).div_ceil(spec.chains).max(1));
-        while runner.steps_done() < spec.steps {
-            if cancel.load(std::sync::atomic::Ordering::Relaxed) {
-                return Err(InferenceError::BadData("interrupted".into()));
-            }
-            runner.advance(model_ref, &data, segment, Some(&tick))?;
-        }
-        let mut fit = runner.finish()?;
-        gradfree_inference::separation::diagnose(&mut fit, model_ref, &data);
-        Ok(fit)
+        // Ctrl-C is read between segments: it waits a fraction of a second.
+        gradfree_inference::segments::run_in_segments(
+            &mut runner,
+            model_ref,
+            &data,
+            Some(&tick),
+            |_| usize::MAX,
+            |_| {
+                if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+                    return Err(InferenceError::BadData("interrupted".into()));
+                }
+                Ok(())
+            },
+        )
     })?;
     pb.finish_and_clear();
     let fit = out.map_err(|e| raised(&failure, e))?;
@@ -497,5 +526,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(inference_combine, m)?)?;
     m.add_function(wrap_pyfunction!(inference_from_json, m)?)?;
     m.add_function(wrap_pyfunction!(inference_default_method, m)?)?;
+    m.add_function(wrap_pyfunction!(inference_keywords, m)?)?;
+    m.add_function(wrap_pyfunction!(inference_refused, m)?)?;
     Ok(())
 }

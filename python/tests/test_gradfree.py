@@ -421,9 +421,16 @@ def test_random_hostile_calls_raise_only_typed_errors():
     names = ["ingo", "cmaes", "ga", "mines", "sphere", "quadratic", "maxcut", "sobol", "halton", "nope", "", None]
     pick = rng.choice
     calls = [
-        lambda: gradfree._gradfree.Run(pick(names), pick(arrays), pick(reals), pick(ints), pick(["{}", "{\"popsize\": 7.9}", "[", "{\"foo\": 1}", "{\"beta\": 2}"]),
-                                       pick(["{}", "{\"max_evaluations\": 0}", "{\"target\": 1}", "[", "{\"tol_f\": -1, \"max_generations\": 3}", "{\"max_evaluations\": 100}"]),
-                                       bounds=pick([None, ([0, 0, 0], [1, 1, 1]), ([1, 1, 1], [0, 0, 0]), ([np.nan] * 3, [1] * 3)])),
+        lambda: gradfree._gradfree.Run.from_spec(
+            pick(["{}", "[", "{\"foo\": 1}", "{\"algorithm\": null}"]
+                 + [json.dumps({"algorithm": pick(names), "sigma0": pick(reals), "seed": pick(ints),
+                                "params": pick([{}, {"popsize": 7.9}, {"foo": 1}, {"beta": 2}, []]),
+                                "stop": pick([{}, {"max_evaluations": 0}, {"target": 1}, {"tol_f": -1, "max_generations": 3},
+                                              {"max_evaluations": 100}, {"off": ["nope"]}]),
+                                "bounds": pick([None, [{"lower": [0, 0, 0], "upper": [1, 1, 1]}, "transform"],
+                                                [{"lower": [1, 1, 1], "upper": [0, 0, 0]}, "clip"],
+                                                [{"lower": [0, 0, 0], "upper": [1, 1, 1]}, "squash"]])})]),
+            pick(arrays)),
         lambda: gradfree.Problem(pick(names), pick(ints), pick(ints)),
         lambda: gradfree.Problem("sphere", 3)(pick(arrays)),
         lambda: gradfree.Problem("sphere", 3).evaluate(pick(arrays)),

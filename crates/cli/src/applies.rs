@@ -14,6 +14,9 @@ use crate::sample::SampleMethod;
 
 /// The first flag of `command` that was given but does not apply, as the error line.
 pub fn check(command: &Command, m: &ArgMatches) -> Result<(), String> {
+    if let Command::Infer(a) = command {
+        infer_keyword(a, m)?;
+    }
     let rules = rules(command);
     for (id, applies, needs) in rules {
         if !applies && given(m, id) {
@@ -21,6 +24,22 @@ pub fn check(command: &Command, m: &ArgMatches) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The first keyword of the inference spec given on the command line that its rule refuses for
+/// the run's method and model ([`gradfree_inference::keywords`]). A resumed run's method is the
+/// checkpoint's, so nothing is judged here then (its flags conflict with `--resume`).
+fn infer_keyword(a: &crate::infer::InferArgs, m: &ArgMatches) -> Result<(), String> {
+    let Ok(method) = gradfree_inference::Method::parse(crate::infer::method_name(a)) else { return Ok(()) };
+    if a.files.resume.is_some() {
+        return Ok(());
+    }
+    let keywords = gradfree_inference::keywords::keywords();
+    let id = |k: &gradfree_core::schema::Keyword| k.cli.replace('-', "_");
+    match gradfree_inference::keywords::refused(&keywords, &a.model, method, |k| given(m, &id(k))) {
+        Some((k, rule)) => Err(refusal(m, &id(k), &rule.needs(gradfree_core::schema::Style::Cli))),
+        None => Ok(()),
+    }
 }
 
 /// Whether the flag with clap id `id` was written on the command line.
@@ -91,30 +110,14 @@ fn rules(command: &Command) -> Vec<(&'static str, bool, &'static str)> {
             ]
         }
         Command::Infer(a) => {
-            let (m, model) = (crate::infer::method_name(a), a.model.as_str());
+            // The spec's keywords are judged by their own rules (`infer_keyword`); these are the
+            // command line's own flags.
             let checkpointed = a.files.checkpoint_path().is_some();
-            // Maximum likelihood runs no chains: their settings would be ignored.
-            let chains = m != "mle" || a.files.resume.is_some();
-            let needs = "a chain method (--method random-scaling, masgrad, ...; mle runs no chains)";
+            let chains = crate::infer::method_name(a) != "mle" || a.files.resume.is_some();
+            let needs = "a chain method (--method other than mle; mle runs no chains)";
             vec![
-                ("cov_type", m == "mle", "--method mle (the default for linear, logistic, poisson)"),
-                ("batch", chains, needs),
-                ("step", chains, needs),
-                ("chains", chains, needs),
-                ("steps", chains, needs),
-                ("seed", chains, needs),
-                ("interval", chains && m != "random-scaling", "a chain method other than random-scaling (its bands)"),
-                ("sampling", chains, needs),
-                ("theta0", chains, needs),
                 ("chains_out", chains, needs),
                 ("checkpoint", chains, needs),
-                ("lambda", m == "madprox", "--method madprox"),
-                ("prox_metric", m == "madprox", "--method madprox"),
-                ("decay", m == "random-scaling", "--method random-scaling"),
-                ("moments", matches!(m, "masgrad" | "masgrad-rank-one"), "--method masgrad or masgrad-rank-one"),
-                ("components", model == "mixture", "--model mixture"),
-                ("sigma", model == "mixture", "--model mixture"),
-                ("hidden", model == "relu", "--model relu"),
                 ("checkpoint_every", checkpointed, "--checkpoint FILE"),
                 ("checkpoint_seconds", checkpointed, "--checkpoint FILE"),
             ]
@@ -180,6 +183,40 @@ mod tests {
         ];
         for args in accepted {
             check(args).unwrap_or_else(|e| panic!("{}: {e}", args.join(" ")));
+        }
+    }
+
+    /// `gradfree infer`'s flags are the inference spec's keywords: each keyword has its flag,
+    /// under its command-line name, with the keyword's default where the flag shows one, and the
+    /// rules refuse each rule's keyword where the library would ignore it.
+    #[test]
+    fn infer_flags_are_the_specs_keywords() {
+        let command = crate::command();
+        let infer = command.find_subcommand("infer").expect("infer");
+        for k in gradfree_inference::keywords::keywords() {
+            let arg = infer.get_arguments().find(|a| a.get_long() == Some(k.cli.as_str())).unwrap_or_else(|| panic!("no --{}", k.cli));
+            let shown: Vec<String> = arg.get_default_values().iter().map(|v| v.to_string_lossy().into_owned()).collect();
+            if let (Some(default), false) = (&k.default, shown.is_empty()) {
+                let default = default.as_str().map_or_else(|| default.to_string(), str::to_string);
+                assert_eq!(shown, [default], "--{}", k.cli);
+            }
+        }
+        let base = ["infer", "--data", "x.csv"];
+        for (extra, refused) in [
+            (&["--method", "sgd", "--cov-type", "HC0"][..], Some("--cov-type HC0: only with --method mle")),
+            (&["--method", "random-scaling", "--interval", "normal"][..], Some("--interval normal: only with a chain method with bands")),
+            (&["--method", "sgd", "--interval", "normal"][..], None),
+            (&["--batch", "5"][..], Some("--batch 5: only with a chain method (--method other than mle; mle runs no chains)")),
+            (&["--model", "mixture", "--batch", "5"][..], None),
+            (&["--model", "relu", "--hidden", "3"][..], None),
+            (&["--model", "mixture", "--hidden", "3"][..], Some("--hidden 3: only with --model relu")),
+        ] {
+            let args: Vec<&str> = base.iter().chain(extra).copied().collect();
+            match (check(&args), refused) {
+                (Ok(()), None) => {}
+                (Err(e), Some(r)) => assert!(e.starts_with(&format!("invalid {r}")), "{e}"),
+                (got, want) => panic!("{}: {got:?}, wanted {want:?}", args.join(" ")),
+            }
         }
     }
 

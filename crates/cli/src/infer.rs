@@ -13,7 +13,9 @@ use gradfree_core::{DriverState, Fingerprint, RecordFile, RecordsRef, Role, save
 use gradfree_data::matrix::{encode_csv, encode_npy};
 use gradfree_experiments::infer_run::InferRunSpec;
 use gradfree_experiments::progress::bar;
+use gradfree_inference::keywords::keywords;
 use gradfree_inference::model::Designed;
+use gradfree_inference::segments::run_in_segments;
 use gradfree_inference::summary::summary;
 use gradfree_inference::{Fit, InferenceError, InferenceSpec, Method, ModelSpec, Runner, RunnerState, run_stream};
 use serde::de::DeserializeOwned;
@@ -127,9 +129,13 @@ pub struct InferArgs {
     pub output: crate::shared_flags::RunOutput,
 }
 
-/// A library enum from its name, with the accepted names in the error.
-fn named<T: DeserializeOwned>(field: &'static str, value: &str, accepted: &str) -> Result<T, InferenceError> {
-    serde_json::from_value(serde_json::Value::String(value.into())).map_err(|_| InferenceError::invalid(field, value, accepted.to_string()))
+/// A library enum from its name, with the accepted names (the spec's,
+/// [`gradfree_inference::keywords`]) in the error.
+fn named<T: DeserializeOwned>(field: &'static str, value: &str) -> Result<T, InferenceError> {
+    serde_json::from_value(serde_json::Value::String(value.into())).map_err(|_| {
+        let accepted = keywords().into_iter().find(|k| k.name == field).map(|k| k.values.join(", ")).unwrap_or_default();
+        InferenceError::invalid(field, value, accepted)
+    })
 }
 
 /// The method the flags name, or the model's default ([`Method::default_for`]).
@@ -143,7 +149,7 @@ pub fn run_spec(a: &InferArgs) -> Result<InferRunSpec> {
     let spec = InferenceSpec {
         method: Method::parse(method_name(a))?,
         cov_type: match &a.cov_type {
-            Some(c) => named("cov_type", c, "nonrobust, HC0")?,
+            Some(c) => named("cov_type", c)?,
             None => d.cov_type,
         },
         batch_size: a.batch,
@@ -151,16 +157,16 @@ pub fn run_spec(a: &InferArgs) -> Result<InferRunSpec> {
         chains: a.chains,
         steps: a.steps.unwrap_or(d.steps),
         seed: a.seed,
-        sampling: named("sampling", &a.sampling, "with-replacement, without-replacement")?,
+        sampling: named("sampling", &a.sampling)?,
         moments: match &a.moments {
-            Some(m) => Some(named("moments", m, "population, independent, batch")?),
+            Some(m) => Some(named("moments", m)?),
             None => d.moments,
         },
         level: a.level,
-        interval: named("interval", &a.interval, "quantile, normal")?,
+        interval: named("interval", &a.interval)?,
         lambda: a.lambda.unwrap_or(d.lambda),
         prox_metric: match &a.prox_metric {
-            Some(m) => named("prox_metric", m, "diagonal, full")?,
+            Some(m) => named("prox_metric", m)?,
             None => d.prox_metric,
         },
         decay: a.decay.unwrap_or(d.decay),
@@ -207,7 +213,7 @@ struct Output<'a> {
     spec: &'a InferenceSpec,
     ridged_steps: u64,
     streamed_rows: Option<u64>,
-    warnings: &'a [String],
+    warnings: Vec<&'a str>,
     seconds: f64,
     resumed: bool,
 }
@@ -345,7 +351,6 @@ fn run_in_memory(a: &InferArgs, started: Instant) -> Result<(InferRunSpec, Fit, 
     }
     // Where the records file stands: the steps it holds, and when the last checkpoint was saved.
     let mut saved_at = (if records.is_some() { runner.steps_done() } else { 0 }, Instant::now());
-    let mut last_save_step = runner.steps_done();
     let mut bytes = Vec::new();
     let mut save = |runner: &Runner, records: &mut Option<RecordFile>, saved_at: &mut (usize, Instant)| -> Result<()> {
         let Some(path) = &checkpoint else { return Ok(()) };
@@ -364,33 +369,31 @@ fn run_in_memory(a: &InferArgs, started: Instant) -> Result<(InferRunSpec, Fit, 
         *saved_at = (runner.steps_done(), Instant::now());
         Ok(())
     };
-    // Segments small enough for a live bar and for a stop between steps, ending at every
-    // checkpoint the step cadence asks for.
-    // At most 2^17 chain-steps a segment, so a signal or a checkpoint due by time waits a
-    // fraction of a second whatever the steps.
-    let segment = steps.div_ceil(50).clamp(1, (1usize << 17).div_ceil(run.spec.chains).max(1));
-    while runner.steps_done() < steps {
-        let mut n = segment.min(steps - runner.steps_done());
-        if let Some(every) = cadence.every {
-            n = n.min(every - (runner.steps_done() - last_save_step) % every);
-        }
-        runner.advance(model, data, n, Some(&progress))?;
-        if crate::signals::requested() && checkpoint.is_some() {
-            pb.finish_and_clear();
-            save(&runner, &mut records, &mut saved_at)?;
-            return Err(crate::signals::Stopped(checkpoint.map(|p| p.display().to_string()).unwrap_or_default()).into());
-        }
-        let due = cadence.every.is_some_and(|e| runner.steps_done() - last_save_step >= e)
-            || cadence.seconds.is_some_and(|s| saved_at.1.elapsed().as_secs_f64() >= s)
-            || runner.steps_done() == steps;
-        if due {
-            save(&runner, &mut records, &mut saved_at)?;
-            last_save_step = runner.steps_done();
-        }
-    }
+    // Segments end at every checkpoint the step cadence asks for ([`run_in_segments`]).
+    let last_save_step = std::cell::Cell::new(runner.steps_done());
+    let fit = run_in_segments(
+        &mut runner,
+        model,
+        data,
+        Some(&progress),
+        |r| cadence.every.map_or(usize::MAX, |every| every - (r.steps_done() - last_save_step.get()) % every),
+        |r| -> Result<()> {
+            if crate::signals::requested() && checkpoint.is_some() {
+                pb.finish_and_clear();
+                save(r, &mut records, &mut saved_at)?;
+                return Err(crate::signals::Stopped(checkpoint.as_ref().map(|p| p.display().to_string()).unwrap_or_default()).into());
+            }
+            let due = cadence.every.is_some_and(|e| r.steps_done() - last_save_step.get() >= e)
+                || cadence.seconds.is_some_and(|s| saved_at.1.elapsed().as_secs_f64() >= s)
+                || r.steps_done() == steps;
+            if due {
+                save(r, &mut records, &mut saved_at)?;
+                last_save_step.set(r.steps_done());
+            }
+            Ok(())
+        },
+    )?;
     pb.finish_and_clear();
-    let mut fit = runner.finish()?;
-    gradfree_inference::separation::diagnose(&mut fit, model, data);
     Ok((run, fit, loaded.names, resumed))
 }
 
@@ -473,7 +476,7 @@ fn report(a: &InferArgs, run: &InferRunSpec, fit: &Fit, names: &[String], resume
             spec: &fit.spec,
             ridged_steps: fit.ridged_steps,
             streamed_rows: fit.streamed_rows,
-            warnings: &fit.warnings,
+            warnings: fit.warnings.iter().map(|w| w.message.as_str()).collect(),
             seconds,
             resumed,
         };

@@ -248,7 +248,11 @@ impl BoundaryRepair {
 /// told the values of the points it proposed (pycma's non-Lamarckian handling, which keeps the
 /// distribution update consistent), and the reported best `x` is the feasible point that was
 /// evaluated.
+///
+/// A document may name it ([`BoundsHandling::from_name`]: `"transform"`, `"penalty"`, ...) or
+/// give it in the form it is written in (`{"Repair": "Clip"}`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "HandlingDoc")]
 pub enum BoundsHandling {
     /// Value `f(repair(x))`.
     Repair(BoundaryRepair),
@@ -259,6 +263,34 @@ pub enum BoundsHandling {
         /// Weight of the squared distance to the box (`> 0`).
         weight: f64,
     },
+}
+
+/// A [`BoundsHandling`] as a document gives it: its name, or the enum's written form.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum HandlingDoc {
+    /// `"transform"`, `"clip"`, `"reflect"`, `"penalty"`.
+    Name(String),
+    /// The form [`BoundsHandling`] is written in.
+    Written(WrittenHandling),
+}
+
+/// [`BoundsHandling`]'s written form (its serialization).
+#[derive(Deserialize)]
+enum WrittenHandling {
+    Repair(BoundaryRepair),
+    Penalty { repair: BoundaryRepair, weight: f64 },
+}
+
+impl TryFrom<HandlingDoc> for BoundsHandling {
+    type Error = CoreError;
+    fn try_from(doc: HandlingDoc) -> Result<Self, CoreError> {
+        match doc {
+            HandlingDoc::Name(name) => BoundsHandling::from_name(&name),
+            HandlingDoc::Written(WrittenHandling::Repair(r)) => Ok(BoundsHandling::Repair(r)),
+            HandlingDoc::Written(WrittenHandling::Penalty { repair, weight }) => Ok(BoundsHandling::Penalty { repair, weight }),
+        }
+    }
 }
 
 impl BoundsHandling {
@@ -307,6 +339,19 @@ impl BoundsHandling {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A handling reads from its name or its written form, and writes in the written form.
+    #[test]
+    fn handling_reads_by_name() {
+        let by_name: BoundsHandling = serde_json::from_str(r#""penalty""#).unwrap();
+        assert_eq!(by_name, BoundsHandling::from_name("penalty").unwrap());
+        for h in [by_name, BoundsHandling::Repair(BoundaryRepair::Transform)] {
+            assert_eq!(serde_json::from_str::<BoundsHandling>(&serde_json::to_string(&h).unwrap()).unwrap(), h);
+        }
+        assert_eq!(serde_json::from_str::<BoundsHandling>(r#"{"Repair": "Clip"}"#).unwrap(), BoundsHandling::Repair(BoundaryRepair::Clip));
+        let e = serde_json::from_str::<BoundsHandling>(r#""squash""#).unwrap_err().to_string();
+        assert!(e.contains("bounds_handling") && e.contains("transform, clip"), "{e}");
+    }
 
     #[test]
     fn checked_constructor() {

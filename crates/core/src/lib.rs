@@ -38,6 +38,7 @@ pub mod population;
 pub mod records;
 pub mod registry;
 pub mod run;
+pub mod schema;
 pub mod seed;
 pub mod session;
 pub mod state;

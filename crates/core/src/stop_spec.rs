@@ -20,21 +20,27 @@ pub fn default_budget(d: usize) -> u64 {
 }
 
 /// Stop rules as given: `None` fields take their defaults in [`StopSpec::resolve`]; rules named in
-/// `off` are switched off (any of [`StopRules::CONVERGENCE_RULES`], or `target`).
+/// `off` are switched off (any of [`StopRules::CONVERGENCE_RULES`], or `target`). The Python
+/// keywords' names (`max_evals`, `max_gens`, `tol_fun`, `tol_fun_window`) are accepted as aliases,
+/// so a front end passes its keywords on as they are.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct StopSpec {
     /// Evaluation budget (default `10^4 d`, [`default_budget`]).
+    #[serde(alias = "max_evals")]
     pub max_evaluations: Option<u64>,
     /// Generation budget (default none).
+    #[serde(alias = "max_gens")]
     pub max_generations: Option<u64>,
     /// Stop once `best_f <= target` (default `f* + 1e-10` when the minimum `f*` is known).
     pub target: Option<f64>,
     /// Wall-time budget in seconds (default none).
     pub max_seconds: Option<f64>,
     /// `tol_f` (default 1e-11 with the convergence rules, [`convergence`]).
+    #[serde(alias = "tol_fun")]
     pub tol_f: Option<f64>,
     /// Generations the `tol_f` history spans (default `10 + ceil(30 d / lambda)`).
+    #[serde(alias = "tol_fun_window")]
     pub tol_f_window: Option<usize>,
     /// `tol_x` (default 1e-11 with the convergence rules).
     pub tol_x: Option<f64>,

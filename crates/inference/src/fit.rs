@@ -8,6 +8,7 @@ use crate::InferenceError;
 use crate::intervals::{Trajectories, interval};
 use crate::mle::{GlmFit, GlmInfo};
 use crate::spec::{InferenceSpec, IntervalKind, Method};
+use crate::warning::{Warning, WarningKind};
 
 /// What an inference run estimates (see the module documentation).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -43,7 +44,7 @@ pub struct Fit {
     /// that did not converge); the summary prints them under the table and the front ends raise
     /// them as warnings.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 /// Why a chain method's spread is not a standard error (the error of [`Fit::bse`] and
@@ -62,13 +63,13 @@ impl Fit {
         let p = glm.params.len();
         let mut warnings = Vec::new();
         if !glm.converged {
-            warnings.push(not_converged(model, glm.iterations));
+            warnings.push(Warning::new(WarningKind::Convergence, not_converged(model, glm.iterations)));
         }
         if glm.exact {
-            warnings.push(format!(
+            warnings.push(Warning::new(WarningKind::Other, format!(
                 "The residuals are all zero{}: an exact fit (the response is a linear function of the features, as a constant or all-zero response with an intercept), so the scale (the noise variance's estimate) is 0; the standard errors are 0, the intervals have width 0, the t statistics and p-values are undefined (nan, null in JSON) and the log-likelihood is +inf, as statsmodels' OLS gives them",
                 if one_pass { " to the precision of the one-pass sums (residuals below about 1e-7 of the response)" } else { " to double precision" }
-            ));
+            )));
         }
         Fit {
             sd: glm.bse(),
@@ -288,26 +289,26 @@ impl Fit {
         // mini-batch every step, a unit that never activates): their interval has width 0.
         let mut warnings = Vec::new();
         if finals.len() == 1 && spec.method != Method::RandomScaling {
-            warnings.push(
-                "one chain: the process sd and bands are the spread across chains, so they are 0 here and mean nothing (use chains >= 2)"
-                    .to_string(),
-            );
+            warnings.push(Warning::new(
+                WarningKind::Other,
+                "one chain: the process sd and bands are the spread across chains, so they are 0 here and mean nothing (use chains >= 2)",
+            ));
         }
         if finals.len() >= 2 {
             let stuck: Vec<String> = (0..p).filter(|&j| finals.iter().all(|f| f[j] == finals[0][j])).map(|j| j.to_string()).collect();
             if !stuck.is_empty() {
-                warnings.push(format!(
+                warnings.push(Warning::new(WarningKind::Other, format!(
                     "the {} chains end at exactly the same value in coordinate(s) {}: no sampling noise reached them (every mini-batch the same, or a parameter the data never move), so their band has width 0 and means nothing",
                     finals.len(),
                     stuck.join(", ")
-                ));
+                )));
             }
         }
         if let Some(v) = cov_params.iter().find(|v| !v.is_finite()) {
             let top = sd.iter().fold(0.0f64, |a, v| a.max(*v));
-            warnings.push(format!(
+            warnings.push(Warning::new(WarningKind::Other, format!(
                 "the chains' spread reaches {top:.3e}, so their covariance overflows double precision: cov_params holds {v} (null in JSON); the standard deviations and bands are exact"
-            ));
+            )));
         }
         Fit { sd, params, cov_params, rs_scale: None, ridged_steps, streamed_rows: None, glm: None, warnings, model, spec, trajectories }
     }
@@ -327,10 +328,10 @@ impl Fit {
             let Some(scale) = &self.rs_scale else { return };
             let flat: Vec<String> = (0..p).filter(|&j| scale[j] <= 0.0 || scale[j].is_nan()).map(|j| j.to_string()).collect();
             if !flat.is_empty() {
-                self.warnings.push(format!(
+                self.warnings.push(Warning::new(WarningKind::Other, format!(
                     "random scaling's scale is 0 in coordinate(s) {}: chain 0's running average never varied there (every mini-batch gradient the same, as on constant data or one repeated row, or a parameter the data never move), so the t statistic and p-value are undefined (nan, null in JSON) and the interval has width 0",
                     flat.join(", ")
-                ));
+                )));
             }
             let mid = tr.steps / 2;
             let (t, s) = (tr.time(tr.steps) as f64, tr.time(mid) as f64);
@@ -345,10 +346,10 @@ impl Fit {
                 .filter(|(_, z)| z.is_finite())
                 .fold((0, 0.0f64), |a, b| if b.1 > a.1 { b } else { a });
             if worst.1 > crit {
-                self.warnings.push(format!(
+                self.warnings.push(Warning::new(WarningKind::Convergence, format!(
                     "The running average has not settled: coordinate {} moved {:.1} of its scales between step {} and step {} (beyond the {crit:.2} that a settled average exceeds once in 100 fits); use more steps, a larger step, or method mle",
                     worst.0, worst.1, s as u64, t as u64
-                ));
+                )));
             }
             return;
         }
@@ -371,13 +372,13 @@ impl Fit {
             }
         }
         if worst.1 > crit {
-            self.warnings.push(format!(
+            self.warnings.push(Warning::new(WarningKind::Convergence, format!(
                 "The chains have not settled: their mean in coordinate {} moved {:.1} standard errors between step {} and step {} (beyond the {crit:.2} a settled process exceeds once in 100 runs), so their spread is not yet the stationary one; run more steps",
                 worst.0,
                 worst.1,
                 tr.time(mid),
                 tr.time(tr.steps)
-            ));
+            )));
         }
     }
 

@@ -20,7 +20,10 @@
 //! - [`separation`]: the warning for separated classes in logistic regression (as statsmodels');
 //! - [`simulate`]: the coverage-study protocol of Chen et al. (2020);
 //! - [`stream`]: runs on data that arrive in chunks ([`run_stream`]), memory flat in the rows;
-//! - [`spec`]: one run with its defaults ([`InferenceSpec`]).
+//! - [`spec`]: one run with its defaults ([`InferenceSpec`]);
+//! - [`keywords`]: its keywords as the front ends take them, read from the specs' fields;
+//! - [`warning`]: what a fit must be read with, by kind;
+//! - [`segments`]: the chain run's loop that the front ends interrupt and checkpoint.
 //!
 //! Algorithms do no I/O; every chain is seeded, so results do not depend on the thread count.
 
@@ -31,16 +34,19 @@ pub mod direction;
 pub mod error;
 pub mod fit;
 pub mod intervals;
+pub mod keywords;
 pub mod mle;
 pub mod model;
 pub mod population;
 pub mod process;
 pub mod random_scaling;
+pub mod segments;
 pub mod separation;
 pub mod simulate;
 pub mod spec;
 pub mod stream;
 pub mod summary;
+pub mod warning;
 
 pub use chains::{Fit, Runner, RunnerState, run};
 pub use data::Data;
@@ -48,3 +54,4 @@ pub use error::InferenceError;
 pub use model::{Family, GaussianMixture, Glm, Model, ModelSpec, ReluNet};
 pub use spec::{InferenceSpec, IntervalKind, Method, Moments, ProxMetric, Sampling};
 pub use stream::run_stream;
+pub use warning::{Warning, WarningKind};

@@ -13,6 +13,7 @@
 //! where doubling the iterate loses no likelihood (at a finite maximum of the strictly concave
 //! likelihood it would) mark quasi-complete separation.
 
+use crate::warning::{Warning, WarningKind};
 use crate::{Data, Fit, Model};
 
 /// statsmodels' wording.
@@ -107,7 +108,7 @@ pub fn diagnose(fit: &mut Fit, model: &dyn Model, data: &Data) {
     if fit.glm.is_none()
         && let Some(w) = unidentified(fit, model, data)
     {
-        fit.warnings.push(w);
+        fit.warnings.push(separation_warning(w));
         return;
     }
     if model.name() != "logistic" {
@@ -124,7 +125,7 @@ pub fn diagnose(fit: &mut Fit, model: &dyn Model, data: &Data) {
         None
     };
     if let Some(w) = found {
-        fit.warnings.push(w);
+        fit.warnings.push(separation_warning(w));
     }
 }
 
@@ -139,8 +140,15 @@ pub fn diagnose_streamed(fit: &mut Fit, model: &dyn Model) {
             "{MESSAGE}: the estimate predicts all {} rows perfectly (its log-likelihood is {:.1e}; complete separation)",
             glm.nobs, glm.llf
         );
-        fit.warnings.push(w);
+        fit.warnings.push(separation_warning(w));
     }
+}
+
+/// A warning of this module as a [`Warning`]: separated classes ([`MESSAGE`], statsmodels'
+/// `PerfectSeparationWarning`) or another reason the parameters are not identified.
+fn separation_warning(message: String) -> Warning {
+    let kind = if message.starts_with(MESSAGE) { WarningKind::PerfectSeparation } else { WarningKind::Other };
+    Warning::new(kind, message)
 }
 
 /// The warning for a chain fit of a GLM whose likelihood has no unique maximum, so the chains

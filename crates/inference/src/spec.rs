@@ -2,13 +2,14 @@
 //! the interval — with every default written once ([`InferenceSpec::default`]) and checked once
 //! ([`InferenceSpec::check`]). The command line and Python pass what the user gave and nothing else.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::InferenceError;
 use crate::direction::Root;
 
 /// The covariance of the Wald intervals (statsmodels' `cov_type` names).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub enum CovType {
     /// The inverse Fisher information times the scale: exact under the model (statsmodels'
     /// default).
@@ -28,7 +29,7 @@ pub(crate) const MLE_GROUP: usize = 32;
 pub const MAX_RECORDS: usize = 1025;
 
 /// The processes of Liang & Su (and the random-scaling baseline), by name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Method {
     /// Maximum likelihood with Wald intervals, for the GLMs: Newton's method when the rows are in
@@ -115,7 +116,7 @@ impl Method {
 }
 
 /// How each step's mini-batch is drawn from the data.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Sampling {
     /// `n` indices with replacement: the bootstrap of sec. 7.
@@ -129,7 +130,7 @@ pub enum Sampling {
 /// takes the population `V` when the rows are in memory and an independent batch's when they
 /// stream ([`InferenceSpec::moments_for`]): both centre the chains on the optimum, where the
 /// batch's own `V` (sec. 6.1) does not.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Moments {
     /// The plug-in estimate from the step's mini-batch (sec. 6.1). `Vhat` and `bhat` come from
@@ -149,7 +150,7 @@ pub enum Moments {
 }
 
 /// How pointwise intervals are read off the chains.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum IntervalKind {
     /// The empirical `(1 - level)/2` and `(1 + level)/2` quantiles across chains: the paper's
@@ -162,7 +163,7 @@ pub enum IntervalKind {
 
 /// The moment matrix of MadProx (eq. 19): the full symmetric root, or its diagonal (the separable,
 /// AdaGrad-like choice the paper suggests).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ProxMetric {
     /// `D = diag(Sigma)^{1/2}`: the prox is soft-thresholding with thresholds `eta lambda / D_ii`.
@@ -175,46 +176,60 @@ pub enum ProxMetric {
 
 /// One inference run. Fields left out of a JSON document take the defaults below; unknown
 /// fields are an error.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct InferenceSpec {
     /// The method (default maximum likelihood, [`Method::Mle`]; the front ends name
     /// [`Method::default_for`] the model when the user names none).
     pub method: Method,
     /// Mini-batch size `n` (default 25, the paper's logistic experiment).
+    #[schemars(range(min = 1), extend("x-cli" = "batch", "x-applies" = chain_only()))]
     pub batch_size: usize,
     /// Step size `eta` (default 0.2; the inverse temperature is `beta = 2n / eta`). For
     /// `random-scaling`, the first step of `eta t^{-decay}`.
+    #[schemars(extend("x-applies" = chain_only()))]
     pub step: f64,
     /// Independent chains `K` (default 100, as in sec. 7).
+    #[schemars(range(min = 1), extend("x-applies" = chain_only()))]
     pub chains: usize,
     /// Steps per chain `T` (default 200).
+    #[schemars(range(min = 1), extend("x-applies" = chain_only()))]
     pub steps: usize,
     /// Seed; chain `k` draws from `derive_seed(seed, k)` (default 0).
+    #[schemars(extend("x-applies" = chain_only()))]
     pub seed: u64,
     /// How mini-batches are drawn (default with replacement, the bootstrap of sec. 7).
+    #[schemars(extend("x-applies" = chain_only()))]
     pub sampling: Sampling,
     /// Where MasGrad's `V` comes from (default `None`: the population's in memory, an
     /// independent batch's when streamed, [`InferenceSpec::moments_for`]).
+    #[schemars(extend("x-applies" = {"key": "method", "in": ["masgrad", "masgrad-rank-one"]}))]
     pub moments: Option<Moments>,
     /// The covariance of maximum likelihood's Wald intervals (default statsmodels' `nonrobust`;
     /// `HC0` for White's sandwich).
+    #[schemars(extend("x-applies" = {"key": "method", "in": ["mle"], "note": "the default for linear, logistic, poisson"}))]
     pub cov_type: CovType,
     /// Coverage of the intervals (default 0.95).
     pub level: f64,
     /// How intervals are read off the chains (default quantiles).
+    #[schemars(extend("x-applies" = {"key": "method", "in": ["mle", "random-scaling"], "not_within": true, "label": "a chain method with bands", "note": "random scaling gives intervals"}))]
     pub interval: IntervalKind,
     /// The l1 weight `lambda` of MadProx (default 0.1).
+    #[schemars(extend("x-python" = "lam", "x-applies" = {"key": "method", "in": ["madprox"]}))]
     pub lambda: f64,
     /// MadProx's moment matrix (default diagonal).
+    #[schemars(extend("x-applies" = {"key": "method", "in": ["madprox"]}))]
     pub prox_metric: ProxMetric,
     /// Exponent `a` of random scaling's step `eta t^{-a}`, in (1/2, 1) (default 0.505, Lee et
     /// al.'s).
+    #[schemars(extend("x-applies" = {"key": "method", "in": ["random-scaling"]}))]
     pub decay: f64,
     /// Start of every chain (default the origin).
+    #[schemars(extend("x-applies" = chain_only()))]
     pub theta0: Option<Vec<f64>>,
     /// Index of this run's first chain (default 0): a run of chains `first_chain..first_chain +
     /// chains`, so chains split across workers ([`crate::Fit::combine`]) are the chains of one run.
+    #[schemars(skip)]
     pub first_chain: u64,
 }
 
@@ -239,6 +254,12 @@ impl Default for InferenceSpec {
             first_chain: 0,
         }
     }
+}
+
+/// When the chains' keywords apply ([`gradfree_core::schema::Applies`]): with every method but
+/// maximum likelihood, which runs no chains.
+fn chain_only() -> serde_json::Value {
+    serde_json::json!({"key": "method", "in": ["mle"], "not_within": true, "label": "a chain method", "note": "mle runs no chains"})
 }
 
 /// The largest start value [`InferenceSpec::theta0`] may hold.

@@ -41,38 +41,54 @@ impl Summary {
             .collect()
     }
 
-    /// The text, as statsmodels prints it: 78 columns, numbers to 4 significant places in the
-    /// table (3 decimals for p-values).
-    pub fn as_text(&self) -> String {
-        let mut out = String::new();
-        let _ = writeln!(out, "{:^WIDTH$}", self.title);
-        let _ = writeln!(out, "{}", "=".repeat(WIDTH));
+    /// The header's lines, as the text prints them: the left and right columns of `name: value`.
+    pub fn header_lines(&self) -> Vec<String> {
         let half = WIDTH / 2;
-        for i in 0..self.left.len().max(self.right.len()) {
-            let cell = |pair: Option<&(String, String)>, w: usize| match pair {
-                Some((k, v)) => format!("{:<k_w$}{:>v_w$}", format!("{k}:"), v, k_w = 20, v_w = w.saturating_sub(20)),
-                None => " ".repeat(w),
-            };
-            let line = format!("{}  {}", cell(self.left.get(i), half - 2), cell(self.right.get(i), half));
-            let _ = writeln!(out, "{}", line.trim_end());
-        }
-        let _ = writeln!(out, "{}", "=".repeat(WIDTH));
+        (0..self.left.len().max(self.right.len()))
+            .map(|i| {
+                let cell = |pair: Option<&(String, String)>, w: usize| match pair {
+                    Some((k, v)) => format!("{:<k_w$}{:>v_w$}", format!("{k}:"), v, k_w = 20, v_w = w.saturating_sub(20)),
+                    None => " ".repeat(w),
+                };
+                format!("{}  {}", cell(self.left.get(i), half - 2), cell(self.right.get(i), half)).trim_end().to_string()
+            })
+            .collect()
+    }
+
+    /// The coefficient table's lines, as the text prints them: the column titles, a rule and one
+    /// line per parameter.
+    pub fn table_lines(&self) -> Vec<String> {
         let name_w = self.rows.iter().map(|(n, _)| n.chars().count()).max().unwrap_or(0).clamp(10, 24);
         let col_w = ((WIDTH - name_w) / self.columns.len().max(1)).max(10);
-        let _ = write!(out, "{:name_w$}", "");
+        let mut titles = format!("{:name_w$}", "");
         for c in &self.columns {
-            let _ = write!(out, "{c:>col_w$}");
+            let _ = write!(titles, "{c:>col_w$}");
         }
-        let _ = writeln!(out);
-        let _ = writeln!(out, "{}", "-".repeat(WIDTH));
-        for (name, values) in &self.rows {
-            let _ = write!(out, "{:<name_w$}", truncate(name, name_w));
-            for (c, v) in self.columns.iter().zip(values) {
-                let _ = write!(out, "{:>col_w$}", number(*v, c.starts_with("P>")));
+        let mut lines = vec![titles, "-".repeat(WIDTH)];
+        for (name, cells) in self.rows.iter().zip(self.cells()) {
+            let mut line = format!("{:<name_w$}", truncate(&name.0, name_w));
+            for cell in cells {
+                let _ = write!(line, "{cell:>col_w$}");
             }
-            let _ = writeln!(out);
+            lines.push(line);
         }
-        let _ = write!(out, "{}", "=".repeat(WIDTH));
+        lines
+    }
+
+    /// The text, as statsmodels prints it: 78 columns, numbers to 4 significant places in the
+    /// table (3 decimals for p-values): the title, the header ([`Summary::header_lines`]), the
+    /// table ([`Summary::table_lines`]) and the notes.
+    pub fn as_text(&self) -> String {
+        let rule = "=".repeat(WIDTH);
+        let mut out = format!("{:^WIDTH$}\n{rule}\n", self.title);
+        for line in self.header_lines() {
+            let _ = writeln!(out, "{line}");
+        }
+        let _ = writeln!(out, "{rule}");
+        for line in self.table_lines() {
+            let _ = writeln!(out, "{line}");
+        }
+        out.push_str(&rule);
         for n in &self.notes {
             let _ = write!(out, "\n{n}");
         }

@@ -11,19 +11,23 @@ pub const MODEL_NAMES: [&str; 5] = ["linear", "logistic", "poisson", "mixture", 
 
 /// A model by name: a GLM of sec. 4.2, the Gaussian mixture or the ReLU network of sec. 7. Fields
 /// left out of a JSON document take the defaults below; unknown fields are an error.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct ModelSpec {
     /// `linear`, `logistic`, `poisson`, `mixture` or `relu` (default `logistic`).
+    #[schemars(extend("enum" = MODEL_NAMES))]
     pub model: String,
     /// GLMs: add a constant column named `const` in front of the features, as statsmodels'
     /// `add_constant` (default false: like statsmodels, the features are used as given).
     pub intercept: bool,
     /// Mixture: components `p` (default 3, sec. 7's).
+    #[schemars(range(min = 1), extend("x-applies" = {"key": "model", "in": ["mixture"]}))]
     pub components: usize,
     /// Mixture: the components' known standard deviation `sigma` (default 1, sec. 7's hard case).
+    #[schemars(extend("x-applies" = {"key": "model", "in": ["mixture"]}))]
     pub sigma: f64,
     /// ReLU network: hidden units `k` (default 2).
+    #[schemars(range(min = 1), extend("x-applies" = {"key": "model", "in": ["relu"]}))]
     pub hidden: usize,
 }
 

@@ -75,7 +75,8 @@ pub(crate) fn integer_min_norm(z: &[u64], n: u64, norm: Norm, cutoff: &AtomicU64
 
 /// The searches accumulate integer norms in `u64`: they need `d (n/2)^2 < 2^63`.
 pub(crate) fn check_u64_norms(d: usize, n: u64) -> Result<(), QmcError> {
-    if (d as u128) * (n as u128 / 2 + 1).pow(2) >= 1u128 << 63 {
+    // Saturating: a dimension near 2^64 would overflow even u128.
+    if (d as u128).saturating_mul((n as u128 / 2 + 1).pow(2)) >= 1u128 << 63 {
         return Err(QmcError::invalid("n", n, format!("d (n/2)^2 < 2^63 for d = {d}")));
     }
     Ok(())
@@ -155,4 +156,17 @@ pub fn korobov_search_cancellable(
     let lattice = Rank1Lattice::new(n, korobov_vector(d, n, a))?;
     let min_distance = integer_distance(v as f64, n, norm);
     Ok(KorobovResult { a, lattice, min_distance, candidates: total })
+}
+
+#[cfg(test)]
+mod tests {
+    /// Sizes whose norms cannot be summed in `u64` are refused, up to the largest dimension and
+    /// point count (where the product itself would overflow `u128`).
+    #[test]
+    fn oversized_norm_sums_are_refused() {
+        assert!(super::check_u64_norms(3, 1 << 20).is_ok());
+        assert!(super::check_u64_norms(2, u64::MAX).is_err());
+        assert!(super::check_u64_norms(usize::MAX, u64::MAX).is_err());
+        assert!(super::check_u64_norms(1 << 63, 3).is_err());
+    }
 }
