@@ -51,34 +51,20 @@ pub fn bo_flag(name: &str) -> Option<&'static str> {
 }
 
 /// The flag of `gradfree infer` that sets a parameter of `gradfree_inference::InferenceSpec` or
-/// `ModelSpec` (an invalid parameter reported by the inference crate), if there is one.
-pub fn infer_flag(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "batch_size" => "--batch",
-        "step" => "--step",
-        "chains" => "--chains",
-        "steps" => "--steps",
-        "level" => "--level",
-        "lambda" => "--lambda",
-        "decay" => "--decay",
-        "theta0" => "--theta0",
-        "sampling" => "--sampling",
-        "moments" => "--moments",
-        "interval" => "--interval",
-        "prox_metric" => "--prox-metric",
-        "cov_type" => "--cov-type",
-        "method" => "--method",
-        "model" => "--model",
+/// `ModelSpec` (an invalid parameter reported by the inference crate), if there is one: a
+/// keyword's own flag ([`gradfree_inference::keywords`]), or one of the command's other flags.
+pub fn infer_flag(name: &str) -> Option<String> {
+    if let Some(k) = gradfree_inference::keywords::keywords().into_iter().find(|k| k.name == name) {
+        return Some(format!("--{}", k.cli));
+    }
+    let flag = match name {
         "target" => "--target",
-        "intercept" => "--intercept",
-        "components" => "--components",
-        "sigma" => "--sigma",
-        "hidden" => "--hidden",
         "data" => "--data",
         "checkpoint_every" => "--checkpoint-every",
         "checkpoint_seconds" => "--checkpoint-seconds",
         _ => return None,
-    })
+    };
+    Some(flag.to_string())
 }
 
 /// The flag of `gradfree train` that sets a parameter of `gradfree_experiments::train_run::TrainRunSpec`
@@ -183,10 +169,10 @@ fn message(e: &(dyn Error + 'static)) -> String {
     }
     let Some((c, origin)) = core_of(e) else { return e.to_string() };
     let flag_of = |name: &str| match origin {
-        Origin::Bo => bo_flag(name).or_else(|| core_flag(name)),
+        Origin::Bo => bo_flag(name).or_else(|| core_flag(name)).map(str::to_string),
         Origin::Inference => infer_flag(name),
-        Origin::Robust => train_flag(name),
-        Origin::Run => core_flag(name),
+        Origin::Robust => train_flag(name).map(str::to_string),
+        Origin::Run => core_flag(name).map(str::to_string),
     };
     match c {
         CoreError::TooLarge { what, bytes, limit, param: Some(param) } => {
@@ -196,7 +182,7 @@ fn message(e: &(dyn Error + 'static)) -> String {
                 gradfree_core::memory::human_bytes(*bytes),
                 gradfree_core::memory::human_bytes(*limit as u128)
             );
-            match flag_of(name) {
+            match flag_of(name).as_deref() {
                 Some(f @ "--block-param") => format!("invalid {f} {}={value}: {needs}", name.trim_start_matches("block ")),
                 Some(f) => format!("invalid {f} {value}: {needs}"),
                 None => c.to_string(),
@@ -204,7 +190,7 @@ fn message(e: &(dyn Error + 'static)) -> String {
         }
         CoreError::InvalidParameter { name, value, expected } => {
             let flag = flag_of(name);
-            match flag {
+            match flag.as_deref() {
                 // A block setting names its key: `--block-param lambda=-1`.
                 Some(f @ "--block-param") => format!("invalid {f} {}={value}: must be {expected}", name.trim_start_matches("block ")),
                 Some(f) => format!("invalid {f} {value}: must be {expected}"),
