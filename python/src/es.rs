@@ -424,8 +424,16 @@ fn cma_weights(py: Python<'_>, popsize: usize) -> PyResult<Bound<'_, PyArray1<f6
 }
 
 /// Registers this module's classes and functions.
+/// `stop_keywords()`: the stop rules' keywords as JSON (name, kind, default, command-line and
+/// Python names, doc; [`gradfree_core::StopSpec::keywords`]).
+#[pyfunction]
+fn stop_keywords() -> PyResult<String> {
+    serde_json::to_string(&gradfree_core::StopSpec::keywords()).map_err(err)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<EsRun>()?;
+    m.add_function(wrap_pyfunction!(stop_keywords, m)?)?;
     m.add_class::<Problem>()?;
     m.add_function(wrap_pyfunction!(run_builtin, m)?)?;
     m.add_function(wrap_pyfunction!(bound_transform, m)?)?;

@@ -74,3 +74,19 @@ def test_rules_are_the_librarys():
         inference.fit(X, y, cov_type="HC9")
     rules = [k for k in _keywords() if k["applies"]]
     assert {k["python"] for k in rules} >= {"cov_type", "lam", "decay", "moments", "hidden", "components", "chains"}
+
+
+def test_the_es_classes_take_every_stop_rule():
+    """The ES classes' stop keywords are the library's stop rules (``StopSpec``), under their Python
+    names, each documented in the class docstring."""
+    import json
+
+    from gradfree import _gradfree, es
+
+    rules = json.loads(_gradfree.stop_keywords())
+    params = inspect.signature(es._ES.__init__).parameters
+    documented = _documented(es._ES)
+    assert {k["python"] for k in rules} >= {"max_evals", "max_gens", "tol_fun", "tol_fun_window", "target"}
+    for k in rules:
+        assert k["python"] in params, f"the ES classes have no keyword {k['python']}"
+        assert k["python"] in documented, f"the ES docstring does not document {k['python']}"

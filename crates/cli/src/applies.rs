@@ -220,6 +220,19 @@ mod tests {
         }
     }
 
+    /// `gradfree optimize` has a flag for every stop rule, under the rule's command-line name
+    /// (`gradfree_core::StopSpec::keywords`), which its errors use.
+    #[test]
+    fn optimize_has_every_stop_rule() {
+        let command = crate::command();
+        let optimize = command.find_subcommand("optimize").expect("optimize");
+        for k in gradfree_core::StopSpec::keywords() {
+            assert!(optimize.get_arguments().any(|a| a.get_long() == Some(k.cli.as_str())), "no --{}", k.cli);
+        }
+        assert_eq!(crate::flags::core_flag("max_evaluations").as_deref(), Some("--max-evals"));
+        assert_eq!(crate::flags::core_flag("tol_f_window").as_deref(), Some("--tol-f-window"));
+    }
+
     /// Negative numbers are values of the flag before them, so a wrong sign is named by its flag.
     #[test]
     fn negative_numbers_are_values() {

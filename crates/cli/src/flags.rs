@@ -8,27 +8,21 @@ use std::error::Error;
 use gradfree_core::CoreError;
 
 /// The flag that sets a parameter of the shared machinery or of an evolution strategy run (a
-/// [`CoreError::InvalidParameter`]), if the command line has one (an algorithm's own parameters
-/// are `--param KEY=VALUE` and keep their key).
-pub fn core_flag(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "max_evaluations" => "--max-evals",
-        "max_generations" => "--max-gens",
-        "max_seconds" => "--max-seconds",
-        "target" => "--target",
-        "tol_f" => "--tol-f",
-        "tol_f_window" => "--tol-f-window",
-        "tol_x" => "--tol-x",
-        "tol_flat" => "--tol-flat",
-        "tol_stagnation" => "--tol-stagnation",
-        "tol_condition" => "--tol-condition",
-        "tol_diverge" => "--tol-diverge",
+/// [`CoreError::InvalidParameter`]), if the command line has one: a stop rule's own flag
+/// ([`gradfree_core::StopSpec::keywords`]) or one of the run's other flags (an algorithm's own
+/// parameters are `--param KEY=VALUE` and keep their key).
+pub fn core_flag(name: &str) -> Option<String> {
+    if let Some(k) = gradfree_core::StopSpec::keywords().into_iter().find(|k| k.name == name) {
+        return Some(format!("--{}", k.cli));
+    }
+    let flag = match name {
         "checkpoint_every" => "--checkpoint-every",
         "checkpoint_seconds" => "--checkpoint-seconds",
         "sigma0" => "--sigma0",
         "log" => "--log",
         _ => return None,
-    })
+    };
+    Some(flag.to_string())
 }
 
 /// The flag of `gradfree bo` that sets a parameter of `gradfree_bo::BoParams` (an invalid
@@ -169,10 +163,10 @@ fn message(e: &(dyn Error + 'static)) -> String {
     }
     let Some((c, origin)) = core_of(e) else { return e.to_string() };
     let flag_of = |name: &str| match origin {
-        Origin::Bo => bo_flag(name).or_else(|| core_flag(name)).map(str::to_string),
+        Origin::Bo => bo_flag(name).map(str::to_string).or_else(|| core_flag(name)),
         Origin::Inference => infer_flag(name),
         Origin::Robust => train_flag(name).map(str::to_string),
-        Origin::Run => core_flag(name).map(str::to_string),
+        Origin::Run => core_flag(name),
     };
     match c {
         CoreError::TooLarge { what, bytes, limit, param: Some(param) } => {

@@ -23,14 +23,16 @@ pub fn default_budget(d: usize) -> u64 {
 /// `off` are switched off (any of [`StopRules::CONVERGENCE_RULES`], or `target`). The Python
 /// keywords' names (`max_evals`, `max_gens`, `tol_fun`, `tol_fun_window`) are accepted as aliases,
 /// so a front end passes its keywords on as they are.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct StopSpec {
     /// Evaluation budget (default `10^4 d`, [`default_budget`]).
     #[serde(alias = "max_evals")]
+    #[schemars(extend("x-cli" = "max-evals", "x-python" = "max_evals"))]
     pub max_evaluations: Option<u64>,
     /// Generation budget (default none).
     #[serde(alias = "max_gens")]
+    #[schemars(extend("x-cli" = "max-gens", "x-python" = "max_gens"))]
     pub max_generations: Option<u64>,
     /// Stop once `best_f <= target` (default `f* + 1e-10` when the minimum `f*` is known).
     pub target: Option<f64>,
@@ -38,9 +40,11 @@ pub struct StopSpec {
     pub max_seconds: Option<f64>,
     /// `tol_f` (default 1e-11 with the convergence rules, [`convergence`]).
     #[serde(alias = "tol_fun")]
+    #[schemars(extend("x-python" = "tol_fun"))]
     pub tol_f: Option<f64>,
     /// Generations the `tol_f` history spans (default `10 + ceil(30 d / lambda)`).
     #[serde(alias = "tol_fun_window")]
+    #[schemars(extend("x-python" = "tol_fun_window"))]
     pub tol_f_window: Option<usize>,
     /// `tol_x` (default 1e-11 with the convergence rules).
     pub tol_x: Option<f64>,
@@ -55,8 +59,10 @@ pub struct StopSpec {
     /// Whether the convergence rules take their defaults (default `true`; without it only the rules
     /// given apply). Runs with restarts and discrete searches never get them: restarts judge
     /// convergence themselves, and discrete values plateau between improvements.
+    #[schemars(extend("x-cli" = "no-convergence"))]
     pub convergence: bool,
     /// Rules to switch off.
+    #[schemars(skip)]
     pub off: Vec<String>,
 }
 
@@ -77,6 +83,14 @@ impl Default for StopSpec {
             convergence: true,
             off: Vec::new(),
         }
+    }
+}
+
+impl StopSpec {
+    /// The stop rules' keywords, with the command line's and Python's names
+    /// ([`crate::schema::keywords`]; `off` is how a front end switches a rule off, not a keyword).
+    pub fn keywords() -> Vec<crate::schema::Keyword> {
+        crate::schema::keywords::<StopSpec>()
     }
 }
 
