@@ -68,6 +68,7 @@ METHODS = tuple(_KEYWORD["method"]["values"])
 #: The models, by name.
 MODELS = tuple(_KEYWORD["model"]["values"])
 
+
 def random_scaling_critical_value(level: float = 0.95) -> float:
     """Random scaling's critical value at coverage ``level`` (6.747 at 0.95; Lee et al. 2022, Table 1),
     by Gil-Pelaez inversion of its mixed-normal limit."""
