@@ -108,7 +108,7 @@ pub fn diagnose(fit: &mut Fit, model: &dyn Model, data: &Data) {
     if fit.glm.is_none()
         && let Some(w) = unidentified(fit, model, data)
     {
-        fit.warnings.push(separation_warning(w));
+        fit.warnings.push(w);
         return;
     }
     if model.name() != "logistic" {
@@ -116,7 +116,7 @@ pub fn diagnose(fit: &mut Fit, model: &dyn Model, data: &Data) {
     }
     let (_, all) = predicted(&fit.params, data);
     let found = if all {
-        Some(format!("{MESSAGE}: the estimate classifies all {} rows correctly (complete separation)", data.len()))
+        Some(separated(format!("the estimate classifies all {} rows correctly (complete separation)", data.len())))
     } else if fit.glm.is_some() {
         verdict(data, &fit.params)
     } else if (data.len() as u128) * (data.dim() as u128).pow(2) <= 100_000_000 {
@@ -125,7 +125,7 @@ pub fn diagnose(fit: &mut Fit, model: &dyn Model, data: &Data) {
         None
     };
     if let Some(w) = found {
-        fit.warnings.push(separation_warning(w));
+        fit.warnings.push(w);
     }
 }
 
@@ -136,19 +136,16 @@ pub fn diagnose(fit: &mut Fit, model: &dyn Model, data: &Data) {
 pub fn diagnose_streamed(fit: &mut Fit, model: &dyn Model) {
     let Some(glm) = fit.glm.as_ref() else { return };
     if model.name() == "logistic" && glm.llf.is_finite() && -glm.llf <= 1e-8 {
-        let w = format!(
-            "{MESSAGE}: the estimate predicts all {} rows perfectly (its log-likelihood is {:.1e}; complete separation)",
+        fit.warnings.push(separated(format!(
+            "the estimate predicts all {} rows perfectly (its log-likelihood is {:.1e}; complete separation)",
             glm.nobs, glm.llf
-        );
-        fit.warnings.push(separation_warning(w));
+        )));
     }
 }
 
-/// A warning of this module as a [`Warning`]: separated classes ([`MESSAGE`], statsmodels'
-/// `PerfectSeparationWarning`) or another reason the parameters are not identified.
-fn separation_warning(message: String) -> Warning {
-    let kind = if message.starts_with(MESSAGE) { WarningKind::PerfectSeparation } else { WarningKind::Other };
-    Warning::new(kind, message)
+/// The separation warning: [`MESSAGE`], then `detail` (statsmodels' `PerfectSeparationWarning`).
+fn separated(detail: String) -> Warning {
+    Warning::new(WarningKind::PerfectSeparation, format!("{MESSAGE}: {detail}"))
 }
 
 /// The warning for a chain fit of a GLM whose likelihood has no unique maximum, so the chains
@@ -157,15 +154,18 @@ fn separation_warning(message: String) -> Warning {
 /// grows as every `x_i^T theta` goes to -infinity whenever some direction makes all of them
 /// negative: a constant column (an intercept) is one, and an estimate with every `x_i^T theta < 0`
 /// certifies one (doubling it gains likelihood).
-fn unidentified(fit: &Fit, model: &dyn Model, data: &Data) -> Option<String> {
+fn unidentified(fit: &Fit, model: &dyn Model, data: &Data) -> Option<Warning> {
     let (n, p) = (data.len(), data.dim());
     if !matches!(model.name(), "logistic" | "poisson" | "linear") {
         return None;
     }
     if n < p {
-        return Some(format!(
-            "The parameters are not identified: fewer rows ({n}) than parameters ({p}), so the likelihood is flat along {} or more directions and the chains' intervals mean nothing",
-            p - n
+        return Some(Warning::new(
+            WarningKind::Other,
+            format!(
+                "The parameters are not identified: fewer rows ({n}) than parameters ({p}), so the likelihood is flat along {} or more directions and the chains' intervals mean nothing",
+                p - n
+            ),
         ));
     }
     if model.name() != "poisson" || (0..n).any(|i| data.response(i) != 0.0) {
@@ -174,8 +174,9 @@ fn unidentified(fit: &Fit, model: &dyn Model, data: &Data) -> Option<String> {
     let constant = data.constant_columns().next().is_some();
     let certified = (0..n).all(|i| dot(data.row(i), &fit.params) < 0.0);
     (constant || certified).then(|| {
-        format!(
-            "{MESSAGE}: every count is 0, so the Poisson likelihood has no maximum (it grows as the fitted means exp(x^T theta) go to 0 and the coefficients to -infinity) and the chains' intervals mean nothing"
+        separated(
+            "every count is 0, so the Poisson likelihood has no maximum (it grows as the fitted means exp(x^T theta) go to 0 and the coefficients to -infinity) and the chains' intervals mean nothing"
+                .to_string(),
         )
     })
 }
@@ -183,7 +184,7 @@ fn unidentified(fit: &Fit, model: &dyn Model, data: &Data) -> Option<String> {
 /// The warning for `w`, the end of Newton's method on the likelihood: rows it predicts perfectly
 /// where doubling `w` loses no likelihood (at a finite maximum of the strictly concave likelihood
 /// it would).
-fn verdict(data: &Data, w: &[f64]) -> Option<String> {
+fn verdict(data: &Data, w: &[f64]) -> Option<Warning> {
     let (perfect, all) = predicted(w, data);
     if perfect == 0 {
         return None;
@@ -192,10 +193,10 @@ fn verdict(data: &Data, w: &[f64]) -> Option<String> {
     let unbounded = loss(data, &twice) <= loss(data, w) + 1e-9 * loss(data, w).abs().max(1.0);
     unbounded.then(|| {
         let kind = if all { "complete" } else { "quasi-complete" };
-        format!(
-            "{MESSAGE}: {perfect} of {} rows are predicted perfectly where the likelihood has no maximum ({kind} separation)",
+        separated(format!(
+            "{perfect} of {} rows are predicted perfectly where the likelihood has no maximum ({kind} separation)",
             data.len()
-        )
+        ))
     })
 }
 
@@ -254,6 +255,13 @@ mod tests {
         assert!(counts.warnings.is_empty(), "{:?}", counts.warnings);
         let two = chain_fit(Family::Linear, &[0.5, 0.25], vec![2.0, 1.0]);
         assert!(two.warnings.iter().any(|w| w.contains("fewer rows (2) than parameters (3)")), "{:?}", two.warnings);
+        // Each warning carries its kind: separation for the zero counts, not identified otherwise.
+        assert!(
+            zero.warnings.iter().any(|w| w.contains("every count is 0") && w.kind == WarningKind::PerfectSeparation),
+            "{:?}",
+            zero.warnings
+        );
+        assert!(two.warnings.iter().any(|w| w.contains("fewer rows") && w.kind == WarningKind::Other), "{:?}", two.warnings);
     }
 
     #[test]
