@@ -32,11 +32,47 @@ macro_rules! identity {
 }
 pub(crate) use identity;
 
+/// `mean` and `scale` of the methods whose noise scale is fixed (OpenAI-ES, ARS, ASEBO, MiNES,
+/// Nesterov–Spokoiny), inside their `impl AskTell`: the mean is the field `mu`, and the scale the
+/// stop rules watch is the field `last_step`, the infinity norm of the last mean step.
+macro_rules! mean_and_last_step {
+    () => {
+        fn mean(&self) -> &[f64] {
+            &self.mu
+        }
+        /// Infinity norm of the last mean step (the noise scale is fixed).
+        fn scale(&self) -> f64 {
+            self.last_step
+        }
+    };
+}
+pub(crate) use mean_and_last_step;
+
+/// `scale` and `spread_into` of the full-covariance strategies (CMA-ES, xNES, IGO), inside their
+/// `impl AskTell`, from their `coordinate_sds()`, the coordinates' standard deviations (each
+/// documents its formula there).
+macro_rules! coordinate_spread {
+    () => {
+        /// The largest coordinate standard deviation.
+        fn scale(&self) -> f64 {
+            self.coordinate_sds().fold(0.0, f64::max)
+        }
+        /// Every coordinate's standard deviation.
+        fn spread_into(&self, out: &mut Vec<f64>) -> bool {
+            out.clear();
+            out.extend(self.coordinate_sds());
+            true
+        }
+    };
+}
+pub(crate) use coordinate_spread;
+
 pub mod discrete;
 pub mod error;
 pub mod gaussian;
 pub mod param_docs;
 mod points;
+mod progress;
 pub mod random_search;
 pub mod recommended;
 pub mod registry;

@@ -27,6 +27,17 @@ pub(crate) fn write_pairs(out: &mut Population, mu: &[f64], scale: f64, y: &[f64
     }
 }
 
+/// A mean step of the gradient methods, `mu_i -= step_i`; returns `max_i |step_i|`, the step's
+/// infinity norm (what their `scale` reports).
+pub(crate) fn descend(mu: &mut [f64], step: impl IntoIterator<Item = f64>) -> f64 {
+    let mut max_step: f64 = 0.0;
+    for (m, s) in mu.iter_mut().zip(step) {
+        *m -= s;
+        max_step = max_step.max(s.abs());
+    }
+    max_step
+}
+
 /// Indices of `values` from smallest to largest, ties broken by index (a deterministic rule, as
 /// eq. 3.24 asks); `order` is overwritten.
 pub(crate) fn rank_order(values: &[f64], order: &mut Vec<usize>) {

@@ -17,12 +17,13 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, Event, EventKind, GfRng, NonFinitePolicy, ParamGuard, Population, begin_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, Event, EventKind, NonFinitePolicy, ParamGuard, Population};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
 use super::{check_sizes, discrete_scores};
 use crate::points::Work;
+use crate::progress::Progress;
 use crate::sizes::{positive, unit_open};
 
 /// Baseline subtraction by default: measured better (user guide, docs/optimize.md, `gradfree reproduce ingo-discrete`).
@@ -101,15 +102,12 @@ pub struct BernoulliIngo {
     prob: Vec<f64>,
     /// Samples of the pending generation (`N` rows of `d` bits as 0.0/1.0).
     x: Vec<f64>,
-    rng: GfRng,
-    pending: bool,
-    generation: u64,
+    #[serde(flatten)]
+    progress: Progress,
     /// Coordinates at `|eta| = eta_max` after the last update.
     clamped: usize,
     #[serde(skip)]
     scratch: Work<Scratch>,
-    #[serde(skip)]
-    events: Work<Vec<Event>>,
 }
 
 impl BernoulliIngo {
@@ -122,12 +120,9 @@ impl BernoulliIngo {
             p,
             eta: vec![eta0; d],
             prob: vec![sigmoid(eta0); d],
-            rng: rng_from_seed(seed),
-            pending: false,
-            generation: 0,
+            progress: Progress::new(seed),
             clamped: 0,
             scratch: Work::default(),
-            events: Work::default(),
         })
     }
 
@@ -160,14 +155,14 @@ impl AskTell for BernoulliIngo {
 
     fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
         let (d, n) = (self.dim(), self.p.n);
-        if !self.pending {
-            for row in self.x.chunks_exact_mut(d) {
-                for (xi, &pi) in row.iter_mut().zip(&self.prob) {
-                    *xi = if self.rng.random::<f64>() < pi { 1.0 } else { 0.0 };
+        let (x, prob) = (&mut self.x, &self.prob);
+        self.progress.draw_once(|rng| {
+            for row in x.chunks_exact_mut(d) {
+                for (xi, &pi) in row.iter_mut().zip(prob) {
+                    *xi = if rng.random::<f64>() < pi { 1.0 } else { 0.0 };
                 }
             }
-            self.pending = true;
-        }
+        });
         out.resize(n, d);
         out.as_mut_slice().copy_from_slice(&self.x);
         Ok(())
@@ -176,13 +171,9 @@ impl AskTell for BernoulliIngo {
     fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
         let d = self.dim();
         let sc = &mut self.scratch.0;
-        begin_tell(&mut self.pending, population, values, (d, self.p.n), self.p.policy, &mut sc.vals)?;
-        self.generation = self.generation.saturating_add(1);
+        self.progress.begin_tell(population, values, (d, self.p.n), self.p.policy, &mut sc.vals)?;
         if let Err(why) = discrete_scores(&sc.vals, self.p.baseline, &mut sc.c) {
-            let g = self.generation;
-            self.events
-                .0
-                .push(Event { kind: EventKind::NoUpdate, message: format!("generation {g}: {why:?} values, distribution unchanged") });
+            self.progress.event(EventKind::NoUpdate, format_args!("{why:?} values, distribution unchanged"));
             return Ok(());
         }
         // sum_n c_n h_i^n = (1 + e^{-eta_i}) A_i - (1 + e^{eta_i}) (C - A_i), A_i = sum_{n: x_i = 1} c_n.
@@ -205,11 +196,8 @@ impl AskTell for BernoulliIngo {
             self.prob[i] = sigmoid(next);
         }
         if clamped != self.clamped {
-            let g = self.generation;
-            self.events.0.push(Event {
-                kind: EventKind::Clamp,
-                message: format!("generation {g}: {clamped} of {d} coordinates at |eta| = {eta_max:.3} (p within 1e-12 of 0 or 1)"),
-            });
+            let what = format!("{clamped} of {d} coordinates at |eta| = {eta_max:.3} (p within 1e-12 of 0 or 1)");
+            self.progress.event(EventKind::Clamp, what);
             self.clamped = clamped;
         }
         Ok(())
@@ -226,7 +214,7 @@ impl AskTell for BernoulliIngo {
     }
 
     fn take_events(&mut self) -> Vec<Event> {
-        std::mem::take(&mut self.events.0)
+        self.progress.take_events()
     }
 }
 

@@ -18,13 +18,14 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, Event, EventKind, GfRng, NonFinitePolicy, ParamGuard, Population, begin_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, Event, EventKind, NonFinitePolicy, ParamGuard, Population};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
 use super::bernoulli::DEFAULT_BASELINE;
 use super::{check_sizes, discrete_scores};
 use crate::points::Work;
+use crate::progress::Progress;
 use crate::sizes::positive;
 
 /// Parameters of [`CategoricalIngo`]; `None` takes the default.
@@ -115,13 +116,10 @@ pub struct CategoricalIngo {
     expected: Vec<f64>,
     /// Samples of the pending generation (`N` rows of `d` indices).
     x: Vec<f64>,
-    rng: GfRng,
-    pending: bool,
-    generation: u64,
+    #[serde(flatten)]
+    progress: Progress,
     #[serde(skip)]
     scratch: Work<Scratch>,
-    #[serde(skip)]
-    events: Work<Vec<Event>>,
 }
 
 impl CategoricalIngo {
@@ -135,11 +133,8 @@ impl CategoricalIngo {
             expected: vec![0.0; d],
             x: vec![0.0; d * n],
             p,
-            rng: rng_from_seed(seed),
-            pending: false,
-            generation: 0,
+            progress: Progress::new(seed),
             scratch: Work::default(),
-            events: Work::default(),
         };
         opt.refresh();
         Ok(opt)
@@ -189,11 +184,12 @@ impl AskTell for CategoricalIngo {
 
     fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
         let (d, n, k) = (self.dim(), self.p.n, self.p.k);
-        if !self.pending {
-            for row in self.x.chunks_exact_mut(d) {
-                for (xi, prow) in row.iter_mut().zip(self.prob.chunks_exact(k)) {
+        let (x, prob) = (&mut self.x, &self.prob);
+        self.progress.draw_once(|rng| {
+            for row in x.chunks_exact_mut(d) {
+                for (xi, prow) in row.iter_mut().zip(prob.chunks_exact(k)) {
                     // Inverse CDF; the last category takes any rounding remainder.
-                    let mut u = self.rng.random::<f64>();
+                    let mut u = rng.random::<f64>();
                     let mut j = 0;
                     while j + 1 < k && u >= prow[j] {
                         u -= prow[j];
@@ -202,8 +198,7 @@ impl AskTell for CategoricalIngo {
                     *xi = j as f64;
                 }
             }
-            self.pending = true;
-        }
+        });
         out.resize(n, d);
         out.as_mut_slice().copy_from_slice(&self.x);
         Ok(())
@@ -212,8 +207,7 @@ impl AskTell for CategoricalIngo {
     fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
         let (d, n, k) = (self.dim(), self.p.n, self.p.k);
         let sc = &mut self.scratch.0;
-        begin_tell(&mut self.pending, population, values, (d, n), self.p.policy, &mut sc.vals)?;
-        self.generation = self.generation.saturating_add(1);
+        self.progress.begin_tell(population, values, (d, n), self.p.policy, &mut sc.vals)?;
         let scored = if self.p.normalize {
             discrete_scores(&sc.vals, self.p.baseline, &mut sc.c)
         } else {
@@ -223,10 +217,7 @@ impl AskTell for CategoricalIngo {
             if sc.c.iter().all(|c| c.is_finite()) { Ok(()) } else { Err(crate::gaussian::NoScores::AllInfinite) }
         };
         if let Err(why) = scored {
-            let g = self.generation;
-            self.events
-                .0
-                .push(Event { kind: EventKind::NoUpdate, message: format!("generation {g}: {why:?} values, distribution unchanged") });
+            self.progress.event(EventKind::NoUpdate, format!("{why:?} values, distribution unchanged"));
             return Ok(());
         }
         // S_ij = sum_{n: x_i^n = j} c_n; eta_ij -= beta S_ij / P_ij.
@@ -263,7 +254,7 @@ impl AskTell for CategoricalIngo {
     }
 
     fn take_events(&mut self) -> Vec<Event> {
-        std::mem::take(&mut self.events.0)
+        self.progress.take_events()
     }
 }
 

@@ -14,12 +14,13 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, Event, GfRng, NonFinitePolicy, ParamGuard, Population, begin_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, Event, NonFinitePolicy, ParamGuard, Population};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
 use super::check_sizes;
 use crate::points::{Work, rank_order};
+use crate::progress::Progress;
 
 /// Parameters of [`Ga`]; `None` takes the default.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -118,13 +119,10 @@ pub struct Ga {
     children: Vec<f64>,
     /// Per-coordinate average of the parents.
     average: Vec<f64>,
-    rng: GfRng,
-    pending: bool,
-    generation: u64,
+    #[serde(flatten)]
+    progress: Progress,
     #[serde(skip)]
     scratch: Work<Scratch>,
-    #[serde(skip)]
-    events: Work<Vec<Event>>,
 }
 
 impl Ga {
@@ -139,11 +137,8 @@ impl Ga {
             parent_f: Vec::new(),
             children: vec![0.0; n * d],
             average: vec![(k - 1) as f64 / 2.0; d],
-            rng: rng_from_seed(seed),
-            pending: false,
-            generation: 0,
+            progress: Progress::new(seed),
             scratch: Work::default(),
-            events: Work::default(),
         })
     }
 
@@ -153,9 +148,9 @@ impl Ga {
     }
 
     fn tournament(&mut self) -> usize {
-        let mut best = self.rng.random_range(0..self.p.n);
+        let mut best = self.progress.rng.random_range(0..self.p.n);
         for _ in 1..self.p.tournament {
-            let c = self.rng.random_range(0..self.p.n);
+            let c = self.progress.rng.random_range(0..self.p.n);
             if self.parent_f[c] < self.parent_f[best] {
                 best = c;
             }
@@ -168,13 +163,13 @@ impl Ga {
         for child in 0..self.p.n {
             let a = self.tournament();
             let b = self.tournament();
-            let cross = self.rng.random::<f64>() < self.p.crossover;
+            let cross = self.progress.rng.random::<f64>() < self.p.crossover;
             for j in 0..d {
-                let from = if cross && self.rng.random::<bool>() { b } else { a };
+                let from = if cross && self.progress.rng.random::<bool>() { b } else { a };
                 let mut gene = self.parents[from * d + j];
-                if self.p.mutation > 0.0 && self.rng.random::<f64>() < self.p.mutation {
+                if self.p.mutation > 0.0 && self.progress.rng.random::<f64>() < self.p.mutation {
                     // A different category, uniformly.
-                    let other = self.rng.random_range(0..k - 1);
+                    let other = self.progress.rng.random_range(0..k - 1);
                     let cur = gene as usize;
                     gene = if other >= cur { other + 1 } else { other } as f64;
                 }
@@ -198,16 +193,16 @@ impl AskTell for Ga {
     }
 
     fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
-        if !self.pending {
+        if !self.progress.pending {
             if self.parents.is_empty() {
                 let k = self.p.k;
                 for v in self.children.iter_mut() {
-                    *v = self.rng.random_range(0..k) as f64;
+                    *v = self.progress.rng.random_range(0..k) as f64;
                 }
             } else {
                 self.breed();
             }
-            self.pending = true;
+            self.progress.pending = true;
         }
         out.resize(self.p.n, self.d);
         out.as_mut_slice().copy_from_slice(&self.children);
@@ -217,8 +212,7 @@ impl AskTell for Ga {
     fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
         let (d, n) = (self.d, self.p.n);
         let sc = &mut self.scratch.0;
-        begin_tell(&mut self.pending, population, values, (d, n), self.p.policy, &mut sc.vals)?;
-        self.generation = self.generation.saturating_add(1);
+        self.progress.begin_tell(population, values, (d, n), self.p.policy, &mut sc.vals)?;
         if self.parents.is_empty() {
             self.parents = self.children.clone();
             self.parent_f = sc.vals.clone();
@@ -262,7 +256,7 @@ impl AskTell for Ga {
     }
 
     fn take_events(&mut self) -> Vec<Event> {
-        std::mem::take(&mut self.events.0)
+        self.progress.take_events()
     }
 }
 

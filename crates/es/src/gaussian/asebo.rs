@@ -392,14 +392,7 @@ impl AskTell for Asebo {
         Ok(())
     }
 
-    fn mean(&self) -> &[f64] {
-        &self.mu
-    }
-
-    /// Infinity norm of the last mean step (the noise scale is fixed).
-    fn scale(&self) -> f64 {
-        self.last_step
-    }
+    crate::mean_and_last_step!();
 }
 
 /// Restored-state invariants: sizes, rates in range, an orthonormal-sized basis, `α` in

@@ -23,11 +23,12 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, Event, EventKind, GfRng, NonFinitePolicy, ParamGuard, Population, begin_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, Event, EventKind, NonFinitePolicy, ParamGuard, Population};
 use serde::{Deserialize, Serialize};
 
 use super::Sampling;
 use crate::points::{Work, rank_order, write_points};
+use crate::progress::Progress;
 use crate::sizes::popsize;
 use gradfree_core::linalg::{EigenWork, add_weighted_outer_lower, gemm, scaled_identity, sym_eigen};
 
@@ -198,9 +199,8 @@ pub struct CmaEs {
     pc: Vec<f64>,
     z: Vec<f64>,
     y: Vec<f64>,
-    rng: GfRng,
-    pending: bool,
-    generation: u64,
+    #[serde(flatten)]
+    progress: Progress,
     eigen_generation: u64,
     /// The numerical failure that ended the run, if any ([`AskTell::failure`]; older states: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -213,17 +213,14 @@ pub struct CmaEs {
     injected: bool,
     #[serde(skip)]
     scratch: Work<Scratch>,
-    #[serde(skip)]
-    events: Vec<Event>,
 }
 
 /// Equality of the algorithm state (scratch and undelivered events excluded).
 impl PartialEq for CmaEs {
     fn eq(&self, o: &Self) -> bool {
         self.k == o.k
-            && (&self.m, self.sigma.to_bits(), &self.c, &self.b, &self.dvals, &self.ps, &self.pc, &self.z, &self.rng)
-                == (&o.m, o.sigma.to_bits(), &o.c, &o.b, &o.dvals, &o.ps, &o.pc, &o.z, &o.rng)
-            && (self.pending, self.generation) == (o.pending, o.generation)
+            && (&self.m, self.sigma.to_bits(), &self.c, &self.b, &self.dvals, &self.ps, &self.pc, &self.z, &self.progress)
+                == (&o.m, o.sigma.to_bits(), &o.c, &o.b, &o.dvals, &o.ps, &o.pc, &o.z, &o.progress)
             && (&self.injection, self.injected) == (&o.injection, o.injected)
     }
 }
@@ -247,15 +244,12 @@ impl CmaEs {
             pc: vec![0.0; d],
             z: vec![0.0; d * lambda],
             y: vec![0.0; d * lambda],
-            rng: rng_from_seed(seed),
-            pending: false,
-            generation: 0,
+            progress: Progress::new(seed),
             eigen_generation: 0,
             failure: None,
             injection: None,
             injected: false,
             scratch: Work::default(),
-            events: Vec::new(),
         })
     }
 
@@ -304,7 +298,7 @@ impl CmaEs {
         let mut y = y;
         if norm > (d as f64).sqrt() {
             let r = (0..d)
-                .map(|_| rand_distr::Distribution::<f64>::sample(&rand_distr::StandardNormal, &mut self.rng).powi(2))
+                .map(|_| rand_distr::Distribution::<f64>::sample(&rand_distr::StandardNormal, &mut self.progress.rng).powi(2))
                 .sum::<f64>()
                 .sqrt();
             let f = r / norm;
@@ -341,12 +335,9 @@ impl CmaEs {
             self.c = scaled_identity(d, 1.0);
             self.b = scaled_identity(d, 1.0);
             self.dvals = vec![1.0; d];
-            self.events.push(Event {
-                kind: EventKind::CovarianceReset,
-                message: format!("generation {}: C lost positive definiteness; reset to I", self.generation),
-            });
+            self.progress.event(EventKind::CovarianceReset, "C lost positive definiteness; reset to I");
         }
-        self.eigen_generation = self.generation;
+        self.eigen_generation = self.progress.generation;
     }
 
     /// The coordinates' standard deviations `sigma sqrt(C_ii)`.
@@ -402,17 +393,17 @@ impl AskTell for CmaEs {
 
     fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
         let (d, n) = (self.dim(), self.k.lambda);
-        if !self.pending {
-            if (self.generation - self.eigen_generation) as f64 > self.k.eigen_every {
+        if !self.progress.pending {
+            if (self.progress.generation - self.eigen_generation) as f64 > self.k.eigen_every {
                 self.update_eigen();
             }
-            self.params.sampling.fill(&mut self.rng, d, n, &mut self.z);
+            self.params.sampling.fill(&mut self.progress.rng, d, n, &mut self.z);
             let dz = &mut self.scratch.0.dz;
             dz.clear();
             dz.extend(self.z.chunks_exact(d).flat_map(|col| col.iter().zip(&self.dvals).map(|(zi, di)| zi * di)));
             gemm(&self.b, d, d, dz, n, &mut self.y);
             self.apply_injection();
-            self.pending = true;
+            self.progress.pending = true;
         }
         write_points(out, &self.m, self.sigma, &self.y);
         Ok(())
@@ -422,8 +413,7 @@ impl AskTell for CmaEs {
         let (d, lambda) = (self.dim(), self.k.lambda);
         let correction = self.selection_correction();
         let sc = &mut self.scratch.0;
-        begin_tell(&mut self.pending, population, values, (d, lambda), self.params.on_nonfinite, &mut sc.vals)?;
-        self.generation = self.generation.saturating_add(1);
+        self.progress.begin_tell(population, values, (d, lambda), self.params.on_nonfinite, &mut sc.vals)?;
         let k = &self.k;
         rank_order(&sc.vals, &mut sc.order);
 
@@ -451,7 +441,7 @@ impl AskTell for CmaEs {
             *p = (1.0 - k.cs) * *p + a_s * v;
         }
         let ps_norm = self.ps.iter().map(|v| v * v).sum::<f64>().sqrt();
-        let denom = (1.0 - (1.0 - k.cs).powi(2 * self.generation as i32)).sqrt().max(1e-300);
+        let denom = (1.0 - (1.0 - k.cs).powi(2 * self.progress.generation as i32)).sqrt().max(1e-300);
         let hs = ps_norm / denom < (1.4 + 2.0 / (d as f64 + 1.0)) * k.chi_n;
         let a_c = if hs { (k.cc * (2.0 - k.cc) * k.mu_eff).sqrt() } else { 0.0 };
         for (p, y) in self.pc.iter_mut().zip(&sc.yw) {
@@ -484,7 +474,7 @@ impl AskTell for CmaEs {
         // Step size.
         self.sigma *= ((k.cs / k.ds) * (ps_norm / k.chi_n - 1.0)).min(1.0).exp();
         if !self.sigma.is_finite() || self.sigma <= 0.0 {
-            self.failure = Some(format!("cmaes: step size became {} at generation {}", self.sigma, self.generation));
+            self.failure = Some(format!("cmaes: step size became {} at generation {}", self.sigma, self.progress.generation));
         }
         Ok(())
     }
@@ -517,7 +507,7 @@ impl AskTell for CmaEs {
         if (0..d).all(|i| s * self.pc[i].abs().max(self.c[i * d + i].sqrt()) < tol_x) {
             return Some("tol-x");
         }
-        let axis = (self.generation % d as u64) as usize;
+        let axis = (self.progress.generation % d as u64) as usize;
         let step = 0.1 * s * self.dvals[axis];
         if self.m.iter().zip(&self.b[axis * d..(axis + 1) * d]).all(|(&m, &b)| m + step * b == m) {
             return Some("no effect axis");
@@ -531,17 +521,7 @@ impl AskTell for CmaEs {
         None
     }
 
-    /// `sigma * max_i sqrt(C_ii)`.
-    fn scale(&self) -> f64 {
-        self.coordinate_sds().fold(0.0, f64::max)
-    }
-
-    /// `sigma sqrt(C_ii)`.
-    fn spread_into(&self, out: &mut Vec<f64>) -> bool {
-        out.clear();
-        out.extend(self.coordinate_sds());
-        true
-    }
+    crate::coordinate_spread!();
 
     /// `sigma <- factor sigma`.
     fn shrink_spread(&mut self, factor: f64) {
@@ -549,7 +529,7 @@ impl AskTell for CmaEs {
     }
 
     fn take_events(&mut self) -> Vec<Event> {
-        std::mem::take(&mut self.events)
+        self.progress.take_events()
     }
 }
 
@@ -580,7 +560,7 @@ impl StateCheck for CmaEs {
         if let Some(x) = &self.injection {
             chk::finite_len("injection", x, d)?;
         }
-        chk::require("eigen_generation", self.eigen_generation <= self.generation, "must not exceed generation")
+        chk::require("eigen_generation", self.eigen_generation <= self.progress.generation, "must not exceed generation")
     }
 }
 

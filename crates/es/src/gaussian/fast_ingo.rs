@@ -17,11 +17,12 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, Event, EventKind, GfRng, NonFinitePolicy, ParamGuard, Population, begin_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, Event, EventKind, NonFinitePolicy, ParamGuard, Population};
 use serde::{Deserialize, Serialize};
 
 use super::{Sampling, ScoreTransform};
 use crate::points::Work;
+use crate::progress::Progress;
 use crate::sizes::{popsize, thesis_population, unit_open};
 
 /// Parameters of [`FastIngo`]; `None` takes the thesis default.
@@ -78,27 +79,16 @@ impl ParamGuard for FastIngoParams {
 struct Scratch(Vec<f64>, Vec<f64>, Vec<usize>, Vec<f64>, Vec<f64>);
 
 /// Fast-INGO (thesis Alg. 2): diagonal-covariance INGO.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FastIngo {
     p: FastIngoChecked,
     mu: Vec<f64>,
     sigma: Vec<f64>,
     z: Vec<f64>,
-    rng: GfRng,
-    pending: bool,
-    generation: u64,
+    #[serde(flatten)]
+    progress: Progress,
     #[serde(skip)]
     scratch: Work<Scratch>,
-    #[serde(skip)]
-    events: Vec<Event>,
-}
-
-/// Equality of the algorithm state (scratch and undelivered events excluded).
-impl PartialEq for FastIngo {
-    fn eq(&self, o: &Self) -> bool {
-        (&self.p, &self.mu, &self.sigma, &self.z, &self.rng, self.pending, self.generation)
-            == (&o.p, &o.mu, &o.sigma, &o.z, &o.rng, o.pending, o.generation)
-    }
 }
 
 impl FastIngo {
@@ -109,17 +99,7 @@ impl FastIngo {
         let p = params.check(d)?;
         crate::sizes::check_footprint("Fast-INGO", d, p.n, crate::sizes::Footprint::Diagonal)?;
         let n = p.n;
-        Ok(FastIngo {
-            z: vec![0.0; d * n],
-            sigma: vec![sigma0; d],
-            mu: x0,
-            p,
-            rng: rng_from_seed(seed),
-            pending: false,
-            generation: 0,
-            scratch: Work::default(),
-            events: Vec::new(),
-        })
+        Ok(FastIngo { z: vec![0.0; d * n], sigma: vec![sigma0; d], mu: x0, p, progress: Progress::new(seed), scratch: Work::default() })
     }
 
     /// Per-coordinate standard deviations `sigma_t`.
@@ -133,10 +113,8 @@ impl AskTell for FastIngo {
 
     fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
         let (d, n) = (self.dim(), self.p.n);
-        if !self.pending {
-            self.p.sampling.fill(&mut self.rng, d, n, &mut self.z);
-            self.pending = true;
-        }
+        let (sampling, z) = (self.p.sampling, &mut self.z);
+        self.progress.draw_once(|rng| sampling.fill(rng, d, n, z));
         out.resize(n, d);
         for (row, z) in out.rows_mut().zip(self.z.chunks_exact(d)) {
             for (((x, &m), &s), &zi) in row.iter_mut().zip(&self.mu).zip(&self.sigma).zip(z) {
@@ -149,14 +127,10 @@ impl AskTell for FastIngo {
     fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
         let (d, n) = (self.dim(), self.p.n);
         let Scratch(vals, s, order, a, g) = &mut self.scratch.0;
-        begin_tell(&mut self.pending, population, values, (d, n), self.p.policy, vals)?;
-        self.generation = self.generation.saturating_add(1);
+        self.progress.begin_tell(population, values, (d, n), self.p.policy, vals)?;
         s.resize(n, 0.0);
         if let Err(why) = self.p.score.compute(vals, s, order) {
-            self.events.push(Event {
-                kind: EventKind::NoUpdate,
-                message: format!("generation {}: {why:?} values, distribution unchanged", self.generation),
-            });
+            self.progress.event(EventKind::NoUpdate, format!("{why:?} values, distribution unchanged"));
             return Ok(());
         }
         // a_j = sum_i s_i z_ij^2, g_j = sum_i s_i z_ij.
@@ -191,10 +165,7 @@ impl AskTell for FastIngo {
             self.sigma[j] = sigma_new;
         }
         if halved > 0 {
-            self.events.push(Event {
-                kind: EventKind::Backtrack,
-                message: format!("generation {}: variance steps halved {halved} time(s) to stay positive", self.generation),
-            });
+            self.progress.event(EventKind::Backtrack, format!("variance steps halved {halved} time(s) to stay positive"));
         }
         Ok(())
     }
@@ -226,7 +197,7 @@ impl AskTell for FastIngo {
     }
 
     fn take_events(&mut self) -> Vec<Event> {
-        std::mem::take(&mut self.events)
+        self.progress.take_events()
     }
 }
 

@@ -17,11 +17,12 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, Event, EventKind, GfRng, NonFinitePolicy, ParamGuard, Population, begin_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, Event, EventKind, NonFinitePolicy, ParamGuard, Population};
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::{RankScratch, Sampling, ScoreTransform, pd_event, pd_rank_update};
+use super::{RankScratch, Sampling, ScoreTransform, pd_rank_update, report_pd};
 use crate::points::{Work, write_points};
+use crate::progress::Progress;
 use crate::sizes::{popsize, thesis_population, unit_open};
 use gradfree_core::linalg::{mul_l, scaled_identity};
 
@@ -95,20 +96,17 @@ pub struct Igo {
     a: Vec<f64>,
     z: Vec<f64>,
     y: Vec<f64>,
-    rng: GfRng,
-    pending: bool,
-    generation: u64,
+    #[serde(flatten)]
+    progress: Progress,
     #[serde(skip)]
     scratch: Work<Scratch>,
-    #[serde(skip)]
-    events: Vec<Event>,
 }
 
 /// Equality of the algorithm state (scratch and undelivered events excluded).
 impl PartialEq for Igo {
     fn eq(&self, o: &Self) -> bool {
-        (&self.p, self.n, self.beta.to_bits(), &self.mu, &self.a, &self.z, &self.rng, self.pending, self.generation)
-            == (&o.p, o.n, o.beta.to_bits(), &o.mu, &o.a, &o.z, &o.rng, o.pending, o.generation)
+        (&self.p, self.n, self.beta.to_bits(), &self.mu, &self.a, &self.z, &self.progress)
+            == (&o.p, o.n, o.beta.to_bits(), &o.mu, &o.a, &o.z, &o.progress)
     }
 }
 
@@ -133,11 +131,8 @@ impl Igo {
             z: vec![0.0; d * n],
             y: vec![0.0; d * n],
             mu: x0,
-            rng: rng_from_seed(seed),
-            pending: false,
-            generation: 0,
+            progress: Progress::new(seed),
             scratch: Work::default(),
-            events: Vec::new(),
         })
     }
 
@@ -152,11 +147,11 @@ impl AskTell for Igo {
 
     fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
         let (d, n) = (self.dim(), self.n);
-        if !self.pending {
-            self.p.sampling.fill(&mut self.rng, d, n, &mut self.z);
-            mul_l(&self.a, d, &self.z, n, &mut self.y);
-            self.pending = true;
-        }
+        let (sampling, a, z, y) = (self.p.sampling, &self.a, &mut self.z, &mut self.y);
+        self.progress.draw_once(|rng| {
+            sampling.fill(rng, d, n, z);
+            mul_l(a, d, z, n, y);
+        });
         write_points(out, &self.mu, 1.0, &self.y);
         Ok(())
     }
@@ -164,14 +159,10 @@ impl AskTell for Igo {
     fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
         let (d, n) = (self.dim(), self.n);
         let sc = &mut self.scratch.0;
-        begin_tell(&mut self.pending, population, values, (d, n), self.p.on_nonfinite, &mut sc.vals)?;
-        self.generation = self.generation.saturating_add(1);
+        self.progress.begin_tell(population, values, (d, n), self.p.on_nonfinite, &mut sc.vals)?;
         sc.s.resize(n, 0.0);
         if let Err(why) = self.p.score.compute(&sc.vals, &mut sc.s, &mut sc.order) {
-            self.events.push(Event {
-                kind: EventKind::NoUpdate,
-                message: format!("generation {}: {why:?} values, distribution unchanged", self.generation),
-            });
+            self.progress.event(EventKind::NoUpdate, format!("{why:?} values, distribution unchanged"));
             return Ok(());
         }
         let beta = self.beta;
@@ -187,9 +178,7 @@ impl AskTell for Igo {
         let keep = |step: f64| if log_rank { 1.0 + step } else { 1.0 };
         let max_bt = self.p.max_backtracks.unwrap_or(20);
         let outcome = pd_rank_update(&mut self.a, d, &self.y, &self.z, &sc.neg_s, beta, keep, max_bt, &mut sc.rank);
-        if let Some(e) = pd_event(&outcome, self.generation) {
-            self.events.push(e);
-        }
+        report_pd(&outcome, &mut self.progress);
         Ok(())
     }
 
@@ -197,17 +186,7 @@ impl AskTell for Igo {
         &self.mu
     }
 
-    /// Largest standard deviation along a coordinate, `max_i sqrt(Sigma_ii)` (rows of `A`).
-    fn scale(&self) -> f64 {
-        self.coordinate_sds().fold(0.0, f64::max)
-    }
-
-    /// `sqrt((A A^T)_ii)`.
-    fn spread_into(&self, out: &mut Vec<f64>) -> bool {
-        out.clear();
-        out.extend(self.coordinate_sds());
-        true
-    }
+    crate::coordinate_spread!();
 
     /// `A <- factor A`.
     fn shrink_spread(&mut self, factor: f64) {
@@ -215,7 +194,7 @@ impl AskTell for Igo {
     }
 
     fn take_events(&mut self) -> Vec<Event> {
-        std::mem::take(&mut self.events)
+        self.progress.take_events()
     }
 }
 

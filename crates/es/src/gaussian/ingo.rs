@@ -23,15 +23,16 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, Event, EventKind, GfRng, NonFinitePolicy, ParamGuard, Population, begin_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, Event, EventKind, NonFinitePolicy, ParamGuard, Population};
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
 use super::cusp_guard::CuspGuard;
 pub use super::ingo_step_size::StepSize;
 use super::ingo_step_size::{Csa, TpaState, scale_by_exp};
-use super::{RankScratch, Sampling, ScoreTransform, pd_event, pd_rank_update};
+use super::{RankScratch, Sampling, ScoreTransform, pd_rank_update, report_pd};
 use crate::points::{Work, rank_order};
+use crate::progress::Progress;
 use crate::sizes::{popsize, thesis_population, unit_open};
 use gradfree_core::linalg::{mul_l, scaled_identity, solve_l, solve_lt};
 
@@ -186,9 +187,8 @@ pub struct Ingo {
     l: Vec<f64>,
     /// Directions of the pending generation, `d x N` column-major.
     z: Vec<f64>,
-    rng: GfRng,
-    pending: bool,
-    generation: u64,
+    #[serde(flatten)]
+    progress: Progress,
     /// RMS sampled step per coordinate of the last population.
     last_scale: f64,
     /// CSA evolution path (empty without [`StepSize::Csa`]).
@@ -213,27 +213,13 @@ pub struct Ingo {
     failure: Option<String>,
     #[serde(skip)]
     scratch: Work<Scratch>,
-    #[serde(skip)]
-    events: Vec<Event>,
 }
 
 /// Equality of the algorithm state (scratch and undelivered events excluded).
 impl PartialEq for Ingo {
     fn eq(&self, o: &Self) -> bool {
-        (
-            self.variant,
-            &self.p,
-            &self.mu,
-            &self.l,
-            &self.z,
-            &self.rng,
-            self.pending,
-            self.generation,
-            &self.path,
-            &self.msr,
-            &self.tpa,
-            &self.guard,
-        ) == (o.variant, &o.p, &o.mu, &o.l, &o.z, &o.rng, o.pending, o.generation, &o.path, &o.msr, &o.tpa, &o.guard)
+        (self.variant, &self.p, &self.mu, &self.l, &self.z, &self.progress, &self.path, &self.msr, &self.tpa, &self.guard)
+            == (o.variant, &o.p, &o.mu, &o.l, &o.z, &o.progress, &o.path, &o.msr, &o.tpa, &o.guard)
             && self.last_scale.to_bits() == o.last_scale.to_bits()
             && self.rule_log_scale.to_bits() == o.rule_log_scale.to_bits()
     }
@@ -252,9 +238,7 @@ impl Ingo {
             p,
             l: scaled_identity(d, 1.0 / sigma0),
             mu: x0,
-            rng: rng_from_seed(seed),
-            pending: false,
-            generation: 0,
+            progress: Progress::new(seed),
             last_scale: sigma0,
             path: if params.step_size == StepSize::Csa { vec![0.0; d] } else { Vec::new() },
             msr: (params.step_size == StepSize::Msr).then_some((0.0, None)),
@@ -263,7 +247,6 @@ impl Ingo {
             rule_log_scale: 0.0,
             failure: None,
             scratch: Work::default(),
-            events: Vec::new(),
         })
     }
 
@@ -297,7 +280,7 @@ impl Ingo {
             return Err(CoreError::invalid("directions", format!("entry {i} = {}", z[i]), "finite"));
         }
         self.z.copy_from_slice(z);
-        self.pending = true;
+        self.progress.pending = true;
         self.ask_into(out)
     }
 
@@ -319,7 +302,7 @@ impl Ingo {
             // The mean did not move: the sampled directions stay and the rule skips this generation.
             return;
         }
-        let radius = (0..d).map(|_| StandardNormal.sample(&mut self.rng)).map(|g: f64| g * g).sum::<f64>().sqrt();
+        let radius = (0..d).map(|_| StandardNormal.sample(&mut self.progress.rng)).map(|g: f64| g * g).sum::<f64>().sqrt();
         let (head, tail) = self.z.split_at_mut(d);
         for ((a, b), vj) in head.iter_mut().zip(&mut tail[..d]).zip(v.iter()) {
             *a = vj * radius / norm;
@@ -346,18 +329,8 @@ impl Ingo {
         self.p.msr_damping = None;
         self.p.mean_rate = Some(rate);
         self.p.guard_mean_rate = None;
-        let g = self.generation;
-        self.event(
-            EventKind::StepRuleOff,
-            format!(
-                "generation {g}: value spread ~ scale^{a:.2} (cusps): step-size rule off, scale x {:.3e} (its shrinking undone)",
-                undo.exp()
-            ),
-        );
-    }
-
-    fn event(&mut self, kind: EventKind, message: String) {
-        self.events.push(Event { kind, message });
+        let what = format!("value spread ~ scale^{a:.2} (cusps): step-size rule off, scale x {:.3e} (its shrinking undone)", undo.exp());
+        self.progress.event(EventKind::StepRuleOff, what);
     }
 }
 
@@ -388,9 +361,9 @@ impl AskTell for Ingo {
 
     fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
         let (d, n) = (self.dim(), self.p.n);
-        if !self.pending {
-            self.p.sampling.fill(&mut self.rng, d, n, &mut self.z);
-            self.pending = true;
+        if !self.progress.pending {
+            self.p.sampling.fill(&mut self.progress.rng, d, n, &mut self.z);
+            self.progress.pending = true;
             self.place_test_points();
         }
         out.resize(n, d);
@@ -421,12 +394,10 @@ impl AskTell for Ingo {
     fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
         let (d, n) = (self.dim(), self.p.n);
         let sc = &mut self.scratch.0;
-        begin_tell(&mut self.pending, population, values, (d, n), self.p.policy, &mut sc.vals)?;
-        self.generation = self.generation.saturating_add(1);
+        self.progress.begin_tell(population, values, (d, n), self.p.policy, &mut sc.vals)?;
         sc.s.resize(n, 0.0);
         if let Err(why) = self.p.score.compute(&sc.vals, &mut sc.s, &mut sc.order) {
-            let g = self.generation;
-            self.event(EventKind::NoUpdate, format!("generation {g}: {why:?} values, distribution unchanged"));
+            self.progress.event(EventKind::NoUpdate, format!("{why:?} values, distribution unchanged"));
             return Ok(());
         }
         let beta = self.p.beta;
@@ -450,9 +421,7 @@ impl AskTell for Ingo {
         // Precision update, backtracking on the covariance step to stay positive definite.
         let keep = |step: f64| if self.p.score == ScoreTransform::LogRank { 1.0 - step } else { 1.0 };
         let outcome = pd_rank_update(&mut self.l, d, &sc.y, &self.z, &sc.s, beta, keep, self.p.max_backtracks, &mut sc.rank);
-        if let Some(e) = pd_event(&outcome, self.generation) {
-            self.events.push(e);
-        }
+        report_pd(&outcome, &mut self.progress);
         let sc = &mut self.scratch.0;
         if dense_lookahead {
             // Sigma_{t+1} g = L^{-T} L^{-1} g.
@@ -474,9 +443,7 @@ impl AskTell for Ingo {
                     sc.small[i * n + i] += k;
                 }
                 if !gradfree_core::linalg::solve_dense(&mut sc.small, n, &mut sc.u) {
-                    let g = self.generation;
-                    self.events
-                        .push(Event { kind: EventKind::NoUpdate, message: format!("generation {g}: singular mean step, mean unchanged") });
+                    self.progress.event(EventKind::NoUpdate, "singular mean step, mean unchanged");
                     return Ok(());
                 }
             }
@@ -539,7 +506,7 @@ impl AskTell for Ingo {
             let i = self.l.iter().position(|v| !v.is_finite()).unwrap_or(0);
             // A scale shrunk past ~1e-150 (a step-size rule run without convergence rules)
             // overflows the precision factor; the next points would be NaN.
-            let (g, v) = (self.generation, self.l[i]);
+            let (g, v) = (self.progress.generation, self.l[i]);
             self.failure = Some(format!("ingo: the precision factor overflowed ({v}) at generation {g}: the scale collapsed"));
         }
         Ok(())
@@ -570,7 +537,7 @@ impl AskTell for Ingo {
     }
 
     fn take_events(&mut self) -> Vec<Event> {
-        std::mem::take(&mut self.events)
+        self.progress.take_events()
     }
 
     fn failure(&self) -> Option<&str> {

@@ -371,12 +371,7 @@ impl AskTell for Mines {
                 self.backtrack.record(&self.mu, &w.g, l);
             }
             let eta1 = eta1 * self.backtrack.factor;
-            let mut max_step: f64 = 0.0;
-            for (m, gj) in self.mu.iter_mut().zip(&w.g) {
-                *m -= eta1 * gj;
-                max_step = max_step.max((eta1 * gj).abs());
-            }
-            self.last_step = max_step;
+            self.last_step = crate::points::descend(&mut self.mu, w.g.iter().map(|g| eta1 * g));
         }
         // Precision: P <- Pi((1 - eta2) P + eta2 H~), H~ = G~ + S^{-1}.
         let eta2 = step(self.p.eta2, self.p.s2, self.p.k0, self.k);
@@ -415,17 +410,10 @@ impl AskTell for Mines {
         self.project()
     }
 
-    fn mean(&self) -> &[f64] {
-        &self.mu
-    }
+    crate::mean_and_last_step!();
 
     fn failure(&self) -> Option<&str> {
         self.failure.as_deref()
-    }
-
-    /// Infinity norm of the last mean step (the smoothing `alpha` is fixed).
-    fn scale(&self) -> f64 {
-        self.last_step
     }
 
     fn take_events(&mut self) -> Vec<Event> {

@@ -185,18 +185,15 @@ pub(crate) fn pd_rank_update(
     }
 }
 
-/// The event an optimizer reports for a [`PdUpdate`], if any.
-pub(crate) fn pd_event(outcome: &PdUpdate, generation: u64) -> Option<gradfree_core::Event> {
+/// Reports a [`PdUpdate`] that was not a full step as an event of the current generation.
+pub(crate) fn report_pd(outcome: &PdUpdate, progress: &mut crate::progress::Progress) {
+    use gradfree_core::EventKind;
     match outcome {
-        PdUpdate::Full => None,
-        PdUpdate::Backtracked(k) => Some(gradfree_core::Event {
-            kind: gradfree_core::EventKind::Backtrack,
-            message: format!("generation {generation}: covariance step halved {k} time(s) to stay positive definite"),
-        }),
-        PdUpdate::Kept => Some(gradfree_core::Event {
-            kind: gradfree_core::EventKind::CovarianceKept,
-            message: format!("generation {generation}: no positive-definite covariance step found; covariance unchanged"),
-        }),
+        PdUpdate::Full => {}
+        PdUpdate::Backtracked(k) => {
+            progress.event(EventKind::Backtrack, format!("covariance step halved {k} time(s) to stay positive definite"))
+        }
+        PdUpdate::Kept => progress.event(EventKind::CovarianceKept, "no positive-definite covariance step found; covariance unchanged"),
     }
 }
 

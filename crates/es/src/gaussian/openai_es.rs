@@ -144,31 +144,20 @@ impl AskTell for OpenAiEs {
             }
         }
         self.t = self.t.saturating_add(1);
-        let max_step = match self.opt {
+        self.last_step = match self.opt {
             EsOptimizer::Adam => super::adam_descent(&mut self.mu, &mut self.m1, &mut self.m2, g, 1.0, self.lr, self.t),
             EsOptimizer::Sgd => {
-                let mut max_step: f64 = 0.0;
-                for ((mu, m1), &gj) in self.mu.iter_mut().zip(self.m1.iter_mut()).zip(g.iter()) {
+                for (m1, &gj) in self.m1.iter_mut().zip(g.iter()) {
                     *m1 = 0.9 * *m1 + (1.0 - 0.9) * gj;
-                    let step = self.lr * *m1;
-                    *mu -= step;
-                    max_step = max_step.max(step.abs());
                 }
-                max_step
+                let lr = self.lr;
+                crate::points::descend(&mut self.mu, self.m1.iter().map(|m| lr * m))
             }
         };
-        self.last_step = max_step;
         Ok(())
     }
 
-    fn mean(&self) -> &[f64] {
-        &self.mu
-    }
-
-    /// Infinity norm of the last mean step (the noise scale is fixed).
-    fn scale(&self) -> f64 {
-        self.last_step
-    }
+    crate::mean_and_last_step!();
 }
 
 /// Restored-state invariants: sizes from `d` and an even `N`, positive rates and `sigma`, finite

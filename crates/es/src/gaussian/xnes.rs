@@ -14,11 +14,12 @@
 
 use gradfree_core::StateCheck;
 use gradfree_core::state as chk;
-use gradfree_core::{AskTell, CoreError, GfRng, NonFinitePolicy, ParamGuard, Population, begin_tell, rng_from_seed};
+use gradfree_core::{AskTell, CoreError, NonFinitePolicy, ParamGuard, Population};
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
 use crate::points::{Work, rank_order, write_points};
+use crate::progress::Progress;
 use crate::sizes::{popsize, positive};
 use gradfree_core::linalg::{EigenWork, gemm, gemm_nt, scaled_identity, sym_eigen};
 
@@ -69,9 +70,8 @@ pub struct Xnes {
     b: Vec<f64>,
     s: Vec<f64>,
     bs: Vec<f64>,
-    rng: GfRng,
-    pending: bool,
-    generation: u64,
+    #[serde(flatten)]
+    progress: Progress,
     /// The numerical failure that ended the run, if any ([`AskTell::failure`]; older states: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     failure: Option<String>,
@@ -121,9 +121,7 @@ impl Xnes {
             s: vec![0.0; d * n],
             bs: vec![0.0; d * n],
             mu: x0,
-            rng: rng_from_seed(seed),
-            pending: false,
-            generation: 0,
+            progress: Progress::new(seed),
             failure: None,
             work: Work::default(),
         })
@@ -140,11 +138,11 @@ impl AskTell for Xnes {
 
     fn ask_into(&mut self, out: &mut Population) -> Result<(), CoreError> {
         let (d, n) = (self.dim(), self.n);
-        if !self.pending {
-            self.s.iter_mut().for_each(|v| *v = StandardNormal.sample(&mut self.rng));
-            gemm(&self.b, d, d, &self.s, n, &mut self.bs);
-            self.pending = true;
-        }
+        let (s, b, bs) = (&mut self.s, &self.b, &mut self.bs);
+        self.progress.draw_once(|rng| {
+            s.iter_mut().for_each(|v| *v = StandardNormal.sample(rng));
+            gemm(b, d, d, s, n, bs);
+        });
         write_points(out, &self.mu, self.sigma, &self.bs);
         Ok(())
     }
@@ -152,8 +150,7 @@ impl AskTell for Xnes {
     fn tell(&mut self, population: &Population, values: &[f64]) -> Result<(), CoreError> {
         let (d, n) = (self.dim(), self.n);
         let w = &mut self.work.0;
-        begin_tell(&mut self.pending, population, values, (d, n), self.policy, &mut w.vals)?;
-        self.generation = self.generation.saturating_add(1);
+        self.progress.begin_tell(population, values, (d, n), self.policy, &mut w.vals)?;
         rank_order(&w.vals, &mut w.order);
         for (buf, len) in [(&mut w.g_delta, d), (&mut w.g_m, d * d), (&mut w.bg, d), (&mut w.evals, d)] {
             buf.clear();
@@ -190,7 +187,7 @@ impl AskTell for Xnes {
         self.sigma *= (0.5 * self.eta_cov * g_sigma).exp();
         // B <- B expm(eta/2 G_B), expm = V diag(exp(eta/2 lambda)) V^T from the eigendecomposition.
         if !sym_eigen(&w.g_m, d, &mut w.evals, Some(&mut w.vecs), &mut w.eig) {
-            self.failure = Some(format!("xnes: eigendecomposition failed at generation {}", self.generation));
+            self.failure = Some(format!("xnes: eigendecomposition failed at generation {}", self.progress.generation));
             return Ok(());
         }
         w.scaled.copy_from_slice(&w.vecs);
@@ -202,7 +199,7 @@ impl AskTell for Xnes {
         gemm(&self.b, d, d, &w.expm, d, &mut w.newb);
         std::mem::swap(&mut self.b, &mut w.newb);
         if !(self.sigma.is_finite() && self.sigma > 0.0) {
-            self.failure = Some(format!("xnes: sigma became {} at generation {}", self.sigma, self.generation));
+            self.failure = Some(format!("xnes: sigma became {} at generation {}", self.sigma, self.progress.generation));
         }
         Ok(())
     }
@@ -215,17 +212,7 @@ impl AskTell for Xnes {
         self.failure.as_deref()
     }
 
-    /// `sigma * max_i ||row_i(B)||`, the largest coordinate standard deviation.
-    fn scale(&self) -> f64 {
-        self.coordinate_sds().fold(0.0, f64::max)
-    }
-
-    /// `sigma sqrt((B B^T)_ii)`.
-    fn spread_into(&self, out: &mut Vec<f64>) -> bool {
-        out.clear();
-        out.extend(self.coordinate_sds());
-        true
-    }
+    crate::coordinate_spread!();
 
     /// `sigma <- factor sigma`.
     fn shrink_spread(&mut self, factor: f64) {

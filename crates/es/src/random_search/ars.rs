@@ -130,8 +130,7 @@ impl AskTell for Ars {
         });
         let kept = &order[..self.top];
         let sd = gradfree_core::stats::finite_population_sd(kept.iter().flat_map(|&k| [vals[2 * k], vals[2 * k + 1]]));
-        let mut max_step: f64 = 0.0;
-        if sd > 0.0 && sd.is_finite() {
+        self.last_step = if sd > 0.0 && sd.is_finite() {
             let c = self.lr / (self.top as f64 * sd);
             step.clear();
             step.resize(d, 0.0);
@@ -141,23 +140,14 @@ impl AskTell for Ars {
                     step.iter_mut().zip(&self.delta[k * d..(k + 1) * d]).for_each(|(s, e)| *s += c * diff * e);
                 }
             }
-            for (m, s) in self.mu.iter_mut().zip(step.iter()) {
-                *m -= s;
-                max_step = max_step.max(s.abs());
-            }
-        }
-        self.last_step = max_step;
+            crate::points::descend(&mut self.mu, step.iter().copied())
+        } else {
+            0.0
+        };
         Ok(())
     }
 
-    fn mean(&self) -> &[f64] {
-        &self.mu
-    }
-
-    /// Infinity norm of the last step (the exploration noise is fixed).
-    fn scale(&self) -> f64 {
-        self.last_step
-    }
+    crate::mean_and_last_step!();
 }
 
 /// Restored-state invariants: sizes, an even population, `1 <= b <= N/2`, positive rates,

@@ -262,24 +262,11 @@ impl AskTell for NesterovSpokoiny {
             self.backtrack.record(&self.mu, &self.grad, l);
         }
         let eta = self.eta(self.k) * self.backtrack.factor;
-        let mut max_step: f64 = 0.0;
-        for (m, g) in self.mu.iter_mut().zip(&self.grad) {
-            let s = eta * *g;
-            *m -= s;
-            max_step = max_step.max(s.abs());
-        }
-        self.last_step = max_step;
+        self.last_step = crate::points::descend(&mut self.mu, self.grad.iter().map(|g| eta * g));
         Ok(())
     }
 
-    fn mean(&self) -> &[f64] {
-        &self.mu
-    }
-
-    /// Infinity norm of the last mean step (the smoothing `alpha` is fixed).
-    fn scale(&self) -> f64 {
-        self.last_step
-    }
+    crate::mean_and_last_step!();
 
     fn take_events(&mut self) -> Vec<Event> {
         std::mem::take(&mut self.events)
