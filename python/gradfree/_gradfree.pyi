@@ -135,32 +135,16 @@ class FeatureMap:
 
 def bo_default_n_initial(d: int) -> int:
     """The default size of the initial design, max(10, 3d + 2)."""
+def bo_keywords() -> str:
+    """The keywords of a BO run as JSON (name, kind, values, default, cli, python, doc)."""
 
 class BatchBO:
     """Batch Bayesian optimization of gradfree_bo (ask/tell, pending points)."""
 
-    def __init__(
-        self,
-        lower: List[float],
-        upper: List[float],
-        kinds: List[str],
-        seed: int,
-        method: Optional[str] = None,
-        batch_size: Optional[int] = None,
-        n_initial: Optional[int] = None,
-        kernel: Optional[str] = None,
-        noise: Optional[float] = None,
-        weight: Optional[float] = None,
-        beta: Optional[float] = None,
-        acq_starts: Optional[int] = None,
-        acq_evals_per_dim: Optional[int] = None,
-        acq_max_evals: Optional[int] = None,
-        fit_restarts: Optional[int] = None,
-        on_nonfinite: Optional[str] = None,
-        budget: Optional[int] = None,
-        design_seed: Optional[int] = None,
-    ) -> None:
-        """Fields left None take the library's defaults (gradfree_bo::BoParams)."""
+    @staticmethod
+    def from_spec(lower: List[float], upper: List[float], kinds: List[str], seed: int, params_json: str) -> "BatchBO":
+        """The optimizer of the keywords in params_json (names as bo_keywords() lists them; absent
+        or null: the library's defaults, gradfree_bo::BoParams)."""
     def ask(self, n: Optional[int] = None) -> _F64: ...
     def tell(self, x: _F64, y: List[float]) -> None: ...
     @property

@@ -4,8 +4,8 @@
 
 use std::sync::Mutex;
 
-use gradfree_bo::{BatchBo as Inner, BoParams, InnerOptions, KernelKind, Method, NoiseModel, Space, VarKind};
-use gradfree_core::{AskTell, NonFinitePolicy, Population};
+use gradfree_bo::{BatchBo as Inner, Space, VarKind};
+use gradfree_core::{AskTell, Population};
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
@@ -13,10 +13,7 @@ use pyo3::prelude::*;
 use crate::errors::{Kind, ToPyErr, new_err};
 use crate::{err, interruptible};
 
-/// `BatchBO(lower, upper, kinds, seed, method=None, batch_size=None, n_initial=None, kernel=None,
-/// noise=None, weight=None, beta=None, acq_starts=None, acq_evals_per_dim=None, acq_max_evals=None,
-/// fit_restarts=None, on_nonfinite=None, budget=None)`: the optimizer of a
-/// [`gradfree_bo::BoParams`] whose fields left `None` take the library's defaults.
+/// The batch Bayesian optimizer ([`gradfree_bo::BatchBo`]), built by `BatchBO.from_spec`.
 #[pyclass(module = "gradfree._gradfree")]
 struct BatchBO {
     inner: Mutex<Inner>,
@@ -28,31 +25,12 @@ fn lock(m: &Mutex<Inner>) -> std::sync::MutexGuard<'_, Inner> {
 
 #[pymethods]
 impl BatchBO {
-    #[new]
-    #[pyo3(signature = (lower, upper, kinds, seed, method = None, batch_size = None, n_initial = None, kernel = None,
-        noise = None, weight = None, beta = None, acq_starts = None, acq_evals_per_dim = None, acq_max_evals = None, fit_restarts = None,
-        on_nonfinite = None, budget = None, design_seed = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        lower: Vec<f64>,
-        upper: Vec<f64>,
-        kinds: Vec<String>,
-        seed: u64,
-        method: Option<&str>,
-        batch_size: Option<usize>,
-        n_initial: Option<usize>,
-        kernel: Option<&str>,
-        noise: Option<f64>,
-        weight: Option<f64>,
-        beta: Option<f64>,
-        acq_starts: Option<usize>,
-        acq_evals_per_dim: Option<usize>,
-        acq_max_evals: Option<usize>,
-        fit_restarts: Option<usize>,
-        on_nonfinite: Option<&str>,
-        budget: Option<usize>,
-        design_seed: Option<u64>,
-    ) -> PyResult<Self> {
+    /// `BatchBO.from_spec(lower, upper, kinds, seed, params_json)`: the optimizer over the box
+    /// `[lower, upper]` with coordinate kinds `continuous` (or `real`), `integer`, `categorical`,
+    /// and the parameters given as a JSON object of keywords named as `bo_keywords()` lists them
+    /// (`gradfree_bo::keywords::params`; null or absent: the library's default).
+    #[staticmethod]
+    fn from_spec(lower: Vec<f64>, upper: Vec<f64>, kinds: Vec<String>, seed: u64, params_json: &str) -> PyResult<Self> {
         let kinds = kinds
             .iter()
             .map(|k| match k.as_str() {
@@ -63,31 +41,9 @@ impl BatchBO {
             })
             .collect::<PyResult<Vec<_>>>()?;
         let space = Space::new(lower, upper, kinds).map_err(ToPyErr::to_py)?;
-        let d = BoParams::default();
-        let params = BoParams {
-            method: method.map_or(Ok(d.method), Method::parse).map_err(ToPyErr::to_py)?,
-            batch_size: batch_size.unwrap_or(d.batch_size),
-            n_initial,
-            kernel: kernel.map_or(Ok(d.kernel), KernelKind::parse_param).map_err(ToPyErr::to_py)?,
-            noise: noise.map_or(d.noise, NoiseModel::Fixed),
-            weight: weight.unwrap_or(d.weight),
-            beta,
-            inner: InnerOptions {
-                starts: acq_starts.unwrap_or(d.inner.starts),
-                evals_per_dim: acq_evals_per_dim.unwrap_or(d.inner.evals_per_dim),
-                max_evals: acq_max_evals.unwrap_or(d.inner.max_evals),
-                ..d.inner
-            },
-            fit_restarts: fit_restarts.unwrap_or(d.fit_restarts),
-            on_nonfinite: match on_nonfinite {
-                None => d.on_nonfinite,
-                Some("error") => NonFinitePolicy::Error,
-                Some("treat-as-inf") => NonFinitePolicy::TreatAsInf,
-                Some(other) => return Err(err(format!("invalid on_nonfinite = {other}: expected 'error' or 'treat-as-inf'"))),
-            },
-            budget,
-            design_seed,
-        };
+        let given: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(params_json).map_err(|e| err(format!("params_json: {e}")))?;
+        let params = gradfree_bo::keywords::params(&given).map_err(ToPyErr::to_py)?;
         Ok(BatchBO { inner: Mutex::new(Inner::new(space, params, seed).map_err(ToPyErr::to_py)?) })
     }
 
@@ -274,8 +230,17 @@ fn bo_default_n_initial(d: usize) -> usize {
     gradfree_bo::default_n_initial(d)
 }
 
+/// `bo_keywords()`: the keywords of a BO run as a JSON list (each with its name, kind, accepted
+/// values, default, command-line and Python names and doc), read from the fields of
+/// `gradfree_bo::BoParams` ([`gradfree_bo::keywords::keywords`]).
+#[pyfunction]
+fn bo_keywords() -> PyResult<String> {
+    serde_json::to_string(&gradfree_bo::keywords::keywords()).map_err(err)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bo_default_n_initial, m)?)?;
+    m.add_function(wrap_pyfunction!(bo_keywords, m)?)?;
     m.add_class::<BatchBO>()?;
     m.add_class::<GaussianProcess>()?;
     Ok(())

@@ -1,7 +1,9 @@
-"""The Python keywords of the inference front end are the library's (``gradfree.inference.KEYWORDS``,
-read from the Rust specs' fields): each keyword is a parameter of ``fit`` and ``fit_stream``, and
-the docstring's default and accepted values are the library's."""
+"""The Python keywords of the front ends are the library's, read from the Rust specs' fields: for
+inference (``gradfree.inference.KEYWORDS``) each keyword is a parameter of ``fit`` and
+``fit_stream`` and the docstring's default and accepted values are the library's; the ES classes
+take every stop rule; ``gradfree.bo.Optimizer`` takes and hands on every BO keyword."""
 import ast
+import json
 import inspect
 import re
 
@@ -90,3 +92,64 @@ def test_the_es_classes_take_every_stop_rule():
     for k in rules:
         assert k["python"] in params, f"the ES classes have no keyword {k['python']}"
         assert k["python"] in documented, f"the ES docstring does not document {k['python']}"
+
+
+#: Keywords of the library's BO run that ``gradfree.bo.Optimizer`` takes under scikit-optimize's
+#: name, and the name.
+BO_SKOPT_NAMES = {"n_initial": "n_initial_points", "budget": "n_calls", "design_seed": "random_state"}
+
+
+def _bo_keywords():
+    from gradfree.bo import optimizer
+    return [k for k in optimizer.KEYWORDS.values() if k["python"]]
+
+
+def test_the_bo_optimizer_takes_every_keyword_and_hands_them_on(monkeypatch):
+    """Each BO keyword Python takes is a parameter of ``Optimizer`` (under scikit-optimize's name
+    where it has one), and ``Optimizer`` hands the library exactly those keywords."""
+    from gradfree import _gradfree
+    from gradfree.bo import Optimizer, optimizer
+
+    params = inspect.signature(Optimizer).parameters
+    for k in _bo_keywords():
+        name = BO_SKOPT_NAMES.get(k["name"], k["python"])
+        assert name in params, f"Optimizer has no keyword {name}"
+    handed = []
+
+    class Recording:
+        @staticmethod
+        def from_spec(lo, hi, kinds, seed, params_json):
+            handed.append(json.loads(params_json))
+            return _gradfree.BatchBO.from_spec(lo, hi, kinds, seed, params_json)
+
+    class Proxy:
+        BatchBO = Recording
+
+        def __getattr__(self, name):
+            return getattr(_gradfree, name)
+
+    monkeypatch.setattr(optimizer, "_gradfree", Proxy())
+    Optimizer([(0.0, 1.0), (-2.0, 2.0)], random_state=3, n_calls=30, kernel="rbf", on_nonfinite="treat-as-inf")
+    assert set(handed[0]) == {k["python"] for k in _bo_keywords()}
+    assert handed[0]["kernel"] == "rbf" and handed[0]["design_seed"] == 3 and handed[0]["budget"] == 30
+
+
+def test_the_library_reads_the_bo_keywords_by_name():
+    """An unknown keyword is refused with the known ones listed; the Python kernel names and the
+    library's non-finite policies are accepted, an ill-typed value is named."""
+    from gradfree import _gradfree
+    from gradfree.bo import optimizer
+
+    box = ([0.0, 0.0], [1.0, 1.0], ["continuous", "continuous"], 0)
+    with pytest.raises(InvalidParameterError, match="unknown keyword batch: expected one of .*batch_size"):
+        _gradfree.BatchBO.from_spec(*box, json.dumps({"batch": 3}))
+    with pytest.raises(InvalidParameterError, match="acq_starts"):
+        _gradfree.BatchBO.from_spec(*box, json.dumps({"acq_starts": "four"}))
+    with pytest.raises(InvalidParameterError, match="acq_starts"):
+        _gradfree.BatchBO.from_spec(*box, json.dumps({"acq_starts": 0}))
+    for kernel in ("matern52", "rbf"):
+        _gradfree.BatchBO.from_spec(*box, json.dumps({"kernel": kernel}))
+    for policy in optimizer.KEYWORDS["on_nonfinite"]["values"]:
+        _gradfree.BatchBO.from_spec(*box, json.dumps({"on_nonfinite": policy}))
+    bo = _gradfree.BatchBO.from_spec(*box, json.dumps({"method": "ucb", "batch_size": 2}))
+    assert (bo.method, bo.batch_size) == ("ucb", 2)

@@ -19,6 +19,7 @@ pub struct InnerOptions {
     pub starts: usize,
     /// Acquisition evaluations per start, per variable (default 50: `50 D` for `D` variables,
     /// at least 400 and at most `max_evals`).
+    #[schemars(extend("x-cli" = "acq-evals"))]
     pub evals_per_dim: usize,
     /// At most this many acquisition evaluations per start (default 2,000). With the default 50
     /// per variable it binds only beyond `D = 40` variables: BKOP's joint search over `L·d`
@@ -27,6 +28,7 @@ pub struct InnerOptions {
     #[serde(default = "default_max_evals")]
     pub max_evals: usize,
     /// Initial CMA-ES step size in unit-cube coordinates (default 0.2).
+    #[schemars(extend("x-cli" = "", "x-python" = ""))]
     pub sigma0: f64,
 }
 

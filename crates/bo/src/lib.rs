@@ -17,6 +17,7 @@ pub mod error;
 pub mod gp;
 pub mod inner;
 pub mod kernel;
+pub mod keywords;
 pub mod optimizer;
 pub mod space;
 

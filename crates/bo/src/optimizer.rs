@@ -33,6 +33,7 @@ pub struct BoParams {
     /// Selection rule (default `bkop`).
     pub method: Method,
     /// Points per `ask()` (default 5; `ask_batch(n)` asks for any other number).
+    #[schemars(extend("x-cli" = "batch"))]
     pub batch_size: usize,
     /// Size of the initial lattice design (default `max(10, 3d + 2)`, 20 at d = 6 as in §4.7.2;
     /// Bull's method: the budget minus one).
@@ -45,19 +46,23 @@ pub struct BoParams {
     pub weight: f64,
     /// Fixed `beta_t` for `gp-bucb` and `gp-ucb-pe` (default: the schedule `0.2 d ln(2t)`).
     pub beta: Option<f64>,
-    /// Budget of the inner CMA-ES.
+    /// Budget of the inner CMA-ES (its keywords are those of [`InnerOptions`], prefixed `acq_`).
     pub inner: InnerOptions,
     /// Random starts of the hyper-parameter fit besides the previous optimum and the default (3),
     /// on the first fit and every 5th round.
+    #[schemars(extend("x-cli" = "", "x-python" = ""))]
     pub fit_restarts: usize,
     /// NaN or infinite values: an error, or a failed evaluation recorded at the worst finite
     /// value seen so the model learns to avoid the region.
     pub on_nonfinite: NonFinitePolicy,
-    /// Total evaluations, needed by `bull` only (its design has `budget − 1` points).
+    /// Total evaluations, needed by `bull` only (its design has `budget − 1` points). The command
+    /// line gives it from the design and `--rounds`.
+    #[schemars(extend("x-cli" = ""))]
     pub budget: Option<usize>,
     /// Seed of a uniform random shift of the lattice design (modulo 1, which keeps its packing
     /// radius on the torus), so repeated runs start from different designs; `None` (default):
     /// the fixed half-cell shift.
+    #[schemars(extend("x-cli" = ""))]
     pub design_seed: Option<u64>,
 }
 

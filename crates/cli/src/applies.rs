@@ -233,6 +233,32 @@ mod tests {
         assert_eq!(crate::flags::core_flag("tol_f_window").as_deref(), Some("--tol-f-window"));
     }
 
+    /// `gradfree bo` has a flag for every keyword of a BO run that declares one
+    /// ([`gradfree_bo::keywords::keywords`]), with the keyword's default where the flag shows one;
+    /// those without a flag are not flags; errors name the flag.
+    #[test]
+    fn bo_flags_are_the_specs_keywords() {
+        let command = crate::command();
+        let bo = command.find_subcommand("bo").expect("bo");
+        for k in gradfree_bo::keywords::keywords() {
+            let arg = bo.get_arguments().find(|a| a.get_long() == Some(k.cli.as_str()));
+            if k.cli.is_empty() {
+                let long = k.name.replace('_', "-");
+                assert!(bo.get_arguments().all(|a| a.get_long() != Some(long.as_str())), "--{long} declared flagless");
+                assert_eq!(crate::flags::bo_flag(&k.name), None);
+                continue;
+            }
+            let arg = arg.unwrap_or_else(|| panic!("no --{} for {}", k.cli, k.name));
+            assert_eq!(crate::flags::bo_flag(&k.name), Some(format!("--{}", k.cli)));
+            let shown: Vec<String> = arg.get_default_values().iter().map(|v| v.to_string_lossy().into_owned()).collect();
+            match (&k.default, shown.as_slice()) {
+                (Some(serde_json::Value::Number(n)), [s]) => assert_eq!(s.parse::<f64>().ok(), n.as_f64(), "--{}", k.cli),
+                (Some(serde_json::Value::String(d)), [s]) => assert_eq!(s, d, "--{}", k.cli),
+                _ => {}
+            }
+        }
+    }
+
     /// Negative numbers are values of the flag before them, so a wrong sign is named by its flag.
     #[test]
     fn negative_numbers_are_values() {

@@ -26,22 +26,13 @@ pub fn core_flag(name: &str) -> Option<String> {
 }
 
 /// The flag of `gradfree bo` that sets a parameter of `gradfree_bo::BoParams` (an invalid
-/// parameter reported by the BO crate), if there is one.
-pub fn bo_flag(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "batch_size" => "--batch",
-        "dim" => "--dim",
-        "n_initial" => "--n-initial",
-        "acq_starts" => "--acq-starts",
-        "acq_evals_per_dim" => "--acq-evals",
-        "acq_max_evals" => "--acq-max-evals",
-        "weight" => "--weight",
-        "beta" => "--beta",
-        "noise" => "--noise",
-        "kernel" => "--kernel",
-        "method" => "--method",
-        _ => return None,
-    })
+/// parameter reported by the BO crate), if there is one: a keyword's own flag
+/// ([`gradfree_bo::keywords::keywords`]), or the command's `--dim`.
+pub fn bo_flag(name: &str) -> Option<String> {
+    if name == "dim" {
+        return Some("--dim".to_string());
+    }
+    gradfree_bo::keywords::keywords().into_iter().find(|k| k.name == name && !k.cli.is_empty()).map(|k| format!("--{}", k.cli))
 }
 
 /// The flag of `gradfree infer` that sets a parameter of `gradfree_inference::InferenceSpec` or
@@ -163,7 +154,7 @@ fn message(e: &(dyn Error + 'static)) -> String {
     }
     let Some((c, origin)) = core_of(e) else { return e.to_string() };
     let flag_of = |name: &str| match origin {
-        Origin::Bo => bo_flag(name).map(str::to_string).or_else(|| core_flag(name)),
+        Origin::Bo => bo_flag(name).or_else(|| core_flag(name)),
         Origin::Inference => infer_flag(name),
         Origin::Robust => train_flag(name).map(str::to_string),
         Origin::Run => core_flag(name),

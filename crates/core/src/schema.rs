@@ -25,9 +25,10 @@ pub struct Keyword {
     pub minimum: Option<f64>,
     /// When it applies (`None`: always).
     pub applies: Option<Applies>,
-    /// Its flag on the command line, without the dashes (default: the name, kebab-cased).
+    /// Its flag on the command line, without the dashes (default: the name, kebab-cased; empty:
+    /// the command line has no flag for it, `"x-cli": ""`).
     pub cli: String,
-    /// Its Python keyword (default: the name).
+    /// Its Python keyword (default: the name; empty: Python does not take it).
     pub python: String,
     /// The field's doc comment.
     pub doc: String,

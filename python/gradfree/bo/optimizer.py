@@ -91,6 +91,11 @@ def _n_initial(n_initial_points, d: int, name: str = "n_initial_points") -> int:
     return _count(name, n_initial_points, 0)
 
 
+#: The keywords of the library's BO run (``gradfree_bo::BoParams``), by name: kind, accepted
+#: values, default, command-line and Python names, doc.
+KEYWORDS = {k["name"]: k for k in json.loads(_gradfree.bo_keywords())}
+
+
 def _opt(check: Callable, name: str, v):
     return None if v is None else check(name, v)
 
@@ -308,7 +313,7 @@ class Optimizer(_Checked):
             renamed["acq_starts"] = "acq_optimizer_kwargs['n_restarts_optimizer']"
         _check_n_jobs(n_jobs)
         _choice("kernel", kernel, (None, "matern52", "rbf"))
-        _choice("on_nonfinite", on_nonfinite, (None, "error", "treat-as-inf"))
+        _choice("on_nonfinite", on_nonfinite, (None, *KEYWORDS["on_nonfinite"]["values"]))
         method, lcb_weight = _acquisition(acq_func, method, kappa, xi, acq_func_kwargs)
         if lcb_weight is not None:
             weight = lcb_weight
@@ -343,16 +348,21 @@ class Optimizer(_Checked):
 
     def _make_bo(self, lo, hi, kinds, method, batch_size, n_init, kernel, noise, weight, beta, acq_starts,
                  acq_evals_per_dim, acq_max_evals, on_nonfinite, n_calls):
-        return _gradfree.BatchBO(
-            lo, hi, kinds, self.random_state, method=method, batch_size=_opt(_count, "batch_size", batch_size),
-            n_initial=max(n_init, 1), kernel=kernel, noise=_opt(_util.number, "noise", noise),
-            weight=_opt(_util.number, "weight", weight), beta=_opt(_util.number, "beta", beta),
-            acq_starts=_opt(_count, "acq_starts", acq_starts), acq_evals_per_dim=_opt(_count, "acq_evals_per_dim", acq_evals_per_dim),
-            acq_max_evals=_opt(_count, "acq_max_evals", acq_max_evals),
-            on_nonfinite=on_nonfinite, budget=_opt(_count, "n_calls", n_calls),
+        given = dict(
+            method=method, batch_size=_opt(_count, "batch_size", batch_size), n_initial=max(n_init, 1), kernel=kernel,
+            noise=_opt(_util.number, "noise", noise), weight=_opt(_util.number, "weight", weight),
+            beta=_opt(_util.number, "beta", beta), acq_starts=_opt(_count, "acq_starts", acq_starts),
+            acq_evals_per_dim=_opt(_count, "acq_evals_per_dim", acq_evals_per_dim),
+            acq_max_evals=_opt(_count, "acq_max_evals", acq_max_evals), on_nonfinite=on_nonfinite,
+            budget=_opt(_count, "n_calls", n_calls),
             # The lattice shifted by a uniform vector drawn from random_state (modulo 1, which keeps
             # its spacing): as scikit-optimize's initial points, the design depends on the seed.
             design_seed=self.random_state)
+        for name, v in given.items():
+            # JSON has no infinities; every numeric keyword of the library must be finite.
+            if isinstance(v, float) and not math.isfinite(v):
+                raise InvalidParameterError(f"{name} = {v}: expected a finite number")
+        return _gradfree.BatchBO.from_spec(lo, hi, kinds, self.random_state, json.dumps(given))
 
     # scikit-optimize's interface ---------------------------------------------------------------
     def ask(self, n_points: Optional[int] = None, strategy: str = "cl_min"):
