@@ -358,6 +358,8 @@ class NokModel:
     @staticmethod
     def from_bytes(data: bytes) -> "NokModel": ...
 
+def train_keywords() -> str:
+    """The keywords of a training run as JSON (name, kind, values, default, cli, python, aliases, doc)."""
 def robust_fit(x: _F32, y: npt.NDArray[np.int64], n_classes: int, spec_json: str, progress: bool = False,
                sample_weight: Optional[_F64] = None) -> Tuple[RobustModel, npt.NDArray[np.bool_]]: ...
 def robust_flip_labels(

@@ -53,8 +53,12 @@ from ._nok import ACTIVATIONS, STRUCTURES, NOKDenoiser, nok_kernel
 __all__ = ["RobustClassifier", "flip_labels", "curriculum_selection", "npcl_threshold", "estimate_noise_rate",
            "estimate_noise_rate_anchors", "LOSSES", "NOKDenoiser", "nok_kernel", "ACTIVATIONS", "STRUCTURES"]
 
+#: The keywords of the library's training run (``TrainRunSpec``), by name: kind, accepted values,
+#: default, command-line and Python names, the names the library's checks use, doc.
+KEYWORDS = {k["name"]: k for k in json.loads(_gradfree.train_keywords())}
+
 #: The losses of :class:`RobustClassifier`, by name.
-LOSSES = ("npcl", "cl", "ce", "gce", "coteaching", "hinge", "hinge-hard")
+LOSSES = tuple(KEYWORDS["loss"]["values"])
 
 
 def _rate(name, value):

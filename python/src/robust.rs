@@ -233,14 +233,30 @@ fn robust_fit<'py>(
     Ok((RobustModel { state }, PyArray1::from_vec(py, selected)))
 }
 
-/// A training error as `RobustClassifier` spells its keywords (scikit-learn's
-/// `hidden_layer_sizes` and `learning_rate` for the library's `hidden` and `lr`).
+/// The keywords of a training run ([`gradfree_experiments::train_run::keywords`]), read once.
+fn train_keywords_once() -> &'static [gradfree_core::schema::Keyword] {
+    static KEYWORDS: std::sync::OnceLock<Vec<gradfree_core::schema::Keyword>> = std::sync::OnceLock::new();
+    KEYWORDS.get_or_init(gradfree_experiments::train_run::keywords)
+}
+
+/// `train_keywords()`: the keywords of a training run as a JSON list (each with its name, kind,
+/// accepted values, default, command-line and Python names, the names the library's checks give
+/// it, and doc), read from the fields of [`TrainRunSpec`].
+#[pyfunction]
+fn train_keywords() -> PyResult<String> {
+    serde_json::to_string(train_keywords_once()).map_err(crate::err)
+}
+
+/// A training error as `RobustClassifier` spells its keywords: a parameter the library names
+/// (or names a part of) under the keyword's Python name (scikit-learn's `hidden_layer_sizes`
+/// and `learning_rate` for the library's `hidden` and `lr`).
 fn classifier_err(e: RobustError) -> PyErr {
     use gradfree_core::CoreError;
-    let rename = |name: &'static str| match name {
-        "hidden" => "hidden_layer_sizes",
-        "lr" => "learning_rate",
-        other => other,
+    let rename = |name: &'static str| -> &'static str {
+        train_keywords_once()
+            .iter()
+            .find(|k| !k.python.is_empty() && (k.name == name || k.aliases.iter().any(|a| a == name)))
+            .map_or(name, |k| k.python.as_str())
     };
     match e {
         RobustError::Core(CoreError::InvalidParameter { name, value, expected }) => {
@@ -262,5 +278,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(robust_estimate_trusted, m)?)?;
     m.add_function(wrap_pyfunction!(robust_estimate_anchors, m)?)?;
     m.add_function(wrap_pyfunction!(robust_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(train_keywords, m)?)?;
     Ok(())
 }

@@ -7,6 +7,7 @@ import json
 import inspect
 import re
 
+import numpy as np
 import pytest
 
 from gradfree import inference
@@ -153,3 +154,27 @@ def test_the_library_reads_the_bo_keywords_by_name():
         _gradfree.BatchBO.from_spec(*box, json.dumps({"on_nonfinite": policy}))
     bo = _gradfree.BatchBO.from_spec(*box, json.dumps({"method": "ucb", "batch_size": 2}))
     assert (bo.method, bo.batch_size) == ("ucb", 2)
+
+
+def test_the_robust_classifier_takes_every_training_keyword():
+    """Each keyword of the library's training run that Python takes is a parameter of
+    ``RobustClassifier`` (scikit-learn's names where the keyword declares one), the classifier
+    hands the library only keywords of the run, and an error of the library names the Python
+    keyword, also for a part of one (``eps`` of the loss is ``noise_rate``)."""
+    from gradfree import robust
+
+    params = inspect.signature(robust.RobustClassifier).parameters
+    taken = {k["python"]: k["name"] for k in robust.KEYWORDS.values() if k["python"]}
+    for python in taken:
+        assert python in params, f"RobustClassifier has no keyword {python}"
+    spec = robust.RobustClassifier(hidden_layer_sizes=(4,), epochs=1, burn_in=0, optimizer="sgd", learning_rate=0.1,
+                                   schedule="constant", block="mean", random_state=2)._spec()
+    assert set(spec) <= set(robust.KEYWORDS), set(spec) - set(robust.KEYWORDS)
+    assert robust.LOSSES == tuple(robust.KEYWORDS["loss"]["values"])
+    X = np.random.default_rng(0).normal(size=(20, 4)).astype(np.float32)
+    y = np.arange(20) % 2
+    # Checked by the library (not by Python first): its name for the widths is `hidden`.
+    for given, named in [({"model": "cnn", "hidden_layer_sizes": (4,)}, "`hidden_layer_sizes`"),
+                         ({"optimizer": "lbfgs"}, "optimizer"), ({"schedule": "cosine"}, "schedule")]:
+        with pytest.raises(InvalidParameterError, match=named):
+            robust.RobustClassifier(epochs=1, **given).fit(X, y)

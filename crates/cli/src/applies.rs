@@ -194,12 +194,7 @@ mod tests {
         let command = crate::command();
         let infer = command.find_subcommand("infer").expect("infer");
         for k in gradfree_inference::keywords::keywords() {
-            let arg = infer.get_arguments().find(|a| a.get_long() == Some(k.cli.as_str())).unwrap_or_else(|| panic!("no --{}", k.cli));
-            let shown: Vec<String> = arg.get_default_values().iter().map(|v| v.to_string_lossy().into_owned()).collect();
-            if let (Some(default), false) = (&k.default, shown.is_empty()) {
-                let default = default.as_str().map_or_else(|| default.to_string(), str::to_string);
-                assert_eq!(shown, [default], "--{}", k.cli);
-            }
+            shows_the_default(flag_of(infer, &k), &k);
         }
         let base = ["infer", "--data", "x.csv"];
         for (extra, refused) in [
@@ -233,6 +228,21 @@ mod tests {
         assert_eq!(crate::flags::core_flag("tol_f_window").as_deref(), Some("--tol-f-window"));
     }
 
+    /// The flag of keyword `k` in `command`.
+    fn flag_of<'a>(command: &'a clap::Command, k: &gradfree_core::schema::Keyword) -> &'a clap::Arg {
+        command.get_arguments().find(|a| a.get_long() == Some(k.cli.as_str())).unwrap_or_else(|| panic!("no --{} for {}", k.cli, k.name))
+    }
+
+    /// A flag that shows a default shows the keyword's (a number or a name).
+    fn shows_the_default(arg: &clap::Arg, k: &gradfree_core::schema::Keyword) {
+        let shown: Vec<String> = arg.get_default_values().iter().map(|v| v.to_string_lossy().into_owned()).collect();
+        match (&k.default, shown.as_slice()) {
+            (Some(serde_json::Value::Number(n)), [s]) => assert_eq!(s.parse::<f64>().ok(), n.as_f64(), "--{}", k.cli),
+            (Some(serde_json::Value::String(d)), [s]) => assert_eq!(s, d, "--{}", k.cli),
+            _ => {}
+        }
+    }
+
     /// `gradfree bo` has a flag for every keyword of a BO run that declares one
     /// ([`gradfree_bo::keywords::keywords`]), with the keyword's default where the flag shows one;
     /// those without a flag are not flags; errors name the flag.
@@ -241,22 +251,34 @@ mod tests {
         let command = crate::command();
         let bo = command.find_subcommand("bo").expect("bo");
         for k in gradfree_bo::keywords::keywords() {
-            let arg = bo.get_arguments().find(|a| a.get_long() == Some(k.cli.as_str()));
             if k.cli.is_empty() {
                 let long = k.name.replace('_', "-");
                 assert!(bo.get_arguments().all(|a| a.get_long() != Some(long.as_str())), "--{long} declared flagless");
                 assert_eq!(crate::flags::bo_flag(&k.name), None);
                 continue;
             }
-            let arg = arg.unwrap_or_else(|| panic!("no --{} for {}", k.cli, k.name));
+            let arg = flag_of(bo, &k);
             assert_eq!(crate::flags::bo_flag(&k.name), Some(format!("--{}", k.cli)));
-            let shown: Vec<String> = arg.get_default_values().iter().map(|v| v.to_string_lossy().into_owned()).collect();
-            match (&k.default, shown.as_slice()) {
-                (Some(serde_json::Value::Number(n)), [s]) => assert_eq!(s.parse::<f64>().ok(), n.as_f64(), "--{}", k.cli),
-                (Some(serde_json::Value::String(d)), [s]) => assert_eq!(s, d, "--{}", k.cli),
-                _ => {}
-            }
+            shows_the_default(arg, &k);
         }
+    }
+
+    /// `gradfree train` has a flag for every keyword of a training run
+    /// ([`gradfree_experiments::train_run::keywords`]), with the keyword's default where the flag
+    /// shows one; errors name the flag, also under the names the library's checks use.
+    #[test]
+    fn train_flags_are_the_specs_keywords() {
+        let command = crate::command();
+        let train = command.find_subcommand("train").expect("train");
+        for k in gradfree_experiments::train_run::keywords() {
+            let arg = flag_of(train, &k);
+            assert_eq!(crate::flags::train_flag(&k.name), Some(format!("--{}", k.cli)));
+            for alias in &k.aliases {
+                assert_eq!(crate::flags::train_flag(alias), Some(format!("--{}", k.cli)), "{alias}");
+            }
+            shows_the_default(arg, &k);
+        }
+        assert_eq!(crate::flags::train_flag("block width").as_deref(), Some("--block-param"));
     }
 
     /// Negative numbers are values of the flag before them, so a wrong sign is named by its flag.

@@ -53,25 +53,17 @@ pub fn infer_flag(name: &str) -> Option<String> {
 }
 
 /// The flag of `gradfree train` that sets a parameter of `gradfree_experiments::train_run::TrainRunSpec`
-/// or of the robust-learning crate (an invalid parameter reported by it), if there is one.
-pub fn train_flag(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "data" => "--data",
-        "model" => "--model",
-        "loss" => "--loss",
-        "noise" | "noise rate" => "--noise",
-        "noise_rate" | "eps" => "--noise-rate",
-        "epochs" => "--epochs",
-        "batch_size" => "--batch-size",
-        "optimizer" => "--optimizer",
-        "lr" => "--lr",
-        "schedule" => "--schedule",
-        "hidden" => "--hidden",
-        "burn_in" => "--burn-in",
-        "front" => "--block",
-        "block activation" | "block lambda" | "block layers" | "block width" | "block patch" | "block at" => "--block-param",
-        _ => return None,
-    })
+/// or of the robust-learning crate (an invalid parameter reported by it), if there is one: a
+/// keyword's own flag, also under the names the library's checks give parts of it
+/// ([`gradfree_experiments::train_run::keywords`]); a NOK block's option is `--block-param`.
+pub fn train_flag(name: &str) -> Option<String> {
+    if name.starts_with("block ") {
+        return Some("--block-param".to_string());
+    }
+    gradfree_experiments::train_run::keywords()
+        .into_iter()
+        .find(|k| !k.cli.is_empty() && (k.name == name || k.aliases.iter().any(|a| a == name)))
+        .map(|k| format!("--{}", k.cli))
 }
 
 /// The flag of `gradfree features` that sets the parameter an invalid-parameter error of the
@@ -156,7 +148,7 @@ fn message(e: &(dyn Error + 'static)) -> String {
     let flag_of = |name: &str| match origin {
         Origin::Bo => bo_flag(name).or_else(|| core_flag(name)),
         Origin::Inference => infer_flag(name),
-        Origin::Robust => train_flag(name).map(str::to_string),
+        Origin::Robust => train_flag(name),
         Origin::Run => core_flag(name),
     };
     match c {

@@ -1,7 +1,8 @@
 //! A run's keywords read from its spec type: the JSON schema that `schemars` derives from the
 //! struct (field names as serde spells them, types, accepted values, defaults, ranges and doc
-//! comments) plus three extensions written on the fields themselves: `x-applies` (the rule of
-//! when a keyword applies, [`Applies`]), `x-cli` and `x-python` (a front end's other name for it).
+//! comments) plus extensions written on the fields themselves: `x-applies` (the rule of when a
+//! keyword applies, [`Applies`]), `x-cli` and `x-python` (a front end's other name for it) and
+//! `x-aliases` (the names the library's checks give parts of it).
 //! The command line and Python read their lists, accepted values and "only with" rules from here,
 //! so a keyword is declared once, on its spec's field.
 
@@ -30,6 +31,9 @@ pub struct Keyword {
     pub cli: String,
     /// Its Python keyword (default: the name; empty: Python does not take it).
     pub python: String,
+    /// Other names the library's checks give it (`"x-aliases"`: a part of it, as `noise rate` of
+    /// the noise `symmetric:RATE`), so a front end names its flag for those too.
+    pub aliases: Vec<String>,
     /// The field's doc comment.
     pub doc: String,
 }
@@ -118,6 +122,11 @@ pub fn keywords<T: JsonSchema>() -> Vec<Keyword> {
                 applies: p.get("x-applies").map(|a| serde_json::from_value(a.clone()).expect("an x-applies rule of a spec")),
                 cli: text("x-cli").unwrap_or_else(|| name.replace('_', "-")),
                 python: text("x-python").unwrap_or_else(|| name.clone()),
+                aliases: p
+                    .get("x-aliases")
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                    .unwrap_or_default(),
                 // Rustdoc links (`[`Type`]`) read as plain code.
                 doc: description(p, &defs).replace("[`", "`").replace("`]", "`").split_whitespace().collect::<Vec<_>>().join(" "),
             }
