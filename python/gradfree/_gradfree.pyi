@@ -358,6 +358,8 @@ class NokModel:
     @staticmethod
     def from_bytes(data: bytes) -> "NokModel": ...
 
+def features_keywords() -> str:
+    """The keywords of a feature map as JSON (name, kind, values, default, cli, python, aliases, doc)."""
 def train_keywords() -> str:
     """The keywords of a training run as JSON (name, kind, values, default, cli, python, aliases, doc)."""
 def robust_fit(x: _F32, y: npt.NDArray[np.int64], n_classes: int, spec_json: str, progress: bool = False,

@@ -183,8 +183,17 @@ fn gamma_scale_csr(
     gradfree_features::gamma_scale_visit(&visit, rows * d.max(1), d.max(1)).map_err(ToPyErr::to_py)
 }
 
+/// `features_keywords()`: the keywords of a feature map as a JSON list (each with its name, kind,
+/// accepted values, default, command-line and Python names, aliases and doc), read from the
+/// fields of `gradfree_features::FeatureSpec` ([`gradfree_features::keywords::keywords`]).
+#[pyfunction]
+fn features_keywords() -> PyResult<String> {
+    serde_json::to_string(&gradfree_features::keywords::keywords()).map_err(crate::err)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<FeatureMap>()?;
+    m.add_function(wrap_pyfunction!(features_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(kernel_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(gram_errors, m)?)?;
     m.add_function(wrap_pyfunction!(gamma_scale, m)?)?;

@@ -178,3 +178,19 @@ def test_the_robust_classifier_takes_every_training_keyword():
                          ({"optimizer": "lbfgs"}, "optimizer"), ({"schedule": "cosine"}, "schedule")]:
         with pytest.raises(InvalidParameterError, match=named):
             robust.RobustClassifier(epochs=1, **given).fit(X, y)
+
+
+def test_the_ssf_sampler_takes_every_feature_map_keyword():
+    """Each keyword of the library's feature map that Python takes is a parameter of
+    ``SSFSampler`` (the method is the class; the other samplers take those that are not SSF's)."""
+    from gradfree import _gradfree, kernel_approximation as ka
+
+    keywords = json.loads(_gradfree.features_keywords())
+    ssf = inspect.signature(ka.SSFSampler).parameters
+    for k in keywords:
+        if k["python"]:
+            assert k["python"] in ssf, f"SSFSampler has no keyword {k['python']}"
+    for cls in (ka.IIDSampler, ka.OrthogonalSampler, ka.CirculantSampler, ka.QMCSampler):
+        params = inspect.signature(cls).parameters
+        for name in ("kernel", "n_components", "random_state"):
+            assert name in params, f"{cls.__name__} has no keyword {name}"

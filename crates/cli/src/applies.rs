@@ -281,6 +281,23 @@ mod tests {
         assert_eq!(crate::flags::train_flag("block width").as_deref(), Some("--block-param"));
     }
 
+    /// `gradfree features` has a flag for every keyword of a feature map
+    /// ([`gradfree_features::keywords`]); errors name the flag, also for a keyword's part.
+    #[test]
+    fn features_flags_are_the_specs_keywords() {
+        use gradfree_features::FeatureError;
+        let command = crate::command();
+        let features = command.find_subcommand("features").expect("features");
+        for k in gradfree_features::keywords::keywords() {
+            flag_of(features, &k);
+        }
+        let flag = |name: &'static str| crate::flags::features_flag(&FeatureError::invalid(name, 0, "x"));
+        assert_eq!(flag("n_components").as_deref(), Some("--dim-out"));
+        assert_eq!(flag("order").as_deref(), Some("--kernel"));
+        assert_eq!(flag("sigma").as_deref(), Some("--sigma"));
+        assert_eq!(flag("radial_points").as_deref(), Some("--radial-points"));
+    }
+
     /// Negative numbers are values of the flag before them, so a wrong sign is named by its flag.
     #[test]
     fn negative_numbers_are_values() {

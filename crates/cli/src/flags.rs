@@ -67,18 +67,14 @@ pub fn train_flag(name: &str) -> Option<String> {
 }
 
 /// The flag of `gradfree features` that sets the parameter an invalid-parameter error of the
-/// features crate names, if there is one.
-pub fn features_flag(e: &gradfree_features::FeatureError) -> Option<&'static str> {
+/// features crate names, if there is one: its keyword's flag ([`gradfree_features::keywords`]),
+/// or the command's own `--sigma` and `--gamma` (the Gaussian kernel's bandwidth).
+pub fn features_flag(e: &gradfree_features::FeatureError) -> Option<String> {
     let gradfree_features::FeatureError::InvalidParameter { name, .. } = e else { return None };
-    Some(match *name {
-        "gamma" => "--gamma",
-        "sigma" => "--sigma",
-        "radial_points" => "--radial-points",
-        "n_components" => "--dim-out",
-        "kernel" | "order" => "--kernel",
-        "method" => "--method",
-        _ => return None,
-    })
+    match *name {
+        "sigma" | "gamma" => Some(format!("--{name}")),
+        name => gradfree_features::keywords::keyword_of(name).filter(|k| !k.cli.is_empty()).map(|k| format!("--{}", k.cli)),
+    }
 }
 
 /// Which crate's parameters an invalid parameter belongs to (each has its own flags).

@@ -21,7 +21,7 @@ use crate::FeatureError;
 pub const MAX_ARCCOS_ORDER: u32 = 10;
 
 /// A kernel with a random-feature representation.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum Kernel {
     /// `exp(-||x - z||^2 / (2 sigma^2))`.

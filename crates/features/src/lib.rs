@@ -17,6 +17,7 @@
 pub mod error;
 pub mod gram;
 pub mod kernel;
+pub mod keywords;
 pub mod map;
 pub mod projection;
 

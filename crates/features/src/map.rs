@@ -31,21 +31,29 @@ use crate::{FeatureError, check_rows};
 const BLOCK: usize = 64;
 
 /// Everything that defines a feature map (validated by [`FeatureMap::new`]).
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+///
+/// Its keywords ([`crate::keywords`]) are read from these fields, with the command line's and
+/// Python's names declared on them.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct FeatureSpec {
-    /// The kernel to approximate.
+    /// The kernel to approximate (a Gaussian kernel's bandwidth is also given as `gamma =
+    /// 1 / (2 sigma^2)`; an arc-cosine kernel's order is part of its name, `arccos1`).
+    #[schemars(extend("x-aliases" = ["order"]))]
     pub kernel: Kernel,
-    /// How the directions are made.
+    /// How the directions are made (in Python: the class, e.g. `SSFSampler`).
+    #[schemars(extend("x-python" = ""))]
     pub method: Method,
     /// Output dimension. Features come in pairs (cos/sin, `chi(p)`/`chi(-p)`; `2M` per projection
     /// for SSF with the Gaussian kernel): a count that is not a multiple cuts the last group, which
     /// biases that projection's share of the estimate (scikit-learn's checks ask for 1 feature).
+    #[schemars(extend("x-cli" = "dim-out"))]
     pub n_components: usize,
     /// Radial quadrature points `M` of SSF for the Gaussian kernel (eq. 6.10; the thesis uses 1).
     pub radial_points: usize,
-    /// SSF options.
+    /// SSF options (their keywords are those of [`SsfOptions`]).
     pub ssf: SsfOptions,
     /// Seed of all randomness.
+    #[schemars(extend("x-python" = "random_state"))]
     pub seed: u64,
 }
 

@@ -24,7 +24,7 @@ pub use ssf::{SsfFrequencies, SsfProjection, SsfRotation, SsfScratch};
 use crate::FeatureError;
 
 /// A way to make the `N` projection directions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Method {
     /// i.i.d. Gaussian.
@@ -145,7 +145,7 @@ impl Real for f32 {
 }
 
 /// Options of the SSF method ([`build`] ignores them for the others).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SsfOptions {
     /// How `Lambda` is chosen.
     pub frequencies: SsfFrequencies,

@@ -28,7 +28,7 @@ use super::op::{Directions, LinearOp, Workspace, row_by_row};
 use crate::FeatureError;
 
 /// How the DFT rows `Lambda` are chosen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum SsfFrequencies {
     /// Algorithm 12 (coordinate ascent on eq. 6.34) from a random start.
@@ -51,7 +51,7 @@ impl Default for SsfFrequencies {
 }
 
 /// The random rotation applied to inputs before `V^T`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum SsfRotation {
     /// A `+-1` diagonal (thesis step (a)); O(d).
