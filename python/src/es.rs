@@ -431,9 +431,17 @@ fn stop_keywords() -> PyResult<String> {
     serde_json::to_string(&gradfree_core::StopSpec::keywords()).map_err(err)
 }
 
+/// `restart_keywords()`: the restart settings' keywords as JSON (name, kind, default,
+/// command-line and Python names, doc; [`gradfree_es::RestartSpec::keywords`]).
+#[pyfunction]
+fn restart_keywords() -> PyResult<String> {
+    serde_json::to_string(&gradfree_es::RestartSpec::keywords()).map_err(err)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<EsRun>()?;
     m.add_function(wrap_pyfunction!(stop_keywords, m)?)?;
+    m.add_function(wrap_pyfunction!(restart_keywords, m)?)?;
     m.add_class::<Problem>()?;
     m.add_function(wrap_pyfunction!(run_builtin, m)?)?;
     m.add_function(wrap_pyfunction!(bound_transform, m)?)?;

@@ -95,6 +95,30 @@ def test_the_es_classes_take_every_stop_rule():
         assert k["python"] in documented, f"the ES docstring does not document {k['python']}"
 
 
+def test_every_restart_setting_reaches_python():
+    """Each restart setting of the library (``RestartSpec``) is a keyword of ``gradfree.es.minimize``
+    or of the ES classes (which ``minimize`` passes its other keywords to), under its Python name;
+    ``incpopsize`` grows the restarts' populations by its factor."""
+    from gradfree import _gradfree, es
+
+    settings = json.loads(_gradfree.restart_keywords())
+    taken = set(inspect.signature(es.minimize).parameters) | set(inspect.signature(es._ES.__init__).parameters)
+    for k in settings:
+        assert k["python"] in taken, f"no Python keyword {k['python']} for the restart setting {k['name']}"
+
+    def sizes(**kw):
+        opt = es.CMAES([3.0, -2.0], 1.0, seed=1, max_evals=5000, restarts=2, **kw)
+        seen = []
+        while not opt.stop():
+            X = opt.ask()
+            seen.append(len(X))
+            opt.tell(X, [float(np.sum(x * x) + 10 * np.sum(1 - np.cos(2 * np.pi * x))) for x in X])
+        return sorted(set(seen)), opt.restarts_done
+
+    assert sizes() == ([6, 12, 24], 2)
+    assert sizes(incpopsize=3) == ([6, 18, 54], 2)
+
+
 #: Keywords of the library's BO run that ``gradfree.bo.Optimizer`` takes under scikit-optimize's
 #: name, and the name.
 BO_SKOPT_NAMES = {"n_initial": "n_initial_points", "budget": "n_calls", "design_seed": "random_state"}

@@ -215,15 +215,20 @@ mod tests {
         }
     }
 
-    /// `gradfree optimize` has a flag for every stop rule, under the rule's command-line name
-    /// (`gradfree_core::StopSpec::keywords`), which its errors use.
+    /// `gradfree optimize` has a flag for every stop rule and every restart setting, under its
+    /// command-line name (`gradfree_core::StopSpec::keywords`, `gradfree_es::RestartSpec::keywords`),
+    /// which its errors use.
     #[test]
-    fn optimize_has_every_stop_rule() {
+    fn optimize_has_every_stop_rule_and_restart_setting() {
         let command = crate::command();
         let optimize = command.find_subcommand("optimize").expect("optimize");
         for k in gradfree_core::StopSpec::keywords() {
             assert!(optimize.get_arguments().any(|a| a.get_long() == Some(k.cli.as_str())), "no --{}", k.cli);
         }
+        for k in gradfree_es::RestartSpec::keywords() {
+            assert!(optimize.get_arguments().any(|a| a.get_long() == Some(k.cli.as_str())), "no --{} for {}", k.cli, k.name);
+        }
+        assert_eq!(crate::flags::core_flag("popsize_factor").as_deref(), Some("--incpopsize"));
         assert_eq!(crate::flags::core_flag("max_evaluations").as_deref(), Some("--max-evals"));
         assert_eq!(crate::flags::core_flag("tol_f_window").as_deref(), Some("--tol-f-window"));
     }

@@ -8,11 +8,13 @@ use std::error::Error;
 use gradfree_core::CoreError;
 
 /// The flag that sets a parameter of the shared machinery or of an evolution strategy run (a
-/// [`CoreError::InvalidParameter`]), if the command line has one: a stop rule's own flag
-/// ([`gradfree_core::StopSpec::keywords`]) or one of the run's other flags (an algorithm's own
-/// parameters are `--param KEY=VALUE` and keep their key).
+/// [`CoreError::InvalidParameter`]), if the command line has one: a stop rule's or a restart
+/// setting's own flag ([`gradfree_core::StopSpec::keywords`], [`gradfree_es::RestartSpec::keywords`])
+/// or one of the run's other flags (an algorithm's own parameters are `--param KEY=VALUE` and
+/// keep their key).
 pub fn core_flag(name: &str) -> Option<String> {
-    if let Some(k) = gradfree_core::StopSpec::keywords().into_iter().find(|k| k.name == name) {
+    let keywords = gradfree_core::StopSpec::keywords().into_iter().chain(gradfree_es::RestartSpec::keywords());
+    if let Some(k) = keywords.into_iter().find(|k| k.name == name) {
         return Some(format!("--{}", k.cli));
     }
     let flag = match name {

@@ -99,6 +99,9 @@ pub struct OptimizeArgs {
     /// off otherwise].
     #[arg(long, value_name = "R|off")]
     pub worse_runs: Option<Tol<f64>>,
+    /// Population growth per (large) restart, at least 1 (pycma's `incpopsize`) [default: 2].
+    #[arg(long, value_name = "F", allow_negative_numbers = true)]
+    pub incpopsize: Option<f64>,
     /// Evaluation budget (default 10000 x dim).
     #[arg(long)]
     pub max_evals: Option<u64>,
@@ -359,6 +362,7 @@ fn new_run(args: &OptimizeArgs) -> Result<(RunSpec, Algorithm)> {
             Some(Tol::Off) => None,
             None => recommended.and_then(|r| r.worse_runs),
         },
+        popsize_factor: args.incpopsize,
     });
     let es = spec.es_spec(p.as_ref(), restarts, stop_spec(args))?;
     let mut alg = es.optimizer()?;
@@ -490,9 +494,9 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
     let stop_reason = result.stop_reason.map(|r| r.to_string()).unwrap_or_default();
     let success = result.stop_reason.is_some_and(|r| r.is_success_under(&spec.stop));
     let message = result.stop_reason.map_or("", |r| r.describe());
-    let (restarts, scheme) = match driver.optimizer() {
-        Algorithm::Ipop(ipop) => (ipop.restarts_done(), ipop.scheme()),
-        _ => (0, Default::default()),
+    let (restarts, scheme, factor) = match driver.optimizer() {
+        Algorithm::Ipop(ipop) => (ipop.restarts_done(), ipop.scheme(), ipop.popsize_factor()),
+        _ => (0, Default::default(), 2.0),
     };
     // A continuous method on a discrete problem searched a relaxation: its answer is the point of
     // the problem's domain its best point reads as (bits, categories), which has its value.
@@ -526,8 +530,8 @@ pub fn run(args: &OptimizeArgs) -> Result<()> {
         outln!("  evaluations {}   generations {}", result.evaluations, result.generations);
         if restarts > 0 {
             let how = match scheme {
-                gradfree_es::RestartScheme::Ipop => "IPOP, population x2 each",
-                gradfree_es::RestartScheme::Bipop => "BIPOP, large and small regimes",
+                gradfree_es::RestartScheme::Ipop => format!("IPOP, population x{factor} each"),
+                gradfree_es::RestartScheme::Bipop => "BIPOP, large and small regimes".to_string(),
             };
             outln!("  restarts    {restarts} ({how})");
         }

@@ -268,6 +268,34 @@ fn ipop_restarts_from_the_command_line() {
     assert!(ipop["restarts"].as_u64().unwrap() >= 1, "{ipop}");
 }
 
+/// `--incpopsize F` (pycma's name) multiplies the population by `F` at each IPOP restart: the
+/// generations' sizes, read from the log, are `6`, `6 F`, `6 F^2` on a 2-dimensional CMA-ES run
+/// (default `F = 2`), and the summary says the factor.
+#[test]
+fn incpopsize_sets_the_population_growth() {
+    let dir = tempfile::tempdir().unwrap();
+    for (factor, sizes) in [(None, [6, 12, 24]), (Some("3"), [6, 18, 54])] {
+        let log = dir.path().join(format!("{factor:?}.jsonl"));
+        let mut args = vec!["optimize", "--algo", "cmaes", "--problem", "rastrigin", "--dim", "2", "--seed", "1", "--no-target"];
+        args.extend(["--max-evals", "20000", "--restarts", "ipop:2", "--log", log.to_str().unwrap()]);
+        if let Some(f) = factor {
+            args.extend(["--incpopsize", f]);
+        }
+        let out = gradfree(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stdout).contains(&format!("population x{} each", factor.unwrap_or("2"))));
+        let evals: Vec<u64> = generation_records(&log).iter().map(|r| r["evaluations"].as_u64().unwrap()).collect();
+        let mut seen: Vec<u64> = evals.windows(2).map(|w| w[1] - w[0]).chain([evals[0]]).collect();
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(seen, sizes, "{factor:?}");
+    }
+    assert_clean_error(
+        &gradfree(&["optimize", "--problem", "sphere", "--dim", "2", "--restarts", "ipop", "--incpopsize", "0.5"]),
+        "invalid --incpopsize 0.5",
+    );
+}
+
 /// `gradfree lattice`: the documented JSON fields, the Table 5.1/5.2 values, point files that
 /// read back, and one-line errors for unsuitable sizes.
 #[test]

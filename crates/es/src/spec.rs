@@ -15,26 +15,41 @@ use crate::{EsError, build};
 /// The default initial scale `sigma0` (thesis sec. 3.7.1: `sigma_1 = 0.5`).
 pub const DEFAULT_SIGMA0: f64 = 0.5;
 
-/// Restarts of a run ([`Ipop`]: IPOP or BIPOP).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// Restarts of a run ([`Ipop`]: IPOP or BIPOP). Its keywords ([`RestartSpec::keywords`]) declare
+/// the front ends' names: the command line's `--restarts ipop|bipop[:K]` and Python's `restarts`
+/// give the scheme and the count together, a restart's mean is `--restart-from` and Python's
+/// `restart_bounds`, the growth is pycma's `incpopsize`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct RestartSpec {
     /// Most restarts (BIPOP: of the large regime); `None`: until a stop rule ends the run.
+    #[schemars(extend("x-cli" = "restarts", "x-python" = "restarts"))]
     pub max: Option<u32>,
     /// Where each restart puts its mean (default: `x0`).
+    #[schemars(with = "serde_json::Value", extend("x-cli" = "restart-from", "x-python" = "restart_bounds"))]
     pub mean: RestartMean,
     /// IPOP or BIPOP (default IPOP).
+    #[schemars(extend("x-cli" = "restarts", "x-python" = "restarts"))]
     pub scheme: RestartScheme,
     /// Stop restarting once this many converged runs in a row re-found the best point
     /// ([`IpopParams::settle_runs`]; default `None`: off).
     pub settle_runs: Option<u32>,
     /// Population growth per restart ([`IpopParams::popsize_factor`], pycma's `incpopsize`;
     /// default `None`: its default, 2).
+    #[schemars(extend("x-cli" = "incpopsize", "x-python" = "incpopsize"))]
     pub popsize_factor: Option<f64>,
     /// End a run converging to a value worse than an earlier run's optimum, with this ratio
     /// ([`IpopParams::worse_runs`]; default `None`: off).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub worse_runs: Option<f64>,
+}
+
+impl RestartSpec {
+    /// The keywords of a run's restarts, read from this struct's fields
+    /// ([`gradfree_core::schema::keywords`]).
+    pub fn keywords() -> Vec<gradfree_core::schema::Keyword> {
+        gradfree_core::schema::keywords::<RestartSpec>()
+    }
 }
 
 /// One ES run. Fields left out of a JSON document take the defaults below; unknown fields are an

@@ -112,6 +112,9 @@ pub struct RestartPlan {
     /// End a run converging to a value worse than an earlier run's optimum, with this ratio
     /// ([`gradfree_es::IpopParams::worse_runs`]; `None`: off).
     pub worse_runs: Option<f64>,
+    /// Population growth per (large) restart ([`gradfree_es::IpopParams::popsize_factor`];
+    /// `None`: its default, 2).
+    pub popsize_factor: Option<f64>,
 }
 
 /// The budget and target of a run of dimension `dim` before any convergence rule: `10^4 d`
@@ -241,7 +244,7 @@ impl RunSpec {
             mean: if plan.from_uniform { RestartMean::Uniform(problem.init_region()) } else { RestartMean::Initial },
             scheme: plan.scheme,
             settle_runs: plan.settle_runs,
-            popsize_factor: None,
+            popsize_factor: plan.popsize_factor,
             worse_runs: plan.worse_runs,
         });
         Ok(EsSpec {

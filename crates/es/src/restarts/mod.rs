@@ -114,7 +114,7 @@ pub enum RestartMean {
 }
 
 /// How restarts choose their population and initial scale (see the module documentation).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum RestartScheme {
     /// Increasing population (Auger & Hansen 2005).
@@ -377,6 +377,11 @@ impl<A: Restartable> Ipop<A> {
     /// IPOP or BIPOP.
     pub fn scheme(&self) -> RestartScheme {
         self.p.scheme
+    }
+
+    /// The population's growth per (large) restart ([`IpopParams::popsize_factor`]).
+    pub fn popsize_factor(&self) -> f64 {
+        self.p.popsize_factor
     }
 
     /// The optimizer of the current restart.
