@@ -44,18 +44,8 @@ impl FeatureMap {
     ) -> PyResult<Self> {
         let kernel = kernel_of(kernel, gamma)?;
         let method = Method::parse(method).map_err(ToPyErr::to_py)?;
-        let frequencies = match frequencies {
-            "optimized" => SsfFrequencies::default(),
-            "subgroup" => SsfFrequencies::Subgroup,
-            "random" => SsfFrequencies::Random,
-            other => return Err(err(format!("invalid frequencies = {other}: expected optimized, subgroup or random"))),
-        };
-        let rotation = match rotation {
-            "signs" => SsfRotation::Signs,
-            "haar" => SsfRotation::Haar,
-            "phase" => SsfRotation::Phase,
-            other => return Err(err(format!("invalid rotation = {other}: expected signs, haar or phase"))),
-        };
+        let frequencies = SsfFrequencies::parse(frequencies).map_err(ToPyErr::to_py)?;
+        let rotation = SsfRotation::parse(rotation).map_err(ToPyErr::to_py)?;
         let spec = FeatureSpec {
             radial_points,
             ssf: SsfOptions { frequencies, rotation },

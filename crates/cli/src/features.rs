@@ -12,7 +12,8 @@ use std::path::PathBuf;
 
 use crate::flags;
 use crate::points_io::{read_matrix, write_points};
-use clap::{Args, ValueEnum};
+use clap::Args;
+use clap::builder::PossibleValuesParser;
 
 #[derive(Args, Debug)]
 pub struct FeaturesArgs {
@@ -41,12 +42,15 @@ pub struct FeaturesArgs {
     /// SSF, Gaussian kernel: radial quadrature points M (eq. 6.10).
     #[arg(long, default_value_t = 1)]
     pub radial_points: usize,
-    /// SSF: how the DFT rows are chosen.
-    #[arg(long, value_enum, default_value_t = SsfFrequenciesArg::Optimized)]
-    pub frequencies: SsfFrequenciesArg,
-    /// SSF: random sign flips (O(d), the thesis) or a Haar rotation (O(d^2), exactly unbiased).
-    #[arg(long, value_enum, default_value_t = SsfRotationArg::Signs)]
-    pub rotation: SsfRotationArg,
+    /// SSF: how the DFT rows are chosen: Algorithm 12 (coordinate ascent on the log-energy, thesis
+    /// eq. 6.34), the closed-form subgroup (needs a prime n with d/2 | n - 1), or uniformly random
+    /// distinct rows.
+    #[arg(long, default_value = SsfFrequencies::NAMES[0], value_parser = PossibleValuesParser::new(SsfFrequencies::NAMES))]
+    pub frequencies: String,
+    /// SSF: random sign flips (O(d), the thesis), a Haar rotation (O(d^2), exactly unbiased), or
+    /// random phases after a coordinate permutation (thesis app. 10.26).
+    #[arg(long, default_value = SsfRotation::NAMES[0], value_parser = PossibleValuesParser::new(SsfRotation::NAMES))]
+    pub rotation: String,
     /// Seed of all randomness.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -62,28 +66,6 @@ pub struct FeaturesArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
-}
-
-/// `gradfree features --frequencies`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum SsfFrequenciesArg {
-    /// Algorithm 12 (coordinate ascent on the log-energy, thesis eq. 6.34).
-    Optimized,
-    /// The closed-form subgroup (needs a prime n with d/2 | n - 1).
-    Subgroup,
-    /// Uniformly random distinct rows.
-    Random,
-}
-
-/// `gradfree features --rotation`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum SsfRotationArg {
-    /// Random +-1 diagonal.
-    Signs,
-    /// Haar-random orthogonal matrix.
-    Haar,
-    /// Random phases and a coordinate permutation (thesis app. 10.26).
-    Phase,
 }
 
 /// Runs `gradfree features`.
@@ -154,18 +136,7 @@ fn map(a: &FeaturesArgs) -> Result<()> {
         },
         other => Kernel::parse(other, 1.0)?,
     };
-    let ssf = SsfOptions {
-        frequencies: match a.frequencies {
-            SsfFrequenciesArg::Optimized => SsfFrequencies::default(),
-            SsfFrequenciesArg::Subgroup => SsfFrequencies::Subgroup,
-            SsfFrequenciesArg::Random => SsfFrequencies::Random,
-        },
-        rotation: match a.rotation {
-            SsfRotationArg::Signs => SsfRotation::Signs,
-            SsfRotationArg::Haar => SsfRotation::Haar,
-            SsfRotationArg::Phase => SsfRotation::Phase,
-        },
-    };
+    let ssf = SsfOptions { frequencies: SsfFrequencies::parse(&a.frequencies)?, rotation: SsfRotation::parse(&a.rotation)? };
     let spec = FeatureSpec { radial_points: a.radial_points, ssf, ..FeatureSpec::new(kernel, method, a.dim_out, a.seed) };
     let t0 = Instant::now();
     // Algorithm 12 can take minutes at large d: a spinner on a terminal while it runs.

@@ -39,6 +39,15 @@ mod tests {
         listed.sort();
         values.sort();
         assert_eq!(values, listed);
+        assert_eq!(keyword_of("rotation").unwrap().values, crate::SsfRotation::NAMES);
+        for name in crate::SsfRotation::NAMES {
+            assert!(crate::SsfRotation::parse(name).is_ok());
+        }
+        for name in crate::SsfFrequencies::NAMES {
+            assert!(crate::SsfFrequencies::parse(name).is_ok());
+        }
+        assert!(crate::SsfRotation::parse("givens").unwrap_err().to_string().contains("signs, haar, phase"));
+        assert!(crate::SsfFrequencies::parse("sobol").unwrap_err().to_string().contains("optimized, subgroup, random"));
         assert_eq!(keyword_of("n_components").unwrap().cli, "dim-out");
         assert_eq!(keyword_of("seed").unwrap().python, "random_state");
         let named = |spec: FeatureSpec| match spec.projections() {

@@ -50,6 +50,21 @@ impl Default for SsfFrequencies {
     }
 }
 
+impl SsfFrequencies {
+    /// The names the front ends take: `optimized` (with its default sweeps), `subgroup`, `random`.
+    pub const NAMES: [&'static str; 3] = ["optimized", "subgroup", "random"];
+
+    /// The choice named `name` (one of [`SsfFrequencies::NAMES`]).
+    pub fn parse(name: &str) -> Result<Self, FeatureError> {
+        match name {
+            "optimized" => Ok(SsfFrequencies::default()),
+            "subgroup" => Ok(SsfFrequencies::Subgroup),
+            "random" => Ok(SsfFrequencies::Random),
+            other => Err(FeatureError::invalid("frequencies", other, Self::NAMES.join(", "))),
+        }
+    }
+}
+
 /// The random rotation applied to inputs before `V^T`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -64,6 +79,21 @@ pub enum SsfRotation {
     /// permutation of the `d` coordinates. Keeps `V^T V` (pairwise inner products) and the tight
     /// frame `V V^T = (N/d) I`, at O(d) storage and O(d) time on top of the FFT.
     Phase,
+}
+
+impl SsfRotation {
+    /// The names the front ends take, as serde writes them.
+    pub const NAMES: [&'static str; 3] = ["signs", "haar", "phase"];
+
+    /// The rotation named `name` (one of [`SsfRotation::NAMES`]).
+    pub fn parse(name: &str) -> Result<Self, FeatureError> {
+        match name {
+            "signs" => Ok(SsfRotation::Signs),
+            "haar" => Ok(SsfRotation::Haar),
+            "phase" => Ok(SsfRotation::Phase),
+            other => Err(FeatureError::invalid("rotation", other, Self::NAMES.join(", "))),
+        }
+    }
 }
 
 /// `V^T D x` (or `V^T R x`), `N` values per input.
