@@ -14,6 +14,9 @@
 //!   (budget `10^4 d`, start point uniform in the problem's initial region, `sigma0 = 0.3` of the
 //!   domain width), as `gradfree optimize` and checkpoints use it.
 //! - [`bo_run`]: one batch-BO run of a benchmark problem, as `gradfree bo` runs and checkpoints it.
+//! - [`infer_run`] and `train_run` (feature `train`): one inference run and one training run as
+//!   `gradfree infer` and `gradfree train` run and checkpoint them (and Python's classes build
+//!   them); the front ends' run layer is these specification modules.
 //! - [`integration`]: the named integration rules of `gradfree integrate` and the experiments.
 //! - `progress` (feature `progress`): progress bars for the front ends.
 
