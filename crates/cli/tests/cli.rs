@@ -846,7 +846,7 @@ fn the_default_settles_without_a_target_only() {
 /// The recommended method's worse-optimum rule: on the 2-d Rastrigin function (no target, no
 /// settle rule) runs that converge to a local minimum worse than an earlier run's end early, so
 /// more restarts fit into the budget (23 against 14 with `--worse-runs off`); a ratio outside
-/// (0, 1) is refused by name, and a named algorithm without restarts refuses the flag.
+/// (0, 1) is refused naming the flag, and a named algorithm without restarts refuses the flag.
 #[test]
 fn the_default_ends_runs_converging_to_a_worse_optimum() {
     let base = ["optimize", "--problem", "rastrigin", "--dim", "2", "--seed", "1", "--max-evals", "20000", "--json", "--sequential"];
@@ -856,9 +856,10 @@ fn the_default_ends_runs_converging_to_a_worse_optimum() {
     let (k_on, k_off) = (on["restarts"].as_u64().unwrap(), off["restarts"].as_u64().unwrap());
     assert!(k_on >= k_off + 5, "{k_on} restarts with the rule, {k_off} without");
     assert_eq!((on["best_f"].as_f64(), off["best_f"].as_f64()), (Some(0.0), Some(0.0)));
-    for (args, error) in
-        [(&["--worse-runs", "2"][..], "`worse_runs` = 2"), (&["--algo", "cmaes", "--worse-runs", "0.01"][..], "only with --restarts")]
-    {
+    for (args, error) in [
+        (&["--worse-runs", "2"][..], "invalid --worse-runs 2: must be in (0, 1)"),
+        (&["--algo", "cmaes", "--worse-runs", "0.01"][..], "only with --restarts"),
+    ] {
         let out = gradfree(&[&["optimize", "--problem", "rastrigin", "--dim", "2"][..], args].concat());
         let text = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success() && text.contains(error), "{args:?}: {text}");
