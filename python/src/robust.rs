@@ -253,10 +253,7 @@ fn train_keywords() -> PyResult<String> {
 fn classifier_err(e: RobustError) -> PyErr {
     use gradfree_core::CoreError;
     let rename = |name: &'static str| -> &'static str {
-        train_keywords_once()
-            .iter()
-            .find(|k| !k.python.is_empty() && (k.name == name || k.aliases.iter().any(|a| a == name)))
-            .map_or(name, |k| k.python.as_str())
+        train_keywords_once().iter().find(|k| !k.python.is_empty() && k.answers_to(name)).map_or(name, |k| k.python.as_str())
     };
     match e {
         RobustError::Core(CoreError::InvalidParameter { name, value, expected }) => {

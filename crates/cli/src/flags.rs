@@ -6,6 +6,7 @@
 use std::error::Error;
 
 use gradfree_core::CoreError;
+use gradfree_core::schema::flag_of;
 
 /// The flag that sets a parameter of the shared machinery or of an evolution strategy run (a
 /// [`CoreError::InvalidParameter`]), if the command line has one: a stop rule's or a restart
@@ -14,8 +15,8 @@ use gradfree_core::CoreError;
 /// keep their key).
 pub fn core_flag(name: &str) -> Option<String> {
     let keywords = gradfree_core::StopSpec::keywords().into_iter().chain(gradfree_es::RestartSpec::keywords());
-    if let Some(k) = keywords.into_iter().find(|k| k.name == name) {
-        return Some(format!("--{}", k.cli));
+    if let Some(flag) = flag_of(keywords, name) {
+        return Some(flag);
     }
     let flag = match name {
         "checkpoint_every" => "--checkpoint-every",
@@ -34,15 +35,15 @@ pub fn bo_flag(name: &str) -> Option<String> {
     if name == "dim" {
         return Some("--dim".to_string());
     }
-    gradfree_bo::keywords::keywords().into_iter().find(|k| k.name == name && !k.cli.is_empty()).map(|k| format!("--{}", k.cli))
+    flag_of(gradfree_bo::keywords::keywords(), name)
 }
 
 /// The flag of `gradfree infer` that sets a parameter of `gradfree_inference::InferenceSpec` or
 /// `ModelSpec` (an invalid parameter reported by the inference crate), if there is one: a
 /// keyword's own flag ([`gradfree_inference::keywords`]), or one of the command's other flags.
 pub fn infer_flag(name: &str) -> Option<String> {
-    if let Some(k) = gradfree_inference::keywords::keywords().into_iter().find(|k| k.name == name) {
-        return Some(format!("--{}", k.cli));
+    if let Some(flag) = flag_of(gradfree_inference::keywords::keywords(), name) {
+        return Some(flag);
     }
     let flag = match name {
         "target" => "--target",
@@ -62,10 +63,7 @@ pub fn train_flag(name: &str) -> Option<String> {
     if name.starts_with("block ") {
         return Some("--block-param".to_string());
     }
-    gradfree_experiments::train_run::keywords()
-        .into_iter()
-        .find(|k| !k.cli.is_empty() && (k.name == name || k.aliases.iter().any(|a| a == name)))
-        .map(|k| format!("--{}", k.cli))
+    flag_of(gradfree_experiments::train_run::keywords(), name)
 }
 
 /// The flag of `gradfree features` that sets the parameter an invalid-parameter error of the
@@ -75,7 +73,7 @@ pub fn features_flag(e: &gradfree_features::FeatureError) -> Option<String> {
     let gradfree_features::FeatureError::InvalidParameter { name, .. } = e else { return None };
     match *name {
         "sigma" | "gamma" => Some(format!("--{name}")),
-        name => gradfree_features::keywords::keyword_of(name).filter(|k| !k.cli.is_empty()).map(|k| format!("--{}", k.cli)),
+        name => flag_of(gradfree_features::keywords::keywords(), name),
     }
 }
 

@@ -134,6 +134,19 @@ pub fn keywords<T: JsonSchema>() -> Vec<Keyword> {
         .collect()
 }
 
+impl Keyword {
+    /// Whether a name a library check gives is this keyword's: its name or one of its aliases.
+    pub fn answers_to(&self, name: &str) -> bool {
+        self.name == name || self.aliases.iter().any(|a| a == name)
+    }
+}
+
+/// The command-line flag (`--cli`) of the keyword among `keywords` that `name` is (its name or an
+/// alias, [`Keyword::answers_to`]); `None` if there is none or it has no flag.
+pub fn flag_of(keywords: impl IntoIterator<Item = Keyword>, name: &str) -> Option<String> {
+    keywords.into_iter().find(|k| k.answers_to(name)).filter(|k| !k.cli.is_empty()).map(|k| format!("--{}", k.cli))
+}
+
 /// The first keyword of `keywords` that `given` holds but that does not apply, with its rule;
 /// `value_of` gives the current value of a rule's key (`None`: unknown, the rule is not judged).
 pub fn refused(
@@ -230,11 +243,14 @@ mod tests {
         /// The l1 weight.
         #[schemars(extend("x-cli" = "lambda", "x-python" = "lam", "x-applies" = {"key": "method", "in": ["b"], "note": "its prox"}))]
         lambda: f64,
+        /// A library-only setting, which checks call `tune rate`.
+        #[schemars(extend("x-cli" = "", "x-aliases" = ["tune rate"]))]
+        tune: f64,
     }
 
     impl Default for Spec {
         fn default() -> Self {
-            Spec { method: Mode::A, count: 3, lambda: 0.1 }
+            Spec { method: Mode::A, count: 3, lambda: 0.1, tune: 1.0 }
         }
     }
 
@@ -251,9 +267,9 @@ mod tests {
     #[test]
     fn keywords_come_from_the_fields() {
         let mut k = keywords::<Spec>();
-        k.sort_by_key(|k| ["method", "count", "lambda"].iter().position(|n| *n == k.name));
+        k.sort_by_key(|k| ["method", "count", "lambda", "tune"].iter().position(|n| *n == k.name));
         let names: Vec<&str> = k.iter().map(|k| k.name.as_str()).collect();
-        assert_eq!(names, ["method", "count", "lambda"]);
+        assert_eq!(names, ["method", "count", "lambda", "tune"]);
         assert_eq!(k[0].values, ["a", "bee-mode"]);
         assert_eq!(k[0].default, Some(Value::from("a")));
         assert_eq!((k[1].kind.as_str(), k[1].minimum, k[1].default.clone()), ("int", Some(1.0), Some(Value::from(3))));
@@ -271,5 +287,18 @@ mod tests {
         assert!(refused(&k, |k| k.name == "lambda", method("b")).is_none());
         assert!(refused(&k, |k| k.name == "count", method("a")).is_none());
         assert!(refused(&k, |_| true, |_| None).is_none(), "an unknown method judges nothing");
+    }
+
+    /// A check's name finds its keyword by name or alias; the flag is the keyword's, and a
+    /// keyword declared without one has none.
+    #[test]
+    fn flags_are_found_by_name_or_alias() {
+        let k = keywords::<Spec>();
+        assert_eq!(flag_of(k.clone(), "lambda").as_deref(), Some("--lambda"));
+        assert_eq!(flag_of(k.clone(), "count").as_deref(), Some("--count"));
+        assert!(k.iter().any(|k| k.answers_to("tune rate")) && !k.iter().any(|k| k.answers_to("rate")));
+        assert_eq!(flag_of(k.clone(), "tune rate"), None);
+        assert_eq!(flag_of(k.clone(), "tune"), None);
+        assert_eq!(flag_of(k, "unknown"), None);
     }
 }

@@ -18,7 +18,7 @@ pub fn keywords() -> Vec<Keyword> {
 /// The keyword a parameter error's `name` belongs to: the keyword of that name, or the one that
 /// lists it as an alias.
 pub fn keyword_of(name: &str) -> Option<Keyword> {
-    keywords().into_iter().find(|k| k.name == name || k.aliases.iter().any(|a| a == name))
+    keywords().into_iter().find(|k| k.answers_to(name))
 }
 
 #[cfg(test)]
