@@ -473,10 +473,14 @@ class _Chains:
 
 
 class RandomScalingResults(_Chains, _WithIntervals):
-    """Averaged SGD with random-scaling intervals (Lee et al. 2022): ``bse`` is the scale
-    ``sqrt(V_T,jj / T)`` its interval multiplies by the critical value (6.747 at 95%), ``pvalues``
-    come from its mixed-normal limit. ``chains``: every chain's running average at every record;
-    ``chain_intervals``: every chain's interval."""
+    """Averaged SGD with random-scaling intervals (Lee et al. 2022) in passes over the rows, every
+    chain pooled: ``params`` is the mean of the chains' averages over the last pass, ``bse`` the
+    standard error ``sqrt(6 Vbar_jj / T)`` (``E V_T = sigma^2 / 6``; ``cov_params()`` is ``6 Vbar /
+    T``), ``conf_int`` and ``pvalues`` use the law of ``K`` pooled chains (6.747 times
+    ``sqrt(V_T,jj / T)`` at 95% for one chain, tending to ``1.96 bse`` as ``K`` grows). A
+    :class:`gradfree.errors.ConvergenceWarning` says when the average has not settled (its interval
+    is then not a confidence interval). ``chains``: every chain's running average at every record;
+    ``chain_intervals``: every chain's own interval."""
 
     def chain_intervals(self, alpha: float = 0.05):
         """Every chain's ``1 - alpha`` interval, ``(chains, p, 2)``."""

@@ -192,7 +192,8 @@ def _aligned(X, y, where: str = "") -> None:
 
 def fit(X, y=None, model: str = "logistic", method: Optional[str] = None, batch_size: Optional[int] = None,
         step: Optional[float] = None, chains: Optional[int] = None, steps: Optional[int] = None,
-        seed: Optional[int] = None, *, cov_type: Optional[str] = None, sampling: Optional[str] = None,
+        seed: Optional[int] = None, *, passes: Optional[int] = None, cov_type: Optional[str] = None,
+        sampling: Optional[str] = None,
         moments: Optional[str] = None, interval: Optional[str] = None, lam: Optional[float] = None,
         prox_metric: Optional[str] = None, decay: Optional[float] = None, theta0=None, intercept: bool = False,
         components: Optional[int] = None, sigma: Optional[float] = None, hidden: Optional[int] = None,
@@ -215,16 +216,23 @@ def fit(X, y=None, model: str = "logistic", method: Optional[str] = None, batch_
         One of :data:`METHODS`; default :func:`default_method` (``"mle"`` for the GLMs).
     cov_type : {"nonrobust", "HC0"}, default "nonrobust"
         mle: the inverse Fisher information (statsmodels' default) or White's sandwich.
-    batch_size : int, default 25
-        Chain methods: mini-batch size ``n`` of eq. (3)/(10).
-    step : float, default 0.2
-        Chain methods: step ``eta``; the inverse temperature is ``beta = 2n / eta`` (eq. 6).
-        Random scaling: the first step of ``eta t^-decay``.
+    batch_size : int, optional
+        Chain methods: mini-batch size ``n`` of eq. (3)/(10) (default 25; random scaling on rows
+        in memory: ``n / 400`` between 10 and 25, about 400 steps a pass).
+    step : float, optional
+        Chain methods: step ``eta`` (default 0.2); the inverse temperature is ``beta = 2n / eta``
+        (eq. 6). Random scaling: the first step ``eta_0`` of ``eta_0 t^-decay``; by default
+        ``1 / lambda_max``, the mean loss's largest curvature where each pass starts, and the last
+        of several passes steps with ``H^-1`` (a fixed gain: the intervals' law is unchanged).
     chains : int, default 100
         Chain methods: independent chains ``K`` (sec. 7); chain ``k`` is seeded from ``seed`` and
-        ``k``, so results do not depend on the thread count.
+        ``k``, so results do not depend on the thread count. Random scaling pools them: the
+        estimate is their averages' mean and its interval uses the law of ``K`` pooled chains.
     steps : int, default 200
-        Chain methods: steps per chain ``T``.
+        Chain methods but random scaling: steps per chain ``T``.
+    passes : int, default 3
+        Random scaling: passes over the rows, each in a fresh random order, ``ceil(n / batch_size)``
+        steps, each from the average of the pass before; the interval is the last pass's.
     seed : int, default 0
     sampling : {"with-replacement", "without-replacement"}, default "with-replacement"
         Mini-batches with replacement are the bootstrap of sec. 7.
@@ -293,7 +301,7 @@ def fit(X, y=None, model: str = "logistic", method: Optional[str] = None, batch_
     yy = _response(y, x.shape[0])
     given = dict(batch_size=batch_size, step=step, chains=chains, steps=steps, seed=seed, cov_type=cov_type,
                  sampling=sampling, moments=moments, interval=interval, lam=lam, prox_metric=prox_metric, decay=decay,
-                 theta0=theta0, intercept=intercept, components=components, sigma=sigma, hidden=hidden)
+                 theta0=theta0, intercept=intercept, components=components, sigma=sigma, hidden=hidden, passes=passes)
     model_json, spec_json = _specs(model, method, given, custom=grad is not None)
     names = names or [f"x{j}" for j in range(x.shape[1])]
     n_params = None if n_params is None else _util.count("n_params", n_params, 1)

@@ -100,7 +100,7 @@ def test_data_too_large_for_double_precision_is_named():
 def test_random_scaling_overflow_is_an_error_not_a_zero_standard_error():
     X, y = logistic()
     with pytest.raises(DataError, match="overflow double precision"):
-        fit(X, y, grad=lambda t, xb, yb: np.full((len(xb), 2), 1e200), n_params=2, steps=3, chains=2)
+        fit(X, y, grad=lambda t, xb, yb: np.full((len(xb), 2), 1e200), n_params=2, passes=1, chains=2, step=1.0)
 
 
 def test_masgrad_refuses_a_batch_of_at_most_p_rows():

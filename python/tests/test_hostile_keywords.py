@@ -277,7 +277,7 @@ XD, YD = _data()
 
 
 @settings(FUZZ)
-@given(keyword=st.sampled_from(["X", "y", "model", "method", "batch_size", "step", "chains", "steps", "seed", "cov_type",
+@given(keyword=st.sampled_from(["X", "y", "model", "method", "batch_size", "step", "chains", "steps", "passes", "seed", "cov_type",
                                 "sampling", "moments", "interval", "lam", "decay", "theta0", "intercept", "components",
                                 "sigma", "hidden", "n_params", "n_parts"]), value=values,
        method=st.sampled_from([None, "sgd", "random-scaling"]))
@@ -286,9 +286,9 @@ def test_fit(keyword, value, method):
     def run():
         kw = {"X": XD, "y": YD, "method": method}
         if method is not None:
-            kw.update(chains=4, steps=20)
+            kw.update(chains=4, **({"passes": 1} if method == "random-scaling" else {"steps": 20}))
         kw[keyword] = value
-        for key, cap in (("chains", 8), ("steps", 30)):
+        for key, cap in (("chains", 8), ("steps", 30), ("passes", 2)):
             if isinstance(kw.get(key), int) and not isinstance(kw[key], bool) and 0 < kw[key] < 2**31:
                 kw[key] = min(kw[key], cap)
         fit(kw.pop("X"), kw.pop("y"), **kw)

@@ -110,9 +110,9 @@ def test_streamed_batches_use_every_row_once_and_errors_come_through():
         raise ZeroDivisionError("user bug")
 
     with pytest.raises(ZeroDivisionError, match="user bug"):
-        fit(X, y, grad=bad_grad, n_params=3, chains=2, steps=3)
+        fit(X, y, grad=bad_grad, n_params=3, chains=2, passes=1)
     with pytest.raises(InvalidParameterError, match="shape"):
-        fit(X, y, grad=lambda t, xb, yb: np.zeros((2, 2)), n_params=3, chains=2, steps=3)
+        fit(X, y, grad=lambda t, xb, yb: np.zeros((2, 2)), n_params=3, chains=2, passes=1)
     # The default, one pass: the rows of every batch once, within a small fraction of a standard
     # error of the in-memory fit.
     one = fit_stream(batches(333))

@@ -17,7 +17,8 @@ from gradfree.errors import InvalidParameterError
 NOT_TAKEN = {
     "level": "the coverage is chosen on the results (conf_int(alpha=...), summary(alpha=...))",
 }
-NOT_STREAMED = {"sampling": "a stream's rows are read once, fresh, as they come"}
+NOT_STREAMED = {"sampling": "a stream's rows are read once, fresh, as they come",
+                "passes": "a stream is one pass: its rows come once"}
 
 
 def _keywords():

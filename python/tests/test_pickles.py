@@ -103,7 +103,7 @@ CASES = {
     "bo.Integer": lambda: gradfree.bo.Integer(0, 7, name="k"),
     "bo.Categorical": lambda: gradfree.bo.Categorical(["a", "b", "c"], prior=[0.2, 0.3, 0.5]),
     "inference.MLEResults": lambda: _fit(intercept=True),
-    "inference.RandomScalingResults": lambda: _fit(method="random-scaling", chains=4, steps=20),
+    "inference.RandomScalingResults": lambda: _fit(method="random-scaling", chains=4, passes=1),
     "inference.ProcessResults": lambda: _fit(method="sgd", chains=4, steps=20),
     "inference.FittedModel": lambda: _fit().model,
     "inference.Summary": lambda: _fit().summary(),

@@ -58,12 +58,17 @@ pub struct InferArgs {
     /// HC0 (White's sandwich, valid when the model is misspecified).
     #[arg(long, conflicts_with = "resume")]
     pub cov_type: Option<String>,
-    /// Mini-batch size n.
-    #[arg(long, default_value_t = InferenceSpec::default().batch_size, conflicts_with = "resume")]
-    pub batch: usize,
-    /// Step size eta (inverse temperature beta = 2n/eta); random scaling: eta in eta t^-decay.
-    #[arg(long, default_value_t = InferenceSpec::default().step, allow_negative_numbers = true, conflicts_with = "resume")]
-    pub step: f64,
+    /// Mini-batch size n [default: 25; random scaling in memory: rows / 400 between 10 and 25].
+    #[arg(long, conflicts_with = "resume")]
+    pub batch: Option<usize>,
+    /// Step size eta (inverse temperature beta = 2n/eta) [default: 0.2]; random scaling: eta_0 in
+    /// eta_0 t^-decay [default: 1 / the mean loss's largest curvature where each pass starts].
+    #[arg(long, allow_negative_numbers = true, conflicts_with = "resume")]
+    pub step: Option<f64>,
+    /// random-scaling: passes over the data, each from the average of the one before; the
+    /// interval is the last one's.
+    #[arg(long, default_value_t = InferenceSpec::default().passes, conflicts_with = "resume")]
+    pub passes: usize,
     /// Independent chains K.
     #[arg(long, default_value_t = InferenceSpec::default().chains, conflicts_with = "resume")]
     pub chains: usize,
@@ -154,6 +159,7 @@ pub fn run_spec(a: &InferArgs) -> Result<InferRunSpec> {
         },
         batch_size: a.batch,
         step: a.step,
+        passes: a.passes,
         chains: a.chains,
         steps: a.steps.unwrap_or(d.steps),
         seed: a.seed,

@@ -201,7 +201,7 @@ fn degenerate_data_give_warnings_or_one_line_errors() {
         assert!(out.status.success() && text.contains("nan") && text.contains("Warnings:") && text.contains("exact fit"), "{text}");
     }
     // A mixture on constant data: refused at once for several components; one component answers
-    // with random scaling's scale 0 and its t and p null, warned about.
+    // with random scaling's standard error 0 and its t and p null, warned about.
     let flat = dir.path().join("flat.csv");
     std::fs::write(&flat, format!("z\n{}", "2.5\n".repeat(30))).unwrap();
     let flat = flat.display().to_string();
@@ -209,7 +209,7 @@ fn degenerate_data_give_warnings_or_one_line_errors() {
     let out = gradfree_timed(&["infer", "--model", "mixture", "--components", "1", "--data", &flat, "--json"]);
     let v = parsed(&out);
     assert!(v["tvalues"][0].is_null() && v["pvalues"][0].is_null() && v["bse"] == serde_json::json!([0.0]));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("scale is 0"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("standard error is 0"));
     // Poisson counts of 1e15: the closed form's slope 1 and intercept ln 2e15 (statsmodels'
     // 35.23192358 and 1.0), converged after Newton steps, its log-likelihood kept to its digits.
     let big = line_csv(dir.path(), "big.csv", 30, |x| (2e15 * x.exp()).trunc());

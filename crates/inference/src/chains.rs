@@ -8,9 +8,10 @@
 //! - maximum likelihood: the estimate, its Wald covariance ([`crate::mle`]) and Wald intervals,
 //!   `params +- q sd` with `q` Student's t quantile on `N - p` degrees of freedom for the linear
 //!   model (as statsmodels' `OLS`) and the normal one otherwise (as `Logit` and `GLM`);
-//! - random scaling: each chain is one averaged-SGD run with its own confidence interval `abar_T +-
-//!   c sqrt(V_T,jj / T)`, `c` the critical value of its mixed-normal limit
-//!   ([`crate::random_scaling`]); the fit reports chain 0's and keeps every chain's;
+//! - random scaling: each chain is one averaged-SGD run in passes over the rows
+//!   ([`crate::passes`]) with its own confidence interval `abar_T +- c sqrt(V_T,jj / T)`, `c` the
+//!   critical value of its mixed-normal limit ([`crate::random_scaling`]); the fit pools every
+//!   chain ([`crate::passes::pool`]) and keeps each chain's interval;
 //! - SGD, MasGrad, the diffusions and MadProx: the chains are independent draws of the process at
 //!   every step. The fit reports the mean of the final iterates as `params` and their spread
 //!   ([`Fit::process_sd`], [`Fit::bands`]): the spread of the process at inverse temperature `beta =
@@ -88,6 +89,14 @@ impl Runner {
             ));
         }
         let theta0 = spec.start(p);
+        // Random scaling runs whole passes: its steps follow from the rows.
+        let mut spec = spec.clone();
+        if spec.method == Method::RandomScaling {
+            spec.batch_size = Some(spec.batch_for(data.len()));
+            spec.steps = spec.passes.saturating_mul(spec.steps_per_pass(data.len()));
+            spec.check(data.len(), p, model.size_param())?;
+        }
+        let spec = &spec;
         let prox = prox_metric(model, data, spec, &theta0)?;
         let states: Vec<ChainState> =
             (0..spec.chains).map(|k| ChainState::new(spec.first_chain + k as u64, spec.seed, &theta0, spec.method)).collect();
@@ -132,7 +141,12 @@ impl Runner {
         if self.prox.is_none() {
             self.prox = prox_metric(model, data, &self.spec, &self.spec.start(self.p))?;
         }
-        let ctx = Context { model, data, spec: &self.spec, prox: self.prox.clone(), partition: false };
+        let start_curvature = if self.spec.method == Method::RandomScaling && self.steps_done() == 0 && steps > 0 {
+            Some(crate::passes::curvature(model, data, &self.spec.start(self.p))?)
+        } else {
+            None
+        };
+        let ctx = Context { model, data, spec: &self.spec, prox: self.prox.clone(), partition: false, start_curvature };
         self.states.par_iter_mut().zip(self.paths.par_iter_mut()).try_for_each(|(state, path)| -> Result<(), InferenceError> {
             let mut work = ChainWork::default();
             path.reserve(steps * state.theta.len());
@@ -272,21 +286,11 @@ impl gradfree_core::StateCheck for RunnerState {
 
 /// The [`Fit`] of finished chains `states` with their recorded `trajectories`.
 pub(crate) fn assemble(spec: &InferenceSpec, model: &str, states: &[ChainState], trajectories: Trajectories) -> Fit {
-    let p = trajectories.p;
     // The last record of every chain is its final estimate, in memory and streamed alike.
     let mut fit = Fit::of_chains(spec.clone(), model.to_string(), trajectories, states.iter().map(|s| s.ridged).sum());
     if spec.method == Method::RandomScaling {
-        let tf = states[0].steps as f64;
-        let mut scale = Vec::with_capacity(spec.chains * p);
-        for s in states {
-            let v = s.random_scaling_variance().expect("at least one step");
-            scale.extend((0..p).map(|j| (v[j * p + j].max(0.0) / tf).sqrt()));
-        }
-        let v0 = states[0].random_scaling_variance().expect("at least one step");
-        fit.params = states[0].average.clone();
-        fit.sd = scale[..p].to_vec();
-        fit.cov_params = v0.iter().map(|v| v / tf).collect();
-        fit.rs_scale = Some(scale);
+        fit.rs = Some(crate::passes::RsChains::of(states, spec.decay));
+        crate::passes::pool(&mut fit);
     }
     fit.settle_warnings();
     fit
@@ -323,6 +327,6 @@ pub fn run(model: &dyn Model, data: &Data, spec: &InferenceSpec, progress: Optio
         return crate::mle::run_mle(model, data, spec);
     }
     let mut runner = Runner::new(model, data, spec)?;
-    runner.advance(model, data, spec.steps, progress)?;
+    runner.advance(model, data, runner.spec.steps, progress)?;
     runner.finish()
 }

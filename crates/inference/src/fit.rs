@@ -19,16 +19,20 @@ pub struct Fit {
     pub model: String,
     /// The estimate of every parameter.
     pub params: Vec<f64>,
-    /// Maximum likelihood: the standard errors; random scaling: chain 0's scale `sqrt(V_T,jj /
-    /// T)`; the other chain methods: the chains' standard deviation, the process's spread. Read
+    /// Maximum likelihood: the standard errors; random scaling: `sqrt(6 Vbar_jj / T)` of the
+    /// pooled chains, a standard error ([`crate::passes::pool`]); the other chain methods: the chains' standard deviation, the process's spread. Read
     /// it with [`Fit::bse`] or [`Fit::process_sd`], which say which it is.
     pub sd: Vec<f64>,
     /// Covariance of the estimates (`p x p`, row-major): the Wald covariance, random scaling's
-    /// `V_T / T`, or the chains' covariance.
+    /// `6 Vbar / T`, or the chains' covariance.
     pub cov_params: Vec<f64>,
     /// Random scaling: every chain's scale `sqrt(V_T,jj / T)` (`K x p`); its interval is its
     /// average `+- c scale`.
     pub rs_scale: Option<Vec<f64>>,
+    /// Random scaling: every chain's last pass, pooled into `params`, `sd` and `cov_params`
+    /// ([`crate::passes::pool`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rs: Option<crate::passes::RsChains>,
     /// The chains: the estimate of every chain at every step (none for maximum likelihood).
     pub trajectories: Trajectories,
     /// Steps whose batch covariance was singular and ridged ([`crate::direction::RIDGE`]), over
@@ -76,6 +80,7 @@ impl Fit {
             params: glm.params,
             cov_params: glm.cov,
             rs_scale: None,
+            rs: None,
             trajectories: Trajectories::every_step(0, 0, p, Vec::new()),
             ridged_steps: 0,
             streamed_rows: one_pass.then_some(glm.nobs),
@@ -95,9 +100,10 @@ impl Fit {
         }
     }
 
-    /// The standard errors: maximum likelihood's, or random scaling's scale (its interval is
-    /// `params +- c bse`, `c` its critical value, not the normal one). Refused for the other chain
-    /// methods, whose spread is the process's ([`Fit::process_sd`]).
+    /// The standard errors: maximum likelihood's, or random scaling's `sqrt(6 Vbar_jj / T)`
+    /// (its interval is `params +- c_K bse / sqrt(6)`, `c_K` the critical value of `K` pooled
+    /// chains, not the normal one). Refused for the other chain methods, whose spread is the
+    /// process's ([`Fit::process_sd`]).
     pub fn bse(&self) -> Result<&[f64], InferenceError> {
         if self.spec.method.is_process() {
             return Err(not_a_confidence_interval(self.spec.method, "bse"));
@@ -120,7 +126,8 @@ impl Fit {
 
     /// Confidence intervals at coverage `level` (`lower`, `upper`): Wald intervals for maximum
     /// likelihood (Student's t on `N - p` degrees of freedom for the linear model, normal
-    /// otherwise), chain 0's random-scaling interval; refused for the other chain methods
+    /// otherwise), the pooled chains' random-scaling interval `params +- c_K sqrt(Vbar_jj / T)`
+    /// ([`crate::random_scaling::critical_value_pooled`]); refused for the other chain methods
     /// ([`Fit::bands`]).
     pub fn conf_int(&self, level: f64) -> Result<(Vec<f64>, Vec<f64>), InferenceError> {
         check_level(level)?;
@@ -134,9 +141,11 @@ impl Fit {
                 self.params.iter().zip(&self.sd).map(|(m, s)| m + q * s).collect(),
             ));
         }
-        let (lo, hi) = self.chain_intervals(level)?;
-        let p = self.params.len();
-        Ok((lo[..p].to_vec(), hi[..p].to_vec()))
+        let c = crate::random_scaling::critical_value_pooled(level, self.pooled_chains())? / 6f64.sqrt();
+        Ok((
+            self.params.iter().zip(&self.sd).map(|(m, s)| m - c * s).collect(),
+            self.params.iter().zip(&self.sd).map(|(m, s)| m + c * s).collect(),
+        ))
     }
 
     /// The quantile of Wald intervals at `level`: Student's t on `N - p` degrees of freedom for
@@ -175,7 +184,7 @@ impl Fit {
             if a.is_nan() {
                 f64::NAN
             } else if self.glm.is_none() {
-                1.0 - crate::random_scaling::abs_cdf(a)
+                1.0 - crate::random_scaling::abs_cdf_pooled(a * 6f64.sqrt(), self.pooled_chains())
             } else if self.uses_t() && df >= 1.0 {
                 2.0 * StudentsT::new(0.0, 1.0, df).map_or(f64::NAN, |d| d.sf(a))
             } else {
@@ -183,6 +192,11 @@ impl Fit {
             }
         };
         Ok(t.into_iter().map(two_sided).collect())
+    }
+
+    /// Random scaling: the chains pooled into the estimate (`K`; 1 for a fit without them).
+    pub fn pooled_chains(&self) -> usize {
+        self.rs.as_ref().map_or(1, |r| r.relaxations.len().max(1))
     }
 
     /// Whether the Wald intervals and p-values use Student's t (the linear model's fit).
@@ -268,10 +282,12 @@ impl Fit {
         let trajectories = Trajectories::every_step(spec.chains, first.trajectories.steps, p, values);
         let mut fit = Fit::of_chains(spec, first.model.clone(), trajectories, parts.iter().map(|f| f.ridged_steps).sum());
         if first.spec.method == Method::RandomScaling {
-            fit.params = first.params.clone();
-            fit.sd = first.sd.clone();
-            fit.cov_params = first.cov_params.clone();
-            fit.rs_scale = Some(parts.iter().flat_map(|f| f.rs_scale.iter().flatten().copied()).collect());
+            let rs: Vec<&crate::passes::RsChains> = parts.iter().filter_map(|f| f.rs.as_ref()).collect();
+            if rs.len() != parts.len() {
+                return Err(bad("random-scaling fits that keep their chains' last passes".into()));
+            }
+            fit.rs = Some(crate::passes::RsChains::concat(&rs));
+            crate::passes::pool(&mut fit);
         }
         fit.settle_warnings();
         Ok(fit)
@@ -294,7 +310,7 @@ impl Fit {
                 "one chain: the process sd and bands are the spread across chains, so they are 0 here and mean nothing (use chains >= 2)",
             ));
         }
-        if finals.len() >= 2 {
+        if finals.len() >= 2 && spec.method != Method::RandomScaling {
             let stuck: Vec<String> = (0..p).filter(|&j| finals.iter().all(|f| f[j] == finals[0][j])).map(|j| j.to_string()).collect();
             if !stuck.is_empty() {
                 warnings.push(Warning::new(WarningKind::Other, format!(
@@ -310,7 +326,20 @@ impl Fit {
                 "the chains' spread reaches {top:.3e}, so their covariance overflows double precision: cov_params holds {v} (null in JSON); the standard deviations and bands are exact"
             )));
         }
-        Fit { sd, params, cov_params, rs_scale: None, ridged_steps, streamed_rows: None, glm: None, warnings, model, spec, trajectories }
+        Fit {
+            sd,
+            params,
+            cov_params,
+            rs_scale: None,
+            rs: None,
+            ridged_steps,
+            streamed_rows: None,
+            glm: None,
+            warnings,
+            model,
+            spec,
+            trajectories,
+        }
     }
 
     /// Adds a warning when the run has not settled. For the process methods, when the chains' mean
@@ -318,39 +347,12 @@ impl Fit {
     /// chains moved by `z` of its standard errors `sqrt((sd_s^2 + sd_T^2) / K)` in some
     /// coordinate, beyond the normal quantile at `1 - 0.005/p` (a settled process exceeds it in
     /// about 1 run in 100): the chains' law at `T` is then not yet the stationary one the bands
-    /// describe. For random scaling when the running average still drifts: `abar_T - abar_s`
-    /// over its scale `sqrt(V_T,jj / T) sqrt(T/s - 1)` (the drift's standard deviation once the
-    /// average has settled), beyond the critical value of random scaling at `1 - 0.01/p`.
+    /// describe. Random scaling checks its passes instead ([`crate::passes::pool`]).
     pub(crate) fn settle_warnings(&mut self) {
         let tr = &self.trajectories;
         let p = tr.p;
         if self.spec.method == Method::RandomScaling {
-            let Some(scale) = &self.rs_scale else { return };
-            let flat: Vec<String> = (0..p).filter(|&j| scale[j] <= 0.0 || scale[j].is_nan()).map(|j| j.to_string()).collect();
-            if !flat.is_empty() {
-                self.warnings.push(Warning::new(WarningKind::Other, format!(
-                    "random scaling's scale is 0 in coordinate(s) {}: chain 0's running average never varied there (every mini-batch gradient the same, as on constant data or one repeated row, or a parameter the data never move), so the t statistic and p-value are undefined (nan, null in JSON) and the interval has width 0",
-                    flat.join(", ")
-                )));
-            }
-            let mid = tr.steps / 2;
-            let (t, s) = (tr.time(tr.steps) as f64, tr.time(mid) as f64);
-            if mid == 0 || s <= 0.0 || s >= t {
-                return;
-            }
-            let crit = crate::random_scaling::critical_value((1.0 - 0.01 / p as f64).min(0.9999)).unwrap_or(f64::INFINITY);
-            let (end, half) = (tr.at(0, tr.steps), tr.at(0, mid));
-            let worst = (0..p)
-                .filter(|&j| scale[j] > 0.0)
-                .map(|j| (j, (end[j] - half[j]).abs() / (scale[j] * (t / s - 1.0).sqrt())))
-                .filter(|(_, z)| z.is_finite())
-                .fold((0, 0.0f64), |a, b| if b.1 > a.1 { b } else { a });
-            if worst.1 > crit {
-                self.warnings.push(Warning::new(WarningKind::Convergence, format!(
-                    "The running average has not settled: coordinate {} moved {:.1} of its scales between step {} and step {} (beyond the {crit:.2} that a settled average exceeds once in 100 fits); use more steps, a larger step, or method mle",
-                    worst.0, worst.1, s as u64, t as u64
-                )));
-            }
+            // Pooled with its own checks ([`crate::passes::pool`]).
             return;
         }
         let k = tr.chains;

@@ -37,6 +37,7 @@ pub mod intervals;
 pub mod keywords;
 pub mod mle;
 pub mod model;
+pub mod passes;
 pub mod population;
 pub mod process;
 pub mod random_scaling;

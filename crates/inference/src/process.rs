@@ -10,8 +10,9 @@
 //!   `sqrt(2 eta / beta) g` with `beta = 2n / eta`);
 //! - MadProx (eq. 20): `w = prox_{eta, M}(w - eta M^{-1} ghat)` with the l1 prox of eq. 19 in the
 //!   metric `M`, constant (Prop. 4.1): the population root at the start, full or diagonal;
-//! - random scaling: SGD with steps `eta t^{-a}` and the running average of its iterates, whose
-//!   variance is estimated from the path of averages (Lee et al. 2022).
+//! - random scaling: SGD with steps `eta_0 t^{-a}` and the running average of its iterates, whose
+//!   variance is estimated from the path of averages (Lee et al. 2022), in passes over the rows
+//!   ([`crate::passes`]).
 
 use gradfree_core::{GfRng, derive_seed, rng_from_seed};
 use rand::RngExt;
@@ -42,6 +43,32 @@ pub struct ChainState {
     pub rs_first: Vec<f64>,
     /// See `rs_outer`.
     pub rs_weight: f64,
+    /// Random scaling: steps of the current pass (its average's and sums' `t`).
+    #[serde(default)]
+    pub local: u64,
+    /// Random scaling: the current pass's first step `eta_0`.
+    #[serde(default)]
+    pub eta0: f64,
+    /// Random scaling: the smallest eigenvalue of the mean loss's Hessian where the pass started.
+    #[serde(default)]
+    pub lambda_min: f64,
+    /// Random scaling: the average of the pass before (empty in the first).
+    #[serde(default)]
+    pub previous: Vec<f64>,
+    /// Random scaling: the current pass's gain matrix `H^{-1}` (`p x p`; empty for the scalar
+    /// step), [`crate::passes`].
+    #[serde(default)]
+    pub gain: Vec<f64>,
+    /// Random scaling: the largest curvature where the pass started.
+    #[serde(default)]
+    pub lambda_max: f64,
+    /// Random scaling: the current pass, from 0 (its order of the rows is drawn from it).
+    #[serde(default)]
+    pub pass: u64,
+    /// Random scaling: whether the preconditioned pass left its start and was restarted with
+    /// the scalar step ([`crate::passes`]).
+    #[serde(default)]
+    pub fell_back: bool,
     rng: GfRng,
 }
 
@@ -59,6 +86,14 @@ impl ChainState {
             rs_outer: if rs { vec![0.0; p * p] } else { Vec::new() },
             rs_first: if rs { vec![0.0; p] } else { Vec::new() },
             rs_weight: 0.0,
+            local: 0,
+            eta0: 0.0,
+            lambda_min: 0.0,
+            previous: Vec::new(),
+            gain: Vec::new(),
+            lambda_max: 0.0,
+            pass: 0,
+            fell_back: false,
             rng: rng_from_seed(derive_seed(seed, chain)),
         }
     }
@@ -69,13 +104,14 @@ impl ChainState {
     }
 
     /// Random scaling's variance estimate `V_t = (1/t^2) sum_s s^2 (abar_s - abar_t)(abar_s -
-    /// abar_t)^T` (`p x p`, row-major) of the average after `t` steps; `None` before any step.
+    /// abar_t)^T` (`p x p`, row-major) of the average after `t` steps of the pass; `None` before
+    /// any step.
     pub fn random_scaling_variance(&self) -> Option<Vec<f64>> {
         if self.rs_weight == 0.0 {
             return None;
         }
         let p = self.average.len();
-        let t = self.steps as f64;
+        let t = self.local as f64;
         let (a, b, c) = (&self.rs_outer, &self.rs_first, self.rs_weight);
         let m = &self.average;
         Some((0..p * p).map(|k| (a[k] - m[k / p] * b[k % p] - b[k / p] * m[k % p] + c * m[k / p] * m[k % p]) / (t * t)).collect())
@@ -99,12 +135,15 @@ pub struct Context<'a> {
     /// independent `V`), and chain `k` takes rows `k n..(k + 1) n` of its step's part (every row
     /// used once, chains on disjoint samples) instead of drawing.
     pub partition: bool,
+    /// Random scaling: the curvature at the common start, computed once for every chain's first
+    /// pass ([`crate::passes`]).
+    pub start_curvature: Option<(f64, f64)>,
 }
 
 /// Buffers of one chain, reused across steps.
 #[derive(Default, Debug)]
 pub struct ChainWork {
-    idx: Vec<usize>,
+    pub(crate) idx: Vec<usize>,
     perm: Vec<usize>,
     grads: Vec<f64>,
     grads_v: Vec<f64>,
@@ -114,12 +153,14 @@ pub struct ChainWork {
     pop: PopulationWork,
     /// Streamed runs: the step within the current block (its rows start at `block_step K n`).
     pub block_step: usize,
+    /// Random scaling in memory: the pass and its order of the rows.
+    pub(crate) pass_order: Option<(u64, Vec<usize>)>,
 }
 
 /// Draws the step's mini-batch indices into `work.idx` (`second`: MasGrad's independent batch
 /// for `V`, which a streamed block holds after every chain's first batch).
 fn draw_batch(ctx: &Context<'_>, chain: u64, second: bool, rng: &mut GfRng, work: &mut ChainWork) {
-    let (n, rows) = (ctx.spec.batch_size, ctx.data.len());
+    let (n, rows) = (ctx.spec.batch(), ctx.data.len());
     work.idx.clear();
     if ctx.partition {
         let step_start = work.block_step * ctx.spec.chains * ctx.spec.batches_per_step(true);
@@ -167,7 +208,7 @@ fn batch_gradients(ctx: &Context<'_>, chain: u64, t: u64, theta: &[f64], work: &
             } else if scale > 1e100 {
                 "the data are too large for double precision; standardize the features".to_string()
             } else if let Some(top) = Some(ctx.data.responses().iter().fold(0.0f64, |a, v| a.max(v.abs())))
-                .filter(|t| *t > 1e15 || (*t * ctx.spec.step > 1e3 && matches!(ctx.model.name(), "linear" | "poisson")))
+                .filter(|t| *t > 1e15 || (*t * ctx.spec.fixed_step() > 1e3 && matches!(ctx.model.name(), "linear" | "poisson")))
             {
                 format!(
                     "the responses reach {top:e}, so the gradients and the steps they take are of that size and the iterate overflowed the model: rescale the response, or use a far smaller step"
@@ -246,7 +287,7 @@ fn settle(outcome: Outcome, b: &[f64], dir: &mut [f64], state: &mut ChainState) 
 /// One step of `state` (see the module documentation).
 pub fn step(ctx: &Context<'_>, state: &mut ChainState, work: &mut ChainWork) -> Result<(), InferenceError> {
     let (p, spec) = (ctx.model.dim(), ctx.spec);
-    let (eta, n) = (spec.step, spec.batch_size as f64);
+    let (eta, n) = (spec.fixed_step(), spec.batch() as f64);
     work.b.resize(p, 0.0);
     work.dir.resize(p, 0.0);
     let t = state.steps + 1;
@@ -268,12 +309,36 @@ pub fn step(ctx: &Context<'_>, state: &mut ChainState, work: &mut ChainWork) -> 
         Method::Mle => {
             return Err(InferenceError::invalid("method", "mle", "a chain method (maximum likelihood runs no chains)"));
         }
-        Method::Sgd | Method::RandomScaling => {
+        Method::Sgd => {
             draw_batch(ctx, state.chain, false, &mut state.rng, work);
             batch_gradients(ctx, state.chain, t, &state.theta, work)?;
             mean_gradient(&work.grads, p, &mut work.b);
-            let eta_t = if spec.method == Method::RandomScaling { eta * (t as f64).powf(-spec.decay) } else { eta };
-            state.theta.iter_mut().zip(&work.b).for_each(|(x, g)| *x -= eta_t * g);
+            state.theta.iter_mut().zip(&work.b).for_each(|(x, g)| *x -= eta * g);
+        }
+        Method::RandomScaling => {
+            let per_pass = (!ctx.partition).then(|| spec.steps_per_pass(ctx.data.len()));
+            if state.steps == 0 || per_pass.is_some_and(|per| state.local as usize == per) {
+                crate::passes::begin_pass(ctx, state, ctx.start_curvature, per_pass)?;
+            }
+            match per_pass {
+                Some(_) => crate::passes::pass_batch(ctx, state, work),
+                None => draw_batch(ctx, state.chain, false, &mut state.rng, work),
+            }
+            batch_gradients(ctx, state.chain, t, &state.theta, work)?;
+            mean_gradient(&work.grads, p, &mut work.b);
+            let eta_t = state.eta0 * crate::passes::step_factor(state, spec.decay);
+            if state.gain.is_empty() {
+                state.theta.iter_mut().zip(&work.b).for_each(|(x, g)| *x -= eta_t * g);
+            } else {
+                for (i, x) in state.theta.iter_mut().enumerate() {
+                    *x -= eta_t * state.gain[i * p..(i + 1) * p].iter().zip(&work.b).map(|(a, g)| a * g).sum::<f64>();
+                }
+                if crate::passes::left_the_start(state) {
+                    crate::passes::fall_back(state);
+                    state.steps = t;
+                    return Ok(());
+                }
+            }
         }
         Method::Masgrad | Method::MasgradRankOne if spec.moments_for(ctx.partition) != Moments::Population => {
             let root = spec.method.root().expect("a MasGrad method");
@@ -351,6 +416,7 @@ pub fn step(ctx: &Context<'_>, state: &mut ChainState, work: &mut ChainWork) -> 
         } else if ctx.data.has_responses() && ctx.data.responses().iter().all(|&v| v == 0.0) && ctx.model.name() == "poisson" {
             "every count is 0, so the Poisson likelihood has no maximum and the chain heads to -infinity".to_string()
         } else {
+            let eta = if spec.method == Method::RandomScaling { state.eta0 } else { eta };
             format!("the step {eta} is too large for the problem's scale, or the start point too far: try a smaller step")
         };
         return Err(InferenceError::BadData(format!(
@@ -360,7 +426,8 @@ pub fn step(ctx: &Context<'_>, state: &mut ChainState, work: &mut ChainWork) -> 
     }
     state.steps = t;
     if spec.method == Method::RandomScaling {
-        let w = t as f64;
+        state.local += 1;
+        let w = state.local as f64;
         for (a, x) in state.average.iter_mut().zip(&state.theta) {
             *a += (x - *a) / w;
         }

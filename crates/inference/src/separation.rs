@@ -208,7 +208,7 @@ mod tests {
     fn fit_on(x: Vec<f64>, y: Vec<f64>) -> Fit {
         let data = Data::new(x, 2, y).unwrap();
         let model = Glm::new(Family::Logistic, 2);
-        let spec = InferenceSpec { method: crate::Method::Sgd, chains: 4, steps: 200, batch_size: 5, ..InferenceSpec::default() };
+        let spec = InferenceSpec { method: crate::Method::Sgd, chains: 4, steps: 200, batch_size: Some(5), ..InferenceSpec::default() };
         let mut fit = run(&model, &data, &spec, None).unwrap();
         diagnose(&mut fit, &model, &data);
         fit
@@ -218,7 +218,7 @@ mod tests {
     fn chain_fit(family: Family, x: &[f64], y: Vec<f64>) -> Fit {
         let data = Data::new(x.iter().flat_map(|&v| [1.0, v, v * v]).collect(), 3, y).unwrap();
         let model = Glm::new(family, 3);
-        let spec = InferenceSpec { method: crate::Method::Sgd, chains: 4, steps: 50, batch_size: 1, ..InferenceSpec::default() };
+        let spec = InferenceSpec { method: crate::Method::Sgd, chains: 4, steps: 50, batch_size: Some(1), ..InferenceSpec::default() };
         let mut fit = run(&model, &data, &spec, None).unwrap();
         diagnose(&mut fit, &model, &data);
         fit

@@ -182,24 +182,36 @@ pub struct InferenceSpec {
     /// The method (default maximum likelihood, [`Method::Mle`]; the front ends name
     /// [`Method::default_for`] the model when the user names none).
     pub method: Method,
-    /// Mini-batch size `n` (default 25, the paper's logistic experiment).
+    /// Mini-batch size `n` (default [`DEFAULT_BATCH`], 25, the paper's logistic experiment;
+    /// random scaling on rows in memory: `N / 400` between 10 and 25, so that a pass takes up to
+    /// 400 steps, what its variance estimate needs, [`InferenceSpec::batch_for`]).
     #[schemars(range(min = 1), extend("x-cli" = "batch", "x-applies" = chain_only()))]
-    pub batch_size: usize,
-    /// Step size `eta` (default 0.2; the inverse temperature is `beta = 2n / eta`). For
-    /// `random-scaling`, the first step of `eta t^{-decay}`.
+    pub batch_size: Option<usize>,
+    /// Step size `eta` (default [`DEFAULT_STEP`], 0.2; the inverse temperature is `beta = 2n /
+    /// eta`). For `random-scaling`, the first step `eta_0` of each pass's `eta_0 t^{-decay}`;
+    /// by default `1 / lambda_max`, the largest curvature of the mean loss (its Hessian by central
+    /// differences of the mean gradient) where the pass starts ([`crate::passes`]).
     #[schemars(extend("x-applies" = chain_only()))]
-    pub step: f64,
+    pub step: Option<f64>,
     /// Independent chains `K` (default 100, as in sec. 7).
     #[schemars(range(min = 1), extend("x-applies" = chain_only()))]
     pub chains: usize,
-    /// Steps per chain `T` (default 200).
-    #[schemars(range(min = 1), extend("x-applies" = chain_only()))]
+    /// Steps per chain `T` (default 200). Random scaling runs whole passes over the data instead
+    /// ([`InferenceSpec::passes`]); a fit records the steps it ran here.
+    #[schemars(range(min = 1), extend("x-applies" = {"key": "method", "in": ["mle", "random-scaling"], "not_within": true, "label": "a chain method other than random-scaling", "note": "random scaling runs whole passes: use passes"}))]
     pub steps: usize,
+    /// Random scaling: passes over the data (default 3), each `ceil(N / batch_size)` steps over
+    /// the rows in a fresh random order, each but the first started at the average of the one
+    /// before; the interval is the last pass's (Lee et al. 2022 run one; the earlier passes
+    /// move the start to the estimate, so the last pass's average carries no start-up bias).
+    #[schemars(range(min = 1, max = 1000), extend("x-applies" = {"key": "method", "in": ["random-scaling"]}))]
+    pub passes: usize,
     /// Seed; chain `k` draws from `derive_seed(seed, k)` (default 0).
     #[schemars(extend("x-applies" = chain_only()))]
     pub seed: u64,
-    /// How mini-batches are drawn (default with replacement, the bootstrap of sec. 7).
-    #[schemars(extend("x-applies" = chain_only()))]
+    /// How mini-batches are drawn (default with replacement, the bootstrap of sec. 7). Random
+    /// scaling takes each pass's rows in a fresh random order, every row once.
+    #[schemars(extend("x-applies" = {"key": "method", "in": ["mle", "random-scaling"], "not_within": true, "label": "a chain method other than random-scaling", "note": "random scaling takes every row once per pass"}))]
     pub sampling: Sampling,
     /// Where MasGrad's `V` comes from (default `None`: the population's in memory, an
     /// independent batch's when streamed, [`InferenceSpec::moments_for`]).
@@ -237,10 +249,11 @@ impl Default for InferenceSpec {
     fn default() -> Self {
         InferenceSpec {
             method: Method::Mle,
-            batch_size: 25,
-            step: 0.2,
+            batch_size: None,
+            step: None,
             chains: 100,
             steps: 200,
+            passes: 3,
             seed: 0,
             sampling: Sampling::WithReplacement,
             moments: None,
@@ -261,6 +274,21 @@ impl Default for InferenceSpec {
 fn chain_only() -> serde_json::Value {
     serde_json::json!({"key": "method", "in": ["mle"], "not_within": true, "label": "a chain method", "note": "mle runs no chains"})
 }
+
+/// The mini-batch of the chain methods when the run names none ([`InferenceSpec::batch_size`]).
+pub const DEFAULT_BATCH: usize = 25;
+
+/// Random scaling's steps per pass that its default batch aims at ([`InferenceSpec::batch_for`]).
+pub const RS_STEPS_PER_PASS: usize = 400;
+
+/// Random scaling's smallest default batch: smaller ones make the averaged iterate's bias from
+/// the loss's nonlinearity (of the order of the step times the gradient noise) visible beside
+/// its standard error (measured on the mixture: coverage 0.28 at batch 2).
+pub const RS_MIN_BATCH: usize = 10;
+
+/// The step of the chain methods when the run names none ([`InferenceSpec::step`]): the
+/// paper's logistic experiment's.
+pub const DEFAULT_STEP: f64 = 0.2;
 
 /// The largest start value [`InferenceSpec::theta0`] may hold.
 pub const MAX_START: f64 = 1e10;
@@ -298,7 +326,7 @@ impl InferenceSpec {
             f.f64s(size.0, size.1, format!("maximum likelihood's {p} x {p} sums"), product(&[group, p as u128, p as u128]));
             return f;
         }
-        let (k, t, n, p128) = (self.chains as u128, self.steps as u128, self.batch_size as u128, p as u128);
+        let (k, t, n, p128) = (self.chains as u128, self.steps as u128, self.batch() as u128, p as u128);
         let threads = (rayon::current_num_threads() as u128).clamp(1, k.max(1));
         let bps = self.batches_per_step(rows.is_none()) as u128;
         let records = if rows.is_some() { t + 1 } else { (MAX_RECORDS as u128 * 2).min(t + 1) };
@@ -319,8 +347,8 @@ impl InferenceSpec {
         let without = if self.sampling == Sampling::WithoutReplacement { rows.unwrap_or(0) as u128 } else { 0 };
         f.f64s(
             "batch_size",
-            self.batch_size,
-            format!("{threads} threads' mini-batches of {} rows", self.batch_size),
+            self.batch(),
+            format!("{threads} threads' mini-batches of {} rows", self.batch()),
             product(&[threads, bps, n, p128 + 1]).saturating_add(threads * without),
         );
         let population =
@@ -339,7 +367,7 @@ impl InferenceSpec {
             );
         }
         if let Some(cols) = cols {
-            f.f64s("batch_size", self.batch_size, "a streamed block of rows", product(&[2, k, bps, n.max(1), cols as u128 + 1]));
+            f.f64s("batch_size", self.batch(), "a streamed block of rows", product(&[2, k, bps, n.max(1), cols as u128 + 1]));
         }
         f
     }
@@ -363,16 +391,16 @@ impl InferenceSpec {
         }
         let moments = self.moments_for(rows.is_none());
         let min_batch = if self.method.root().is_some() && moments != Moments::Population { 2 } else { 1 };
-        if self.method.is_chain() && self.batch_size < min_batch {
-            return Err(InferenceError::invalid("batch_size", self.batch_size, format!(">= {min_batch} for {}", self.method.name())));
+        if self.method.is_chain() && self.batch() < min_batch {
+            return Err(InferenceError::invalid("batch_size", self.batch(), format!(">= {min_batch} for {}", self.method.name())));
         }
-        if self.method == Method::Masgrad && moments != Moments::Population && self.batch_size <= p {
+        if self.method == Method::Masgrad && moments != Moments::Population && self.batch() <= p {
             return Err(InferenceError::invalid(
                 "batch_size",
-                self.batch_size,
+                self.batch(),
                 format!(
                     "> p = {p} for masgrad: the covariance of {} gradients in dimension {p} is singular, so its symmetric inverse root does not exist (use batch_size > {p}, masgrad-rank-one, or moments=population)",
-                    self.batch_size
+                    self.batch()
                 ),
             ));
         }
@@ -387,16 +415,21 @@ impl InferenceSpec {
         }
         if let Some(rows) = rows
             && self.sampling == Sampling::WithoutReplacement
-            && self.batch_size > rows
+            && self.batch() > rows
         {
             return Err(InferenceError::invalid(
                 "batch_size",
-                self.batch_size,
+                self.batch(),
                 format!("<= the {rows} rows of the data when sampling without replacement"),
             ));
         }
-        if !(self.step.is_finite() && self.step > 0.0) {
-            return Err(InferenceError::invalid("step", self.step, "finite and > 0"));
+        if let Some(step) = self.step
+            && !(step.is_finite() && step > 0.0)
+        {
+            return Err(InferenceError::invalid("step", step, "finite and > 0"));
+        }
+        if self.passes == 0 || self.passes > 1000 {
+            return Err(InferenceError::invalid("passes", self.passes, "in 1..=1000"));
         }
         if self.chains == 0 || self.chains > 1 << 20 {
             return Err(InferenceError::invalid("chains", self.chains, "in 1..=1048576"));
@@ -429,7 +462,7 @@ impl InferenceSpec {
         Ok(())
     }
 
-    /// Mini-batches drawn per step: 2 for MasGrad with `V` from an independent batch, else 1.
+    /// Mini-batches drawn per step: Some(2) for MasGrad with `V` from an independent batch, else 1.
     pub fn batches_per_step(&self, streamed: bool) -> usize {
         if self.method.root().is_some() && self.moments_for(streamed) == Moments::Independent { 2 } else { 1 }
     }
@@ -442,6 +475,32 @@ impl InferenceSpec {
             None if streamed => Moments::Independent,
             None => Moments::Population,
         }
+    }
+
+    /// The fixed step `eta` of the chain methods: the named one or [`DEFAULT_STEP`] (random
+    /// scaling's default is the data's, [`crate::passes`]).
+    pub fn fixed_step(&self) -> f64 {
+        self.step.unwrap_or(DEFAULT_STEP)
+    }
+
+    /// The mini-batch size: the named one or [`DEFAULT_BATCH`].
+    pub fn batch(&self) -> usize {
+        self.batch_size.unwrap_or(DEFAULT_BATCH)
+    }
+
+    /// The mini-batch size of a run on `rows` rows in memory: the named one, or for random
+    /// scaling `rows / RS_STEPS_PER_PASS` between [`RS_MIN_BATCH`] and [`DEFAULT_BATCH`].
+    pub fn batch_for(&self, rows: usize) -> usize {
+        match (self.batch_size, self.method) {
+            (Some(n), _) => n,
+            (None, Method::RandomScaling) => (rows / RS_STEPS_PER_PASS).clamp(RS_MIN_BATCH, DEFAULT_BATCH),
+            (None, _) => DEFAULT_BATCH,
+        }
+    }
+
+    /// Random scaling's steps per pass over `rows` rows: `ceil(rows / batch_size)`.
+    pub fn steps_per_pass(&self, rows: usize) -> usize {
+        rows.div_ceil(self.batch().max(1)).max(1)
     }
 
     /// The start of every chain.

@@ -157,12 +157,8 @@ pub fn run_stream(
     }
     let batches = spec.batches_per_step(true);
     let block_rows =
-        spec.batch_size.checked_mul(batches).and_then(|b| b.checked_mul(spec.chains)).filter(|r| *r <= 1 << 30).ok_or_else(|| {
-            InferenceError::invalid(
-                "chains",
-                spec.chains,
-                format!("such that chains x batch_size <= 2^30 (batch_size {})", spec.batch_size),
-            )
+        spec.batch().checked_mul(batches).and_then(|b| b.checked_mul(spec.chains)).filter(|r| *r <= 1 << 30).ok_or_else(|| {
+            InferenceError::invalid("chains", spec.chains, format!("such that chains x batch_size <= 2^30 (batch_size {})", spec.batch()))
         })?;
     let d = source.dim();
     spec.footprint(None, Some(d), p, model.size_param()).check()?;
@@ -192,7 +188,9 @@ pub fn run_stream(
                 .collect();
             prox = prox_metric(model, &block, spec, &theta0)?;
         }
-        let ctx = Context { model, data: &block, spec, prox: prox.clone(), partition: true };
+        let start_curvature =
+            if spec.method == Method::RandomScaling && steps == 0 { Some(crate::passes::curvature(model, &block, &theta0)?) } else { None };
+        let ctx = Context { model, data: &block, spec, prox: prox.clone(), partition: true, start_curvature };
         let block_steps = block.len() / block_rows;
         chains.par_iter_mut().try_for_each(|c| -> Result<(), InferenceError> {
             for s in 0..block_steps {
@@ -213,7 +211,7 @@ pub fn run_stream(
             blocks.read + (blocks.x.len() / d) as u64,
             if batches == 2 { " x 2" } else { "" },
             spec.chains,
-            spec.batch_size,
+            spec.batch(),
             if batches == 2 { " x 2" } else { "" },
         )));
     }

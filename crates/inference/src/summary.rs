@@ -211,13 +211,16 @@ pub fn summary(fit: &Fit, names: &[String], response: &str, level: f64) -> Summa
             Method::RandomScaling | Method::Mle => "Averaged SGD, random-scaling intervals (Lee et al. 2022)",
         }
         .to_string();
-        left.extend([kv("Model", fit.model.clone()), kv("Method", s.method.name().into()), kv("Batch size", s.batch_size.to_string())]);
-        let step = if s.method == Method::RandomScaling {
-            format!("{} t^-{}", s.step, s.decay)
-        } else {
-            format!("{} (beta = 2n/eta = {:.4})", s.step, 2.0 * s.batch_size as f64 / s.step)
+        left.extend([kv("Model", fit.model.clone()), kv("Method", s.method.name().into()), kv("Batch size", s.batch().to_string())]);
+        let step = match (s.method, s.step) {
+            (Method::RandomScaling, Some(eta)) => format!("{eta} t^-{}", s.decay),
+            (Method::RandomScaling, None) => format!("t^-{}: 1/lambda_max, then H^-1", s.decay),
+            _ => format!("{} (beta = 2n/eta = {:.4})", s.fixed_step(), 2.0 * s.batch() as f64 / s.fixed_step()),
         };
         right.extend([kv("Step", step), kv("Chains", s.chains.to_string()), kv("Steps", s.steps.to_string())]);
+        if s.method == Method::RandomScaling && fit.streamed_rows.is_none() {
+            right.push(kv("Passes", s.passes.to_string()));
+        }
         if let Some(rows) = fit.streamed_rows {
             right.push(kv("Rows streamed", rows.to_string()));
         }
@@ -236,14 +239,16 @@ pub fn summary(fit: &Fit, names: &[String], response: &str, level: f64) -> Summa
             notes.push(format!("{} steps had a singular batch covariance (eigenvalues raised to 1e-10 x the largest).", fit.ridged_steps));
         }
         if s.method == Method::RandomScaling {
-            let c = crate::random_scaling::critical_value(level).unwrap_or(f64::NAN);
+            let k = fit.pooled_chains();
+            let c = crate::random_scaling::critical_value_pooled(level, k).unwrap_or(f64::NAN) / 6f64.sqrt();
             let (lo, hi) = fit.conf_int(level).unwrap_or_else(|_| nan());
             let (t, pv) = (fit.tvalues().unwrap_or_default(), fit.pvalues().unwrap_or_default());
             notes.push(format!(
-                "scale = sqrt(V_T,jj / T) of chain 0; its interval is coef +- {c:.3} scale and P>|t| is from random scaling's mixed-normal limit, not the normal."
+                "coef = mean of the {k} chains' averages over {}; std err = sqrt(6 Vbar_jj / T), Vbar the chains' mean random-scaling variance; the interval is coef +- {c:.3} std err and P>|z| is from the law of {k} pooled chains (Lee et al. 2022's mixed-normal limit), not the normal.",
+                if fit.streamed_rows.is_some() { "their own rows of the stream".to_string() } else { format!("the last of {} passes", s.passes) }
             ));
             let rows = (0..p).map(|j| (name(j), vec![fit.params[j], fit.sd[j], t[j], pv[j], lo[j], hi[j]])).collect();
-            let columns = ["coef", "scale", "t", "P>|t|"].iter().map(|c| c.to_string()).chain(bounds).collect();
+            let columns = ["coef", "std err", "z", "P>|z|"].iter().map(|c| c.to_string()).chain(bounds).collect();
             (title, columns, rows)
         } else {
             let (lo, hi) = fit.bands(level).unwrap_or_else(|_| nan());
@@ -276,7 +281,7 @@ mod tests {
         let x: Vec<f64> = (0..60).map(|i| ((i * 7 % 11) as f64 - 5.0) / 3.0).collect();
         let y: Vec<f64> = x.chunks(2).map(|r| 0.5 * r[0] - r[1]).collect();
         let data = Data::new(x, 2, y).unwrap();
-        let spec = InferenceSpec { method: Method::Masgrad, chains: 8, steps: 20, batch_size: 5, ..InferenceSpec::default() };
+        let spec = InferenceSpec { method: Method::Masgrad, chains: 8, steps: 20, batch_size: Some(5), ..InferenceSpec::default() };
         let fit = run(&Glm::new(Family::Linear, 2), &data, &spec, None).unwrap();
         let text = summary(&fit, &["age".to_string()], "y", fit.spec.level).as_text();
         assert!(text.contains("MasGrad chains") && text.contains("Batch size") && text.contains("beta = 2n/eta = 50"), "{text}");

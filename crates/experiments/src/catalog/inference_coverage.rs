@@ -62,8 +62,8 @@ pub(crate) fn one_pass_random_scaling(family: Family, d: usize, seed: u64) -> In
     let curvature = if family == Family::Linear { 1.0 } else { 0.25 };
     InferenceSpec {
         method: Method::RandomScaling,
-        batch_size: 1,
-        step: 2.0 / (curvature * d as f64),
+        batch_size: Some(1),
+        step: Some(2.0 / (curvature * d as f64)),
         chains: 1,
         seed,
         ..InferenceSpec::default()
@@ -99,7 +99,7 @@ fn replication(data: &Data, truth: &[f64], family: Family, rows: usize, chains: 
     };
     let masgrad = run(&model, data, &defaults, None)?;
     let matched = InferenceSpec {
-        batch_size: rows / 10,
+        batch_size: Some(rows / 10),
         chains,
         steps: 100,
         method: Method::Masgrad,

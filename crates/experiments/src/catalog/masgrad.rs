@@ -65,8 +65,8 @@ pub fn four_processes(ctx: &Ctx, s: &Setting<'_>) -> Result<Vec<Fit>> {
         let masgrad = matches!(method, Method::Masgrad | Method::DiffMasgrad);
         let spec = InferenceSpec {
             method: *method,
-            batch_size: s.n,
-            step: if masgrad { s.eta_masgrad } else { s.eta_sgd },
+            batch_size: Some(s.n),
+            step: Some(if masgrad { s.eta_masgrad } else { s.eta_sgd }),
             chains: s.chains,
             steps: s.steps,
             seed: derive_seed(s.seed, k as u64),

@@ -50,8 +50,8 @@ pub fn run_relu(ctx: &Ctx) -> Result<Report> {
         for (m, method) in [Method::DiffMasgrad, Method::Sgd].into_iter().enumerate() {
             let spec = InferenceSpec {
                 method,
-                batch_size: 30,
-                step: 0.1,
+                batch_size: Some(30),
+                step: Some(0.1),
                 chains,
                 steps,
                 seed: derive_seed(ctx.seed, 1000 + 2 * e as u64 + m as u64),

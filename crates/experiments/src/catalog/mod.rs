@@ -10,6 +10,7 @@ pub mod boltzmann;
 pub mod curriculum;
 pub mod inference_coverage;
 pub mod inference_default;
+pub mod inference_random_scaling;
 pub mod ingo_discrete;
 pub mod ingo_rl;
 pub mod ingo_synthetic;
@@ -215,6 +216,12 @@ pub const ALL: &[Registered] = &[
         source: "Chen, Lee, Tong & Zhang 2020 sec. 5 and Lee, Liao, Seo & Shin 2022 sec. 5 designs; Schifano et al. 2016",
         summary: "coverage of the default intervals (maximum likelihood, in memory and streamed) over 1000 replications of 14 designs, widths against Wald's, random scaling beside",
         run: inference_default::run_default,
+    },
+    Registered {
+        name: "inference-random-scaling",
+        source: "Lee, Liao, Seo & Shin 2022 (random scaling); Liang & Su 2019 sec. 7 (mixture, ReLU network)",
+        summary: "coverage of random scaling's intervals with the defaults, truth known: mixtures, ReLU networks, correlated linear; warned share; 500 replications",
+        run: inference_random_scaling::run_random_scaling,
     },
     Registered {
         name: "curriculum-noise",

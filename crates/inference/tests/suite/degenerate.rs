@@ -103,7 +103,7 @@ fn draw(rng: &mut Rng) -> Case {
         method,
         chains: rng.random_range(1..=4),
         steps: rng.random_range(5..=30),
-        batch_size: rng.random_range(1..=6),
+        batch_size: Some(rng.random_range(1..=6)),
         seed: rng.random_range(0..1000),
         cov_type: if rng.random_bool(0.2) { gradfree_inference::mle::CovType::Hc0 } else { Default::default() },
         ..InferenceSpec::default()
@@ -249,7 +249,7 @@ fn run_case(case: &Case) -> Result<Fit, String> {
             .collect();
         let mut source = gradfree_data::ChunkList::new(p, chunks);
         let steps = (case.spec.method != Method::Mle).then_some(case.spec.steps);
-        let spec = InferenceSpec { batch_size: 1, ..case.spec.clone() };
+        let spec = InferenceSpec { batch_size: Some(1), ..case.spec.clone() };
         run_stream(case.model.as_ref(), &mut source, &spec, steps, None)
     } else {
         run(case.model.as_ref(), &case.data, &case.spec, None)
@@ -391,7 +391,7 @@ fn sweep(seed: u64, cases: usize, limit: Duration) -> Vec<String> {
             if case.stream { ", streamed" } else { "" },
             case.spec.chains,
             case.spec.steps,
-            case.spec.batch_size
+            case.spec.batch()
         );
         let (tx, rx) = mpsc::channel();
         let started = Instant::now();

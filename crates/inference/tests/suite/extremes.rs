@@ -69,7 +69,7 @@ fn an_exact_linear_fit_has_zero_standard_errors_and_undefined_statistics() {
 #[test]
 fn a_mixture_on_constant_data_is_refused_or_warned_about() {
     let flat = Data::new(vec![2.5; 30], 1, vec![]).unwrap();
-    let rs = InferenceSpec { method: Method::RandomScaling, chains: 4, steps: 50, batch_size: 5, ..InferenceSpec::default() };
+    let rs = InferenceSpec { method: Method::RandomScaling, chains: 4, steps: 50, batch_size: Some(5), ..InferenceSpec::default() };
     for method in [Method::RandomScaling, Method::Sgd, Method::Masgrad] {
         let spec = InferenceSpec { method, ..rs.clone() };
         let e = run(&GaussianMixture::new(3, 1.0).unwrap(), &flat, &spec, None).unwrap_err().to_string();
@@ -78,14 +78,19 @@ fn a_mixture_on_constant_data_is_refused_or_warned_about() {
     let started = std::time::Instant::now();
     let fit = run(&GaussianMixture::new(1, 1.0).unwrap(), &flat, &rs, None).unwrap();
     let mut source = gradfree_data::ChunkList::new(1, vec![gradfree_data::Chunk { x: vec![2.5; 400], y: vec![] }]);
-    let streamed =
-        run_stream(&GaussianMixture::new(3, 1.0).unwrap(), &mut source, &InferenceSpec { batch_size: 1, ..rs.clone() }, Some(50), None)
-            .unwrap();
+    let streamed = run_stream(
+        &GaussianMixture::new(3, 1.0).unwrap(),
+        &mut source,
+        &InferenceSpec { batch_size: Some(1), ..rs.clone() },
+        Some(50),
+        None,
+    )
+    .unwrap();
     for fit in [fit, streamed] {
         assert!(fit.params.iter().all(|&m| m == 2.5), "{:?}", fit.params);
         assert!(fit.bse().unwrap().iter().all(|&s| s == 0.0));
         assert!(fit.tvalues().unwrap().iter().chain(&fit.pvalues().unwrap()).all(|v| v.is_nan()));
-        assert!(fit.warnings.iter().any(|w| w.contains("scale is 0")), "{:?}", fit.warnings);
+        assert!(fit.warnings.iter().any(|w| w.contains("standard error is 0")), "{:?}", fit.warnings);
     }
     assert!(started.elapsed().as_secs_f64() < 10.0, "{:?}", started.elapsed());
 }
