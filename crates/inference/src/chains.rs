@@ -274,8 +274,18 @@ impl gradfree_core::StateCheck for RunnerState {
             let shapes = s.theta.len() == self.p
                 && s.average.len() == if rs { self.p } else { 0 }
                 && s.rs_outer.len() == if rs { self.p * self.p } else { 0 }
-                && s.rs_first.len() == if rs { self.p } else { 0 };
-            let finite = s.theta.iter().chain(&s.average).chain(&s.rs_outer).chain(&s.rs_first).all(|v| v.is_finite());
+                && s.rs_first.len() == if rs { self.p } else { 0 }
+                && (s.gain.is_empty() || s.gain.len() == self.p * self.p)
+                && (s.previous.is_empty() || s.previous.len() == self.p);
+            let finite = s
+                .theta
+                .iter()
+                .chain(&s.average)
+                .chain(&s.rs_outer)
+                .chain(&s.rs_first)
+                .chain(&s.gain)
+                .chain(&s.previous)
+                .all(|v| v.is_finite());
             if s.steps != t || s.chain != self.spec.first_chain + k as u64 || !shapes || !finite || !s.rs_weight.is_finite() {
                 return Err(format!("chain {k} is inconsistent"));
             }
