@@ -122,11 +122,7 @@ pub(crate) fn begin_pass(
         state.previous = state.average.clone();
         state.theta = state.average.clone();
     }
-    state.local = 0;
-    state.rs_outer.iter_mut().for_each(|v| *v = 0.0);
-    state.rs_first.iter_mut().for_each(|v| *v = 0.0);
-    state.rs_weight = 0.0;
-    state.average = state.theta.clone();
+    state.restart_average();
     let (lo, hi, h) = match start_curvature.filter(|_| state.steps == 0) {
         Some((lo, hi)) => (lo, hi, Vec::new()),
         None => hessian(ctx.model, ctx.data, &state.theta)?,
@@ -166,16 +162,18 @@ pub(crate) fn begin_pass(
 pub(crate) fn pass_batch(ctx: &Context<'_>, state: &ChainState, work: &mut ChainWork) {
     let (n, rows) = (ctx.spec.batch(), ctx.data.len());
     let pass = state.pass;
-    if work.pass_order.as_ref().is_none_or(|(k, _)| *k != pass) {
-        let mut rng = rng_from_seed(derive_seed(derive_seed(ctx.spec.seed, state.chain), 0x7a55_0000 + pass));
-        let mut order: Vec<usize> = (0..rows).collect();
-        for i in (1..rows).rev() {
-            order.swap(i, rng.random_range(0..=i));
-        }
-        work.pass_order = Some((pass, order));
-    }
     let ChainWork { pass_order, idx, .. } = work;
-    let order = &pass_order.as_ref().expect("set above").1;
+    let order = match pass_order {
+        Some((k, order)) if *k == pass => order,
+        slot => {
+            let mut rng = rng_from_seed(derive_seed(derive_seed(ctx.spec.seed, state.chain), 0x7a55_0000 + pass));
+            let mut order: Vec<usize> = (0..rows).collect();
+            for i in (1..rows).rev() {
+                order.swap(i, rng.random_range(0..=i));
+            }
+            &mut slot.insert((pass, order)).1
+        }
+    };
     let start = state.local as usize * n;
     idx.clear();
     idx.extend_from_slice(&order[start.min(rows)..(start + n).min(rows)]);
@@ -198,13 +196,9 @@ pub const TRUST: f64 = 10.0;
 /// left, and the fit says so.
 pub(crate) fn fall_back(state: &mut ChainState) {
     state.theta = state.previous.clone();
-    state.average = state.previous.clone();
+    state.restart_average();
     state.gain.clear();
     state.eta0 = if state.lambda_max > 0.0 { 1.0 / state.lambda_max } else { 1.0 };
-    state.local = 0;
-    state.rs_outer.iter_mut().for_each(|v| *v = 0.0);
-    state.rs_first.iter_mut().for_each(|v| *v = 0.0);
-    state.rs_weight = 0.0;
     state.fell_back = true;
 }
 

@@ -98,6 +98,16 @@ impl ChainState {
         }
     }
 
+    /// Random scaling: starts a new average at the iterate, its sums cleared (a pass begins, or a
+    /// preconditioned pass starts again, [`crate::passes`]).
+    pub(crate) fn restart_average(&mut self) {
+        self.local = 0;
+        self.rs_outer.iter_mut().for_each(|v| *v = 0.0);
+        self.rs_first.iter_mut().for_each(|v| *v = 0.0);
+        self.rs_weight = 0.0;
+        self.average = self.theta.clone();
+    }
+
     /// What the chain reports at this step: the iterate, or for random scaling its average.
     pub fn estimate(&self) -> &[f64] {
         if self.average.is_empty() { &self.theta } else { &self.average }
