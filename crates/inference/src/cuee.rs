@@ -21,7 +21,11 @@ use crate::mle::{
     CovType, GlmFit, GlmSums, ResponseRange, fit_glm_with, log_likelihood, pearson_scale, poisson_log_likelihood, spd_solve, wald_cov,
 };
 use crate::model::Family;
+use crate::order::{OrderCheck, OrderSegments};
 use crate::{Data, Glm, InferenceError, Model};
+
+/// Pieces a block is cut into for the order test ([`crate::order`]): its resolution.
+const PIECES: usize = 8;
 
 /// Rows of the first block and of every later block: at least 1000 and 10 per coefficient.
 pub fn block_rows(p: usize) -> usize {
@@ -67,6 +71,24 @@ pub struct OnlineGlm {
     blocks: usize,
     /// The responses' range so far ([`ResponseRange`]).
     range: ResponseRange,
+    /// The linearized scores of consecutive pieces, for the order test ([`crate::order`]).
+    order: OrderSegments,
+    /// Logistic regression: the first block's direction of unbounded growth, when its rows are
+    /// (quasi-)separated ([`crate::separation::growth_direction`]), and over the later blocks at
+    /// their expansion points, the rows predicted perfectly and the summed loss there and moved
+    /// along it.
+    growth: Option<Vec<f64>>,
+    growth_sums: (u64, f64, f64),
+}
+
+/// What a one-pass fit finds besides its estimate ([`OnlineGlm::finish_checked`]).
+#[derive(Clone, Debug, Default)]
+pub struct StreamChecks {
+    /// The order test ([`crate::order`]).
+    pub order: Option<OrderCheck>,
+    /// Logistic regression: rows predicted perfectly when no block loses likelihood along the
+    /// first block's direction of growth (quasi-complete separation of every row).
+    pub separated_rows: Option<u64>,
 }
 
 impl OnlineGlm {
@@ -90,6 +112,9 @@ impl OnlineGlm {
             rows: 0,
             blocks: 0,
             range: ResponseRange::default(),
+            order: OrderSegments::new(p),
+            growth: None,
+            growth_sums: (0, 0.0, 0.0),
         }
     }
 
@@ -145,8 +170,23 @@ impl OnlineGlm {
             },
         };
         let (x, y): (Vec<f64>, Vec<f64>) = (self.x.drain(..n * p).collect(), self.y.drain(..n).collect());
+        if self.model.family == Family::Logistic {
+            if self.theta.is_none() {
+                self.growth = crate::separation::growth_direction(&Data::new(x.clone(), p, y.clone())?, &theta);
+            }
+            if let Some(d) = &self.growth {
+                let (perfect, at, moved) = &mut self.growth_sums;
+                for (row, &yi) in x.chunks_exact(p).zip(&y) {
+                    let t = dot(row, &theta);
+                    let t2 = t + dot(row, d);
+                    *perfect += u64::from((2.0 * yi - 1.0) * t > 18.42);
+                    *at += self.model.loss_at(t, yi);
+                    *moved += self.model.loss_at(t2, yi);
+                }
+            }
+        }
         self.yy += y.iter().map(|v| v * v).sum::<f64>();
-        let s = GlmSums::over(&self.model, &theta, &x, &y, true);
+        let s = self.sums(&theta, &x, &y);
         // The block's negative log-likelihood at its expansion point (Poisson: with its sum ln
         // y_i!, summed stably), expanded about the reference point.
         let nll = match self.model.family {
@@ -177,8 +217,52 @@ impl OnlineGlm {
         Ok(true)
     }
 
+    /// The sums of a block at its expansion point `theta`, added over pieces of [`PIECES`]-th
+    /// of a block, each piece's score and Hessian kept for the order test (logistic and Poisson
+    /// regression; least squares is exact in one pass whatever the order).
+    fn sums(&mut self, theta: &[f64], x: &[f64], y: &[f64]) -> GlmSums {
+        let p = self.model.p;
+        if self.model.family == Family::Linear {
+            return GlmSums::over(&self.model, theta, x, y, true);
+        }
+        let piece = (self.block / PIECES).max(1);
+        let mut total: Option<GlmSums> = None;
+        for (xp, yp) in x.chunks(piece * p).zip(y.chunks(piece)) {
+            let s = GlmSums::over(&self.model, theta, xp, yp, true);
+            self.order.push(yp.len() as u64, theta, &s.grad, &s.hess);
+            match total.as_mut() {
+                None => total = Some(s),
+                Some(t) => {
+                    t.loss += s.loss;
+                    t.grad.iter_mut().zip(&s.grad).for_each(|(a, b)| *a += b);
+                    t.hess.iter_mut().zip(&s.hess).for_each(|(a, b)| *a += b);
+                    if let (Some(a), Some(b)) = (t.outer.as_mut(), s.outer.as_ref()) {
+                        a.iter_mut().zip(b).for_each(|(u, v)| *u += v);
+                    }
+                }
+            }
+        }
+        total.unwrap_or_else(|| GlmSums::over(&self.model, theta, x, y, true))
+    }
+
     /// The fit of every row pushed, with covariance `cov`.
-    pub fn finish(mut self, cov: CovType) -> Result<GlmFit, InferenceError> {
+    pub fn finish(self, cov: CovType) -> Result<GlmFit, InferenceError> {
+        self.finish_checked(cov).map(|(fit, _)| fit)
+    }
+
+    /// Rows predicted perfectly when every row loses no likelihood along the first block's
+    /// direction of growth (see [`StreamChecks::separated_rows`]).
+    fn separated_rows(&self) -> Option<u64> {
+        let (perfect, at, moved) = self.growth_sums;
+        (self.growth.is_some() && perfect > 0 && moved <= at + 1e-9 * at.abs().max(1.0)).then_some(perfect)
+    }
+
+    /// The fit of every row pushed, with covariance `cov`, and the order test at its estimate
+    /// ([`crate::order`]; `None` for the linear model, exact in any order, and for rows that all
+    /// fell in the first block, fitted in memory). When the test finds an order effect, or the
+    /// summed expansions give a logistic log-likelihood above 0 (impossible for Bernoulli rows),
+    /// the fit is marked not converged and its log-likelihood is NaN: neither is the MLE's.
+    pub fn finish_checked(mut self, cov: CovType) -> Result<(GlmFit, StreamChecks), InferenceError> {
         let p = self.model.p;
         let rows = self.rows();
         if rows <= p as u64 {
@@ -199,7 +283,7 @@ impl OnlineGlm {
         let d: Vec<f64> = theta.iter().zip(reference).map(|(a, r)| a - r).collect();
         let nll = self.c + dot(&self.b, &d) + 0.5 * quad_form(&self.hess, p, &d);
         if self.model.family == Family::Linear && 2.0 * nll <= EXACT * EXACT * self.yy {
-            return Ok(GlmFit {
+            let fit = GlmFit {
                 cov: vec![0.0; p * p],
                 params: theta,
                 iterations: self.blocks,
@@ -208,7 +292,8 @@ impl OnlineGlm {
                 llf: f64::INFINITY,
                 converged: true,
                 exact: true,
-            });
+            };
+            return Ok((fit, StreamChecks::default()));
         }
         let scale = pearson_scale(self.model.family, (2.0 * nll).max(0.0), self.rows, p);
         let llf = match self.model.family {
@@ -217,9 +302,19 @@ impl OnlineGlm {
         };
         let outer = (cov == CovType::Hc0).then_some(self.outer.as_slice());
         let cov = wald_cov(&self.hess, p, scale, outer)?;
-        let fit = GlmFit { cov, params: theta, iterations: self.blocks, scale, nobs: self.rows, llf, converged: true, exact: false };
-        crate::mle::check_representable(&fit)?;
-        Ok(fit)
+        let check = if self.blocks > 1 { self.order.check(&theta, &self.outer, &self.hess) } else { None };
+        // A Bernoulli log-likelihood is at most 0; summed expansions above it (beyond their
+        // rounding) are expansions that do not hold.
+        let impossible = self.model.family == Family::Logistic && nll < -1e-9 * self.c.abs().max(1.0);
+        let marked = impossible || check.as_ref().is_some_and(|c| c.order_effect);
+        let llf = if marked { f64::NAN } else { llf };
+        let fit = GlmFit { cov, params: theta, iterations: self.blocks, scale, nobs: self.rows, llf, converged: !marked, exact: false };
+        // A marked fit is returned as it is (to be refitted, or read with its warning), even
+        // where its numbers overflow.
+        if !marked {
+            crate::mle::check_representable(&fit)?;
+        }
+        Ok((fit, StreamChecks { order: check, separated_rows: self.separated_rows() }))
     }
 }
 
@@ -231,6 +326,16 @@ pub fn fit_glm_stream(
     cov: CovType,
     progress: Option<&(dyn Fn(u64) + Sync)>,
 ) -> Result<GlmFit, InferenceError> {
+    fit_glm_stream_checked(model, source, cov, progress).map(|(fit, _)| fit)
+}
+
+/// [`fit_glm_stream`] with the order test at its estimate ([`OnlineGlm::finish_checked`]).
+pub fn fit_glm_stream_checked(
+    model: &Glm,
+    source: &mut dyn gradfree_data::RowSource,
+    cov: CovType,
+    progress: Option<&(dyn Fn(u64) + Sync)>,
+) -> Result<(GlmFit, StreamChecks), InferenceError> {
     let mut fit = OnlineGlm::new(*model);
     while let Some(chunk) = source.next_chunk()? {
         if chunk.y.is_empty() && !chunk.x.is_empty() {
@@ -242,7 +347,7 @@ pub fn fit_glm_stream(
             f(chunk.y.len() as u64);
         }
     }
-    fit.finish(cov)
+    fit.finish_checked(cov)
 }
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {

@@ -49,6 +49,10 @@ pub struct Fit {
     /// them as warnings.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<Warning>,
+    /// Streamed maximum likelihood: the test of whether the rows' order moved the one-pass
+    /// estimate ([`crate::order`]), and the Newton passes run after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<crate::order::OrderCheck>,
 }
 
 /// Why a chain method's spread is not a standard error (the error of [`Fit::bse`] and
@@ -95,6 +99,7 @@ impl Fit {
                 exact_fit: glm.exact,
             }),
             warnings,
+            order: None,
             model: model.to_string(),
             spec,
         }
@@ -336,6 +341,7 @@ impl Fit {
             streamed_rows: None,
             glm: None,
             warnings,
+            order: None,
             model,
             spec,
             trajectories,

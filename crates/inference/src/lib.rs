@@ -17,6 +17,8 @@
 //! - [`mle`]: GLM maximum likelihood and Wald intervals (the truths of the figures, the Wald
 //!   baseline), nonrobust or sandwich;
 //! - [`cuee`]: the same in one pass over streamed rows (Schifano et al. 2016);
+//! - [`order`]: whether the rows' order moved that one-pass estimate (a score fluctuation test);
+//! - [`reread`]: Newton's method in passes over streamed rows that can be read again;
 //! - [`separation`]: the warning for separated classes in logistic regression (as statsmodels');
 //! - [`simulate`]: the coverage-study protocol of Chen et al. (2020);
 //! - [`stream`]: runs on data that arrive in chunks ([`run_stream`]), memory flat in the rows;
@@ -37,10 +39,12 @@ pub mod intervals;
 pub mod keywords;
 pub mod mle;
 pub mod model;
+pub mod order;
 pub mod passes;
 pub mod population;
 pub mod process;
 pub mod random_scaling;
+pub mod reread;
 pub mod segments;
 pub mod separation;
 pub mod simulate;
@@ -54,5 +58,5 @@ pub use data::Data;
 pub use error::InferenceError;
 pub use model::{Family, GaussianMixture, Glm, Model, ModelSpec, ReluNet};
 pub use spec::{InferenceSpec, IntervalKind, Method, Moments, ProxMetric, Sampling};
-pub use stream::run_stream;
+pub use stream::{run_stream, run_stream_mle};
 pub use warning::{Warning, WarningKind};

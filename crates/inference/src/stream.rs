@@ -244,10 +244,86 @@ fn mle_stream(
     spec: &InferenceSpec,
     progress: Option<&(dyn Fn(u64) + Sync)>,
 ) -> Result<Fit, InferenceError> {
+    run_stream_mle(model, source, spec, progress, None, None)
+}
+
+/// Maximum likelihood of a GLM on the rows of `source`: one pass ([`crate::cuee`]) with the test
+/// of whether the rows' order moved its estimate ([`crate::order`]); then, when `reread` can read
+/// the rows again and `refit` asks for it (`Some(true)`) or the test (or an impossible
+/// log-likelihood) finds the one-pass estimate unreliable (`None`), Newton's method in passes over
+/// them ([`crate::reread`]), which gives the full-data MLE whatever the order. An unreliable
+/// one-pass estimate that is not refitted is marked: not converged, its log-likelihood NaN, and a
+/// warning naming the test and its p-value. `refit = Some(true)` without `reread` is an error;
+/// `Some(false)` never reads again. Least squares is exact in one pass whatever the order and is
+/// never refitted.
+pub fn run_stream_mle(
+    model: &dyn Model,
+    source: &mut dyn RowSource,
+    spec: &InferenceSpec,
+    progress: Option<&(dyn Fn(u64) + Sync)>,
+    reread: Option<&mut crate::reread::Reread<'_>>,
+    refit: Option<bool>,
+) -> Result<Fit, InferenceError> {
     let glm = crate::mle::as_glm(model)?;
     spec.footprint(None, Some(source.dim()), model.dim(), model.size_param()).check()?;
-    let fit = crate::cuee::fit_glm_stream(&glm, source, spec.cov_type, progress)?;
-    let mut fit = Fit::of_glm(spec.clone(), model.name(), fit, true);
+    if refit == Some(true) && reread.is_none() {
+        return Err(InferenceError::invalid(
+            "refit",
+            true,
+            "false or none for a source that cannot be read again (pass a list of batches, a function returning a fresh iterable of them, or a Ray Dataset)",
+        ));
+    }
+    let (mut one, checks) = crate::cuee::fit_glm_stream_checked(&glm, source, spec.cov_type, progress)?;
+    let (mut check, separated) = (checks.order, checks.separated_rows);
+    let unreliable = !one.converged;
+    let linear = glm.family == crate::Family::Linear;
+    let again = !linear && refit.unwrap_or(unreliable);
+    if let (true, Some(reread)) = (again, reread) {
+        let (exact, passes) = crate::reread::newton_passes(&glm, reread, &one.params, spec.cov_type, one.nobs, progress)?;
+        let nobs = exact.nobs;
+        let mut fit = Fit::of_glm(spec.clone(), model.name(), exact, false);
+        fit.streamed_rows = Some(nobs);
+        if let Some(c) = check.as_mut() {
+            c.passes = passes;
+        }
+        fit.order = check;
+        if let Some(k) = separated {
+            fit.warnings.push(crate::separation::streamed_quasi(k, nobs));
+        }
+        return Ok(fit);
+    }
+    one.converged = true;
+    let llf_impossible = unreliable && !check.as_ref().is_some_and(|c| c.order_effect);
+    let mut fit = Fit::of_glm(spec.clone(), model.name(), one, true);
+    if unreliable {
+        if let Some(g) = fit.glm.as_mut() {
+            g.converged = false;
+        }
+        fit.warnings.push(order_warning(check.as_ref().filter(|_| !llf_impossible)));
+    }
+    fit.order = check;
     crate::separation::diagnose_streamed(&mut fit, model);
+    if let Some(k) = separated.filter(|_| !fit.warnings.iter().any(|w| w.kind == crate::WarningKind::PerfectSeparation)) {
+        let rows = fit.glm.as_ref().map_or(0, |g| g.nobs);
+        fit.warnings.push(crate::separation::streamed_quasi(k, rows));
+    }
     Ok(fit)
+}
+
+/// The warning of a one-pass estimate that the rows' order made unreliable: the test's outcome
+/// (`check`), or a logistic log-likelihood from the summed expansions above 0.
+fn order_warning(check: Option<&crate::order::OrderCheck>) -> crate::Warning {
+    let why = match check {
+        Some(c) => format!(
+            "the rows came in an order that moved the one-pass estimate: its block estimates drift more than chance allows (score fluctuation test, Zeileis & Hornik 2007: double maximum {:.2} over {} segments, p = {:.1e})",
+            c.statistic, c.segments, c.pvalue
+        ),
+        None => "the one-pass log-likelihood, the sum of every block's second-order expansion, is above 0, which no Bernoulli likelihood is: the expansions do not hold (rows in an order, such as sorted by the response?)".to_string(),
+    };
+    crate::Warning::new(
+        crate::WarningKind::Convergence,
+        format!(
+            "The one-pass estimate is not the MLE's: {why}; the estimate may be far from the MLE, and its standard errors and log-likelihood (nan) are not the MLE's. Shuffle the rows, or give a source that can be read again (a list of batches, a function returning a fresh iterable of them, a Ray Dataset) for Newton passes to the MLE"
+        ),
+    )
 }

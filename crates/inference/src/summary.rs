@@ -192,10 +192,23 @@ pub fn summary(fit: &Fit, names: &[String], response: &str, level: f64) -> Summa
         let (lo, hi) = fit.conf_int(level).unwrap_or_else(|_| nan());
         let (t, pv) = (fit.tvalues().unwrap_or_default(), fit.pvalues().unwrap_or_default());
         let rows = (0..p).map(|j| (name(j), vec![fit.params[j], fit.sd[j], t[j], pv[j], lo[j], hi[j]])).collect();
-        if g.one_pass {
+        let order = fit.order.as_ref();
+        let tested = order.map_or(String::new(), |c| format!(" (order test: p = {:.2})", c.pvalue));
+        if g.one_pass && g.converged {
             notes.push(format!(
-                "One pass over {} streamed rows (Schifano et al. 2016): within a small fraction of a standard error of the MLE; the log-likelihood is the sum of every block's second-order expansion.",
+                "One pass over {} streamed rows (Schifano et al. 2016){tested}: within a small fraction of a standard error of the MLE; the log-likelihood is the sum of every block's second-order expansion.",
                 g.nobs
+            ));
+        } else if g.one_pass {
+            notes.push(format!(
+                "One pass over {} streamed rows (Schifano et al. 2016): not the MLE; the rows' order made the one-pass estimate unreliable (see the warnings).",
+                g.nobs
+            ));
+        } else if let Some(rows) = fit.streamed_rows {
+            let passes = order.map_or(String::new(), |c| format!(" in {} passes", c.passes));
+            notes.push(format!(
+                "Newton's method over {rows} streamed rows read again{passes}, from the one-pass estimate{}: the MLE of every row.",
+                order.map_or(String::new(), |c| format!(" (order test: p = {:.1e})", c.pvalue))
             ));
         }
         let title = "Generalized Linear Model Regression Results".to_string();
