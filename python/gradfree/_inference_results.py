@@ -423,6 +423,32 @@ class MLEResults(_WithIntervals):
         return bool(self._glm["converged"])
 
     @property
+    def _order(self):
+        return json.loads(self._fit.fit_json).get("order")
+
+    @property
+    def order_pvalue(self):
+        """Streamed fits: the p-value of the test that the rows came in random order (a score
+        fluctuation test of the one-pass estimate, Zeileis & Hornik 2007); ``None`` when not run
+        (rows in memory, the linear model, rows within the first block)."""
+        o = self._order
+        return None if o is None else float(o["pvalue"])
+
+    @property
+    def order_effect(self):
+        """Streamed fits: whether the rows' order moved the one-pass estimate (``order_pvalue`` <
+        0.001); the estimate is then the Newton passes' MLE when the rows could be read again,
+        else marked not converged."""
+        o = self._order
+        return bool(o is not None and o["order_effect"])
+
+    @property
+    def refit_passes(self):
+        """Streamed fits: the Newton passes run over the rows read again (0: none)."""
+        o = self._order
+        return 0 if o is None else int(o.get("passes", 0))
+
+    @property
     def cov_type(self):
         return self.spec["cov_type"]
 

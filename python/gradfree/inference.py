@@ -37,7 +37,9 @@ temperature ``beta = 2n/eta`` (Thm. 3.1), not like an estimator: their ``process
 :class:`gradfree.errors.NotOfferedError` (as intervals they cover 0.07-1.00 in the coverage study).
 
 Data larger than memory: ``fit_stream(batches, ...)`` takes an iterator of ``(X, y)`` batches, of
-dicts of columns, or a Ray Dataset (``target=`` names the response column). A model of your own:
+dicts of columns or DataFrames (``pd.read_csv(path, chunksize=k)``), or a Ray Dataset (``target=``
+names the response column); rows in an order are tested for and, when the batches can be read
+again, refitted to the MLE by Newton passes. A model of your own:
 ``fit(X, y, grad=g, n_params=p)`` with ``g(theta, X, y) -> (n, p)`` per-sample gradients.
 """
 from __future__ import annotations
@@ -441,6 +443,25 @@ class _Batches:
         return x, None
 
 
+def _opener(batches):
+    """A function of no arguments giving a fresh iterable of ``batches``' batches when they can be
+    read again (a list or tuple, a DataFrame or mapping of columns as one batch, a function of no
+    arguments returning an iterable); ``None`` for a generator or an open reader."""
+    if callable(batches) and not hasattr(batches, "__iter__"):
+        def call():
+            it = batches()
+            if isinstance(it, (str, bytes)) or not hasattr(it, "__iter__"):
+                raise InvalidParameterError(f"batches: the function returned {type(it).__name__}, not an iterable of batches")
+            return it
+        return call
+    if hasattr(batches, "columns") and hasattr(batches, "shape") or isinstance(batches, dict) \
+            or hasattr(batches, "column_names") and hasattr(batches, "num_rows"):
+        return lambda: iter([batches])            # a DataFrame, dict of columns or pyarrow table: one batch
+    if isinstance(batches, (list, tuple)):
+        return lambda: iter(batches)
+    return None
+
+
 def fit_stream(batches: Iterable, model: str = "logistic", method: Optional[str] = None,
                batch_size: Optional[int] = None, step: Optional[float] = None, chains: Optional[int] = None,
                steps: Optional[int] = None, seed: Optional[int] = None, *, target: Optional[str] = None,
@@ -449,7 +470,7 @@ def fit_stream(batches: Iterable, model: str = "logistic", method: Optional[str]
                decay: Optional[float] = None, theta0=None, intercept: bool = False, components: Optional[int] = None,
                sigma: Optional[float] = None, hidden: Optional[int] = None, names: Optional[Sequence[str]] = None,
                grad: Optional[Callable] = None, n_params: Optional[int] = None, batch_rows: Optional[int] = None,
-               progress: bool = False) -> InferenceResults:
+               progress: bool = False, refit: Optional[bool] = None) -> InferenceResults:
     """:func:`fit` on data that arrive in batches and never all sit in memory.
 
     ``batches`` is an iterable (a generator) of ``(X, y)`` pairs (or ``X`` alone for the mixture)
@@ -463,9 +484,28 @@ def fit_stream(batches: Iterable, model: str = "logistic", method: Optional[str]
     sums. The chain methods read ``chains x batch_size`` fresh rows per step, chain ``k`` taking
     rows ``k n .. (k + 1) n`` (the paper's fresh samples), and keep at most 1025 records per chain;
     ``steps``: at most this many (default: until the batches end). The diffusions and
-    ``moments="population"`` need every row at every step, so they need :func:`fit`. The rows
-    should come in random order, as for any one-pass method. Other parameters as in :func:`fit`;
-    ``names`` names the features (default the batches' columns).
+    ``moments="population"`` need every row at every step, so they need :func:`fit`. Other
+    parameters as in :func:`fit`; ``names`` names the features (default the batches' columns).
+
+    Rows in an order (sorted by date, by id, by the response). The one-pass estimate assumes rows
+    in random order; maximum likelihood tests it (a score fluctuation test, Zeileis & Hornik
+    2007: the block estimates drifting more than chance allows, p < 0.001; ``order_pvalue`` and
+    ``order_effect`` on the result). When it fires and the source can be read again, Newton's
+    method runs in passes over every row from the one-pass estimate, to the full-data MLE (the
+    in-memory :func:`fit`'s numbers, whatever the order; memory still one batch). Sources that can
+    be read again: a list or tuple of batches, a DataFrame or dict of columns (one batch), a Ray
+    Dataset, or a function of no arguments returning a fresh iterable of batches (e.g.
+    ``lambda: pd.read_csv(path, chunksize=10_000)``). A generator or an open reader cannot: the
+    result is then marked (``converged`` false, ``llf`` nan, a ``ConvergenceWarning`` naming the
+    test and its p-value), as it is when the one-pass log-likelihood is impossible.
+
+    refit : bool, optional
+        Maximum likelihood: ``True`` runs the Newton passes whatever the test finds (the MLE even
+        for order effects too small for the test, such as rows sorted by a covariate of a
+        well-specified model, which can move the one-pass estimate by a standard error; needs a
+        source that can be read again); ``False`` never reads the rows again; default: when the
+        test fires and the source can be read again. The linear model is exact in one pass in
+        any order and is never refitted.
     """
     given = dict(batch_size=batch_size, step=step, chains=chains, steps=None, seed=seed, cov_type=cov_type,
                  moments=moments, interval=interval, lam=lam, prox_metric=prox_metric, decay=decay, theta0=theta0,
@@ -475,19 +515,40 @@ def fit_stream(batches: Iterable, model: str = "logistic", method: Optional[str]
         raise InvalidParameterError(f"invalid parameter `steps` = {steps!r}: only with a chain method (mle reads every row once; it would be ignored)")
     max_steps = None if steps is None else _util.count("steps", steps, 1)
     n_params = None if n_params is None else _util.count("n_params", n_params, 1)
+    mle = json.loads(spec_json)["method"] == "mle"
+    if refit is not None:
+        refit = _util.flag("refit", refit)
+        if not mle:
+            raise InvalidParameterError(f"invalid parameter `refit` = {refit!r}: only with method mle (the chain methods read "
+                                        "every row once; it would be ignored)")
     if hasattr(batches, "iter_batches"):
         rows = 4096 if batch_rows is None else _util.count("batch_rows", batch_rows, 1)
-        batches = batches.iter_batches(batch_size=rows, batch_format="numpy")
+        dataset = batches
+        opener = lambda: dataset.iter_batches(batch_size=rows, batch_format="numpy")
     elif batch_rows is not None:
         raise InvalidParameterError(f"invalid parameter `batch_rows` = {batch_rows!r}: only with a Ray Dataset (it would be ignored)")
-    source = _Batches(batches, target, columns, needs_y=model != "mixture" and grad is None)
+    else:
+        opener = _opener(batches)
+    if refit and opener is None:
+        raise InvalidParameterError("invalid parameter `refit` = True: the batches can be read only once (a generator or an open "
+                                    "reader); pass a list of batches, a function returning a fresh iterable of them, or a Ray "
+                                    "Dataset")
+    needs_y = model != "mixture" and grad is None
+    source = _Batches(batches if opener is None else opener(), target, columns, needs_y=needs_y)
     # The first batch, read here, names the features (its columns) when `names` does not.
     first = next(source, None)
     given_names = None if names is None else _util.names("names", names)
     if given_names is None and grad is None and model != "mixture" and source.names is not None:
         given_names = list(source.names)
     rows = itertools.chain([] if first is None else [first], source)
-    fit_ = _gradfree.inference_fit_stream(rows, model_json, spec_json, given_names, max_steps, grad, n_params, bool(progress))
+
+    def reread():
+        again = _Batches(opener(), target, columns, needs_y=needs_y)
+        again.names, again.endog_name, again._count = source.names, source.endog_name, 1
+        return again
+
+    fit_ = _gradfree.inference_fit_stream(rows, model_json, spec_json, given_names, max_steps, grad, n_params, bool(progress),
+                                          reread if (mle and opener is not None and refit is not False) else None, refit)
     # Named columns in (DataFrames, dicts, a Ray Dataset), pandas out, where pandas is installed.
     pandas = source.names is not None and importlib.util.find_spec("pandas") is not None
     return results(fit_, pandas=pandas, endog_name=str(source.endog_name or "y"), intercept=bool(intercept) and grad is None)

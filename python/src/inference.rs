@@ -14,7 +14,9 @@ fn keep(slot: &Failure, e: PyErr) {
 use gradfree_data::{Chunk, DataError, RowSource};
 use gradfree_inference::model::Designed;
 use gradfree_inference::summary::summary;
-use gradfree_inference::{Data, Fit, InferenceError, InferenceSpec, Model, ModelSpec, Runner, WarningKind, run_stream};
+use gradfree_inference::{
+    Data, Fit, InferenceError, InferenceSpec, Method, Model, ModelSpec, Runner, WarningKind, run_stream, run_stream_mle,
+};
 use numpy::ndarray::{Array2, Array3};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
@@ -433,10 +435,29 @@ impl RowSource for PyBatches<'_> {
     }
 }
 
+/// The batches of a source read again ([`run_stream_mle`]): a fresh iterator of `(X, y)` float64
+/// batches with the model's constant column added.
+struct Again<'a> {
+    batches: PyBatches<'a>,
+    spec: &'a ModelSpec,
+}
+
+impl RowSource for Again<'_> {
+    fn dim(&self) -> usize {
+        self.batches.d + usize::from(self.spec.intercept)
+    }
+    fn next_chunk(&mut self) -> Result<Option<Chunk>, DataError> {
+        Designed { source: &mut self.batches, spec: self.spec }.next_chunk()
+    }
+}
+
 /// `inference_fit_stream(batches, model_json, spec_json, names, max_steps, grad, n_params,
-/// progress)`: the chains of the run on the rows of an iterator of `(X, y)` float64 batches.
+/// progress, reread, refit)`: the run on the rows of an iterator of `(X, y)` float64 batches;
+/// maximum likelihood reads them again through `reread()` (a fresh iterator of the same
+/// batches) for Newton passes when `refit` asks or the one-pass estimate is unreliable
+/// ([`run_stream_mle`]).
 #[pyfunction]
-#[pyo3(signature = (batches, model_json, spec_json, names, max_steps = None, grad = None, n_params = None, progress = false))]
+#[pyo3(signature = (batches, model_json, spec_json, names, max_steps = None, grad = None, n_params = None, progress = false, reread = None, refit = None))]
 #[allow(clippy::too_many_arguments)]
 fn inference_fit_stream(
     py: Python<'_>,
@@ -448,6 +469,8 @@ fn inference_fit_stream(
     grad: Option<Py<PyAny>>,
     n_params: Option<usize>,
     progress: bool,
+    reread: Option<Py<PyAny>>,
+    refit: Option<bool>,
 ) -> PyResult<InferenceFit> {
     let spec = spec_of(spec_json)?;
     let Some((first, d)) = next_batch(py, &batches)? else {
@@ -482,10 +505,25 @@ fn inference_fit_stream(
     let stream_failure = failure.clone();
     let bar = &pb;
     let out = interruptible(py, move |cancel| {
-        let mut source = PyBatches { iter: batches, d, first: Some(first), failure: stream_failure, cancel: Some(cancel) };
+        let mut source = PyBatches { iter: batches, d, first: Some(first), failure: stream_failure.clone(), cancel: Some(cancel) };
         let tick = |rows: u64| bar.inc(rows);
-        let mut designed = Designed { source: &mut source, spec: if grad_model { &plain } else { &mspec } };
-        run_stream(model_ref, &mut designed, &spec, max_steps, Some(&tick))
+        let design = if grad_model { &plain } else { &mspec };
+        let mut designed = Designed { source: &mut source, spec: design };
+        if spec.method != Method::Mle {
+            return run_stream(model_ref, &mut designed, &spec, max_steps, Some(&tick));
+        }
+        let mut again = || -> Result<Box<dyn RowSource + '_>, InferenceError> {
+            let open = reread.as_ref().expect("called only with reread");
+            let iter = Python::attach(|py| open.call0(py)).map_err(|e| {
+                let message = e.to_string();
+                keep(&stream_failure, e);
+                InferenceError::BadData(format!("reading the batches again: {message}"))
+            })?;
+            let batches = PyBatches { iter, d, first: None, failure: stream_failure.clone(), cancel: Some(cancel) };
+            Ok(Box::new(Again { batches, spec: design }))
+        };
+        let again: Option<&mut gradfree_inference::reread::Reread<'_>> = if reread.is_some() { Some(&mut again) } else { None };
+        run_stream_mle(model_ref, &mut designed, &spec, Some(&tick), again, refit)
     })?;
     pb.finish_and_clear();
     let fit = out.map_err(|e| raised(&failure, e))?;

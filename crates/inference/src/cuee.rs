@@ -74,8 +74,8 @@ pub struct OnlineGlm {
     /// The linearized scores of consecutive pieces, for the order test ([`crate::order`]).
     order: OrderSegments,
     /// Logistic regression: the first block's direction of unbounded growth, when its rows are
-    /// (quasi-)separated ([`crate::separation::growth_direction`]), and over the later blocks at
-    /// their expansion points, the rows predicted perfectly and the summed loss there and moved
+    /// (quasi-)separated ([`crate::separation::growth_direction`]), and over every row at the
+    /// first block's estimate, the rows predicted perfectly and the summed loss there and moved
     /// along it.
     growth: Option<Vec<f64>>,
     growth_sums: (u64, f64, f64),
@@ -174,10 +174,13 @@ impl OnlineGlm {
             if self.theta.is_none() {
                 self.growth = crate::separation::growth_direction(&Data::new(x.clone(), p, y.clone())?, &theta);
             }
+            // Every row at the first block's estimate (a fixed point, so that the sums certify
+            // the direction for the rows together, as in memory).
             if let Some(d) = &self.growth {
+                let first = self.reference.as_deref().unwrap_or(&theta);
                 let (perfect, at, moved) = &mut self.growth_sums;
                 for (row, &yi) in x.chunks_exact(p).zip(&y) {
-                    let t = dot(row, &theta);
+                    let t = dot(row, first);
                     let t2 = t + dot(row, d);
                     *perfect += u64::from((2.0 * yi - 1.0) * t > 18.42);
                     *at += self.model.loss_at(t, yi);
