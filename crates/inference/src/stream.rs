@@ -17,7 +17,7 @@ use crate::chains::{Fit, assemble};
 use crate::error::in_rows;
 use crate::intervals::Trajectories;
 use crate::process::{ChainState, ChainWork, Context, prox_metric, step};
-use crate::spec::{InferenceSpec, Method, Moments};
+use crate::spec::{CovType, InferenceSpec, Method, Moments};
 use crate::{Data, InferenceError, model::Model};
 
 pub use crate::spec::MAX_RECORDS;
@@ -246,7 +246,24 @@ fn mle_stream(
 ) -> Result<Fit, InferenceError> {
     let glm = crate::mle::as_glm(model)?;
     spec.footprint(None, Some(source.dim()), model.dim(), model.size_param()).check()?;
-    let fit = crate::cuee::fit_glm_stream(&glm, source, spec.cov_type, progress)?;
+    // One pass keeps no rows: HC2 and HC3 need every row's leverage at the final estimate, and
+    // cluster the rows' groups. HC1 is HC0 (logistic, Poisson) or HC0 times N / (N - p).
+    let cov = match spec.cov_type {
+        CovType::Hc2 | CovType::Hc3 | CovType::Cluster => {
+            return Err(InferenceError::invalid(
+                "cov_type",
+                spec.cov_type.name(),
+                "nonrobust, HC0 or HC1 for a streamed fit (HC2, HC3 and cluster need the rows in memory: fit them in memory)",
+            ));
+        }
+        CovType::Hc1 => CovType::Hc0,
+        c => c,
+    };
+    let mut fit = crate::cuee::fit_glm_stream(&glm, source, cov, progress)?;
+    if spec.cov_type == CovType::Hc1 && glm.family == crate::model::Family::Linear {
+        let f = fit.nobs as f64 / (fit.nobs.saturating_sub(glm.p as u64).max(1)) as f64;
+        fit.cov.iter_mut().for_each(|v| *v *= f);
+    }
     let mut fit = Fit::of_glm(spec.clone(), model.name(), fit, true);
     crate::separation::diagnose_streamed(&mut fit, model);
     Ok(fit)
