@@ -27,6 +27,7 @@ import warnings as _warnings
 import numpy as np
 
 from . import _gradfree, _pickling
+from ._measures import StatsmodelsMeasures
 from ._pickling import Checked as _Checked
 from .errors import (CheckpointError, ConvergenceWarning, InferenceWarning, InvalidParameterError, NotOfferedError,
                      PerfectSeparationWarning)
@@ -48,7 +49,8 @@ def _alpha(alpha) -> float:
 
 class FittedModel(_Checked):
     """The fitted model, as statsmodels' ``results.model``: its name, ``exog_names``,
-    ``endog_names``, and (unless removed) ``exog`` and ``endog``. Compares equal to its name."""
+    ``endog_names``, ``formula`` (None unless fitted from one), and (unless removed) ``exog`` and
+    ``endog``. Compares equal to its name."""
 
     def __init__(self, name, exog_names, endog_name, exog=None, endog=None, intercept=False):
         self.name = name
@@ -57,6 +59,10 @@ class FittedModel(_Checked):
         self._x = exog
         self.endog = endog
         self.intercept = intercept
+        #: The formula of ``fit("y ~ x1 + C(g)", data=df)`` (None without one) and its design's
+        #: description, which ``predict`` passes new rows through (gradfree._formula).
+        self.formula = None
+        self._spec = None
 
     @property
     def exog(self):
@@ -206,8 +212,11 @@ class InferenceResults:
         What the estimate must be read with (also raised as warnings when the fit is made).
     """
 
-    def __init__(self, fit, *, X=None, y=None, index=None, pandas=False, endog_name="y", intercept=False, warn=True):
+    def __init__(self, fit, *, X=None, y=None, index=None, pandas=False, endog_name="y", intercept=False, warn=True,
+                 offset=None):
         self._fit = fit
+        #: The fit's offset per row (with ``log(exposure)``), or None.
+        self._offset = offset
         self._pandas = bool(pandas)
         self._index = index
         self.names = list(fit.names)
@@ -255,36 +264,68 @@ class InferenceResults:
             return int(self.streamed_rows)
         return self._rows
 
-    def summary(self, alpha: float = 0.05, xname=None, yname=None) -> Summary:
+    def summary(self, alpha: float = 0.05, xname=None, yname=None, layout=None) -> Summary:
         """The summary (statsmodels' layout) with ``1 - alpha`` intervals; ``xname`` renames the
-        parameters (a list of ``p`` names), ``yname`` the response."""
+        parameters (a list of ``p`` names), ``yname`` the response. Maximum likelihood's header
+        is laid out as statsmodels' ``OLS`` (linear), ``Logit``/``Poisson`` (logistic, Poisson;
+        ``GLM`` for streamed fits) summaries are; ``layout`` (``"glm"``, ``"ols"``,
+        ``"discrete"``) chooses."""
+        if layout is not None and layout not in ("glm", "ols", "discrete"):
+            raise InvalidParameterError(f"invalid parameter `layout` = {layout!r}: must be one of glm, ols, discrete")
         names = self.names if xname is None else [str(n) for n in xname]
         if len(names) != len(self.names):
             raise InvalidParameterError(f"invalid parameter `xname`: {len(names)} names for {len(self.names)} parameters")
         return Summary(json.loads(self._fit.summary(1.0 - _alpha(alpha), str(self.model.endog_names if yname is None else yname),
-                                                    names)))
+                                                    names, layout)))
 
-    def predict(self, exog=None, which="mean"):
-        """Predictions of a GLM at ``exog`` (default the fitted rows), without the ``const``
-        column when the fit added it (``intercept=True``): the mean (``which="mean"``) or the
-        linear predictor (``"linear"``)."""
+    def predict(self, exog=None, which="mean", offset=None, exposure=None):
+        """Predictions of a GLM at ``exog`` (default the fitted rows): the mean (``which="mean"``)
+        or the linear predictor (``"linear"``). When the fit added the ``const`` column
+        (``intercept=True``), ``exog`` may come without it or with it (as ``sm.add_constant``
+        gives it: a DataFrame's column named ``const``, else a first column of ones). ``offset``
+        and ``exposure`` (added as ``log(exposure)``) apply to ``exog``; without ``exog`` the fit's
+        own offset is used, as statsmodels. A model fitted from a formula takes a DataFrame of the
+        formula's variables, transformed as the fitted rows were (same levels; NaN for a row with a
+        missing value, as statsmodels' formula models)."""
         if self.model.name not in _GLMS:
             raise NotOfferedError(f"`predict` is for the GLMs ({', '.join(_GLMS)}), not {self.model.name}")
         if which not in ("mean", "linear"):
             raise InvalidParameterError(f"invalid parameter `which` = {which!r}: must be one of mean, linear")
+        spec = getattr(self.model, "_spec", None)
+        if spec is not None and exog is not None and not isinstance(exog, np.ndarray):
+            return spec.predict(self, exog, which, offset=offset, exposure=exposure)  # through the formula's design
         index = None
         if exog is None:
             if self.model._x is None:
                 raise NotOfferedError("`predict()` without exog needs the fitted rows, which were streamed or removed: pass exog")
             x = self.model._x
+            if offset is not None or exposure is not None:
+                raise InvalidParameterError("invalid parameter `offset`: only with exog (the fitted rows use the fit's own offset)")
         else:
             index = getattr(exog, "index", None)
+            want = len(self.names) - int(self.model.intercept)
+            if self.model.intercept and hasattr(exog, "columns") and "const" in [str(c) for c in exog.columns] \
+                    and len(exog.columns) == want + 1:
+                exog = exog.drop(columns=[c for c in exog.columns if str(c) == "const"])
             x = np.asarray(exog, dtype=np.float64)
             x = x.reshape(-1, 1) if x.ndim == 1 else x
-            want = len(self.names) - int(self.model.intercept)
+            if self.model.intercept and x.ndim == 2 and x.shape[1] == want + 1 and np.all(x[:, 0] == 1.0):
+                x = x[:, 1:]                              # the const column of sm.add_constant
             if x.ndim != 2 or x.shape[1] != want:
-                raise InvalidParameterError(f"invalid parameter `exog`: {x.shape[-1]} columns, the model has {want} features")
+                raise InvalidParameterError(f"invalid parameter `exog`: {x.shape[-1]} columns, the model has {want} features"
+                                            + (" (or these and a first column of ones)" if self.model.intercept else ""))
         eta = _design(x, self.model.intercept) @ np.asarray(self._fit.params())
+        if exog is None:
+            if self._offset is not None:
+                eta = eta + self._offset
+        else:
+            for name, v, f in (("offset", offset, lambda a: a), ("exposure", exposure, np.log)):
+                if v is not None:
+                    a = np.asarray(v, dtype=np.float64).ravel()
+                    if a.shape[0] != x.shape[0] or not np.all(np.isfinite(f(a))):
+                        raise InvalidParameterError(f"invalid parameter `{name}`: one finite value per row of exog "
+                                                    f"({x.shape[0]}){'; exposure must be positive' if name == 'exposure' else ''}")
+                    eta = eta + f(a)
         out = eta if which == "linear" else _mean(self.model.name, eta)
         if not self._pandas:
             return out
@@ -297,7 +338,10 @@ class InferenceResults:
 
     def _to_pickle(self) -> dict:
         state = {"pandas": self._pandas, "index": self._index, "X": self.model._x, "y": self.model.endog,
-                 "endog_name": self.model.endog_names, "intercept": self.model.intercept}
+                 "endog_name": self.model.endog_names, "intercept": self.model.intercept, "offset": self._offset}
+        spec = getattr(self.model, "_spec", None)
+        if spec is not None:
+            state["formula"] = spec.to_state()          # patsy's objects do not pickle: what rebuilds them
         return {"fit_json": self._fit.fit_json, "names": list(self.names), "state": state}
 
     @classmethod
@@ -311,8 +355,14 @@ class InferenceResults:
             raise CheckpointError(f"a pickle of {cls.__name__} holding a {json.loads(fit.spec_json)['method']} fit, whose "
                                   f"results are {kind.__name__} (changed or damaged)")
         state = saved["state"]
-        return cls(fit, X=state.get("X"), y=state.get("y"), index=state.get("index"), pandas=state.get("pandas", False),
-                   endog_name=state.get("endog_name", "y"), intercept=state.get("intercept", False), warn=False)
+        res = cls(fit, X=state.get("X"), y=state.get("y"), index=state.get("index"), pandas=state.get("pandas", False),
+                  endog_name=state.get("endog_name", "y"), intercept=state.get("intercept", False), warn=False,
+                  offset=state.get("offset"))
+        if state.get("formula") is not None:
+            from ._formula import FormulaSpec
+            spec = FormulaSpec.from_state(state["formula"])
+            res.model.formula, res.model._spec = spec.formula, spec
+        return res
 
     def remove_data(self):
         """Drops the fitted rows (``model.exog``, ``model.endog``) so that a saved result is small;
@@ -380,11 +430,13 @@ class _WithIntervals(InferenceResults):
         return pd.DataFrame(ci, index=names, columns=[0, 1])
 
 
-class MLEResults(_WithIntervals):
-    """Maximum likelihood with Wald intervals (statsmodels' ``GLMResults``): z statistics for
-    logistic and Poisson regression, Student's t on ``df_resid`` for the linear model (as
-    ``OLS``). ``df_model = p - 1`` and ``aic``/``bic`` count ``p`` parameters, as statsmodels'
-    ``GLM`` and ``Logit`` do."""
+class MLEResults(StatsmodelsMeasures, _WithIntervals):
+    """Maximum likelihood with Wald intervals, read as statsmodels' ``GLMResults``,
+    ``LogitResults``/``PoissonResults`` and ``OLSResults`` are: z statistics for logistic and
+    Poisson regression and for the linear model's robust covariances, Student's t on ``df_resid``
+    for the linear model's nonrobust one (``use_t`` chooses); ``df_model`` is ``rank - 1`` (GLM,
+    Logit, Poisson) or ``rank - k_constant`` (OLS); the measures of fit and tests of
+    :class:`gradfree._measures.StatsmodelsMeasures`."""
 
     @property
     def _glm(self):
@@ -397,22 +449,6 @@ class MLEResults(_WithIntervals):
     @property
     def nobs(self):
         return int(self._glm["nobs"])
-
-    @property
-    def df_model(self):
-        return float(len(self.names) - 1)
-
-    @property
-    def df_resid(self):
-        return float(self.nobs - len(self.names))
-
-    @property
-    def aic(self):
-        return -2.0 * self.llf + 2.0 * len(self.names)
-
-    @property
-    def bic(self):
-        return -2.0 * self.llf + np.log(self.nobs) * len(self.names)
 
     @property
     def scale(self):
@@ -452,10 +488,6 @@ class MLEResults(_WithIntervals):
     def cov_type(self):
         return self.spec["cov_type"]
 
-    @property
-    def use_t(self):
-        return self.model.name == "linear"
-
     def _data(self):
         if self.model._x is None or self.model.endog is None:
             raise NotOfferedError("the fitted rows were streamed or removed, so there are no fitted values or residuals")
@@ -483,6 +515,19 @@ class MLEResults(_WithIntervals):
         mu = np.asarray(self.fittedvalues)
         var = {"linear": np.ones_like(mu), "logistic": mu * (1 - mu), "poisson": mu}[self.model.name]
         return self._rows_out((y - mu) / np.sqrt(var))
+
+    @property
+    def resid_deviance(self):
+        """``sign(y - mu) sqrt(d_i)``, ``d_i`` the row's share of the deviance (statsmodels'
+        ``GLMResults.resid_deviance``)."""
+        _, y = self._data()
+        mu = np.asarray(self.fittedvalues)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ylog = lambda a, b: np.where(a > 0, a * np.log(np.where(a > 0, a, 1) / b), 0.0)  # noqa: E731
+            d = {"linear": lambda: (y - mu) ** 2,
+                 "logistic": lambda: 2 * (ylog(y, mu) + ylog(1 - y, 1 - mu)),
+                 "poisson": lambda: 2 * (ylog(y, mu) - (y - mu))}[self.model.name]()
+        return self._rows_out(np.sign(y - mu) * np.sqrt(np.maximum(d, 0.0)))
 
 
 class _Chains:

@@ -23,7 +23,10 @@ on the Rust error's kind; this module is where they are documented and imported 
 - ``TooLargeError(GradfreeError, MemoryError)``: a size whose memory or running time this machine
   cannot afford; nothing was allocated;
 - ``NotOfferedError(GradfreeError, AttributeError)``: a statistic the fit's method does not offer
-  (``bse`` or ``conf_int`` of a chain method, whose spread is the process's: use ``bands``).
+  (``bse`` or ``conf_int`` of a chain method, whose spread is the process's: use ``bands``);
+- ``MissingDependencyError(GradfreeError, ImportError)``: an optional package a feature needs is
+  not installed (patsy for formulas, Gymnasium for policy search); the message names what to
+  install.
 
 and warnings:
 
@@ -40,6 +43,12 @@ from ._gradfree import (CheckpointError, DataError, GradfreeError, InvalidParame
 
 
 
+class MissingDependencyError(GradfreeError, ImportError):
+    """An optional package that the requested feature needs is not installed; the message says
+    what to install (``pip install patsy`` for formulas, ``pip install gymnasium`` for
+    reinforcement-learning tasks, ...)."""
+
+
 class InferenceWarning(UserWarning):
     """An inference result to be read with care (the message says why)."""
 
@@ -54,5 +63,5 @@ class ConvergenceWarning(InferenceWarning):
     name)."""
 
 
-__all__ = ["InferenceWarning", "PerfectSeparationWarning", "ConvergenceWarning", "NotOfferedError", "GradfreeError", "InvalidParameterError", "NonFiniteError", "CheckpointError", "ModelFitError", "TooLargeError",
+__all__ = ["InferenceWarning", "MissingDependencyError", "PerfectSeparationWarning", "ConvergenceWarning", "NotOfferedError", "GradfreeError", "InvalidParameterError", "NonFiniteError", "CheckpointError", "ModelFitError", "TooLargeError",
            "DataError"]

@@ -36,6 +36,10 @@ temperature ``beta = 2n/eta`` (Thm. 3.1), not like an estimator: their ``process
 ``bands()`` are the paper's bands, and ``bse``/``conf_int`` raise
 :class:`gradfree.errors.NotOfferedError` (as intervals they cover 0.07-1.00 in the coverage study).
 
+Formulas, as statsmodels' formula API (patsy, optional): ``fit("y ~ x1 + C(g) + np.log(x2)",
+data=df, model="logistic")`` (columns ``Intercept``, ``C(g)[T.b]``, ...; ``res.predict(new_df)``
+with the same levels), and ``fit_stream(formula, data=chunks)``.
+
 Data larger than memory: ``fit_stream(batches, ...)`` takes an iterator of ``(X, y)`` batches, of
 dicts of columns or DataFrames (``pd.read_csv(path, chunksize=k)``), or a Ray Dataset (``target=``
 names the response column); rows in an order are tested for and, when the batches can be read
@@ -52,7 +56,7 @@ from typing import Callable, Iterable, Optional, Sequence
 
 import numpy as np
 
-from . import _gradfree, _util
+from . import _formula, _gradfree, _util
 from ._inference_results import (FittedModel, InferenceResults, MLEResults, ProcessResults, RandomScalingResults,
                                  Summary, SummaryTable, _alpha, load, results)
 from .errors import InvalidParameterError
@@ -194,30 +198,52 @@ def _aligned(X, y, where: str = "") -> None:
 
 def fit(X, y=None, model: str = "logistic", method: Optional[str] = None, batch_size: Optional[int] = None,
         step: Optional[float] = None, chains: Optional[int] = None, steps: Optional[int] = None,
-        seed: Optional[int] = None, *, passes: Optional[int] = None, cov_type: Optional[str] = None,
+        seed: Optional[int] = None, *, data=None, passes: Optional[int] = None, cov_type: Optional[str] = None,
         sampling: Optional[str] = None,
         moments: Optional[str] = None, interval: Optional[str] = None, lam: Optional[float] = None,
         prox_metric: Optional[str] = None, decay: Optional[float] = None, theta0=None, intercept: bool = False,
         components: Optional[int] = None, sigma: Optional[float] = None, hidden: Optional[int] = None,
         grad: Optional[Callable] = None, n_params: Optional[int] = None, progress: bool = False,
-        executor=None, n_parts: Optional[int] = None) -> InferenceResults:
+        executor=None, n_parts: Optional[int] = None, use_t: Optional[bool] = None, cov_kwds: Optional[dict] = None,
+        offset=None, exposure=None) -> InferenceResults:
     """Confidence intervals for the parameters of a model on ``X, y`` (see the module documentation).
 
     Parameters
     ----------
-    X : array_like or DataFrame, shape (n, d)
+    X : array_like or DataFrame, shape (n, d), or str
         Rows (float64 or float32). A DataFrame's columns name the parameters, and the results are
-        pandas objects indexed by them. The mixture takes one column of scalars.
+        pandas objects indexed by them. The mixture takes one column of scalars. Or a formula,
+        ``"y ~ x1 + C(g) + np.log(x2)"``, read as statsmodels' formula API reads it (patsy) with
+        ``data``: the response and the design with its ``Intercept`` column (``- 1`` removes it),
+        named as statsmodels names them; rows with a missing value are dropped (statsmodels'
+        ``missing="drop"``); ``model.formula`` keeps it and ``predict(new_df)`` transforms new rows
+        the same way (same levels). Needs patsy (``pip install patsy``).
     y : array_like or Series, shape (n,), optional
         Responses: real (linear, relu), 0/1 (logistic), counts >= 0 (poisson); none for mixture.
-        A Series' name is ``model.endog_names``.
+        A Series' name is ``model.endog_names``. None with a formula (its left-hand side).
+    data : DataFrame or dict of columns, optional
+        The rows a formula's names refer to (only with a formula as ``X``).
     model : str, default "logistic"
         ``linear``, ``logistic``, ``poisson`` (GLMs, sec. 4.2), ``mixture`` (1-D Gaussian mixture
         with unknown means, sec. 7) or ``relu`` (two-layer ReLU network, sec. 7).
     method : str, optional
         One of :data:`METHODS`; default :func:`default_method` (``"mle"`` for the GLMs).
-    cov_type : {"nonrobust", "HC0"}, default "nonrobust"
-        mle: the inverse Fisher information (statsmodels' default) or White's sandwich.
+    cov_type : {"nonrobust", "HC0", "HC1", "HC2", "HC3", "cluster"}, default "nonrobust"
+        mle: the inverse Fisher information (statsmodels' default), White's sandwich and its
+        small-sample corrections (MacKinnon & White 1985; for logistic and Poisson regression
+        HC1-HC3 are HC0, as in statsmodels' GLM and Logit), or the cluster-robust CRV1 with
+        ``cov_kwds={"groups": labels}``.
+    cov_kwds : dict, optional
+        ``{"groups": labels}`` (one per row, any sortable labels) for ``cov_type="cluster"``.
+    use_t : bool, optional
+        mle: Student's t for the statistics, p-values and intervals, on ``df_resid`` (clusters
+        less one with ``cluster``), or the normal; default statsmodels': t for the linear model's
+        nonrobust covariance, normal otherwise.
+    offset : array_like, optional
+        mle: a term per row added to the linear predictor, coefficient fixed at 1 (statsmodels'
+        ``offset``).
+    exposure : array_like, optional
+        mle, Poisson: positive exposures, ``log(exposure)`` added to the offset.
     batch_size : int, optional
         Chain methods: mini-batch size ``n`` of eq. (3)/(10) (default 25; random scaling on rows
         in memory: ``n / 400`` between 10 and 25, about 400 steps a pass).
@@ -253,7 +279,8 @@ def fit(X, y=None, model: str = "logistic", method: Optional[str] = None, batch_
     theta0 : array_like, optional
         Chain methods: the start of every chain (default the origin).
     intercept : bool, default False
-        GLMs: add a constant column ``const`` first (statsmodels' ``add_constant``).
+        GLMs: add a constant column ``const`` first (statsmodels' ``add_constant``). Not with a
+        formula, which adds its own ``Intercept``.
     components : int, default 3
         Mixture: components ``p``.
     sigma : float, default 1.0
@@ -298,23 +325,36 @@ def fit(X, y=None, model: str = "logistic", method: Optional[str] = None, batch_
     gradfree.errors.ConvergenceWarning
         Maximum likelihood that did not converge, or chains that have not settled.
     """
+    formula_spec = None
+    if isinstance(X, str):
+        formula_spec, y, X = _formula_frames(X, y, data, intercept, model, _formula.environment(1))
+        # Per-row arguments of the data's rows, on the rows the formula kept (statsmodels' missing="drop").
+        offset, exposure = formula_spec.kept_rows(offset), formula_spec.kept_rows(exposure)
+        if isinstance(cov_kwds, dict) and "groups" in cov_kwds:
+            cov_kwds = {**cov_kwds, "groups": formula_spec.kept_rows(cov_kwds["groups"])}
+    elif data is not None:
+        raise InvalidParameterError(f"invalid parameter `data`: only with a formula as X (fit('y ~ x1 + C(g)', data=df)); "
+                                    f"X is a {type(X).__name__} (it would be ignored)")
     x, names = _rows(X)
     _aligned(X, y)
     yy = _response(y, x.shape[0])
     given = dict(batch_size=batch_size, step=step, chains=chains, steps=steps, seed=seed, cov_type=cov_type,
                  sampling=sampling, moments=moments, interval=interval, lam=lam, prox_metric=prox_metric, decay=decay,
-                 theta0=theta0, intercept=intercept, components=components, sigma=sigma, hidden=hidden, passes=passes)
+                 theta0=theta0, intercept=intercept, components=components, sigma=sigma, hidden=hidden, passes=passes,
+                 use_t=use_t)
     model_json, spec_json = _specs(model, method, given, custom=grad is not None)
+    off, groups = _glm_rows(model, json.loads(spec_json), x.shape[0], cov_type, cov_kwds, offset, exposure)
     names = names or [f"x{j}" for j in range(x.shape[1])]
     n_params = None if n_params is None else _util.count("n_params", n_params, 1)
     if n_params is not None and grad is None:
         raise InvalidParameterError(f"invalid parameter `n_params` = {n_params}: only with grad= (a model given by its gradient)")
     context = dict(X=x if grad is None else None, y=yy, index=getattr(X, "index", None), pandas=hasattr(X, "columns"),
-                   endog_name=str(getattr(y, "name", None) or "y"), intercept=bool(intercept) and grad is None)
+                   endog_name=str(getattr(y, "name", None) or "y"), intercept=bool(intercept) and grad is None, offset=off)
     if executor is None:
         if n_parts is not None:
             raise InvalidParameterError(f"invalid parameter `n_parts` = {n_parts!r}: only with executor= (it would be ignored)")
-        return results(_gradfree.inference_fit(x, yy, model_json, spec_json, names, grad, n_params, bool(progress)), **context)
+        return _with_formula(results(_gradfree.inference_fit(x, yy, model_json, spec_json, names, grad, n_params,
+                                                             bool(progress), off, groups), **context), formula_spec)
     spec = json.loads(spec_json)
     if spec["method"] == "mle":
         raise InvalidParameterError("invalid parameter `executor`: only with a chain method (mle runs no chains; it would be ignored)")
@@ -330,7 +370,89 @@ def fit(X, y=None, model: str = "logistic", method: Optional[str] = None, batch_
     tasks = [(x, yy, model_json, json.dumps({**spec, "first_chain": lo, "chains": hi - lo}), names, grad, n_params)
              for lo, hi in zip(bounds, bounds[1:])]
     fits = list(executor.map(_fit_part, tasks))
-    return results(_gradfree.inference_combine([f for f, _ in fits], fits[0][1]), **context)
+    return _with_formula(results(_gradfree.inference_combine([f for f, _ in fits], fits[0][1]), **context), formula_spec)
+
+
+def _formula_check(formula, intercept, model, given: dict) -> None:
+    """Refuses what conflicts with a formula (statsmodels' formula API): the formula adds its
+    ``Intercept`` (``- 1`` removes it) and names the response and the columns."""
+    if intercept:
+        raise InvalidParameterError(f"invalid parameter `intercept` = {intercept!r}: the formula {formula!r} adds its own "
+                                    "`Intercept` column (as statsmodels' formula API; '- 1' removes it); leave intercept "
+                                    "out")
+    if model == "mixture":
+        raise InvalidParameterError(f"invalid parameter `model` = 'mixture' with the formula {formula!r}: the mixture has no "
+                                    "response or design; pass its column as X")
+    for key, value in given.items():
+        if value is not None:
+            raise InvalidParameterError(f"invalid parameter `{key}` = {value!r}: the formula {formula!r} names the response "
+                                        "and the columns (it would be ignored); pass the data as data=")
+
+
+def _formula_frames(formula, y, data, intercept, model, env):
+    """``(spec, y, X)`` of a formula on ``data`` (see :mod:`gradfree._formula`)."""
+    if y is not None:
+        raise InvalidParameterError(f"invalid parameter `y`: X is the formula {formula!r}, whose left-hand side names the "
+                                    "response; pass the rows as data= and leave y out")
+    _formula_check(formula, intercept, model, {})
+    return _formula.FormulaSpec.build(formula, data, env)
+
+
+def _with_formula(res, spec):
+    """``res`` with the formula and its spec on its model (``res.model.formula``), for ``predict``."""
+    if spec is not None:
+        res.model.formula, res.model._spec = spec.formula, spec
+    return res
+
+
+def _glm_rows(model, spec, rows, cov_type, cov_kwds, offset, exposure):
+    """The offset (with ``log(exposure)``) and the cluster codes of a maximum-likelihood fit, as
+    statsmodels takes them: ``offset`` for any GLM, ``exposure`` for Poisson, and ``cov_kwds={"groups":
+    ...}`` (labels of any kind, one per row) with ``cov_type="cluster"``."""
+    mle = spec["method"] == "mle"
+    off = None
+    for name, v in (("offset", offset), ("exposure", exposure)):
+        if v is None:
+            continue
+        if not mle:
+            raise InvalidParameterError(f"invalid parameter `{name}`: only with method mle (it would be ignored)")
+        if name == "exposure" and model != "poisson":
+            raise InvalidParameterError("invalid parameter `exposure`: only with model poisson (log link), as statsmodels")
+        try:
+            a = np.asarray(v, dtype=np.float64).ravel()
+        except (TypeError, ValueError) as e:
+            raise InvalidParameterError(f"invalid parameter `{name}`: expected numbers: {e}") from None
+        if a.shape[0] != rows:
+            raise InvalidParameterError(f"invalid parameter `{name}`: {a.shape[0]} values for {rows} rows")
+        if name == "exposure":
+            if not np.all(a > 0):
+                raise InvalidParameterError(f"invalid parameter `exposure`: must be positive (row {int(np.argmin(a > 0))} is {a[np.argmin(a > 0)]})")
+            a = np.log(a)
+        if not np.all(np.isfinite(a)):
+            raise InvalidParameterError(f"invalid parameter `{name}`: must be finite (row {int(np.argmin(np.isfinite(a)))})")
+        off = a if off is None else off + a
+    groups = None
+    if cov_kwds is not None:
+        if not isinstance(cov_kwds, dict):
+            raise InvalidParameterError(f"invalid parameter `cov_kwds` = {cov_kwds!r}: a dict, {{'groups': labels}}")
+        extra = [k for k in cov_kwds if k != "groups"]
+        if extra:
+            raise InvalidParameterError(f"invalid parameter `cov_kwds`: unknown keys {extra}; accepted: groups")
+        if cov_type != "cluster":
+            raise InvalidParameterError("invalid parameter `cov_kwds`: only with cov_type='cluster' (it would be ignored)")
+        g = np.asarray(cov_kwds["groups"])
+        if g.ndim != 1 or g.shape[0] != rows:
+            raise InvalidParameterError(f"invalid parameter `cov_kwds['groups']`: one label per row ({rows}), got shape {g.shape}")
+        if g.dtype.kind == "f" and not np.all(np.isfinite(g)):
+            raise InvalidParameterError("invalid parameter `cov_kwds['groups']`: NaN or infinite labels")
+        try:
+            _, codes = np.unique(g, return_inverse=True)
+        except TypeError as e:
+            raise InvalidParameterError(f"invalid parameter `cov_kwds['groups']`: labels that cannot be sorted: {e}") from None
+        groups = np.ascontiguousarray(codes.ravel(), dtype=np.uint64)
+    elif cov_type == "cluster":
+        raise InvalidParameterError("invalid parameter `cov_kwds`: cov_type='cluster' needs cov_kwds={'groups': labels}")
+    return off, groups
 
 
 def _fit_part(task):
@@ -470,7 +592,8 @@ def fit_stream(batches: Iterable, model: str = "logistic", method: Optional[str]
                decay: Optional[float] = None, theta0=None, intercept: bool = False, components: Optional[int] = None,
                sigma: Optional[float] = None, hidden: Optional[int] = None, names: Optional[Sequence[str]] = None,
                grad: Optional[Callable] = None, n_params: Optional[int] = None, batch_rows: Optional[int] = None,
-               progress: bool = False, refit: Optional[bool] = None) -> InferenceResults:
+               progress: bool = False, data=None, levels: Optional[dict] = None,
+               use_t: Optional[bool] = None, refit: Optional[bool] = None) -> InferenceResults:
     """:func:`fit` on data that arrive in batches and never all sit in memory.
 
     ``batches`` is an iterable (a generator) of ``(X, y)`` pairs (or ``X`` alone for the mixture)
@@ -486,6 +609,15 @@ def fit_stream(batches: Iterable, model: str = "logistic", method: Optional[str]
     ``steps``: at most this many (default: until the batches end). The diffusions and
     ``moments="population"`` need every row at every step, so they need :func:`fit`. Other
     parameters as in :func:`fit`; ``names`` names the features (default the batches' columns).
+
+    A formula, as statsmodels' formula API (patsy): ``fit_stream("y ~ x1 + C(g)", data=chunks)``
+    with ``data`` an iterable of DataFrames (or dicts of columns, or a Ray Dataset, read as pandas
+    batches). The first chunk fixes the design: its columns' names, the levels of every
+    categorical term and the state of stateful transforms (``center(x)``); ``levels={"g": ["a",
+    "b", "c"]}`` gives a column's levels up front instead (in this order, the first the
+    reference), as does ``C(g, levels=["a", "b", "c"])`` in the formula. A later chunk with a level
+    the design does not have raises :class:`~gradfree.errors.InvalidParameterError` naming the
+    column and the level. Rows with a missing value are dropped (statsmodels' ``missing="drop"``).
 
     Rows in an order (sorted by date, by id, by the response). The one-pass estimate assumes rows
     in random order; maximum likelihood tests it (a score fluctuation test, Zeileis & Hornik
@@ -507,7 +639,17 @@ def fit_stream(batches: Iterable, model: str = "logistic", method: Optional[str]
         test fires and the source can be read again. The linear model is exact in one pass in
         any order and is never refitted.
     """
-    given = dict(batch_size=batch_size, step=step, chains=chains, steps=None, seed=seed, cov_type=cov_type,
+    stream = None
+    if isinstance(batches, str):
+        _formula_check(batches, intercept, model, dict(target=target, columns=columns, names=names))
+        stream = _FormulaChunks(batches, data, levels, _formula.environment(1), batch_rows)
+        batches, batch_rows = stream, None
+    elif data is not None or levels is not None:
+        key, value = ("data", data) if data is not None else ("levels", levels)
+        raise InvalidParameterError(f"invalid parameter `{key}`: only with a formula as batches "
+                                    f"(fit_stream('y ~ x1 + C(g)', data=chunks)); batches is a {type(batches).__name__} "
+                                    "(it would be ignored)")
+    given = dict(batch_size=batch_size, step=step, chains=chains, steps=None, seed=seed, cov_type=cov_type, use_t=use_t,
                  moments=moments, interval=interval, lam=lam, prox_metric=prox_metric, decay=decay, theta0=theta0,
                  intercept=intercept, components=components, sigma=sigma, hidden=hidden)
     model_json, spec_json = _specs(model, method, given, custom=grad is not None)
@@ -551,4 +693,52 @@ def fit_stream(batches: Iterable, model: str = "logistic", method: Optional[str]
                                           reread if (mle and opener is not None and refit is not False) else None, refit)
     # Named columns in (DataFrames, dicts, a Ray Dataset), pandas out, where pandas is installed.
     pandas = source.names is not None and importlib.util.find_spec("pandas") is not None
-    return results(fit_, pandas=pandas, endog_name=str(source.endog_name or "y"), intercept=bool(intercept) and grad is None)
+    res = results(fit_, pandas=pandas, endog_name=str(source.endog_name or "y"), intercept=bool(intercept) and grad is None)
+    return _with_formula(res, None if stream is None else stream.spec)
+
+
+class _FormulaChunks:
+    """The chunks of a formula's :func:`fit_stream` as ``(X, y)`` DataFrame and Series: the first
+    chunk builds the design (:class:`gradfree._formula.FormulaSpec`), every later one goes through
+    it (the same columns, levels and transforms); chunks left without rows by dropped missing values
+    are skipped."""
+
+    def __init__(self, formula, data, levels, env, batch_rows):
+        if data is None:
+            raise InvalidParameterError(f"invalid parameter `data` = None: the formula {formula!r} (as batches) needs "
+                                        "data=, an iterable of DataFrame chunks (or a Ray Dataset)")
+        if hasattr(data, "iter_batches"):
+            rows = 4096 if batch_rows is None else _util.count("batch_rows", batch_rows, 1)
+            data = data.iter_batches(batch_size=rows, batch_format="pandas")
+        elif batch_rows is not None:
+            raise InvalidParameterError(f"invalid parameter `batch_rows` = {batch_rows!r}: only with a Ray Dataset "
+                                        "(it would be ignored)")
+        if isinstance(data, (str, bytes)) or hasattr(data, "keys") or not hasattr(data, "__iter__"):
+            raise InvalidParameterError(f"invalid parameter `data`: fit_stream reads an iterable of chunks (DataFrames, "
+                                        f"dicts of columns), got a {type(data).__name__}; rows in memory: "
+                                        f"fit({formula!r}, data=df)")
+        if levels is not None:
+            if not isinstance(levels, dict) or not all(isinstance(k, str) and hasattr(v, "__iter__") and
+                                                       not isinstance(v, (str, bytes)) for k, v in levels.items()):
+                raise InvalidParameterError(f"invalid parameter `levels` = {levels!r}: a dict of a column's name -> its "
+                                            "levels (a list), e.g. {'g': ['a', 'b', 'c']}")
+            levels = {k: list(v) for k, v in levels.items()}
+        self._formula, self._levels, self._env = formula, levels, env
+        self._it = iter(data)
+        self._count = 0
+        self.spec = None
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        while True:
+            chunk = next(self._it)
+            self._count += 1
+            where = f"data chunk {self._count}"
+            if self.spec is None:
+                self.spec, y, X = _formula.FormulaSpec.build(self._formula, chunk, self._env, self._levels, where)
+            else:
+                y, X = self.spec.frames(chunk, where)
+            if len(X):
+                return X, y

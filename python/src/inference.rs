@@ -13,7 +13,6 @@ fn keep(slot: &Failure, e: PyErr) {
 
 use gradfree_data::{Chunk, DataError, RowSource};
 use gradfree_inference::model::Designed;
-use gradfree_inference::summary::summary;
 use gradfree_inference::{
     Data, Fit, InferenceError, InferenceSpec, Method, Model, ModelSpec, Runner, WarningKind, run_stream, run_stream_mle,
 };
@@ -166,6 +165,26 @@ impl InferenceFit {
     /// Maximum likelihood's scale, log-likelihood, rows and convergence, as JSON (`None` for the
     /// chain methods). A log-likelihood that is not finite (`+inf` at an exact fit) is written
     /// as Python's `json` reads it back (`Infinity`, `-Infinity`, `NaN`), not as `null`.
+    /// Maximum likelihood's measures of fit by statsmodels' names (`df_model`, `rsquared`,
+    /// `llnull`...; those the model does not have are left out), `None` for the chain methods.
+    fn measures<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, pyo3::types::PyDict>>> {
+        let Some(m) = self.fit.measures() else { return Ok(None) };
+        let d = pyo3::types::PyDict::new(py);
+        for (k, v) in m.entries() {
+            if let Some(v) = v {
+                d.set_item(k, v)?;
+            }
+        }
+        Ok(Some(d))
+    }
+
+    /// Student's t's degrees of freedom where the statistics use it (`None`: the normal).
+    #[getter]
+    fn df_inference(&self) -> Option<f64> {
+        let g = self.fit.glm.as_ref()?;
+        self.fit.uses_t().then(|| self.fit.df_inference(g))
+    }
+
     #[getter]
     fn glm_json(&self) -> PyResult<Option<String>> {
         let Some(g) = self.fit.glm.as_ref() else { return Ok(None) };
@@ -216,8 +235,10 @@ impl InferenceFit {
     /// `names`, as JSON: `{"summary": ..., "text": ..., "cells": ..., "header": ..., "table": ...}`
     /// (the [`gradfree_inference::summary::Summary`], its text, its table's entries as printed, and
     /// the lines of its header and of its table as the text prints them).
-    fn summary(&self, level: f64, response: &str, names: Vec<String>) -> PyResult<String> {
-        let s = summary(&self.fit, &names, response, level);
+    #[pyo3(signature = (level, response, names, layout = None))]
+    fn summary(&self, level: f64, response: &str, names: Vec<String>, layout: Option<&str>) -> PyResult<String> {
+        let layout = layout.map(gradfree_inference::summary::Layout::parse).transpose().map_err(ToPyErr::to_py)?;
+        let s = gradfree_inference::summary::summary_as(&self.fit, &names, response, level, layout);
         let doc = serde_json::json!({
             "text": s.as_text(), "cells": s.cells(), "header": s.header_lines(), "table": s.table_lines(), "summary": s,
         });
@@ -326,7 +347,7 @@ fn inference_combine(parts: Vec<String>, names: Vec<String>) -> PyResult<Inferen
 /// `inference_fit(x, y, model_json, spec_json, names, grad, n_params, progress)`: the chains of
 /// the run on rows `x` (float64, C order) with responses `y`.
 #[pyfunction]
-#[pyo3(signature = (x, y, model_json, spec_json, names, grad = None, n_params = None, progress = false))]
+#[pyo3(signature = (x, y, model_json, spec_json, names, grad = None, n_params = None, progress = false, offset = None, groups = None))]
 #[allow(clippy::too_many_arguments)]
 fn inference_fit(
     py: Python<'_>,
@@ -338,6 +359,8 @@ fn inference_fit(
     grad: Option<Py<PyAny>>,
     n_params: Option<usize>,
     progress: bool,
+    offset: Option<PyReadonlyArray1<'_, f64>>,
+    groups: Option<PyReadonlyArray1<'_, u64>>,
 ) -> PyResult<InferenceFit> {
     let spec = spec_of(spec_json)?;
     let d = x.shape()[1];
@@ -351,7 +374,13 @@ fn inference_fit(
     };
     let x = if grad_model { xs.to_vec() } else { mspec.design(xs.to_vec(), d) };
     let dd = if grad_model { d } else { d + usize::from(mspec.intercept && d > 0) };
-    let data = Data::new(x, dd, ys).map_err(ToPyErr::to_py)?;
+    let mut data = Data::new(x, dd, ys).map_err(ToPyErr::to_py)?;
+    if let Some(o) = &offset {
+        data = data.with_offset(o.as_slice().map_err(|_| err("offset must be contiguous"))?.to_vec()).map_err(ToPyErr::to_py)?;
+    }
+    if let Some(g) = &groups {
+        data = data.with_groups(g.as_slice().map_err(|_| err("groups must be contiguous"))?.to_vec()).map_err(ToPyErr::to_py)?;
+    }
     let names = if grad_model { (0..model.dim()).map(|j| format!("x{j}")).collect() } else { mspec.parameter_names(&names) };
     let pb = gradfree_experiments::progress::bar(
         spec.method.is_chain().then(|| (spec.chains as u64).saturating_mul(spec.steps as u64)),
@@ -555,7 +584,16 @@ fn random_scaling_critical_value(level: f64) -> PyResult<f64> {
     gradfree_inference::random_scaling::critical_value(level).map_err(ToPyErr::to_py)
 }
 
+/// The survival function of a test's law, or its quantile
+/// ([`gradfree_inference::intervals::law`]).
+#[pyfunction]
+#[pyo3(signature = (law, x, df1 = 1.0, df2 = 1.0, quantile = false))]
+fn inference_law(law: &str, x: f64, df1: f64, df2: f64, quantile: bool) -> PyResult<f64> {
+    gradfree_inference::intervals::law(law, x, df1, df2, quantile).map_err(ToPyErr::to_py)
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(inference_law, m)?)?;
     m.add_class::<InferenceFit>()?;
     m.add_function(wrap_pyfunction!(inference_fit, m)?)?;
     m.add_function(wrap_pyfunction!(inference_fit_stream, m)?)?;

@@ -3,7 +3,7 @@ typed errors for bad input."""
 import numpy as np
 import pytest
 
-from gradfree.errors import DataError, InvalidParameterError, ModelFitError, NotOfferedError
+from gradfree.errors import DataError, InferenceWarning, InvalidParameterError, ModelFitError, NotOfferedError
 from gradfree.inference import fit, fit_stream, random_scaling_critical_value
 
 
@@ -140,8 +140,9 @@ def test_bad_input_is_a_typed_error_naming_it():
         fit(X, -y - 1, model="poisson")
     with pytest.raises(ModelFitError, match="no moment-adjusted direction"):
         fit(np.ones((50, 3)), np.ones(50), model="linear", method="masgrad")
-    with pytest.raises(DataError, match="collinear"):     # three equal columns: named as the data's defect
-        fit(np.ones((50, 3)), np.ones(50), model="linear")
+    with pytest.warns(InferenceWarning, match="rank 1"):   # three equal columns: statsmodels' pinv, with a warning
+        r = fit(np.ones((50, 3)) * [1, 2, 3], np.arange(50.0), model="linear")
+    assert r.rank == 1 and r.df_model == 0 and np.allclose(r.params, r.params[0] * np.array([1, 2, 3]))
     with pytest.raises(InvalidParameterError, match="`method`"):
         fit(X, y, method="newton")
     with pytest.raises(InvalidParameterError, match="step"):

@@ -17,7 +17,7 @@ use gradfree_inference::keywords::keywords;
 use gradfree_inference::model::Designed;
 use gradfree_inference::segments::run_in_segments;
 use gradfree_inference::summary::summary;
-use gradfree_inference::{Fit, InferenceError, InferenceSpec, Method, ModelSpec, Runner, RunnerState, run_stream};
+use gradfree_inference::{CovType, Fit, InferenceError, InferenceSpec, Method, ModelSpec, Runner, RunnerState, run_stream};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -54,10 +54,17 @@ pub struct InferArgs {
     /// random-scaling for mixture and relu].
     #[arg(long, conflicts_with = "resume")]
     pub method: Option<String>,
-    /// mle: the covariance, nonrobust (the inverse Fisher information, statsmodels' default) or
-    /// HC0 (White's sandwich, valid when the model is misspecified).
+    /// mle: the covariance, nonrobust (the inverse Fisher information, statsmodels' default),
+    /// HC0 (White's sandwich, valid when the model is misspecified), or HC1, HC2, HC3 (its
+    /// small-sample corrections for the linear model; HC0 for logistic and Poisson, as
+    /// statsmodels).
     #[arg(long, conflicts_with = "resume")]
     pub cov_type: Option<String>,
+    /// mle: Student's t (on N - rank degrees of freedom) for the statistics and intervals
+    /// [default: t for the linear model's nonrobust covariance, the normal otherwise, as
+    /// statsmodels].
+    #[arg(long, conflicts_with = "resume")]
+    pub use_t: Option<bool>,
     /// Mini-batch size n [default: 25; random scaling in memory: rows / 400 between 10 and 25].
     #[arg(long, conflicts_with = "resume")]
     pub batch: Option<usize>,
@@ -157,6 +164,7 @@ pub fn run_spec(a: &InferArgs) -> Result<InferRunSpec> {
             Some(c) => named("cov_type", c)?,
             None => d.cov_type,
         },
+        use_t: a.use_t,
         batch_size: a.batch,
         step: a.step,
         passes: a.passes,
@@ -179,6 +187,14 @@ pub fn run_spec(a: &InferArgs) -> Result<InferRunSpec> {
         theta0: a.theta0.clone(),
         first_chain: d.first_chain,
     };
+    if spec.cov_type == CovType::Cluster {
+        return Err(InferenceError::invalid(
+            "cov_type",
+            "cluster",
+            "nonrobust, HC0, HC1, HC2 or HC3 on the command line, which does not read the rows' groups (Python: fit(..., cov_type=\"cluster\", cov_kwds={\"groups\": labels}))",
+        )
+        .into());
+    }
     let m = ModelSpec::default();
     let model = ModelSpec {
         model: a.model.clone(),

@@ -339,7 +339,11 @@ fn flags_that_do_not_apply_are_refused() {
     // Maximum likelihood (the default) runs no chains: their flags are refused.
     assert_clean_error(&infer(&["--chains", "4"]), "invalid --chains 4: only with a chain method");
     assert_clean_error(&infer(&["--method", "sgd", "--cov-type", "HC0"]), "invalid --cov-type HC0: only with --method mle");
-    assert_clean_error(&infer(&["--cov-type", "HC1"]), "invalid --cov-type HC1: must be nonrobust, HC0");
+    assert_clean_error(&infer(&["--cov-type", "HC4"]), "invalid --cov-type HC4: must be nonrobust, HC0, HC1, HC2, HC3, cluster");
+    assert_clean_error(
+        &infer(&["--cov-type", "cluster"]),
+        "invalid --cov-type cluster: must be nonrobust, HC0, HC1, HC2 or HC3 on the command line",
+    );
     // One chain: bands are the spread across chains, so the run says they mean nothing.
     let out = gradfree(&["infer", "--data", &data, "--target", "y", "--method", "masgrad", "--chains", "1", "--steps", "5", "--json"]);
     assert!(

@@ -11,6 +11,11 @@ use crate::InferenceError;
 pub struct Data {
     x: Population,
     y: Vec<f64>,
+    /// A GLM's offset per row, added to the linear predictor (statsmodels' `offset`, and
+    /// `log(exposure)`).
+    offset: Option<Vec<f64>>,
+    /// The rows' groups, for cluster-robust covariances.
+    groups: Option<Vec<u64>>,
 }
 
 impl Data {
@@ -37,7 +42,48 @@ impl Data {
         if let Some(i) = y.iter().position(|v| !v.is_finite()) {
             return Err(InferenceError::BadData(format!("response {i} is {}: the data must be finite", y[i])));
         }
-        Ok(Data { x: Population::from_row_major(n, d, x)?, y })
+        Ok(Data { x: Population::from_row_major(n, d, x)?, y, offset: None, groups: None })
+    }
+
+    /// The data with an offset per row (`t_i = x_i^T theta + offset_i`, statsmodels' GLM
+    /// `offset`). Errors: a length other than the rows', a value that is not finite.
+    pub fn with_offset(mut self, offset: Vec<f64>) -> Result<Data, InferenceError> {
+        if offset.len() != self.len() {
+            return Err(InferenceError::invalid(
+                "offset",
+                format!("of length {}", offset.len()),
+                format!("one value per row ({})", self.len()),
+            ));
+        }
+        if let Some(i) = offset.iter().position(|v| !v.is_finite()) {
+            return Err(InferenceError::invalid("offset", format!("{} at row {i}", offset[i]), "finite values (exposure: positive)"));
+        }
+        self.offset = Some(offset);
+        Ok(self)
+    }
+
+    /// The data with a group per row (for `cov_type` cluster). Errors: a length other than the
+    /// rows'.
+    pub fn with_groups(mut self, groups: Vec<u64>) -> Result<Data, InferenceError> {
+        if groups.len() != self.len() {
+            return Err(InferenceError::invalid(
+                "groups",
+                format!("of length {}", groups.len()),
+                format!("one group per row ({})", self.len()),
+            ));
+        }
+        self.groups = Some(groups);
+        Ok(self)
+    }
+
+    /// The offset per row, if any.
+    pub fn offset(&self) -> Option<&[f64]> {
+        self.offset.as_deref()
+    }
+
+    /// The group per row, if any.
+    pub fn groups(&self) -> Option<&[u64]> {
+        self.groups.as_deref()
     }
 
     /// The feature rows.

@@ -97,6 +97,7 @@ impl Fit {
                 converged: glm.converged,
                 one_pass,
                 exact_fit: glm.exact,
+                stats: None,
             }),
             warnings,
             order: None,
@@ -130,8 +131,8 @@ impl Fit {
     }
 
     /// Confidence intervals at coverage `level` (`lower`, `upper`): Wald intervals for maximum
-    /// likelihood (Student's t on `N - p` degrees of freedom for the linear model, normal
-    /// otherwise), the pooled chains' random-scaling interval `params +- c_K sqrt(Vbar_jj / T)`
+    /// likelihood (Student's t where [`Fit::uses_t`], on [`Fit::df_inference`] degrees of
+    /// freedom, normal otherwise), the pooled chains' random-scaling interval `params +- c_K sqrt(Vbar_jj / T)`
     /// ([`crate::random_scaling::critical_value_pooled`]); refused for the other chain methods
     /// ([`Fit::bands`]).
     pub fn conf_int(&self, level: f64) -> Result<(Vec<f64>, Vec<f64>), InferenceError> {
@@ -153,12 +154,22 @@ impl Fit {
         ))
     }
 
-    /// The quantile of Wald intervals at `level`: Student's t on `N - p` degrees of freedom for
-    /// the linear model, whose scale is estimated, the normal's otherwise.
+    /// The quantile of Wald intervals at `level`: Student's t where [`Fit::uses_t`], the normal's
+    /// otherwise.
     fn wald_quantile(&self, level: f64, g: &GlmInfo) -> f64 {
         let q = (1.0 + level) / 2.0;
-        let df = g.nobs as f64 - self.params.len() as f64;
-        if self.model == "linear" && df >= 1.0 { t_quantile(q, df) } else { crate::intervals::normal_quantile(q) }
+        let df = self.df_inference(g);
+        if self.uses_t() && df >= 1.0 { t_quantile(q, df) } else { crate::intervals::normal_quantile(q) }
+    }
+
+    /// The degrees of freedom of Student's t ([`Fit::uses_t`]): `N - rank`, or `G - 1` with
+    /// cluster-robust covariances (statsmodels' `df_resid_inference`).
+    pub fn df_inference(&self, g: &GlmInfo) -> f64 {
+        let rank = g.stats.as_ref().map_or(self.params.len(), |s| s.rank);
+        match (self.spec.cov_type, g.stats.as_ref().and_then(|s| s.n_groups)) {
+            (crate::spec::CovType::Cluster, Some(groups)) => groups as f64 - 1.0,
+            _ => g.nobs as f64 - rank as f64,
+        }
     }
 
     /// The statistics `params / bse` (maximum likelihood's z, or t for the linear model; random
@@ -173,8 +184,8 @@ impl Fit {
         Ok(self.params.iter().zip(se).map(|(m, s)| if *s > 0.0 { m / s } else { f64::NAN }).collect())
     }
 
-    /// Two-sided p-values of `params = 0`: from the normal law (Student's t on `N - p` degrees of
-    /// freedom for the linear model) for maximum likelihood, from random scaling's mixed-normal
+    /// Two-sided p-values of `params = 0`: from the normal law (Student's t where [`Fit::uses_t`],
+    /// on [`Fit::df_inference`] degrees of freedom) for maximum likelihood, from random scaling's mixed-normal
     /// limit for random scaling ([`crate::random_scaling::abs_cdf`]); undefined (NaN) where the
     /// statistic is ([`Fit::tvalues`]). Refused for the process methods.
     pub fn pvalues(&self) -> Result<Vec<f64>, InferenceError> {
@@ -183,7 +194,7 @@ impl Fit {
             return Err(not_a_confidence_interval(self.spec.method, "pvalues"));
         }
         let t = self.tvalues()?;
-        let df = self.glm.as_ref().map_or(0.0, |g| g.nobs as f64 - self.params.len() as f64);
+        let df = self.glm.as_ref().map_or(0.0, |g| self.df_inference(g));
         let two_sided = |v: f64| -> f64 {
             let a = v.abs();
             if a.is_nan() {
@@ -204,9 +215,11 @@ impl Fit {
         self.rs.as_ref().map_or(1, |r| r.relaxations.len().max(1))
     }
 
-    /// Whether the Wald intervals and p-values use Student's t (the linear model's fit).
+    /// Whether the Wald intervals and p-values use Student's t: the run's `use_t`, by default
+    /// statsmodels' choice (t for the linear model's nonrobust covariance, the normal for its
+    /// sandwich covariances and for logistic and Poisson regression).
     pub fn uses_t(&self) -> bool {
-        self.glm.is_some() && self.model == "linear"
+        self.glm.is_some() && self.spec.use_t.unwrap_or(self.model == "linear" && !self.spec.cov_type.robust())
     }
 
     /// The process's pointwise band at coverage `level` at the last step (`lower`, `upper`): the

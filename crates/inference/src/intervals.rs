@@ -6,6 +6,7 @@
 use gradfree_core::stats::{mean_sd, quantiles};
 use serde::{Deserialize, Serialize};
 
+use crate::InferenceError;
 use crate::spec::IntervalKind;
 
 /// `Phi^{-1}(q)`, the standard normal quantile.
@@ -185,4 +186,26 @@ mod tests {
         assert_eq!(coverage(&b, &[2.0], 1), 1.0);
         assert_eq!(coverage(&b, &[3.0], 1), 0.0);
     }
+}
+
+/// The survival function `P(X > x)` of the law `law` ("norm", "t" on `df1` degrees of freedom,
+/// "chi2" on `df1`, "f" on `df1` and `df2`), or with `quantile` its inverse CDF at `x`: the laws
+/// of the Wald, t and F tests on a fit's results.
+pub fn law(law: &str, x: f64, df1: f64, df2: f64, quantile: bool) -> Result<f64, InferenceError> {
+    use statrs::distribution::{ChiSquared, ContinuousCDF, FisherSnedecor, Normal, StudentsT};
+    let df = |what: String| InferenceError::invalid("df", what, "positive degrees of freedom");
+    let d: Box<dyn ContinuousCDF<f64, f64>> = match law {
+        "norm" => Box::new(Normal::standard()),
+        "t" => Box::new(StudentsT::new(0.0, 1.0, df1).map_err(|_| df(format!("{df1} for t")))?),
+        "chi2" => Box::new(ChiSquared::new(df1).map_err(|_| df(format!("{df1} for chi2")))?),
+        "f" => Box::new(FisherSnedecor::new(df1, df2).map_err(|_| df(format!("({df1}, {df2}) for F")))?),
+        other => return Err(InferenceError::invalid("law", other, "norm, t, chi2 or f")),
+    };
+    if quantile && !(0.0..=1.0).contains(&x) {
+        return Err(InferenceError::invalid("q", x, "a probability in [0, 1]"));
+    }
+    if x.is_nan() || (!quantile && law != "norm" && x < 0.0) {
+        return Ok(if quantile || x.is_nan() { f64::NAN } else { 1.0 });
+    }
+    Ok(if quantile { d.inverse_cdf(x) } else { d.sf(x) })
 }

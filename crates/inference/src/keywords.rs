@@ -74,7 +74,7 @@ mod tests {
             }
         }
         let by = |n: &str| k.iter().find(|k| k.name == n).unwrap();
-        assert_eq!(by("cov_type").values, ["nonrobust", "HC0"]);
+        assert_eq!(by("cov_type").values, ["nonrobust", "HC0", "HC1", "HC2", "HC3", "cluster"]);
         assert_eq!(by("method").values.len(), Method::ALL.len());
         assert_eq!(by("model").values, crate::model::MODEL_NAMES);
         assert_eq!((by("batch_size").cli.as_str(), by("lambda").python.as_str()), ("batch", "lam"));

@@ -57,6 +57,6 @@ pub use chains::{Fit, Runner, RunnerState, run};
 pub use data::Data;
 pub use error::InferenceError;
 pub use model::{Family, GaussianMixture, Glm, Model, ModelSpec, ReluNet};
-pub use spec::{InferenceSpec, IntervalKind, Method, Moments, ProxMetric, Sampling};
+pub use spec::{CovType, InferenceSpec, IntervalKind, Method, Moments, ProxMetric, Sampling};
 pub use stream::{run_stream, run_stream_mle};
 pub use warning::{Warning, WarningKind};

@@ -19,6 +19,43 @@ pub enum CovType {
     /// White's heteroskedasticity-consistent sandwich `H^{-1} S H^{-1}`, `S = sum g_i g_i^T`.
     #[serde(rename = "HC0")]
     Hc0,
+    /// HC0 times `N / (N - rank)` (MacKinnon & White 1985) for the linear model; statsmodels'
+    /// `GLM` and `Logit` give HC0 for it, and so does the library for logistic and Poisson
+    /// regression.
+    #[serde(rename = "HC1")]
+    Hc1,
+    /// The linear model's `S = sum g_i g_i^T / (1 - h_i)`, `h_i` the leverage (MacKinnon & White
+    /// 1985); HC0 for logistic and Poisson regression, as statsmodels.
+    #[serde(rename = "HC2")]
+    Hc2,
+    /// The linear model's `S = sum g_i g_i^T / (1 - h_i)^2` (the jackknife's, MacKinnon & White
+    /// 1985); HC0 for logistic and Poisson regression, as statsmodels.
+    #[serde(rename = "HC3")]
+    Hc3,
+    /// Cluster-robust (CRV1, Liang & Zeger 1986): `S = sum_g s_g s_g^T` over the groups' summed
+    /// scores, times `G / (G - 1) (N - 1) / (N - rank)` (statsmodels' `use_correction=True`);
+    /// needs the rows' groups.
+    #[serde(rename = "cluster")]
+    Cluster,
+}
+
+impl CovType {
+    /// Whether the covariance is a sandwich (every kind but `nonrobust`).
+    pub fn robust(self) -> bool {
+        self != CovType::Nonrobust
+    }
+
+    /// statsmodels' name.
+    pub fn name(self) -> &'static str {
+        match self {
+            CovType::Nonrobust => "nonrobust",
+            CovType::Hc0 => "HC0",
+            CovType::Hc1 => "HC1",
+            CovType::Hc2 => "HC2",
+            CovType::Hc3 => "HC3",
+            CovType::Cluster => "cluster",
+        }
+    }
 }
 
 /// Blocks of rows that maximum likelihood sums in parallel at a time (their `p x p` sums are held
@@ -218,9 +255,15 @@ pub struct InferenceSpec {
     #[schemars(extend("x-applies" = {"key": "method", "in": ["masgrad", "masgrad-rank-one"]}))]
     pub moments: Option<Moments>,
     /// The covariance of maximum likelihood's Wald intervals (default statsmodels' `nonrobust`;
-    /// `HC0` for White's sandwich).
+    /// `HC0`-`HC3` for White's sandwich and its small-sample corrections, `cluster` for groups of
+    /// rows, [`CovType`]).
     #[schemars(extend("x-applies" = {"key": "method", "in": ["mle"], "note": "the default for linear, logistic, poisson"}))]
     pub cov_type: CovType,
+    /// Maximum likelihood: Student's t for the statistics, p-values and intervals, on `N - rank`
+    /// degrees of freedom (`G - 1` with `cluster`), or the normal (default `None`: statsmodels'
+    /// choice, t for the linear model's nonrobust covariance, the normal otherwise).
+    #[schemars(extend("x-applies" = {"key": "method", "in": ["mle"], "note": "the default for linear, logistic, poisson"}))]
+    pub use_t: Option<bool>,
     /// Coverage of the intervals (default 0.95).
     pub level: f64,
     /// How intervals are read off the chains (default quantiles).
@@ -258,6 +301,7 @@ impl Default for InferenceSpec {
             sampling: Sampling::WithReplacement,
             moments: None,
             cov_type: CovType::Nonrobust,
+            use_t: None,
             level: 0.95,
             interval: IntervalKind::Quantile,
             lambda: 0.1,

@@ -17,7 +17,7 @@ use crate::chains::{Fit, assemble};
 use crate::error::in_rows;
 use crate::intervals::Trajectories;
 use crate::process::{ChainState, ChainWork, Context, prox_metric, step};
-use crate::spec::{InferenceSpec, Method, Moments};
+use crate::spec::{CovType, InferenceSpec, Method, Moments};
 use crate::{Data, InferenceError, model::Model};
 
 pub use crate::spec::MAX_RECORDS;
@@ -266,6 +266,19 @@ pub fn run_stream_mle(
 ) -> Result<Fit, InferenceError> {
     let glm = crate::mle::as_glm(model)?;
     spec.footprint(None, Some(source.dim()), model.dim(), model.size_param()).check()?;
+    // One pass keeps no rows: HC2 and HC3 need every row's leverage at the final estimate, and
+    // cluster the rows' groups. HC1 is HC0 (logistic, Poisson) or HC0 times N / (N - p).
+    let cov = match spec.cov_type {
+        CovType::Hc2 | CovType::Hc3 | CovType::Cluster => {
+            return Err(InferenceError::invalid(
+                "cov_type",
+                spec.cov_type.name(),
+                "nonrobust, HC0 or HC1 for a streamed fit (HC2, HC3 and cluster need the rows in memory: fit them in memory)",
+            ));
+        }
+        CovType::Hc1 => CovType::Hc0,
+        c => c,
+    };
     if refit == Some(true) && reread.is_none() {
         return Err(InferenceError::invalid(
             "refit",
@@ -273,13 +286,16 @@ pub fn run_stream_mle(
             "false or none for a source that cannot be read again (pass a list of batches, a function returning a fresh iterable of them, or a Ray Dataset)",
         ));
     }
-    let (mut one, checks) = crate::cuee::fit_glm_stream_checked(&glm, source, spec.cov_type, progress)?;
+    let (mut one, checks) = crate::cuee::fit_glm_stream_checked(&glm, source, cov, progress)?;
+    hc1_linear(&glm, spec.cov_type, &mut one);
     let (mut check, separated) = (checks.order, checks.separated_rows);
     let unreliable = !one.converged;
     let linear = glm.family == crate::Family::Linear;
     let again = !linear && refit.unwrap_or(unreliable);
     if let (true, Some(reread)) = (again, reread) {
-        let (exact, passes) = crate::reread::newton_passes(&glm, reread, &one.params, spec.cov_type, one.nobs, progress)?;
+        let (exact, passes) = crate::reread::newton_passes(&glm, reread, &one.params, cov, one.nobs, progress)?;
+        let mut exact = exact;
+        hc1_linear(&glm, spec.cov_type, &mut exact);
         let nobs = exact.nobs;
         let mut fit = Fit::of_glm(spec.clone(), model.name(), exact, false);
         fit.streamed_rows = Some(nobs);
@@ -326,4 +342,12 @@ fn order_warning(check: Option<&crate::order::OrderCheck>) -> crate::Warning {
             "The one-pass estimate is not the MLE's: {why}; the estimate may be far from the MLE, and its standard errors and log-likelihood (nan) are not the MLE's. Shuffle the rows, or give a source that can be read again (a list of batches, a function returning a fresh iterable of them, a Ray Dataset) for Newton passes to the MLE"
         ),
     )
+}
+
+/// HC1 of the linear model: HC0 times `N / (N - p)` (logistic and Poisson: HC0, as statsmodels).
+fn hc1_linear(glm: &crate::Glm, cov: CovType, fit: &mut crate::mle::GlmFit) {
+    if cov == CovType::Hc1 && glm.family == crate::model::Family::Linear {
+        let f = fit.nobs as f64 / (fit.nobs.saturating_sub(glm.p as u64).max(1)) as f64;
+        fit.cov.iter_mut().for_each(|v| *v *= f);
+    }
 }

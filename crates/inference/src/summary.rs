@@ -144,9 +144,60 @@ fn header(v: f64, decimals: usize) -> String {
     format!("{v:.decimals$}")
 }
 
+/// How a maximum-likelihood summary's header is laid out: as statsmodels' `GLM`, `OLS` or
+/// discrete (`Logit`, `Poisson`) results print it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// `GLMResults.summary()`: family, link, scale, deviance, Pearson chi2.
+    Glm,
+    /// `OLSResults.summary()`: R-squared, F statistic, AIC, BIC.
+    Ols,
+    /// `LogitResults`/`PoissonResults.summary()`: pseudo R-squared, LL-Null, LLR p-value.
+    Discrete,
+}
+
+impl Layout {
+    /// The layout by its name (`glm`, `ols`, `discrete`).
+    pub fn parse(name: &str) -> Result<Layout, crate::InferenceError> {
+        match name {
+            "glm" => Ok(Layout::Glm),
+            "ols" => Ok(Layout::Ols),
+            "discrete" => Ok(Layout::Discrete),
+            other => Err(crate::InferenceError::invalid("layout", other, "glm, ols or discrete")),
+        }
+    }
+}
+
+/// Python's `%#.{digits}g`: `digits` significant digits, trailing zeros kept, scientific
+/// notation below `1e-4` and from `10^digits` (statsmodels' header numbers).
+fn sig(v: f64, digits: usize) -> String {
+    if !v.is_finite() {
+        return non_finite(v);
+    }
+    if v == 0.0 {
+        return format!("{:.*}", digits.saturating_sub(1), 0.0);
+    }
+    let e = v.abs().log10().floor() as i32;
+    if e < -4 || e >= digits as i32 {
+        let s = format!("{:.*e}", digits.saturating_sub(1), v);
+        // Rust writes 1.234e-5; Python 1.234e-05.
+        let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+        let x: i32 = exp.parse().unwrap_or(0);
+        return format!("{mant}e{}{:02}", if x < 0 { '-' } else { '+' }, x.abs());
+    }
+    format!("{:.*}", (digits as i32 - 1 - e).max(0) as usize, v)
+}
+
 /// The summary of `fit` with the parameters named `names` (`x0, x1, ...` where missing), the
-/// response named `response`, and intervals at coverage `level`.
+/// response named `response`, and intervals at coverage `level`, maximum likelihood's laid out
+/// by the model ([`Layout`]: OLS for the linear model, Logit or Poisson for the others, GLM for
+/// streamed fits).
 pub fn summary(fit: &Fit, names: &[String], response: &str, level: f64) -> Summary {
+    summary_as(fit, names, response, level, None)
+}
+
+/// [`summary`] with maximum likelihood's header laid out as `layout` (`None`: by the model).
+pub fn summary_as(fit: &Fit, names: &[String], response: &str, level: f64, layout: Option<Layout>) -> Summary {
     let s = &fit.spec;
     let p = fit.params.len();
     let name = |j: usize| names.get(j).cloned().unwrap_or_else(|| format!("x{j}"));
@@ -163,31 +214,91 @@ pub fn summary(fit: &Fit, names: &[String], response: &str, level: f64) -> Summa
             "logistic" => ("Binomial", "Logit"),
             _ => ("Poisson", "Log"),
         };
-        let (n, pf) = (g.nobs as f64, p as f64);
-        left.extend([
-            kv("Model", "GLM".into()),
-            kv("Model Family", family.into()),
-            kv("Link Function", link.into()),
-            kv("Method", if g.one_pass { "one pass (CUEE)".into() } else { "Newton (IRLS)".into() }),
-            kv(if g.one_pass { "No. Blocks" } else { "No. Iterations" }, g.iterations.to_string()),
-            kv(
-                "Covariance Type",
-                match s.cov_type {
-                    crate::mle::CovType::Nonrobust => "nonrobust",
-                    crate::mle::CovType::Hc0 => "HC0",
+        let m = fit.measures();
+        let df = |v: Option<f64>| v.map_or_else(|| "nan".to_string(), |v| format!("{v:.0}"));
+        let (df_model, df_resid) = (df(m.as_ref().map(|m| m.df_model)), df(m.as_ref().map(|m| m.df_resid)));
+        let (aic, bic) = (m.as_ref().map_or(f64::NAN, |m| m.aic), m.as_ref().map_or(f64::NAN, |m| m.bic));
+        let kind = layout.unwrap_or(if g.stats.is_none() {
+            Layout::Glm
+        } else if fit.model == "linear" {
+            Layout::Ols
+        } else {
+            Layout::Discrete
+        });
+        let opt = |v: Option<f64>, digits: usize| v.map_or_else(|| "nan".to_string(), |v| sig(v, digits));
+        let title = match kind {
+            Layout::Glm => "Generalized Linear Model Regression Results".to_string(),
+            Layout::Ols => "OLS Regression Results".to_string(),
+            Layout::Discrete => format!("{} Regression Results", if fit.model == "logistic" { "Logit" } else { "Poisson" }),
+        };
+        match kind {
+            Layout::Ols => {
+                let mm = m.as_ref();
+                left.extend([
+                    kv("Model", "OLS".into()),
+                    kv("Method", "Least Squares".into()),
+                    kv("No. Observations", g.nobs.to_string()),
+                    kv("Df Residuals", df_resid),
+                    kv("Df Model", df_model),
+                    kv("Covariance Type", s.cov_type.name().into()),
+                ]);
+                right.extend([
+                    kv("R-squared", mm.and_then(|m| m.rsquared).map_or_else(|| "nan".into(), |v| format!("{v:.3}"))),
+                    kv("Adj. R-squared", mm.and_then(|m| m.rsquared_adj).map_or_else(|| "nan".into(), |v| format!("{v:.3}"))),
+                    kv("F-statistic", opt(mm.and_then(|m| m.fvalue), 4)),
+                    kv("Prob (F-statistic)", opt(mm.and_then(|m| m.f_pvalue), 3)),
+                    kv("Log-Likelihood", sig(g.llf, 5)),
+                    kv("AIC", sig(aic, 4)),
+                    kv("BIC", sig(bic, 4)),
+                ]);
+            }
+            Layout::Discrete => {
+                let mm = m.as_ref();
+                left.extend([
+                    kv("Model", if fit.model == "logistic" { "Logit".into() } else { "Poisson".into() }),
+                    kv("Method", "MLE".into()),
+                    kv("converged", if g.converged { "True".into() } else { "False".into() }),
+                    kv("Covariance Type", s.cov_type.name().into()),
+                ]);
+                right.extend([
+                    kv("No. Observations", g.nobs.to_string()),
+                    kv("Df Residuals", df_resid),
+                    kv("Df Model", df_model),
+                    kv("Pseudo R-squ.", opt(mm.and_then(|m| m.prsquared), 4)),
+                    kv("Log-Likelihood", sig(g.llf, 5)),
+                    kv("LL-Null", opt(mm.and_then(|m| m.llnull), 5)),
+                    kv("LLR p-value", opt(mm.and_then(|m| m.llr_pvalue), 4)),
+                ]);
+            }
+            Layout::Glm => {
+                let mm = m.as_ref();
+                left.extend([
+                    kv("Model", "GLM".into()),
+                    kv("Model Family", family.into()),
+                    kv("Link Function", link.into()),
+                    kv("Method", if g.one_pass { "one pass (CUEE)".into() } else { "Newton (IRLS)".into() }),
+                    kv(if g.one_pass { "No. Blocks" } else { "No. Iterations" }, g.iterations.to_string()),
+                    kv("Covariance Type", s.cov_type.name().into()),
+                ]);
+                right.extend([
+                    kv("No. Observations", g.nobs.to_string()),
+                    kv("Df Residuals", df_resid),
+                    kv("Df Model", df_model),
+                    kv("Scale", header(g.scale, 4)),
+                    kv("Log-Likelihood", header(g.llf, 2)),
+                ]);
+                if let Some(mm) = mm.filter(|m| m.deviance.is_some()) {
+                    right.push(kv("Deviance", opt(mm.deviance, 5)));
+                    right.push(kv("Pearson chi2", opt(mm.pearson_chi2, 3)));
+                    if mm.pseudo_rsquared_cs.is_some() {
+                        right.push(kv("Pseudo R-squ. (CS)", opt(mm.pseudo_rsquared_cs, 4)));
+                    }
+                } else {
+                    right.push(kv("AIC", header(aic, 2)));
+                    right.push(kv("BIC", header(bic, 2)));
                 }
-                .into(),
-            ),
-        ]);
-        right.extend([
-            kv("No. Observations", g.nobs.to_string()),
-            kv("Df Residuals", format!("{}", g.nobs.saturating_sub(p as u64))),
-            kv("Df Model", format!("{}", p.saturating_sub(1))),
-            kv("Scale", header(g.scale, 4)),
-            kv("Log-Likelihood", header(g.llf, 2)),
-            kv("AIC", header(-2.0 * g.llf + 2.0 * pf, 2)),
-            kv("BIC", header(-2.0 * g.llf + n.ln() * pf, 2)),
-        ]);
+            }
+        }
         let stat = if fit.uses_t() { "t" } else { "z" };
         let (lo, hi) = fit.conf_int(level).unwrap_or_else(|_| nan());
         let (t, pv) = (fit.tvalues().unwrap_or_default(), fit.pvalues().unwrap_or_default());
@@ -211,7 +322,6 @@ pub fn summary(fit: &Fit, names: &[String], response: &str, level: f64) -> Summa
                 order.map_or(String::new(), |c| format!(" (order test: p = {:.1e})", c.pvalue))
             ));
         }
-        let title = "Generalized Linear Model Regression Results".to_string();
         let columns = ["coef", "std err", stat, &format!("P>|{stat}|")].iter().map(|c| c.to_string()).chain(bounds).collect();
         (title, columns, rows)
     } else {
@@ -307,10 +417,20 @@ mod tests {
         let fit = run(&Glm::new(Family::Logistic, 3), &data, &InferenceSpec::default(), None).unwrap();
         let text = summary(&fit, &[], "y", 0.95).as_text();
         for want in
-            ["Generalized Linear Model Regression Results", "Binomial", "No. Observations:", "500", "P>|z|", "[0.025", "0.975]", "x2"]
+            ["Logit Regression Results", "Pseudo R-squ.:", "LL-Null:", "No. Observations:", "500", "P>|z|", "[0.025", "0.975]", "x2"]
         {
             assert!(text.contains(want), "{want} in\n{text}");
         }
+        let glm = summary_as(&fit, &[], "y", 0.95, Some(Layout::Glm)).as_text();
+        for want in ["Generalized Linear Model Regression Results", "Binomial", "Deviance:", "Pearson chi2:"] {
+            assert!(glm.contains(want), "{want} in\n{glm}");
+        }
+        assert!(glm.lines().all(|l| l.chars().count() <= WIDTH), "{glm}");
+        // Python's %#.Ng.
+        assert_eq!(
+            (sig(0.3739, 4), sig(-12.8896, 5), sig(0.0015018, 4), sig(4.98e-10, 3)),
+            ("0.3739".into(), "-12.890".into(), "0.001502".into(), "4.98e-10".into())
+        );
         assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
         assert_eq!(number(0.04771, true), "0.048");
         assert_eq!(number(-12.3456, false), "-12.35");

@@ -27,8 +27,9 @@ __all__ = ["METHODS", "CHECKPOINT_KIND", "MissingDependencyError", "thesis_popul
 
 # The classes and functions are gradfree.rl's wherever their code lives: pickles and checkpoints name
 # them ``gradfree.rl.<name>`` (pickle's references, and the class tags of gradfree._pickling), as
-# they did before the code was split into modules, so that either version loads the other's.
+# they did before the code was split into modules, so that either version loads the other's
+# (MissingDependencyError stays gradfree.errors', where every exception is).
 for _name in __all__:
-    if isinstance(globals()[_name], (type, _types.FunctionType)):
+    if isinstance(globals()[_name], (type, _types.FunctionType)) and globals()[_name].__module__.startswith(__name__):
         globals()[_name].__module__ = __name__
 del _name

@@ -7,12 +7,8 @@ from typing import Callable, Optional, Tuple
 
 import numpy as np
 
-from ..errors import GradfreeError, InvalidParameterError
+from ..errors import InvalidParameterError, MissingDependencyError
 from ._policy import PolicySpec
-
-
-class MissingDependencyError(GradfreeError, ImportError):
-    """An optional package the requested environment needs is not installed."""
 
 
 # --------------------------------------------------------------------------------------------

@@ -16,8 +16,14 @@ use serde::{Deserialize, Serialize};
 use crate::intervals::normal_quantile;
 use crate::{Data, Glm, InferenceError, Model, model::Family};
 
+pub mod measures;
 mod newton;
 mod range;
+pub(crate) mod rank;
+pub(crate) mod robust;
+pub mod stats;
+
+pub use stats::GlmStats;
 
 pub(crate) use newton::check_representable;
 pub use newton::{MAX_NEWTON, fit_glm, fit_glm_with};
@@ -85,9 +91,14 @@ pub(crate) fn lgamma_sum(family: Family, y: &[f64]) -> f64 {
 /// The plain sum subtracts `sum ln y_i!` from `sum y_i ln mu_i`, both near `1e18` at counts of
 /// `1e15`, and keeps none of the digits of their difference (statsmodels prints -504.0 there).
 pub(crate) fn poisson_log_likelihood(model: &Glm, theta: &[f64], x: &[f64], y: &[f64]) -> f64 {
+    poisson_log_likelihood_offset(model, theta, x, y, None)
+}
+
+/// [`poisson_log_likelihood`] with an offset per row.
+pub(crate) fn poisson_log_likelihood_offset(model: &Glm, theta: &[f64], x: &[f64], y: &[f64], off: Option<&[f64]>) -> f64 {
     let p = model.p;
-    let term = |row: &[f64], yi: f64| -> f64 {
-        let mu = model.eta(theta, row).exp();
+    let term = |row: &[f64], yi: f64, o: f64| -> f64 {
+        let mu = (model.eta(theta, row) + o).exp();
         if yi == 0.0 {
             return -mu;
         }
@@ -101,7 +112,10 @@ pub(crate) fn poisson_log_likelihood(model: &Glm, theta: &[f64], x: &[f64], y: &
     };
     x.par_chunks(BLOCK * p)
         .zip(y.par_chunks(BLOCK))
-        .map(|(xb, yb)| xb.chunks_exact(p).zip(yb).map(|(row, &yi)| term(row, yi)).sum::<f64>())
+        .enumerate()
+        .map(|(b, (xb, yb))| {
+            xb.chunks_exact(p).zip(yb).enumerate().map(|(i, (row, &yi))| term(row, yi, off.map_or(0.0, |o| o[b * BLOCK + i]))).sum::<f64>()
+        })
         .collect::<Vec<f64>>()
         .iter()
         .sum()
@@ -130,6 +144,10 @@ pub struct GlmInfo {
     /// `+inf` (`null` in JSON), t statistics and p-values undefined.
     #[serde(default)]
     pub exact_fit: bool,
+    /// In memory: the deviance, Pearson's chi-squared, the null model, the rank and the constant
+    /// ([`GlmStats`]); `None` for streamed fits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stats: Option<GlmStats>,
 }
 
 impl GlmFit {
@@ -198,12 +216,18 @@ impl GlmSums {
 
     /// The sums over the rows `x` (row-major, `p` per row) with responses `y`, at `theta`.
     pub fn over(model: &Glm, theta: &[f64], x: &[f64], y: &[f64], outer: bool) -> GlmSums {
+        Self::over_offset(model, theta, x, y, None, outer)
+    }
+
+    /// [`GlmSums::over`] with an offset per row added to the linear predictor.
+    pub fn over_offset(model: &Glm, theta: &[f64], x: &[f64], y: &[f64], off: Option<&[f64]>, outer: bool) -> GlmSums {
         let p = model.p;
         let mut total = GlmSums::zero(p, outer);
         // Groups of GROUP blocks in parallel, their sums added in block order: the memory of
         // GROUP sums, whatever the rows.
-        for (xg, yg) in x.chunks(GROUP * BLOCK * p).zip(y.chunks(GROUP * BLOCK)) {
-            Self::group(model, theta, xg, yg, outer).iter().for_each(|s| total.add(s));
+        for (g, (xg, yg)) in x.chunks(GROUP * BLOCK * p).zip(y.chunks(GROUP * BLOCK)).enumerate() {
+            let og = off.map(|o| &o[g * GROUP * BLOCK..g * GROUP * BLOCK + yg.len()]);
+            Self::group(model, theta, xg, yg, og, outer).iter().for_each(|s| total.add(s));
         }
         // Mirror the upper triangles.
         for m in std::iter::once(&mut total.hess).chain(total.outer.as_mut()) {
@@ -217,19 +241,21 @@ impl GlmSums {
     }
 
     /// Every block's sums of a group of rows, in block order.
-    fn group(model: &Glm, theta: &[f64], x: &[f64], y: &[f64], outer: bool) -> Vec<GlmSums> {
+    fn group(model: &Glm, theta: &[f64], x: &[f64], y: &[f64], off: Option<&[f64]>, outer: bool) -> Vec<GlmSums> {
         let p = model.p;
         x.par_chunks(BLOCK * p)
             .zip(y.par_chunks(BLOCK))
-            .map(|(xb, yb)| {
+            .enumerate()
+            .map(|(b, (xb, yb))| {
+                let ob = off.map(|o| &o[b * BLOCK..b * BLOCK + yb.len()]);
                 let mut s = GlmSums::zero(p, outer);
                 // Per row: the residual r_i = c'(t_i) - y_i and the weight c''(t_i); then the
                 // block's X^T diag(w) X (and X^T diag(r^2) X) as one weighted product: the rows,
                 // row-major, are the columns of a p x n column-major matrix.
                 let n = yb.len();
                 let (mut w, mut r2) = (Vec::with_capacity(n), Vec::with_capacity(if outer { n } else { 0 }));
-                for (row, &yi) in xb.chunks_exact(p).zip(yb) {
-                    let t = model.eta(theta, row);
+                for (i, (row, &yi)) in xb.chunks_exact(p).zip(yb).enumerate() {
+                    let t = model.eta(theta, row) + ob.map_or(0.0, |o| o[i]);
                     let (m, v) = model.link(t);
                     let r = m - yi;
                     let l = model.loss_at(t, yi);
@@ -336,14 +362,41 @@ pub fn run_mle(model: &dyn Model, data: &Data, spec: &crate::InferenceSpec) -> R
             format!("more rows than the {} parameters for maximum likelihood", model.dim()),
         ));
     }
-    let fit = fit_glm_with(&glm, data, spec.cov_type).map_err(|e| match e {
+    if spec.cov_type == CovType::Cluster && data.groups().is_none() {
+        return Err(InferenceError::invalid("groups", "none", "a group per row with cov_type cluster (cov_kwds={\"groups\": ...})"));
+    }
+    let reduction = rank::reduce(data)?;
+    let fitted = match &reduction {
+        None => fit_glm_with(&glm, data, spec.cov_type),
+        Some(r) => fit_glm_with(&Glm::new(glm.family, r.rank), &r.data, spec.cov_type).map(|f| GlmFit {
+            params: r.params(&f.params),
+            cov: r.cov(&f.cov),
+            ..f
+        }),
+    };
+    let fit = fitted.map_err(|e| match e {
         InferenceError::SingularCovariance(m) if glm.family == Family::Logistic => InferenceError::SingularCovariance(format!(
             "{m}; if the classes are separated: {} (the likelihood has no maximum)",
             crate::separation::MESSAGE
         )),
         e => e,
     })?;
+    let rows = robust::Rows { x: data.rows(), y: data.responses(), off: data.offset(), groups: data.groups() };
+    let rank = reduction.as_ref().map_or(glm.p, |r| r.rank);
+    let stats = stats::compute(&glm, &fit.params, &rows, rank, data.constant_columns().next())?;
     let mut fit = crate::Fit::of_glm(spec.clone(), model.name(), fit, false);
+    if let Some(g) = fit.glm.as_mut() {
+        g.stats = Some(stats);
+    }
+    if let Some(r) = &reduction {
+        fit.warnings.push(crate::warning::Warning::new(
+            crate::warning::WarningKind::Other,
+            format!(
+                "The design's {} columns have rank {}: columns {:?} (counted from 0) are combinations of others, so their coefficients are not identified; the estimate is the minimum-norm one and the covariance the pseudo-inverse's (statsmodels' pinv), and the degrees of freedom count {} coefficients. Drop or combine the collinear columns for coefficients that mean something on their own.",
+                glm.p, r.rank, r.columns, r.rank
+            ),
+        ));
+    }
     crate::separation::diagnose(&mut fit, model, data);
     Ok(fit)
 }

@@ -16,6 +16,7 @@
 
 use rayon::prelude::*;
 
+use super::robust::{Rows, meat};
 use super::{BLOCK, CovType, GlmFit, GlmSums, lgamma_sum, log_likelihood, pearson_scale, spd_solve, wald_cov};
 use crate::{Data, Glm, InferenceError, Model, model::Family};
 
@@ -51,6 +52,7 @@ pub fn fit_glm_with(model: &Glm, data: &Data, cov: CovType) -> Result<GlmFit, In
     model.check(data)?;
     let (p, n) = (model.dim(), data.len());
     let (x, y) = (data.rows(), data.responses());
+    let rows = Rows { x, y, off: data.offset(), groups: data.groups() };
     // On many rows, start from the fit of every 10th row (a tenth of the work, within a few
     // standard errors of the estimate), so the full data see two or three Newton steps; the
     // estimate is the same maximum.
@@ -58,15 +60,21 @@ pub fn fit_glm_with(model: &Glm, data: &Data, cov: CovType) -> Result<GlmFit, In
     if n >= WARM_START_ROWS {
         let (sx, sy): (Vec<f64>, Vec<f64>) =
             (x.chunks_exact(p).step_by(10).flatten().copied().collect(), y.iter().step_by(10).copied().collect());
-        if let Ok(sub) = newton(model, &sx, &sy, start_point(model, &sx, &sy), CovType::Nonrobust)
+        let so: Option<Vec<f64>> = rows.off.map(|o| o.iter().step_by(10).copied().collect());
+        let sub_rows = Rows { x: &sx, y: &sy, off: so.as_deref(), groups: None };
+        if let Ok(sub) = newton(model, &sub_rows, start_point(model, &sub_rows), CovType::Nonrobust)
             && sub.converged
         {
             start = Some(sub.params);
         }
     }
-    let fit = newton(model, x, y, start.unwrap_or_else(|| start_point(model, x, y)), cov)?;
+    let fit = newton(model, &rows, start.unwrap_or_else(|| start_point(model, &rows)), cov)?;
     if model.family == Family::Poisson && y.iter().all(|&v| v == 0.0) {
-        let top = x.chunks_exact(p).map(|row| model.eta(&fit.params, row)).fold(f64::NEG_INFINITY, f64::max);
+        let top = x
+            .chunks_exact(p)
+            .enumerate()
+            .map(|(i, row)| model.eta(&fit.params, row) + rows.off.map_or(0.0, |o| o[i]))
+            .fold(f64::NEG_INFINITY, f64::max);
         if !fit.converged || top < -18.0 {
             return Err(InferenceError::BadData(format!(
                 "every count is 0, so the Poisson likelihood has no maximum: it grows as the fitted means exp(x^T theta) go to 0 (here up to {:.1e} after {} Newton steps) and the coefficients to -infinity",
@@ -85,8 +93,10 @@ const WARM_START_ROWS: usize = 50_000;
 /// step (`GLM._fit_irls`): weighted least squares of `z_i = ln mu_i + (y_i - mu_i) / mu_i` on the
 /// rows with weights `mu_i`, at `mu_i = (y_i + ybar) / 2` (the family's `starting_mu`). It puts
 /// the linear predictor near `ln y` at once, where the origin is `ln y` away (35 at counts of
-/// 1e15, with steps of `y` in between). The origin when the counts are all 0.
-fn start_point(model: &Glm, x: &[f64], y: &[f64]) -> Vec<f64> {
+/// 1e15, with steps of `y` in between). The origin when the counts are all 0. With an offset,
+/// `z_i` is less the row's offset (statsmodels' working response).
+fn start_point(model: &Glm, rows: &Rows) -> Vec<f64> {
+    let (x, y) = (rows.x, rows.y);
     let p = model.p;
     let origin = vec![0.0; p];
     let ybar = y.iter().sum::<f64>() / y.len().max(1) as f64;
@@ -98,11 +108,12 @@ fn start_point(model: &Glm, x: &[f64], y: &[f64]) -> Vec<f64> {
     let sums: Vec<(Vec<f64>, Vec<f64>)> = x
         .par_chunks(BLOCK * p)
         .zip(y.par_chunks(BLOCK))
-        .map(|(xb, yb)| {
+        .enumerate()
+        .map(|(blk, (xb, yb))| {
             let (mut h, mut b, mut w) = (vec![0.0; p * p], vec![0.0; p], Vec::with_capacity(yb.len()));
-            for (row, &yi) in xb.chunks_exact(p).zip(yb) {
+            for (i, (row, &yi)) in xb.chunks_exact(p).zip(yb).enumerate() {
                 let mu = 0.5 * (yi + ybar);
-                let z = mu.ln() + (yi - mu) / mu;
+                let z = mu.ln() + (yi - mu) / mu - rows.off.map_or(0.0, |o| o[blk * BLOCK + i]);
                 let wi = mu / ybar;
                 b.iter_mut().zip(row).for_each(|(s, v)| *s += wi * z * v);
                 w.push(wi);
@@ -143,14 +154,15 @@ fn overflow(model: &Glm, it: usize) -> InferenceError {
 /// sqrt(x_i^T H^{-1} x_i) sqrt(dg^T H^{-1} dg)`, the leverage `x_i^T H^{-1} x_i` is at most 1, and
 /// the score's rounding `dg` is at most `sqrt(floor)` in that norm ([`rounding_floor`]); so a
 /// small response next to a large slope counts as fitted to the slope's rounding, not its own.
-fn exact_fit(model: &Glm, w: &[f64], x: &[f64], y: &[f64], sums: &GlmSums) -> bool {
+fn exact_fit(model: &Glm, w: &[f64], rows: &Rows, sums: &GlmSums) -> bool {
     let p = model.p;
     let Some(floor) = rounding_floor(sums, p) else { return false };
     let carried = 4.0 * floor.sqrt();
-    x.par_chunks(BLOCK * p).zip(y.par_chunks(BLOCK)).all(|(xb, yb)| {
-        xb.chunks_exact(p).zip(yb).all(|(row, &yi)| {
-            let size = yi.abs() + row.iter().zip(w).map(|(a, b)| (a * b).abs()).sum::<f64>();
-            (model.eta(w, row) - yi).abs() <= EXACT * size + carried
+    rows.x.par_chunks(BLOCK * p).zip(rows.y.par_chunks(BLOCK)).enumerate().all(|(b, (xb, yb))| {
+        xb.chunks_exact(p).zip(yb).enumerate().all(|(i, (row, &yi))| {
+            let o = rows.off.map_or(0.0, |o| o[b * BLOCK + i]);
+            let size = yi.abs() + o.abs() + row.iter().zip(w).map(|(a, b)| (a * b).abs()).sum::<f64>();
+            (model.eta(w, row) + o - yi).abs() <= EXACT * size + carried
         })
     })
 }
@@ -193,29 +205,35 @@ fn rounding_floor(sums: &GlmSums, p: usize) -> Option<f64> {
 
 /// Newton's method from `start` on the rows `x` (row-major) with responses `y` (see the module
 /// documentation and [`fit_glm_with`]).
-fn newton(model: &Glm, x: &[f64], y: &[f64], start: Vec<f64>, cov: CovType) -> Result<GlmFit, InferenceError> {
+fn newton(model: &Glm, rows: &Rows, start: Vec<f64>, cov: CovType) -> Result<GlmFit, InferenceError> {
+    let (x, y, off) = (rows.x, rows.y, rows.off);
     let (p, n) = (model.dim(), y.len());
+    let over = |w: &[f64]| GlmSums::over_offset(model, w, x, y, off, false);
     let total = |w: &[f64]| -> f64 {
         x.par_chunks(BLOCK * p)
             .zip(y.par_chunks(BLOCK))
-            .map(|(xb, yb)| xb.chunks_exact(p).zip(yb).map(|(row, &yi)| model.loss_at(model.eta(w, row), yi)).sum::<f64>())
+            .enumerate()
+            .map(|(b, (xb, yb))| {
+                xb.chunks_exact(p)
+                    .zip(yb)
+                    .enumerate()
+                    .map(|(i, (row, &yi))| model.loss_at(model.eta(w, row) + off.map_or(0.0, |o| o[b * BLOCK + i]), yi))
+                    .sum::<f64>()
+            })
             .collect::<Vec<f64>>()
             .iter()
             .sum()
     };
     let finish = |w: Vec<f64>, sums: &GlmSums, it: usize, converged: bool| -> Result<GlmFit, InferenceError> {
-        let exact = model.family == Family::Linear && exact_fit(model, &w, x, y, sums);
+        let exact = model.family == Family::Linear && exact_fit(model, &w, rows, sums);
         if exact {
             let c = vec![0.0; p * p];
             return Ok(GlmFit { cov: c, params: w, iterations: it, scale: 0.0, nobs: n as u64, llf: f64::INFINITY, converged, exact });
         }
-        let outer = match cov {
-            CovType::Hc0 => GlmSums::over(model, &w, x, y, true).outer,
-            CovType::Nonrobust => None,
-        };
+        let outer = meat(model, &w, rows, cov, &sums.hess)?;
         let scale = pearson_scale(model.family, 2.0 * sums.loss, n as u64, p);
         let llf = match model.family {
-            Family::Poisson => super::poisson_log_likelihood(model, &w, x, y),
+            Family::Poisson => super::poisson_log_likelihood_offset(model, &w, x, y, off),
             _ => log_likelihood(model.family, sums.loss, n as u64, lgamma_sum(model.family, y)),
         };
         let cov = wald_cov(&sums.hess, p, scale, outer.as_deref())?;
@@ -224,7 +242,7 @@ fn newton(model: &Glm, x: &[f64], y: &[f64], start: Vec<f64>, cov: CovType) -> R
         Ok(fit)
     };
     let mut w = start;
-    let mut sums = GlmSums::over(model, &w, x, y, false);
+    let mut sums = over(&w);
     if !sums.finite() {
         return Err(overflow(model, 0));
     }
@@ -249,7 +267,7 @@ fn newton(model: &Glm, x: &[f64], y: &[f64], start: Vec<f64>, cov: CovType) -> R
         let noise = ROUNDING * sums.loss_abs;
         let verifiable = 0.5 * decrement > noise;
         let full: Vec<f64> = w.iter().zip(&step).map(|(a, s)| a - s).collect();
-        let at_full = GlmSums::over(model, &full, x, y, false);
+        let at_full = over(&full);
         if at_full.finite() && (at_full.loss < sums.loss || (!verifiable && at_full.loss <= sums.loss + noise)) {
             let stalled = !verifiable && decrement > 0.25 * last;
             (w, sums, last) = (full, at_full, decrement);
@@ -280,7 +298,7 @@ fn newton(model: &Glm, x: &[f64], y: &[f64], start: Vec<f64>, cov: CovType) -> R
             // the decrease, else stopped short (overflow along the whole direction).
             return finish(w, &sums, it, !verifiable);
         }
-        sums = GlmSums::over(model, &w, x, y, false);
+        sums = over(&w);
         if !sums.finite() {
             return Err(overflow(model, it + 1));
         }
@@ -323,7 +341,8 @@ mod tests {
         let (data, _) = crate::simulate::simulate(crate::simulate::Design::Equicorrelation, 6, Family::Logistic, 60_000, 4).unwrap();
         let model = Glm::new(Family::Logistic, 6);
         let warm = fit_glm(&model, &data).unwrap();
-        let cold = newton(&model, data.rows(), data.responses(), vec![0.0; 6], CovType::Nonrobust).unwrap();
+        let rows = Rows { x: data.rows(), y: data.responses(), off: None, groups: None };
+        let cold = newton(&model, &rows, vec![0.0; 6], CovType::Nonrobust).unwrap();
         assert!(warm.converged && warm.iterations < cold.iterations, "{} vs {} steps", warm.iterations, cold.iterations);
         let se = cold.bse();
         assert!(warm.params.iter().zip(&cold.params).zip(&se).all(|((a, b), s)| (a - b).abs() < 1e-6 * s));
