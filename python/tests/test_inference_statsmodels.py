@@ -106,7 +106,9 @@ def test_summary_tables_and_renderings():
     s = r.summary()
     text = str(s)
     glm = sm.GLM(y, sm.add_constant(X), family=sm.families.Binomial()).fit()
-    assert "Generalized Linear Model Regression Results" in text and "Binomial" in text and "P>|z|" in text
+    assert "Logit Regression Results" in text and "Pseudo R-squ." in text and "P>|z|" in text
+    glm_text = str(r.summary(layout="glm"))
+    assert "Generalized Linear Model Regression Results" in glm_text and "Binomial" in glm_text and "Deviance" in glm_text
     assert len(s.tables) == 2 and s.tables[1].data[0] == ["", "coef", "std err", "z", "P>|z|", "[0.025", "0.975]"]
     table = {row[0]: [float(v) for v in row[1:]] for row in s.tables[1].data[1:]}
     for name in glm.params.index:  # 4 significant digits, as statsmodels prints them

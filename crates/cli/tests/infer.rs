@@ -45,9 +45,14 @@ fn infer_fits_maximum_likelihood_by_default() {
     let out = gradfree(&base);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(out.status.success());
-    for want in ["Generalized Linear Model Regression Results", "Dep. Variable:", "No. Observations:", "400", "P>|z|", "const"] {
+    for want in ["Logit Regression Results", "Pseudo R-squ.:", "LL-Null:", "Dep. Variable:", "No. Observations:", "400", "P>|z|", "const"] {
         assert!(text.contains(want), "{want}: {text}");
     }
+    // Streamed: statsmodels' GLM layout; --use-t true: Student's t, as statsmodels' use_t.
+    let streamed_text = String::from_utf8(gradfree(&[&base[..], &["--stream"]].concat()).stdout).unwrap();
+    assert!(streamed_text.contains("Generalized Linear Model Regression Results"), "{streamed_text}");
+    let t_text = String::from_utf8(gradfree(&[&base[..], &["--use-t", "true", "--cov-type", "HC3"]].concat()).stdout).unwrap();
+    assert!(t_text.contains("P>|t|") && t_text.contains("HC3"), "{t_text}");
     let memory = json(&gradfree(&[&base[..], &["--json"]].concat()));
     let streamed = json(&gradfree(&[&base[..], &["--json", "--stream"]].concat()));
     assert_eq!((memory["method"].as_str(), memory["glm"]["nobs"].as_u64()), (Some("mle"), Some(400)));

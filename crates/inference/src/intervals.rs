@@ -165,6 +165,28 @@ pub fn ks_by_step(a: &Trajectories, b: &Trajectories) -> Vec<f64> {
     out
 }
 
+/// The survival function `P(X > x)` of the law `law` ("norm", "t" on `df1` degrees of freedom,
+/// "chi2" on `df1`, "f" on `df1` and `df2`), or with `quantile` its inverse CDF at `x`: the laws
+/// of the Wald, t and F tests on a fit's results.
+pub fn law(law: &str, x: f64, df1: f64, df2: f64, quantile: bool) -> Result<f64, InferenceError> {
+    use statrs::distribution::{ChiSquared, ContinuousCDF, FisherSnedecor, Normal, StudentsT};
+    let df = |what: String| InferenceError::invalid("df", what, "positive degrees of freedom");
+    let d: Box<dyn ContinuousCDF<f64, f64>> = match law {
+        "norm" => Box::new(Normal::standard()),
+        "t" => Box::new(StudentsT::new(0.0, 1.0, df1).map_err(|_| df(format!("{df1} for t")))?),
+        "chi2" => Box::new(ChiSquared::new(df1).map_err(|_| df(format!("{df1} for chi2")))?),
+        "f" => Box::new(FisherSnedecor::new(df1, df2).map_err(|_| df(format!("({df1}, {df2}) for F")))?),
+        other => return Err(InferenceError::invalid("law", other, "norm, t, chi2 or f")),
+    };
+    if quantile && !(0.0..=1.0).contains(&x) {
+        return Err(InferenceError::invalid("q", x, "a probability in [0, 1]"));
+    }
+    if x.is_nan() || (!quantile && law != "norm" && x < 0.0) {
+        return Ok(if quantile || x.is_nan() { f64::NAN } else { 1.0 });
+    }
+    Ok(if quantile { d.inverse_cdf(x) } else { d.sf(x) })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,26 +208,21 @@ mod tests {
         assert_eq!(coverage(&b, &[2.0], 1), 1.0);
         assert_eq!(coverage(&b, &[3.0], 1), 0.0);
     }
-}
 
-/// The survival function `P(X > x)` of the law `law` ("norm", "t" on `df1` degrees of freedom,
-/// "chi2" on `df1`, "f" on `df1` and `df2`), or with `quantile` its inverse CDF at `x`: the laws
-/// of the Wald, t and F tests on a fit's results.
-pub fn law(law: &str, x: f64, df1: f64, df2: f64, quantile: bool) -> Result<f64, InferenceError> {
-    use statrs::distribution::{ChiSquared, ContinuousCDF, FisherSnedecor, Normal, StudentsT};
-    let df = |what: String| InferenceError::invalid("df", what, "positive degrees of freedom");
-    let d: Box<dyn ContinuousCDF<f64, f64>> = match law {
-        "norm" => Box::new(Normal::standard()),
-        "t" => Box::new(StudentsT::new(0.0, 1.0, df1).map_err(|_| df(format!("{df1} for t")))?),
-        "chi2" => Box::new(ChiSquared::new(df1).map_err(|_| df(format!("{df1} for chi2")))?),
-        "f" => Box::new(FisherSnedecor::new(df1, df2).map_err(|_| df(format!("({df1}, {df2}) for F")))?),
-        other => return Err(InferenceError::invalid("law", other, "norm, t, chi2 or f")),
-    };
-    if quantile && !(0.0..=1.0).contains(&x) {
-        return Err(InferenceError::invalid("q", x, "a probability in [0, 1]"));
+    /// The tests' laws at known points: z 1.96 (two-sided 0.05), t(10) 2.228, chi2(2) at
+    /// 5.991, F(2, 10) at 4.103 (each 0.05 in the upper tail), and their quantiles back.
+    #[test]
+    fn the_tests_laws_are_the_textbooks() {
+        for (law_name, x, d1, d2, tail) in [
+            ("norm", 1.959964, 1.0, 1.0, 0.025),
+            ("t", 2.228139, 10.0, 1.0, 0.025),
+            ("chi2", 5.991465, 2.0, 1.0, 0.05),
+            ("f", 4.102821, 2.0, 10.0, 0.05),
+        ] {
+            assert!((law(law_name, x, d1, d2, false).unwrap() - tail).abs() < 1e-6, "{law_name}");
+            assert!((law(law_name, 1.0 - tail, d1, d2, true).unwrap() - x).abs() < 1e-5, "{law_name}");
+        }
+        assert!(law("gamma", 1.0, 1.0, 1.0, false).is_err() && law("t", 1.0, -1.0, 1.0, false).is_err());
+        assert!(law("f", f64::NAN, 2.0, 3.0, false).unwrap().is_nan());
     }
-    if x.is_nan() || (!quantile && law != "norm" && x < 0.0) {
-        return Ok(if quantile || x.is_nan() { f64::NAN } else { 1.0 });
-    }
-    Ok(if quantile { d.inverse_cdf(x) } else { d.sf(x) })
 }

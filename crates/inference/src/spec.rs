@@ -235,7 +235,7 @@ pub struct InferenceSpec {
     pub chains: usize,
     /// Steps per chain `T` (default 200). Random scaling runs whole passes over the data instead
     /// ([`InferenceSpec::passes`]); a fit records the steps it ran here.
-    #[schemars(range(min = 1), extend("x-applies" = {"key": "method", "in": ["mle", "random-scaling"], "not_within": true, "label": "a chain method other than random-scaling", "note": "random scaling runs whole passes: use passes"}))]
+    #[schemars(range(min = 1), extend("x-applies" = {"key": "method", "in": ["mle", "random-scaling"], "not_within": true, "label": "a chain method other than random-scaling", "note": "random scaling runs whole passes: set passes (--passes) instead"}))]
     pub steps: usize,
     /// Random scaling: passes over the data (default 3), each `ceil(N / batch_size)` steps over
     /// the rows in a fresh random order, each but the first started at the average of the one

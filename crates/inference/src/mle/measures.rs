@@ -126,8 +126,12 @@ impl Fit {
             let d = 2.0 * (g.llf - l0);
             if d < 0.0 && -d <= 1e-9 * g.llf.abs().max(1.0) { 0.0 } else { d }
         });
-        let chi2_sf = |x: f64, df: f64| {
-            if df > 0.0 && x.is_finite() && x >= 0.0 { ChiSquared::new(df).map_or(f64::NAN, |d| d.sf(x)) } else { f64::NAN }
+        // A negative statistic (a model without a constant below the constant-only one) has
+        // p-value 1, as statsmodels gives it.
+        let chi2_sf = |x: f64, df: f64| match x {
+            x if df > 0.0 && x.is_finite() && x >= 0.0 => ChiSquared::new(df).map_or(f64::NAN, |d| d.sf(x)),
+            x if df > 0.0 && x < 0.0 => 1.0,
+            _ => f64::NAN,
         };
         let mut m = Measures {
             rank,
