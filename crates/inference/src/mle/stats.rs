@@ -14,11 +14,11 @@ use crate::model::Family;
 use crate::{Data, Glm, InferenceError};
 use rayon::prelude::*;
 
-/// What [`compute`] gives (see the module documentation).
+/// The statistics a maximum-likelihood fit in memory carries (see the module documentation).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GlmStats {
     /// The rank of the design (the coefficients estimated; fewer than the columns when some are
-    /// collinear, [`super::rank`]).
+    /// collinear: the minimum-norm fit of the pseudo-inverse).
     pub rank: usize,
     /// The design's constant column (an intercept, or a column whose every row holds the same
     /// nonzero value; statsmodels' `k_constant` is 1 when there is one).
