@@ -83,8 +83,8 @@ fn deviance_pearson(family: Family, y: &[f64], mu: impl Fn(usize) -> f64 + Sync)
     parts.iter().fold((0.0, 0.0), |(a, b), (d, c)| (a + d, b + c))
 }
 
-/// The log-likelihood of means `mu` (logistic and Poisson).
-fn log_likelihood_of(family: Family, y: &[f64], mu: impl Fn(usize) -> f64 + Sync) -> f64 {
+/// The Bernoulli log-likelihood of means `mu`, `sum y ln mu + (1 - y) ln(1 - mu)` (0 ln 0 = 0).
+fn bernoulli_log_likelihood(y: &[f64], mu: impl Fn(usize) -> f64 + Sync) -> f64 {
     let parts: Vec<f64> = y
         .par_chunks(BLOCK)
         .enumerate()
@@ -93,13 +93,7 @@ fn log_likelihood_of(family: Family, y: &[f64], mu: impl Fn(usize) -> f64 + Sync
                 .enumerate()
                 .map(|(i, &yi)| {
                     let m = mu(b * BLOCK + i);
-                    match family {
-                        Family::Logistic => {
-                            (if yi > 0.0 { yi * m.ln() } else { 0.0 }) + (if yi < 1.0 { (1.0 - yi) * (1.0 - m).ln() } else { 0.0 })
-                        }
-                        Family::Poisson => (if yi > 0.0 { yi * m.ln() } else { 0.0 }) - m - statrs::function::gamma::ln_gamma(yi + 1.0),
-                        Family::Linear => 0.0,
-                    }
+                    (if yi > 0.0 { yi * m.ln() } else { 0.0 }) + (if yi < 1.0 { (1.0 - yi) * (1.0 - m).ln() } else { 0.0 })
                 })
                 .sum::<f64>()
         })
@@ -142,7 +136,7 @@ pub(crate) fn compute(model: &Glm, theta: &[f64], rows: &Rows, rank: usize, cons
     let (null_deviance, _) = deviance_pearson(model.family, y, null_at);
     let llnull = match model.family {
         Family::Linear => None,
-        Family::Logistic => Some(log_likelihood_of(model.family, y, null_at)),
+        Family::Logistic => Some(bernoulli_log_likelihood(y, null_at)),
         // The Poisson log-likelihood summed without cancellation (super::poisson_log_likelihood):
         // the null model as a constant column with the offset of its means.
         Family::Poisson => {
