@@ -122,8 +122,12 @@ pub(crate) fn compute(model: &Glm, theta: &[f64], rows: &Rows, rank: usize, cons
                 && ybar < if model.family == Family::Logistic { 1.0 } else { f64::INFINITY } =>
         {
             let data = Data::new(vec![1.0; n], 1, y.to_vec())?.with_offset(o.to_vec())?;
-            let fit = fit_glm_with(&Glm::new(model.family, 1), &data, CovType::Nonrobust)?;
-            o.iter().map(|oi| model.link(fit.params[0] + oi).0).collect()
+            // A null model that cannot be fitted (its likelihood without a maximum under this
+            // offset) leaves the null statistics undefined (NaN), not the fit an error.
+            match fit_glm_with(&Glm::new(model.family, 1), &data, CovType::Nonrobust) {
+                Ok(fit) => o.iter().map(|oi| model.link(fit.params[0] + oi).0).collect(),
+                Err(_) => vec![f64::NAN; n],
+            }
         }
         Some(o) if model.family == Family::Linear => {
             // Least squares of y - offset on a constant.
