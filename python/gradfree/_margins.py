@@ -14,21 +14,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _gradfree
+from . import _gradfree, _inference_results
 from .errors import InvalidParameterError, NotOfferedError
 
 _AT = ("overall", "mean", "median", "zero")
 _METHODS = {"dydx": "dy/dx", "eyex": "d(lny)/d(lnx)", "dyex": "dy/d(lnx)", "eydx": "d(lny)/dx"}
 
 
-def _mean(model: str, eta):
-    return 1.0 / (1.0 + np.exp(-eta)) if model == "logistic" else np.exp(eta)
-
-
 def _effects(model, theta, x, off, method, keep):
     """The effects (averaged over the rows of ``x``) of the columns ``keep``; complex-safe."""
     eta = x @ theta + off
-    mu = _mean(model, eta)
+    mu = _inference_results._mean(model, eta)      # the fitted mean, complex-safe (the complex step below)
     f = mu * (1.0 - mu) if model == "logistic" else mu
     per_row = f[:, None] * theta[None, keep]
     if method in ("eyex", "dyex"):

@@ -236,13 +236,14 @@ mod tests {
 }
 
 #[cfg(test)]
-mod stream_tests {
+pub(crate) mod stream_tests {
     use crate::cuee::fit_glm_stream_checked;
     use crate::mle::CovType;
     use crate::simulate::{Design, simulate};
     use crate::{Data, Family, Glm};
 
-    fn chunks(data: &Data, order: &[usize], size: usize) -> gradfree_data::ChunkList {
+    /// `data`'s rows in the order `order`, in chunks of `size` (the tests' streams).
+    pub(crate) fn chunks(data: &Data, order: &[usize], size: usize) -> gradfree_data::ChunkList {
         let p = data.dim();
         let list = order
             .chunks(size)

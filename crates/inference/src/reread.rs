@@ -60,15 +60,7 @@ fn pass(
             match acc {
                 None => *acc = Some(PassSums { sums: s, poisson_llf: llf }),
                 Some(a) => {
-                    let t = &mut a.sums;
-                    t.loss += s.loss;
-                    t.loss_abs += s.loss_abs;
-                    t.grad.iter_mut().zip(&s.grad).for_each(|(u, v)| *u += v);
-                    t.grad_abs.iter_mut().zip(&s.grad_abs).for_each(|(u, v)| *u += v);
-                    t.hess.iter_mut().zip(&s.hess).for_each(|(u, v)| *u += v);
-                    if let (Some(u), Some(v)) = (t.outer.as_mut(), s.outer.as_ref()) {
-                        u.iter_mut().zip(v).for_each(|(a, b)| *a += b);
-                    }
+                    a.sums.add(&s);
                     a.poisson_llf += llf;
                 }
             }
@@ -180,21 +172,13 @@ mod tests {
     use crate::{Data, Family, Glm, InferenceError, InferenceSpec, run_stream_mle};
 
     fn sorted_chunks(data: &Data, by_response: bool) -> gradfree_data::ChunkList {
-        let p = data.dim();
         let mut order: Vec<usize> = (0..data.len()).collect();
         if by_response {
             order.sort_by(|&a, &b| data.response(a).total_cmp(&data.response(b)));
         } else {
             order.sort_by(|&a, &b| data.row(a)[1].total_cmp(&data.row(b)[1]));
         }
-        let list = order
-            .chunks(777)
-            .map(|idx| gradfree_data::Chunk {
-                x: idx.iter().flat_map(|&i| data.row(i).iter().copied()).collect(),
-                y: idx.iter().map(|&i| data.response(i)).collect(),
-            })
-            .collect();
-        gradfree_data::ChunkList::new(p, list)
+        crate::order::stream_tests::chunks(data, &order, 777)
     }
 
     /// Rows sorted by the response (or by a covariate), read again: the in-memory MLE to 1e-8

@@ -47,34 +47,40 @@ fn loss(data: &Data, w: &[f64]) -> f64 {
         .sum()
 }
 
+/// The logistic log-likelihood's gradient `g` at `w` and Newton's step `H^{-1} g`, with a ridge
+/// of 1e-12 of the trace on `H`, which keeps the step defined when separation empties the
+/// Hessian; `None` when the ridged system cannot be solved.
+fn newton_step(data: &Data, w: &[f64]) -> Option<(Vec<f64>, Vec<f64>)> {
+    let p = data.dim();
+    let (mut g, mut h) = (vec![0.0; p], vec![0.0; p * p]);
+    for i in 0..data.len() {
+        let x = data.row(i);
+        let mu = 1.0 / (1.0 + (-dot(x, w)).exp());
+        let (r, v) = (mu - data.response(i), mu * (1.0 - mu));
+        for a in 0..p {
+            g[a] += r * x[a];
+            for b in 0..p {
+                h[a * p + b] += v * x[a] * x[b];
+            }
+        }
+    }
+    let ridge = 1e-12 * (0..p).map(|a| h[a * p + a]).sum::<f64>().max(1e-300);
+    (0..p).for_each(|a| h[a * p + a] += ridge);
+    let mut step = g.clone();
+    gradfree_core::linalg::solve_dense(&mut h, p, &mut step).then_some((g, step))
+}
+
 /// Newton's method on the logistic log-likelihood from the origin (step halving, at most 50
 /// steps); the last iterate.
 fn newton(data: &Data) -> Vec<f64> {
-    let (n, p) = (data.len(), data.dim());
+    let p = data.dim();
     let mut w = vec![0.0; p];
     let loss = |w: &[f64]| loss(data, w);
     let mut f = loss(&w);
     for _ in 0..50 {
-        let (mut g, mut h) = (vec![0.0; p], vec![0.0; p * p]);
-        for i in 0..n {
-            let x = data.row(i);
-            let mu = 1.0 / (1.0 + (-dot(x, &w)).exp());
-            let r = mu - data.response(i);
-            let v = mu * (1.0 - mu);
-            for a in 0..p {
-                g[a] += r * x[a];
-                for b in 0..p {
-                    h[a * p + b] += v * x[a] * x[b];
-                }
-            }
-        }
-        // A ridge of 1e-12 of the trace keeps the step defined when separation empties the Hessian.
-        let ridge = 1e-12 * (0..p).map(|a| h[a * p + a]).sum::<f64>().max(1e-300);
-        (0..p).for_each(|a| h[a * p + a] += ridge);
-        let mut step = g.clone();
-        if !gradfree_core::linalg::solve_dense(&mut h, p, &mut step) {
+        let Some((g, step)) = newton_step(data, &w) else {
             return w;
-        }
+        };
         let decrement = dot(&g, &step);
         if decrement.is_nan() || decrement <= 1e-12 * f.max(1.0) {
             return w;
@@ -236,25 +242,7 @@ pub(crate) fn streamed_quasi(perfect: u64, rows: u64) -> Warning {
 /// direction in which the likelihood keeps growing (its curvature is the smallest there); `None`
 /// when the step is 0 or undefined.
 fn recession(data: &Data, w: &[f64]) -> Option<Vec<f64>> {
-    let p = data.dim();
-    let (mut g, mut h) = (vec![0.0; p], vec![0.0; p * p]);
-    for i in 0..data.len() {
-        let x = data.row(i);
-        let mu = 1.0 / (1.0 + (-dot(x, w)).exp());
-        let (r, v) = (mu - data.response(i), mu * (1.0 - mu));
-        for a in 0..p {
-            g[a] += r * x[a];
-            for b in 0..p {
-                h[a * p + b] += v * x[a] * x[b];
-            }
-        }
-    }
-    let ridge = 1e-12 * (0..p).map(|a| h[a * p + a]).sum::<f64>().max(1e-300);
-    (0..p).for_each(|a| h[a * p + a] += ridge);
-    let mut step = g;
-    if !gradfree_core::linalg::solve_dense(&mut h, p, &mut step) {
-        return None;
-    }
+    let (_, step) = newton_step(data, w)?;
     let reach = (0..data.len()).map(|i| dot(data.row(i), &step).abs()).fold(0.0f64, f64::max);
     (reach > 0.0 && reach.is_finite()).then(|| w.iter().zip(&step).map(|(a, s)| a - 4.0 * s / reach).collect())
 }

@@ -347,7 +347,7 @@ fn order_warning(check: Option<&crate::order::OrderCheck>) -> crate::Warning {
 /// HC1 of the linear model: HC0 times `N / (N - p)` (logistic and Poisson: HC0, as statsmodels).
 fn hc1_linear(glm: &crate::Glm, cov: CovType, fit: &mut crate::mle::GlmFit) {
     if cov == CovType::Hc1 && glm.family == crate::model::Family::Linear {
-        let f = fit.nobs as f64 / (fit.nobs.saturating_sub(glm.p as u64).max(1)) as f64;
+        let f = crate::mle::robust::hc1_factor(fit.nobs, glm.p);
         fit.cov.iter_mut().for_each(|v| *v *= f);
     }
 }

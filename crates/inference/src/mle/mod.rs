@@ -203,7 +203,8 @@ impl GlmSums {
         self.loss.is_finite() && self.grad.iter().chain(&self.hess).all(|v| v.is_finite())
     }
 
-    fn add(&mut self, other: &GlmSums) {
+    /// Adds `other`'s sums to these.
+    pub(crate) fn add(&mut self, other: &GlmSums) {
         self.loss += other.loss;
         self.loss_abs += other.loss_abs;
         self.grad_abs.iter_mut().zip(&other.grad_abs).for_each(|(a, b)| *a += b);
@@ -231,11 +232,7 @@ impl GlmSums {
         }
         // Mirror the upper triangles.
         for m in std::iter::once(&mut total.hess).chain(total.outer.as_mut()) {
-            for i in 0..p {
-                for j in 0..i {
-                    m[i * p + j] = m[j * p + i];
-                }
-            }
+            mirror_lower(m, p);
         }
         total
     }
@@ -277,6 +274,16 @@ impl GlmSums {
                 s
             })
             .collect()
+    }
+}
+
+/// Copies the lower triangle of a symmetric `p x p` matrix (column-major, as
+/// [`gradfree_core::linalg::add_weighted_outer_lower`] fills it) to its upper triangle.
+pub(crate) fn mirror_lower(m: &mut [f64], p: usize) {
+    for i in 0..p {
+        for j in 0..i {
+            m[i * p + j] = m[j * p + i];
+        }
     }
 }
 

@@ -77,11 +77,7 @@ pub(crate) fn reduce(data: &Data) -> Result<Option<Reduction>, InferenceError> {
     for b in &blocks {
         g.iter_mut().zip(b).for_each(|(a, v)| *a += v);
     }
-    for i in 0..p {
-        for j in 0..i {
-            g[i * p + j] = g[j * p + i];
-        }
-    }
+    super::mirror_lower(&mut g, p);
     let d: Vec<f64> = (0..p).map(|j| if g[j * p + j] > 0.0 { g[j * p + j].sqrt() } else { 1.0 }).collect();
     let scaled: Vec<f64> = (0..p * p).map(|k| g[k] / d[k / p] / d[k % p]).collect();
     let (mut values, mut vectors) = (vec![0.0; p], vec![0.0; p * p]);

@@ -12,7 +12,7 @@
 
 use rayon::prelude::*;
 
-use super::{BLOCK, CovType, GlmSums, spd_solve};
+use super::{BLOCK, CovType, GlmSums, mirror_lower, spd_solve};
 use crate::model::Family;
 use crate::{Glm, InferenceError};
 
@@ -47,7 +47,7 @@ pub(crate) fn meat(model: &Glm, w: &[f64], rows: &Rows, cov: CovType, hess: &[f6
         CovType::Hc0 => hc0(),
         CovType::Hc1 | CovType::Hc2 | CovType::Hc3 if !linear => hc0(),
         CovType::Hc1 => {
-            let f = n as f64 / (n.saturating_sub(p).max(1)) as f64;
+            let f = hc1_factor(n as u64, p);
             hc0().map(|s| s.into_iter().map(|v| v * f).collect())
         }
         CovType::Hc2 | CovType::Hc3 => Some(leveraged(model, w, rows, hess, if cov == CovType::Hc2 { 1 } else { 2 })?),
@@ -91,7 +91,7 @@ fn leveraged(model: &Glm, w: &[f64], rows: &Rows, hess: &[f64], power: i32) -> R
     for s in blocks {
         total.iter_mut().zip(s?).for_each(|(a, v)| *a += v);
     }
-    mirror(&mut total, p);
+    mirror_lower(&mut total, p);
     Ok(total)
 }
 
@@ -132,13 +132,9 @@ fn clustered(model: &Glm, w: &[f64], rows: &Rows) -> Result<Vec<f64>, InferenceE
     Ok(total)
 }
 
-/// Copies the lower triangle of a `p x p` matrix to its upper one.
-fn mirror(m: &mut [f64], p: usize) {
-    for i in 0..p {
-        for j in 0..i {
-            m[i * p + j] = m[j * p + i];
-        }
-    }
+/// HC1's small-sample factor `N / (N - p)` (MacKinnon & White 1985).
+pub(crate) fn hc1_factor(n: u64, p: usize) -> f64 {
+    n as f64 / (n.saturating_sub(p as u64).max(1)) as f64
 }
 
 #[cfg(test)]
